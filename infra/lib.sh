@@ -1,0 +1,597 @@
+# shellcheck shell=bash
+# Kultiva local infrastructure helpers; sourced by infra/run and infra/test.
+# ensure_postgres DB resolves DATABASE_URL in this order:
+#   a) DATABASE_URL from the environment, used as is (DB created if missing);
+#   b) a server on 127.0.0.1:${KULTIVA_DEFAULT_PG_PORT:-5432}: login as postgres
+#      (trust auth), else as root create role kultiva/kultiva via the socket;
+#   c) a private instance in .local/pg (port 55432+), installed via apt if needed.
+# ensure_redis does the same for REDIS_URL: env, 127.0.0.1:${KULTIVA_DEFAULT_REDIS_PORT:-6379},
+# then a private redis-server in .local/redis (port 56379+).
+# stop_started_services stops only private instances this shell started.
+# Messages go to stderr as "[infra] ...". Functions return non-zero on failure.
+
+# No `set -euo pipefail` here on purpose: this file is sourced, and flipping
+# errexit in an interactive caller would close its terminal on the first
+# failing command. The scripts that source it set the options themselves;
+# every function below checks its own errors and works under -e and -u.
+
+_KULTIVA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+
+# Per-shell bookkeeping (deliberately NOT exported: a child script must never
+# believe it started the parent's instances).
+_KULTIVA_PG_STARTED=0
+_KULTIVA_REDIS_STARTED=0
+_KULTIVA_APT_UPDATED=0
+_KV_PSQL=psql
+_KV_PG_ISREADY=pg_isready
+_KV_LOCKFD=""
+
+_kv_log() { printf '[infra] %s\n' "$*" >&2; }
+_kv_die() { _kv_log "ERROR: $*"; return 1; }
+
+kultiva_root() { printf '%s\n' "$_KULTIVA_ROOT"; }
+
+_kv_is_root() { [[ $(id -u) -eq 0 ]]; }
+
+# apt-get install, running `apt-get update` at most once per shell.
+_kv_apt_install() {
+  if ! _kv_is_root; then
+    _kv_die "need to install $* but not root; install it yourself or set the URL variables"
+    return 1
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    _kv_die "need to install $* but apt-get is not available"
+    return 1
+  fi
+  if [[ $_KULTIVA_APT_UPDATED -eq 0 ]]; then
+    _kv_log "apt-get update"
+    if ! DEBIAN_FRONTEND=noninteractive apt-get update >&2; then
+      _kv_die "apt-get update failed"
+      return 1
+    fi
+    _KULTIVA_APT_UPDATED=1
+  fi
+  _kv_log "apt-get install $*"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2; then
+    _kv_die "apt-get install $* failed"
+    return 1
+  fi
+}
+
+# True when something listens on 127.0.0.1:PORT (ss sees every listener,
+# the /dev/tcp probe covers machines without ss).
+_kv_port_in_use() {
+  local port=$1
+  if command -v ss >/dev/null 2>&1 &&
+    ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+    return 0
+  fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    return 0
+  fi
+  return 1
+}
+
+# True when pid $1 exists and is not a zombie (in containers whose PID 1 is
+# slow to reap, a crashed daemon lingers as a zombie that `kill -0` accepts).
+_kv_pid_live() {
+  local pid=$1 stat
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
+# Prints the first free TCP port at or above $1.
+_kv_free_port() {
+  local port=$1 last=$(($1 + 200))
+  while [[ $port -le $last ]]; do
+    if ! _kv_port_in_use "$port"; then
+      printf '%s\n' "$port"
+      return 0
+    fi
+    port=$((port + 1))
+  done
+  _kv_die "no free TCP port in $1..$last"
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+
+# psql that never prompts for a password and ignores ~/.psqlrc.
+_kv_psql() {
+  local url=$1
+  shift
+  PGCONNECT_TIMEOUT=${PGCONNECT_TIMEOUT:-5} "$_KV_PSQL" -X -w -q -v ON_ERROR_STOP=1 -d "$url" "$@"
+}
+
+# Directory holding initdb/pg_ctl: the requested major version if given and
+# installed, else the highest /usr/lib/postgresql/*/bin, else whatever is on PATH.
+_kv_pg_bindir() {
+  local want=${1:-} d best="" found
+  if [[ -n $want && -x /usr/lib/postgresql/$want/bin/initdb ]]; then
+    printf '%s\n' "/usr/lib/postgresql/$want/bin"
+    return 0
+  fi
+  best=$(for d in /usr/lib/postgresql/*/bin; do
+    if [[ -x $d/initdb && -x $d/pg_ctl ]]; then printf '%s\n' "$d"; fi
+  done | sort -V | tail -n 1)
+  if [[ -z $best ]] && found=$(command -v initdb 2>/dev/null); then
+    d=$(dirname "$(readlink -f "$found")")
+    if [[ -x $d/pg_ctl ]]; then best=$d; fi
+  fi
+  [[ -n $best ]] || return 1
+  printf '%s\n' "$best"
+}
+
+# Makes psql and pg_isready available (client package, or a server bindir).
+_kv_need_pg_client() {
+  local bindir
+  if command -v psql >/dev/null 2>&1 && command -v pg_isready >/dev/null 2>&1; then
+    _KV_PSQL=psql _KV_PG_ISREADY=pg_isready
+    return 0
+  fi
+  if bindir=$(_kv_pg_bindir) && [[ -x $bindir/psql && -x $bindir/pg_isready ]]; then
+    _KV_PSQL=$bindir/psql _KV_PG_ISREADY=$bindir/pg_isready
+    return 0
+  fi
+  _kv_apt_install postgresql-client || return 1
+  _KV_PSQL=psql _KV_PG_ISREADY=pg_isready
+}
+
+# Only plain identifiers: they are spliced into SQL and URLs.
+_kv_valid_dbname() { [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; }
+
+# Creates database $2 through admin connection $1 unless it exists.
+_kv_pg_create_db() {
+  local admin=$1 db=$2 exists err
+  if ! exists=$(_kv_psql "$admin" -tA -c "select 1 from pg_database where datname = '$db'" 2>&1); then
+    _kv_log "cannot query databases: $exists"
+    return 1
+  fi
+  [[ $exists == 1 ]] && return 0
+  _kv_log "creating database $db"
+  if ! err=$(_kv_psql "$admin" -c "create database \"$db\"" 2>&1 >/dev/null); then
+    # A concurrent run may have created it in the meantime.
+    exists=$(_kv_psql "$admin" -tA -c "select 1 from pg_database where datname = '$db'" 2>/dev/null) || true
+    if [[ $exists != 1 ]]; then
+      _kv_log "cannot create database $db: $(printf '%s' "$err" | tr -s '\n\t ' '   ')"
+      return 1
+    fi
+  fi
+}
+
+# (a) DATABASE_URL given by the environment.
+_kv_pg_from_env() {
+  local err base db query
+  if err=$(_kv_psql "$DATABASE_URL" -c 'select 1' 2>&1 >/dev/null); then
+    return 0
+  fi
+  # Best effort: the server answers but the database is missing -> create it
+  # through the `postgres` database of the same server, same credentials.
+  if [[ $err == *"database \""*"\" does not exist"* &&
+    $DATABASE_URL =~ ^(postgres(ql)?://[^/?]*)(/([^?]*))?(\?.*)?$ ]]; then
+    base=${BASH_REMATCH[1]} db=${BASH_REMATCH[4]} query=${BASH_REMATCH[5]}
+    if _kv_valid_dbname "$db" && _kv_pg_create_db "$base/postgres$query" "$db" &&
+      _kv_psql "$DATABASE_URL" -c 'select 1' >/dev/null 2>&1; then
+      return 0
+    fi
+  fi
+  err=$(printf '%s' "$err" | tr -s '\n\t ' '   ')
+  _kv_die "DATABASE_URL is set but does not answer: $err"
+}
+
+# (b) A server on the default port; prints the base URL (no database) on success.
+_kv_pg_default_port() {
+  local port=$1 db=$2 base
+  "$_KV_PG_ISREADY" -q -h 127.0.0.1 -p "$port" -t 3 >/dev/null 2>&1 || return 1
+  base="postgres://postgres@127.0.0.1:$port"
+  if ! _kv_psql "$base/postgres" -c 'select 1' >/dev/null 2>&1; then
+    base=""
+    if _kv_is_root && command -v runuser >/dev/null 2>&1 && id postgres >/dev/null 2>&1; then
+      _kv_log "postgres login on 127.0.0.1:$port refused; ensuring role kultiva via the local socket"
+      # Idempotent: creates the role, or resets its flags/password.
+      if (cd / && runuser -u postgres -- "$_KV_PSQL" -X -q -p "$port" -v ON_ERROR_STOP=1 -c \
+        "DO \$\$ BEGIN
+           IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'kultiva') THEN
+             CREATE ROLE kultiva LOGIN CREATEDB PASSWORD 'kultiva';
+           ELSE
+             ALTER ROLE kultiva LOGIN CREATEDB PASSWORD 'kultiva';
+           END IF;
+         END \$\$;") >/dev/null 2>&1 &&
+        _kv_psql "postgres://kultiva:kultiva@127.0.0.1:$port/postgres" -c 'select 1' >/dev/null 2>&1; then
+        base="postgres://kultiva:kultiva@127.0.0.1:$port"
+      fi
+    fi
+    [[ -n $base ]] || return 1
+  fi
+  _kv_pg_create_db "$base/postgres" "$db" || return 1
+  printf '%s\n' "$base"
+}
+
+# Runs a command as the user owning the private cluster (postgres when root:
+# initdb and pg_ctl refuse to run as root).
+_kv_pg_as() {
+  if _kv_is_root; then
+    (cd / && runuser -u postgres -- "$@")
+  else
+    "$@"
+  fi
+}
+
+# Root only: the postgres OS user must exist and reach $1 (adds o+x where missing).
+_kv_pg_prepare_user() {
+  local target=$1 path="" part
+  if ! id postgres >/dev/null 2>&1; then
+    _kv_log "creating system user postgres"
+    useradd --system --user-group --no-create-home --shell /usr/sbin/nologin postgres || return 1
+  fi
+  local -a parts
+  IFS=/ read -r -a parts <<<"${target#/}"
+  for part in "${parts[@]}"; do
+    path+="/$part"
+    [[ -d $path ]] || break
+    if ! runuser -u postgres -- test -x "$path" 2>/dev/null; then
+      _kv_log "making $path traversable (o+x) for the postgres user"
+      chmod o+x "$path" || return 1
+    fi
+  done
+}
+
+# Runs "$@" holding an exclusive lock on file $1, so that concurrent
+# infra/run + infra/test do not both initdb/start. The lock fd is in
+# _KV_LOCKFD; daemons must be started with it closed ({_KV_LOCKFD}>&-),
+# otherwise they would inherit the lock and hold it forever.
+_kv_with_lock() {
+  local lockfile=$1 rc=0
+  shift
+  exec {_KV_LOCKFD}>"$lockfile" || return 1
+  if ! flock -w 300 "$_KV_LOCKFD"; then
+    exec {_KV_LOCKFD}>&-
+    _kv_die "timed out waiting for $lockfile"
+    return 1
+  fi
+  "$@" || rc=$?
+  exec {_KV_LOCKFD}>&-
+  return "$rc"
+}
+
+# (c) The private instance in .local/pg; prints "PORT STARTED" (STARTED=1
+# when this call started it, 0 when it reused a running one).
+_kv_pg_private() {
+  local pgdir=$_KULTIVA_ROOT/.local/pg
+  mkdir -p "$pgdir" || return 1
+  _kv_with_lock "$pgdir/.lock" _kv_pg_private_locked "$pgdir" "$pgdir/data" \
+    "$pgdir/postgres.log" "$pgdir/socket"
+}
+
+_kv_pg_private_locked() {
+  local pgdir=$1 data=$2 log=$3 sock=$4 bindir ver="" port pid lockf
+
+  if [[ -f $data/PG_VERSION ]]; then ver=$(<"$data/PG_VERSION"); fi
+  if ! bindir=$(_kv_pg_bindir "$ver"); then
+    _kv_log "no initdb found; installing postgresql"
+    _kv_apt_install postgresql || return 1
+    bindir=$(_kv_pg_bindir "$ver") || { _kv_die "initdb still not found after installing postgresql"; return 1; }
+  fi
+  if [[ -n $ver && $bindir != "/usr/lib/postgresql/$ver/bin" && ! -x /usr/lib/postgresql/$ver/bin/initdb ]]; then
+    _kv_log "warning: $data was created by PostgreSQL $ver, using binaries from $bindir"
+  fi
+  _kv_need_pg_client || return 1
+
+  # Unix socket paths are limited to ~107 bytes and pg_ctl -o goes through a
+  # shell: use a short private /tmp directory when the repo path is unsuitable.
+  if [[ ${#sock} -gt 80 || ! $sock =~ ^[A-Za-z0-9/._-]+$ ]]; then
+    sock=/tmp/kultiva-pg-$(printf '%s' "$_KULTIVA_ROOT" | cksum | cut -d' ' -f1)
+  fi
+
+  if _kv_is_root; then
+    _kv_pg_prepare_user "$pgdir" || return 1
+  fi
+  mkdir -p "$sock" || return 1
+  chmod 700 "$sock" || return 1
+  if _kv_is_root; then
+    chown postgres: "$pgdir" "$sock" || return 1
+  fi
+
+  # A postmaster.pid whose process is gone (crash, kill -9, reboot) would
+  # make the next start fail; a live one means "reuse".
+  if [[ -f $data/postmaster.pid ]]; then
+    pid=$(head -n 1 "$data/postmaster.pid")
+    if ! _kv_pid_live "$pid"; then
+      _kv_log "removing stale $data/postmaster.pid (pid ${pid:-?} is gone)"
+      rm -f "$data/postmaster.pid"
+      # Same for its socket lock files (postgres only clears them itself
+      # when the recorded pid does not exist at all, not for zombies).
+      for lockf in "$sock"/.s.PGSQL.*.lock; do
+        [[ -f $lockf ]] || continue
+        pid=$(head -n 1 "$lockf")
+        if ! _kv_pid_live "$pid"; then rm -f "$lockf" "${lockf%.lock}"; fi
+      done
+    fi
+  fi
+
+  # Already running (from an earlier call or another shell)? Reuse it.
+  if [[ -f $data/postmaster.pid ]] && _kv_pg_as "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    port=$(sed -n 4p "$data/postmaster.pid")
+    if [[ $port =~ ^[0-9]+$ ]] && "$_KV_PG_ISREADY" -q -h 127.0.0.1 -p "$port" -t 5 >/dev/null 2>&1; then
+      printf '%s\n' "$port" >"$pgdir/port"
+      _kv_log "reusing private PostgreSQL on 127.0.0.1:$port ($data)"
+      printf '%s 0\n' "$port"
+      return 0
+    fi
+    _kv_die "private PostgreSQL in $data runs but does not answer on 127.0.0.1:${port:-?}; see $log"
+    return 1
+  fi
+
+  if [[ ! -f $data/PG_VERSION ]]; then
+    rm -rf "$data"
+    _kv_log "initdb $data ($bindir)"
+    if ! _kv_pg_as "$bindir/initdb" -D "$data" -A trust -U postgres --encoding=UTF8 \
+      --locale=C.UTF-8 >"$pgdir/initdb.log" 2>&1; then
+      _kv_log "locale C.UTF-8 unavailable; retrying initdb with --no-locale"
+      rm -rf "$data"
+      if ! _kv_pg_as "$bindir/initdb" -D "$data" -A trust -U postgres --encoding=UTF8 \
+        --no-locale >"$pgdir/initdb.log" 2>&1; then
+        tail -n 20 "$pgdir/initdb.log" >&2
+        _kv_die "initdb failed (log: $pgdir/initdb.log)"
+        return 1
+      fi
+    fi
+  fi
+
+  # Keep the previous port when it is still free, so URLs stay stable.
+  port=""
+  if [[ -f $pgdir/port ]]; then port=$(<"$pgdir/port"); fi
+  if ! [[ $port =~ ^[0-9]+$ ]] || _kv_port_in_use "$port"; then
+    port=$(_kv_free_port 55432) || return 1
+  fi
+
+  _kv_log "starting private PostgreSQL on 127.0.0.1:$port (log: $log)"
+  if _kv_is_root && [[ ! -e $log ]]; then
+    touch "$log" && chown postgres: "$log"
+  fi
+  # fsync=off: throwaway local dev/test data, speed matters more than crash safety.
+  # max_locks_per_transaction/max_connections: room for many parallel test databases/schemas.
+  if ! _kv_pg_as "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
+    -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c max_connections=200 -c max_locks_per_transaction=512 -c fsync=off" \
+    start >/dev/null 2>&1 {_KV_LOCKFD}>&-; then
+    tail -n 20 "$log" >&2
+    _kv_die "private PostgreSQL failed to start (log: $log)"
+    return 1
+  fi
+  printf '%s\n' "$port" >"$pgdir/port"
+  # State file: which shell started it; stop_started_services checks it.
+  printf '%s\n' "$$" >"$pgdir/started-by"
+  printf '%s 1\n' "$port"
+}
+
+# ensure_postgres DBNAME: exports DATABASE_URL pointing at an existing DBNAME.
+ensure_postgres() {
+  local db=${1:-} port base pgport out started
+  if [[ -z $db ]] || ! _kv_valid_dbname "$db"; then
+    _kv_die "usage: ensure_postgres DBNAME (letters, digits, underscore)"
+    return 1
+  fi
+
+  if [[ -n ${DATABASE_URL:-} ]]; then
+    _kv_need_pg_client || return 1
+    _kv_pg_from_env || return 1
+    export DATABASE_URL
+    _kv_log "PostgreSQL: using DATABASE_URL from the environment"
+    return 0
+  fi
+
+  # (b) the cheap listener probe first, so no client is installed for nothing.
+  pgport=${KULTIVA_DEFAULT_PG_PORT:-5432}
+  if _kv_port_in_use "$pgport"; then
+    _kv_need_pg_client || return 1
+    if base=$(_kv_pg_default_port "$pgport" "$db"); then
+      export DATABASE_URL="$base/$db"
+      _kv_log "PostgreSQL: using the server on 127.0.0.1:$pgport (database $db)"
+      return 0
+    fi
+    _kv_log "server on 127.0.0.1:$pgport not usable; falling back to a private instance"
+  fi
+
+  # (c) runs in a subshell ($(...)); $$ there is still this shell's pid.
+  if ! out=$(_kv_pg_private); then
+    _kv_die "could not provide PostgreSQL (set DATABASE_URL to use an existing server)"
+    return 1
+  fi
+  read -r port started <<<"$out"
+  if [[ $started == 1 ]]; then _KULTIVA_PG_STARTED=1; fi
+  _kv_need_pg_client || return 1
+  _kv_pg_create_db "postgres://postgres@127.0.0.1:$port/postgres" "$db" || return 1
+  export DATABASE_URL="postgres://postgres@127.0.0.1:$port/$db"
+  _kv_log "PostgreSQL: private instance on 127.0.0.1:$port (database $db)"
+}
+
+# ---------------------------------------------------------------- Redis
+
+_kv_redis_ping() { [[ $(redis-cli "$@" ping 2>/dev/null) == PONG ]]; }
+
+# True when pid $1 is a live redis-server process.
+_kv_redis_pid_alive() {
+  local pid=$1
+  _kv_pid_live "$pid" &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q redis-server
+}
+
+# (c) The private redis-server in .local/redis; prints "PORT STARTED".
+_kv_redis_private() {
+  local rdir=$_KULTIVA_ROOT/.local/redis
+  mkdir -p "$rdir" || return 1
+  _kv_with_lock "$rdir/.lock" _kv_redis_private_locked "$rdir"
+}
+
+_kv_redis_private_locked() {
+  local rdir=$1 pid="" port="" i
+  local pidfile=$rdir/redis.pid log=$rdir/redis.log
+
+  if [[ -f $pidfile ]]; then pid=$(<"$pidfile"); fi
+  if [[ -f $rdir/port ]]; then port=$(<"$rdir/port"); fi
+  if _kv_redis_pid_alive "$pid"; then
+    if [[ $port =~ ^[0-9]+$ ]] && _kv_redis_ping -h 127.0.0.1 -p "$port"; then
+      _kv_log "reusing private Redis on 127.0.0.1:$port (pid $pid)"
+      printf '%s 0\n' "$port"
+      return 0
+    fi
+    _kv_die "private Redis (pid $pid) runs but does not answer on 127.0.0.1:${port:-?}; see $log"
+    return 1
+  fi
+  rm -f "$pidfile"
+
+  if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    _kv_log "redis-server not found; installing it"
+    _kv_apt_install redis-server redis-tools || return 1
+  fi
+
+  if ! [[ $port =~ ^[0-9]+$ ]] || _kv_port_in_use "$port"; then
+    port=$(_kv_free_port 56379) || return 1
+  fi
+  _kv_log "starting private Redis on 127.0.0.1:$port (log: $log)"
+  # No persistence: cache/rate-limit data only, starts empty every time.
+  if ! redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+    --daemonize yes --pidfile "$pidfile" --dir "$rdir" --logfile "$log" >/dev/null 2>&1 {_KV_LOCKFD}>&-; then
+    _kv_die "redis-server failed to start (log: $log)"
+    return 1
+  fi
+  # --daemonize returns before the listener is up.
+  for ((i = 0; i < 100; i++)); do
+    if _kv_redis_ping -h 127.0.0.1 -p "$port"; then
+      printf '%s\n' "$port" >"$rdir/port"
+      printf '%s\n' "$$" >"$rdir/started-by"
+      printf '%s 1\n' "$port"
+      return 0
+    fi
+    sleep 0.1
+  done
+  tail -n 20 "$log" >&2 2>/dev/null || true
+  _kv_die "private Redis did not answer on 127.0.0.1:$port (log: $log)"
+}
+
+# ensure_redis: exports REDIS_URL pointing at a Redis that answers PING.
+ensure_redis() {
+  local port rport out started
+  if ! command -v redis-cli >/dev/null 2>&1; then
+    _kv_apt_install redis-tools || return 1
+  fi
+
+  if [[ -n ${REDIS_URL:-} ]]; then
+    if ! _kv_redis_ping -u "$REDIS_URL"; then
+      _kv_die "REDIS_URL is set but does not answer PING"
+      return 1
+    fi
+    export REDIS_URL
+    _kv_log "Redis: using REDIS_URL from the environment"
+    return 0
+  fi
+
+  rport=${KULTIVA_DEFAULT_REDIS_PORT:-6379}
+  if _kv_redis_ping -h 127.0.0.1 -p "$rport"; then
+    export REDIS_URL="redis://127.0.0.1:$rport/"
+    _kv_log "Redis: using the server on 127.0.0.1:$rport"
+    return 0
+  fi
+
+  if ! out=$(_kv_redis_private); then
+    _kv_die "could not provide Redis (set REDIS_URL to use an existing server)"
+    return 1
+  fi
+  read -r port started <<<"$out"
+  if [[ $started == 1 ]]; then _KULTIVA_REDIS_STARTED=1; fi
+  export REDIS_URL="redis://127.0.0.1:$port/"
+  _kv_log "Redis: private instance on 127.0.0.1:$port"
+}
+
+# ---------------------------------------------------------------- teardown
+
+# Stops only the private instances started by this shell (meant for
+# `trap stop_started_services EXIT`). Never fails, never calls exit, so the
+# caller's exit status is preserved.
+stop_started_services() {
+  local pgdir=$_KULTIVA_ROOT/.local/pg rdir=$_KULTIVA_ROOT/.local/redis
+  local bindir ver="" pid i
+
+  if [[ $_KULTIVA_PG_STARTED -eq 1 && $(cat "$pgdir/started-by" 2>/dev/null) == "$$" ]]; then
+    if [[ -f $pgdir/data/PG_VERSION ]]; then ver=$(<"$pgdir/data/PG_VERSION"); fi
+    if bindir=$(_kv_pg_bindir "$ver"); then
+      _kv_log "stopping private PostgreSQL ($pgdir/data)"
+      _kv_pg_as "$bindir/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 ||
+        _kv_log "warning: pg_ctl stop failed (log: $pgdir/postgres.log)"
+    fi
+    rm -f "$pgdir/started-by"
+    _KULTIVA_PG_STARTED=0
+  fi
+
+  if [[ $_KULTIVA_REDIS_STARTED -eq 1 && $(cat "$rdir/started-by" 2>/dev/null) == "$$" ]]; then
+    pid=$(cat "$rdir/redis.pid" 2>/dev/null || true)
+    if _kv_redis_pid_alive "$pid"; then
+      _kv_log "stopping private Redis (pid $pid)"
+      kill "$pid" 2>/dev/null || true
+      for ((i = 0; i < 100; i++)); do
+        _kv_pid_live "$pid" || break
+        sleep 0.1
+      done
+      if _kv_pid_live "$pid"; then
+        _kv_log "warning: Redis pid $pid still running after 10s"
+      fi
+    fi
+    rm -f "$rdir/started-by"
+    _KULTIVA_REDIS_STARTED=0
+  fi
+  return 0
+}
+
+# ---------------------------------------------------------------- secrets/tools
+
+# Exports JWT_SECRET_KEY (and prints it, for `$(ensure_dev_secret)`): the
+# environment's value, else the persistent local one in .local/dev-secret.
+ensure_dev_secret() {
+  local file=$_KULTIVA_ROOT/.local/dev-secret key
+  if [[ -z ${JWT_SECRET_KEY:-} ]]; then
+    if [[ ! -s $file ]]; then
+      mkdir -p "$_KULTIVA_ROOT/.local" || return 1
+      _kv_log "creating development JWT secret in $file"
+      key=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n') || return 1
+      (umask 077 && printf '%s\n' "$key" >"$file") || return 1
+    fi
+    chmod 600 "$file" || return 1
+    JWT_SECRET_KEY=$(<"$file")
+    if [[ -z $JWT_SECRET_KEY ]]; then
+      _kv_die "$file is empty"
+      return 1
+    fi
+  fi
+  export JWT_SECRET_KEY
+  printf '%s\n' "$JWT_SECRET_KEY"
+}
+
+# cargo + rustfmt + clippy must work; exports KULTIVA_TEST_RUNNER=nextest|cargo-test.
+ensure_rust_tools() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    _kv_die "cargo not found: install Rust (https://rustup.rs) and make sure ~/.cargo/bin is on PATH"
+    return 1
+  fi
+  if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
+    if command -v rustup >/dev/null 2>&1; then
+      _kv_log "adding rustfmt and clippy components"
+      rustup component add rustfmt clippy >&2 || true
+    fi
+    if ! cargo fmt --version >/dev/null 2>&1; then
+      _kv_die "cargo fmt does not work (rustup component add rustfmt)"
+      return 1
+    fi
+    if ! cargo clippy --version >/dev/null 2>&1; then
+      _kv_die "cargo clippy does not work (rustup component add clippy)"
+      return 1
+    fi
+  fi
+  if cargo nextest --version >/dev/null 2>&1; then
+    export KULTIVA_TEST_RUNNER=nextest
+  else
+    export KULTIVA_TEST_RUNNER=cargo-test
+  fi
+  _kv_log "rust: $(cargo --version 2>/dev/null), test runner: $KULTIVA_TEST_RUNNER"
+}

@@ -1,0 +1,529 @@
+//! One typed configuration, read from the environment and validated once at start. Every problem
+//! is reported at once, one line per variable, so an operator fixes them in one round.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The value `JWT_SECRET_KEY` has when nobody set it; `full` mode refuses to start with it.
+pub const JWT_SECRET_PLACEHOLDER: &str = "change-me-in-production";
+/// The placement every tenant lives on unless told otherwise: the server of `DATABASE_URL`.
+pub const PRIMARY_PLACEMENT: &str = "primary";
+
+/// A value that must never reach a log line.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceMode {
+    Full,
+    Light,
+}
+
+impl ServiceMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Light => "light",
+        }
+    }
+}
+
+impl FromStr for ServiceMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Self::Full),
+            "light" => Ok(Self::Light),
+            _ => Err("must be `full` or `light`".into()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+impl FromStr for LogFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "json" => Ok(Self::Json),
+            "pretty" | "text" => Ok(Self::Pretty),
+            _ => Err("must be `json` or `pretty`".into()),
+        }
+    }
+}
+
+/// A named PostgreSQL server that tenant schemas can be placed on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacementConfig {
+    pub name: String,
+    pub url: Secret,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub database_url: Secret,
+    pub redis_url: Secret,
+    pub bind_address: SocketAddr,
+    pub debug: bool,
+    pub service_mode: ServiceMode,
+    pub mcp_server_enabled: bool,
+    pub cors_origins: Vec<String>,
+    pub jwt_secret_key: Secret,
+    pub jwt_algorithm: String,
+    pub access_token_expire_minutes: u32,
+    pub refresh_token_expire_days: u32,
+    pub require_email_verification: bool,
+    pub fernet_key: Option<Secret>,
+    pub mcp_max_image_payload_mb: u32,
+    pub storage_strip_exif: bool,
+    /// Every placement, `primary` (the `DATABASE_URL` server) first.
+    pub placements: Vec<PlacementConfig>,
+    /// Where newly created tenants go.
+    pub default_placement: String,
+    pub db_max_connections: u32,
+    pub db_acquire_timeout: Duration,
+    pub max_body_bytes: usize,
+    pub shutdown_grace: Duration,
+    pub log_format: LogFormat,
+}
+
+/// All problems found while reading the environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub Vec<String>);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid configuration: {}", self.0.join("; "))
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Reads variables through a lookup function and collects every problem.
+struct Reader<'a> {
+    lookup: &'a dyn Fn(&str) -> Option<String>,
+    problems: Vec<String>,
+}
+
+impl Reader<'_> {
+    fn raw(&self, name: &str) -> Option<String> {
+        (self.lookup)(name)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    }
+
+    fn string(&self, name: &str, default: &str) -> String {
+        self.raw(name).unwrap_or_else(|| default.to_owned())
+    }
+
+    fn parse<T: FromStr>(&mut self, name: &str, default: T, what: &str) -> T {
+        match self.raw(name) {
+            None => default,
+            Some(v) => match v.parse::<T>() {
+                Ok(parsed) => parsed,
+                Err(_) => {
+                    self.problems.push(format!("{name}={v:?} is not {what}"));
+                    default
+                }
+            },
+        }
+    }
+
+    fn bounded(&mut self, name: &str, default: u32, min: u32, max: u32) -> u32 {
+        let value = self.parse(name, default, "a whole number");
+        if !(min..=max).contains(&value) {
+            self.problems
+                .push(format!("{name}={value} must be between {min} and {max}"));
+            return default;
+        }
+        value
+    }
+
+    fn flag(&mut self, name: &str, default: bool) -> bool {
+        match self.raw(name).map(|v| v.to_ascii_lowercase()) {
+            None => default,
+            Some(v) => match v.as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => {
+                    self.problems
+                        .push(format!("{name}={v:?} must be true or false"));
+                    default
+                }
+            },
+        }
+    }
+
+    fn required_url(&mut self, name: &str, schemes: &[&str]) -> Secret {
+        match self.raw(name) {
+            None => {
+                self.problems.push(format!("{name} is required"));
+                Secret::new("")
+            }
+            Some(v) if !schemes.iter().any(|s| v.starts_with(&format!("{s}://"))) => {
+                self.problems.push(format!(
+                    "{name} must start with {}://",
+                    schemes.join(":// or ")
+                ));
+                Secret::new(v)
+            }
+            Some(v) => Secret::new(v),
+        }
+    }
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(&|name| std::env::var(name).ok())
+    }
+
+    /// Reads from any source of variables (tests pass a map).
+    pub fn from_map(vars: &BTreeMap<String, String>) -> Result<Self, ConfigError> {
+        Self::from_lookup(&|name| vars.get(name).cloned())
+    }
+
+    pub fn from_lookup(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut r = Reader {
+            lookup,
+            problems: Vec::new(),
+        };
+
+        let database_url = r.required_url("DATABASE_URL", &["postgres", "postgresql"]);
+        let redis_url = r.required_url("REDIS_URL", &["redis", "rediss", "unix"]);
+        let bind_address = r.parse(
+            "BIND_ADDRESS",
+            SocketAddr::from(([127, 0, 0, 1], 8080)),
+            "a host:port address such as 127.0.0.1:8080",
+        );
+        let debug = r.flag("DEBUG", false);
+        let service_mode = match r.raw("SERVICE_MODE") {
+            None => ServiceMode::Full,
+            Some(v) => v.parse().unwrap_or_else(|why| {
+                r.problems.push(format!("SERVICE_MODE={v:?} {why}"));
+                ServiceMode::Full
+            }),
+        };
+        let mcp_server_enabled = r.flag("MCP_SERVER_ENABLED", false);
+
+        let cors_origins = parse_origins(
+            &r.string(
+                "CORS_ORIGINS",
+                "http://localhost:3000,http://localhost:5173",
+            ),
+            &mut r.problems,
+        );
+
+        let jwt_secret_key = Secret::new(r.string("JWT_SECRET_KEY", JWT_SECRET_PLACEHOLDER));
+        if service_mode == ServiceMode::Full {
+            if jwt_secret_key.expose() == JWT_SECRET_PLACEHOLDER {
+                r.problems.push(
+                    "JWT_SECRET_KEY is the placeholder value; full mode needs a random secret \
+                     (for example 32 random bytes as hex)"
+                        .into(),
+                );
+            } else if jwt_secret_key.expose().len() < 32 {
+                r.problems
+                    .push("JWT_SECRET_KEY must be at least 32 characters long".into());
+            }
+        }
+        let jwt_algorithm = r.string("JWT_ALGORITHM", "HS256");
+        if jwt_algorithm != "HS256" {
+            r.problems.push(format!(
+                "JWT_ALGORITHM={jwt_algorithm:?}: only HS256 is supported"
+            ));
+        }
+        let access_token_expire_minutes = r.bounded("ACCESS_TOKEN_EXPIRE_MINUTES", 15, 1, 1440);
+        let refresh_token_expire_days = r.bounded("REFRESH_TOKEN_EXPIRE_DAYS", 30, 1, 365);
+        let require_email_verification = r.flag("REQUIRE_EMAIL_VERIFICATION", false);
+        let fernet_key = r.raw("FERNET_KEY").map(Secret::new);
+        if let Some(key) = &fernet_key
+            && !is_fernet_key(key.expose())
+        {
+            r.problems
+                .push("FERNET_KEY must be 32 bytes in URL-safe base64 (44 characters)".into());
+        }
+        let mcp_max_image_payload_mb = r.bounded("MCP_MAX_IMAGE_PAYLOAD_MB", 4, 1, 64);
+        let storage_strip_exif = r.flag("STORAGE_STRIP_EXIF", true);
+
+        let mut placements = vec![PlacementConfig {
+            name: PRIMARY_PLACEMENT.into(),
+            url: database_url.clone(),
+        }];
+        if let Some(extra) = r.raw("TENANT_PLACEMENTS") {
+            parse_placements(&extra, &mut placements, &mut r.problems);
+        }
+        let default_placement = r.string("DEFAULT_PLACEMENT", PRIMARY_PLACEMENT);
+        if !placements.iter().any(|p| p.name == default_placement) {
+            r.problems.push(format!(
+                "DEFAULT_PLACEMENT={default_placement:?} names no placement (known: {})",
+                placements
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+
+        let db_max_connections = r.bounded("DB_MAX_CONNECTIONS", 10, 1, 500);
+        let db_acquire_timeout = Duration::from_secs(u64::from(r.bounded(
+            "DB_ACQUIRE_TIMEOUT_SECONDS",
+            5,
+            1,
+            120,
+        )));
+        let max_body_bytes =
+            r.bounded("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024) as usize;
+        let shutdown_grace =
+            Duration::from_secs(u64::from(r.bounded("SHUTDOWN_GRACE_SECONDS", 25, 1, 600)));
+        let log_format = r.parse("LOG_FORMAT", LogFormat::Json, "`json` or `pretty`");
+
+        if !r.problems.is_empty() {
+            return Err(ConfigError(r.problems));
+        }
+        Ok(Self {
+            database_url,
+            redis_url,
+            bind_address,
+            debug,
+            service_mode,
+            mcp_server_enabled,
+            cors_origins,
+            jwt_secret_key,
+            jwt_algorithm,
+            access_token_expire_minutes,
+            refresh_token_expire_days,
+            require_email_verification,
+            fernet_key,
+            mcp_max_image_payload_mb,
+            storage_strip_exif,
+            placements,
+            default_placement,
+            db_max_connections,
+            db_acquire_timeout,
+            max_body_bytes,
+            shutdown_grace,
+            log_format,
+        })
+    }
+}
+
+/// Origins are compared exactly, so each must be a bare `scheme://host[:port]`.
+fn parse_origins(raw: &str, problems: &mut Vec<String>) -> Vec<String> {
+    let mut origins = Vec::new();
+    for origin in raw.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let valid = (origin.starts_with("http://") || origin.starts_with("https://"))
+            && !origin.ends_with('/')
+            && origin
+                .split("://")
+                .nth(1)
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'));
+        if origin == "*" {
+            problems.push("CORS_ORIGINS may not be `*`: credentials are allowed, so origins are listed exactly".into());
+        } else if !valid {
+            problems.push(format!(
+                "CORS_ORIGINS entry {origin:?} is not an origin like https://app.example.com"
+            ));
+        } else {
+            origins.push(origin.to_owned());
+        }
+    }
+    origins
+}
+
+/// `TENANT_PLACEMENTS=eu2=postgres://…,eu3=postgres://…` adds servers beside `primary`.
+fn parse_placements(raw: &str, placements: &mut Vec<PlacementConfig>, problems: &mut Vec<String>) {
+    for entry in raw.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((name, url)) = entry.split_once('=') else {
+            problems.push("TENANT_PLACEMENTS entries must look like name=postgres://…".into());
+            continue;
+        };
+        let name = name.trim();
+        let name_ok = !name.is_empty()
+            && name.len() <= 32
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !name_ok {
+            problems.push(format!(
+                "TENANT_PLACEMENTS name {name:?} must be 1-32 of [a-z0-9-]"
+            ));
+        } else if placements.iter().any(|p| p.name == name) {
+            problems.push(format!("TENANT_PLACEMENTS names {name:?} twice"));
+        } else if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            problems.push(format!(
+                "TENANT_PLACEMENTS {name:?} must be a postgres:// URL"
+            ));
+        } else {
+            placements.push(PlacementConfig {
+                name: name.to_owned(),
+                url: Secret::new(url.trim()),
+            });
+        }
+    }
+}
+
+fn is_fernet_key(key: &str) -> bool {
+    key.len() == 44
+        && key.ends_with('=')
+        && key[..43]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn base() -> BTreeMap<String, String> {
+        [
+            ("DATABASE_URL", "postgres://u@127.0.0.1:5432/db"),
+            ("REDIS_URL", "redis://127.0.0.1:6379/"),
+            ("JWT_SECRET_KEY", SECRET),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+    }
+
+    fn with(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let mut vars = base();
+        for (k, v) in pairs {
+            vars.insert((*k).to_owned(), (*v).to_owned());
+        }
+        Config::from_map(&vars)
+    }
+
+    #[test]
+    fn defaults_follow_the_specification() {
+        let cfg = with(&[]).expect("valid");
+        assert_eq!(cfg.service_mode, ServiceMode::Full);
+        assert!(!cfg.mcp_server_enabled);
+        assert_eq!(
+            cfg.cors_origins,
+            vec!["http://localhost:3000", "http://localhost:5173"]
+        );
+        assert_eq!(cfg.access_token_expire_minutes, 15);
+        assert_eq!(cfg.refresh_token_expire_days, 30);
+        assert_eq!(cfg.mcp_max_image_payload_mb, 4);
+        assert_eq!(cfg.bind_address.to_string(), "127.0.0.1:8080");
+        assert!(!cfg.debug);
+        assert_eq!(cfg.placements.len(), 1);
+        assert_eq!(cfg.default_placement, PRIMARY_PLACEMENT);
+    }
+
+    #[test]
+    fn full_mode_refuses_the_placeholder_secret() {
+        let mut vars = base();
+        vars.remove("JWT_SECRET_KEY");
+        let err = Config::from_map(&vars).expect_err("placeholder refused");
+        assert!(
+            err.to_string()
+                .contains("JWT_SECRET_KEY is the placeholder"),
+            "{err}"
+        );
+        let err = with(&[("JWT_SECRET_KEY", JWT_SECRET_PLACEHOLDER)]).expect_err("refused");
+        assert!(err.0.iter().any(|p| p.contains("placeholder")));
+    }
+
+    #[test]
+    fn light_mode_accepts_the_placeholder_secret() {
+        let cfg = with(&[
+            ("SERVICE_MODE", "light"),
+            ("JWT_SECRET_KEY", JWT_SECRET_PLACEHOLDER),
+        ])
+        .expect("light mode needs no secret");
+        assert_eq!(cfg.service_mode, ServiceMode::Light);
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let err = with(&[
+            ("SERVICE_MODE", "heavy"),
+            ("ACCESS_TOKEN_EXPIRE_MINUTES", "0"),
+            ("BIND_ADDRESS", "nowhere"),
+            ("DEBUG", "maybe"),
+            ("JWT_ALGORITHM", "none"),
+            ("CORS_ORIGINS", "*"),
+        ])
+        .expect_err("invalid");
+        assert_eq!(err.0.len(), 6, "{err}");
+    }
+
+    #[test]
+    fn missing_urls_are_named() {
+        let err = Config::from_map(&BTreeMap::new()).expect_err("invalid");
+        let text = err.to_string();
+        assert!(text.contains("DATABASE_URL is required"), "{text}");
+        assert!(text.contains("REDIS_URL is required"), "{text}");
+    }
+
+    #[test]
+    fn cors_origins_are_exact_origins() {
+        let cfg =
+            with(&[("CORS_ORIGINS", " https://a.example.com ,http://b.test:8080")]).expect("valid");
+        assert_eq!(
+            cfg.cors_origins,
+            vec!["https://a.example.com", "http://b.test:8080"]
+        );
+        assert!(with(&[("CORS_ORIGINS", "https://a.example.com/path")]).is_err());
+        assert!(with(&[("CORS_ORIGINS", "a.example.com")]).is_err());
+    }
+
+    #[test]
+    fn placements_are_parsed_and_checked() {
+        let cfg = with(&[
+            (
+                "TENANT_PLACEMENTS",
+                "eu2=postgres://x@h2/db, eu3=postgresql://x@h3/db",
+            ),
+            ("DEFAULT_PLACEMENT", "eu2"),
+        ])
+        .expect("valid");
+        let names: Vec<_> = cfg.placements.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["primary", "eu2", "eu3"]);
+        assert_eq!(cfg.default_placement, "eu2");
+        assert!(with(&[("TENANT_PLACEMENTS", "primary=postgres://x@h/db")]).is_err());
+        assert!(with(&[("TENANT_PLACEMENTS", "Bad Name=postgres://x@h/db")]).is_err());
+        assert!(with(&[("DEFAULT_PLACEMENT", "nowhere")]).is_err());
+    }
+
+    #[test]
+    fn secrets_do_not_print() {
+        let cfg = with(&[]).expect("valid");
+        let debug = format!("{cfg:?}");
+        assert!(!debug.contains(SECRET));
+        assert!(!debug.contains("postgres://u@"));
+    }
+
+    #[test]
+    fn fernet_key_shape_is_checked() {
+        assert!(with(&[("FERNET_KEY", "short")]).is_err());
+        let key = "ZmVybmV0LWtleS1mb3ItdGVzdHMtMzItYnl0ZXMtISE=";
+        assert!(with(&[("FERNET_KEY", key)]).is_ok());
+    }
+}

@@ -1,0 +1,377 @@
+//! One error type for the REST face: every variant knows its HTTP status and `error_code`, and
+//! renders the specification's error record. Internal causes are logged with the `error_id`,
+//! never sent to the client.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use salvo::http::StatusCode;
+use salvo::oapi::{self, Components, EndpointOutRegister, Operation, ToSchema};
+use salvo::prelude::*;
+use serde::Serialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+use uuid::Uuid;
+
+/// The stable, machine-readable codes. The first block is the specification's table; the second
+/// fills statuses the specification names without a code (documented in the README).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    EntityNotFound,
+    DuplicateEntry,
+    ValidationError,
+    InternalError,
+    Unauthorized,
+    InvalidToken,
+    Forbidden,
+    EmailNotVerified,
+    AccountLocked,
+    PhaseTransitionInvalid,
+    InvalidStatusTransition,
+    InvalidRunState,
+    KarenzViolation,
+    ResistanceWarning,
+    HstViolation,
+    SubstrateExhausted,
+    RotationViolation,
+    IncompatibleCompanion,
+    ExternalSourceError,
+    AdapterNotFound,
+    RateLimitExceeded,
+    // Statuses the specification uses without naming a code.
+    MalformedRequest,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    ServiceUnavailable,
+}
+
+impl ErrorCode {
+    pub fn status(self) -> StatusCode {
+        use ErrorCode::*;
+        match self {
+            EntityNotFound | AdapterNotFound => StatusCode::NOT_FOUND,
+            DuplicateEntry | InvalidRunState => StatusCode::CONFLICT,
+            ValidationError
+            | PhaseTransitionInvalid
+            | InvalidStatusTransition
+            | KarenzViolation
+            | ResistanceWarning
+            | HstViolation
+            | SubstrateExhausted
+            | RotationViolation
+            | IncompatibleCompanion => StatusCode::UNPROCESSABLE_ENTITY,
+            InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            Unauthorized | InvalidToken => StatusCode::UNAUTHORIZED,
+            Forbidden | EmailNotVerified => StatusCode::FORBIDDEN,
+            AccountLocked => StatusCode::LOCKED,
+            ExternalSourceError => StatusCode::BAD_GATEWAY,
+            RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
+            MalformedRequest => StatusCode::BAD_REQUEST,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The code for an error status produced outside a handler (unknown route, panic, size
+    /// limit), where no `AppError` exists.
+    pub fn for_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::BAD_REQUEST => Self::MalformedRequest,
+            StatusCode::UNAUTHORIZED => Self::Unauthorized,
+            StatusCode::FORBIDDEN => Self::Forbidden,
+            StatusCode::NOT_FOUND => Self::EntityNotFound,
+            StatusCode::METHOD_NOT_ALLOWED => Self::MethodNotAllowed,
+            StatusCode::CONFLICT => Self::DuplicateEntry,
+            StatusCode::PAYLOAD_TOO_LARGE => Self::PayloadTooLarge,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::UnsupportedMediaType,
+            StatusCode::UNPROCESSABLE_ENTITY => Self::ValidationError,
+            StatusCode::LOCKED => Self::AccountLocked,
+            StatusCode::TOO_MANY_REQUESTS => Self::RateLimitExceeded,
+            StatusCode::BAD_GATEWAY => Self::ExternalSourceError,
+            StatusCode::SERVICE_UNAVAILABLE => Self::ServiceUnavailable,
+            _ => Self::InternalError,
+        }
+    }
+}
+
+/// One entry of `details`: which field, why, and a detail code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// Field name or path; body fields are prefixed `body.`, query parameters `query.`.
+    pub field: String,
+    pub reason: String,
+    /// Detail code such as `missing`, `string_too_long`, `type_error`, `value_error`.
+    pub code: String,
+}
+
+impl ErrorDetail {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>, code: &str) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+            code: code.to_owned(),
+        }
+    }
+}
+
+/// The specification's REST error record.
+#[derive(Debug, Serialize, ToSchema)]
+#[salvo(schema(name = "ErrorRecord"))]
+pub struct ErrorBody {
+    /// `err_` followed by a UUID; logged server-side with the cause.
+    pub error_id: String,
+    pub error_code: ErrorCode,
+    pub message: String,
+    pub details: Vec<ErrorDetail>,
+    /// ISO 8601, UTC.
+    pub timestamp: String,
+    pub path: String,
+    pub method: String,
+}
+
+type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// An error on its way to the client.
+pub struct AppError {
+    code: ErrorCode,
+    message: Cow<'static, str>,
+    details: Vec<ErrorDetail>,
+    cause: Option<Cause>,
+}
+
+impl fmt::Debug for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AppError")
+            .field("code", &self.code)
+            .field("message", &self.message)
+            .field("details", &self.details)
+            .field("cause", &self.cause.as_ref().map(ToString::to_string))
+            .finish()
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.code, self.message)?;
+        if let Some(cause) = &self.cause {
+            write!(f, " ({cause})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AppError {}
+
+impl AppError {
+    pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+            cause: None,
+        }
+    }
+
+    pub fn with_details(mut self, details: Vec<ErrorDetail>) -> Self {
+        self.details = details;
+        self
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(ErrorCode::EntityNotFound, format!("{what} not found"))
+    }
+
+    pub fn duplicate(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::DuplicateEntry, message)
+    }
+
+    pub fn validation(details: Vec<ErrorDetail>) -> Self {
+        let message = match details.len() {
+            1 => "1 field is invalid".to_owned(),
+            n => format!("{n} fields are invalid"),
+        };
+        Self::new(ErrorCode::ValidationError, message).with_details(details)
+    }
+
+    pub fn malformed(reason: impl Into<String>) -> Self {
+        Self::new(
+            ErrorCode::MalformedRequest,
+            "request body is not valid JSON",
+        )
+        .with_details(vec![ErrorDetail::new("body", reason, "json_invalid")])
+    }
+
+    /// An unexpected failure: the cause is logged, the client sees only the error id.
+    pub fn internal(cause: impl Into<Cause>) -> Self {
+        Self {
+            code: ErrorCode::InternalError,
+            message: Cow::Borrowed("internal error"),
+            details: Vec::new(),
+            cause: Some(cause.into()),
+        }
+    }
+
+    pub fn unavailable(what: &'static str, cause: impl Into<Cause>) -> Self {
+        Self {
+            code: ErrorCode::ServiceUnavailable,
+            message: Cow::Owned(format!("{what} is unavailable")),
+            details: Vec::new(),
+            cause: Some(cause.into()),
+        }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    pub fn details(&self) -> &[ErrorDetail] {
+        &self.details
+    }
+
+    /// Builds the body and logs the error under its id. Server errors log the cause at error
+    /// level; client errors at info level (they are the client's to fix, not ours).
+    pub fn into_body(self, path: &str, method: &str) -> (StatusCode, ErrorBody) {
+        let status = self.code.status();
+        let error_id = format!("err_{}", Uuid::new_v4());
+        if status.is_server_error() {
+            let cause = self.cause.as_ref().map(ToString::to_string);
+            tracing::error!(%error_id, error_code = ?self.code, cause = cause.as_deref(),
+                message = %self.message, "request failed");
+        } else {
+            tracing::info!(%error_id, error_code = ?self.code, message = %self.message,
+                "request rejected");
+        }
+        // A 500 never shows its cause: the message is generic by construction.
+        let body = ErrorBody {
+            error_id,
+            error_code: self.code,
+            message: self.message.into_owned(),
+            details: self.details,
+            timestamp: now_rfc3339(),
+            path: path.to_owned(),
+            method: method.to_owned(),
+        };
+        (status, body)
+    }
+
+    /// Writes the error record into `res`.
+    pub fn render_into(self, req: &Request, res: &mut Response) {
+        let (status, body) = self.into_body(req.uri().path(), req.method().as_str());
+        res.status_code(status);
+        res.render(Json(body));
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    OffsetDateTime::now_utc()
+        .format(&Rfc3339)
+        .unwrap_or_else(|_| String::from("1970-01-01T00:00:00Z"))
+}
+
+#[async_trait]
+impl Writer for AppError {
+    async fn write(self, req: &mut Request, _depot: &mut Depot, res: &mut Response) {
+        self.render_into(req, res);
+    }
+}
+
+impl EndpointOutRegister for AppError {
+    /// Every endpoint can fail unexpectedly; its specific errors are declared on the endpoint.
+    fn register(components: &mut Components, operation: &mut Operation) {
+        let schema = <ErrorBody as ToSchema>::to_schema(components);
+        operation.responses.insert(
+            "500",
+            oapi::Response::new(
+                "INTERNAL_ERROR: unexpected failure; only `error_id` identifies it",
+            )
+            .add_content("application/json", oapi::Content::new(schema)),
+        );
+    }
+}
+
+impl From<sqlx::Error> for AppError {
+    fn from(err: sqlx::Error) -> Self {
+        match err {
+            sqlx::Error::PoolTimedOut => Self::unavailable("database", err),
+            other => Self::internal(other),
+        }
+    }
+}
+
+impl From<redis::RedisError> for AppError {
+    fn from(err: redis::RedisError) -> Self {
+        Self::internal(err)
+    }
+}
+
+/// Catcher goal: statuses raised outside handlers (unknown route, wrong method, body limit,
+/// panic) get the same error record as everything else.
+#[handler]
+pub async fn catch_error(req: &mut Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+    let status = res.status_code.unwrap_or(StatusCode::NOT_FOUND);
+    let code = ErrorCode::for_status(status);
+    let message: Cow<'static, str> = match status {
+        StatusCode::NOT_FOUND => "no such resource".into(),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            format!("method {} is not allowed on this resource", req.method()).into()
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => "request body is too large".into(),
+        _ if status.is_server_error() => "internal error".into(),
+        _ => status.canonical_reason().unwrap_or("request failed").into(),
+    };
+    let mut err = AppError::new(code, message);
+    if status == StatusCode::INTERNAL_SERVER_ERROR {
+        err.cause = Some("unhandled failure (panic or empty 500) outside a handler".into());
+    }
+    let (_, body) = err.into_body(req.uri().path(), req.method().as_str());
+    // Keep the original status (e.g. 405 with its Allow header, 413, 504).
+    res.status_code(status);
+    res.render(Json(body));
+    ctrl.skip_rest();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_an_error_status() {
+        for code in [
+            ErrorCode::EntityNotFound,
+            ErrorCode::ValidationError,
+            ErrorCode::MalformedRequest,
+            ErrorCode::RateLimitExceeded,
+            ErrorCode::AccountLocked,
+        ] {
+            let status = code.status();
+            assert!(
+                status.is_client_error() || status.is_server_error(),
+                "{code:?}"
+            );
+            assert_eq!(ErrorCode::for_status(status).status(), status);
+        }
+    }
+
+    #[test]
+    fn codes_serialise_as_specified() {
+        let json = serde_json::to_string(&ErrorCode::EntityNotFound).expect("serialise");
+        assert_eq!(json, "\"ENTITY_NOT_FOUND\"");
+        let json = serde_json::to_string(&ErrorCode::KarenzViolation).expect("serialise");
+        assert_eq!(json, "\"KARENZ_VIOLATION\"");
+    }
+
+    #[test]
+    fn internal_error_hides_its_cause() {
+        let err = AppError::internal("password=hunter2 leaked in a driver message");
+        let (status, body) = err.into_body("/x", "GET");
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body.message, "internal error");
+        assert!(body.details.is_empty());
+        assert!(body.error_id.starts_with("err_"));
+        assert!(Uuid::parse_str(&body.error_id[4..]).is_ok());
+    }
+}

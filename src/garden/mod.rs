@@ -1,0 +1,3 @@
+//! Tenant data, one folder per capability; each reaches its tables only through `TenantTx`.
+
+pub mod sites;

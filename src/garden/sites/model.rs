@@ -1,0 +1,89 @@
+use salvo::oapi::ToSchema;
+use serde::Serialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::http::json::{FromJson, JsonFields};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SiteKind {
+    Apartment,
+    Garden,
+    Balcony,
+    Greenhouse,
+    Windowsill,
+    GrowTent,
+}
+
+impl SiteKind {
+    pub const ALL: &'static [(&'static str, SiteKind)] = &[
+        ("apartment", Self::Apartment),
+        ("garden", Self::Garden),
+        ("balcony", Self::Balcony),
+        ("greenhouse", Self::Greenhouse),
+        ("windowsill", Self::Windowsill),
+        ("grow_tent", Self::GrowTent),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("garden", |(n, _)| n)
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == raw).map(|(_, k)| *k)
+    }
+}
+
+pub const NAME_MAX: usize = 120;
+pub const DESCRIPTION_MAX: usize = 2000;
+
+/// A site of a garden.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Site {
+    /// Site identifier.
+    pub key: Uuid,
+    pub name: String,
+    pub kind: SiteKind,
+    pub description: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// Body of `POST /t/{slug}/sites/`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "SiteCreate"))]
+pub struct NewSite {
+    /// 1 to 120 characters, unique per garden (case-insensitive).
+    #[salvo(schema(min_length = 1, max_length = 120))]
+    pub name: String,
+    pub kind: SiteKind,
+    /// Up to 2000 characters.
+    #[salvo(schema(max_length = 2000))]
+    pub description: Option<String>,
+}
+
+impl FromJson for NewSite {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let name = f.text("name", 1, NAME_MAX);
+        let kind = f.choice("kind", SiteKind::ALL);
+        let description = f.opt_long_text("description", DESCRIPTION_MAX);
+        Some(Self {
+            name: name?,
+            kind: kind?,
+            description: description?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SiteKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw).ok_or_else(|| serde::de::Error::custom("unknown site kind"))
+    }
+}

@@ -1,0 +1,64 @@
+//! SQL of sites. Unqualified names: `TenantTx` scopes them to the tenant's schema.
+
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use uuid::Uuid;
+
+use super::model::{NewSite, Site, SiteKind};
+use crate::http::pagination::PageRequest;
+use crate::tenancy::TenantTx;
+
+const COLUMNS: &str = "id, name, kind, description, created_at, updated_at";
+
+fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
+    let kind: String = row.try_get("kind")?;
+    Ok(Site {
+        key: row.try_get("id")?,
+        name: row.try_get("name")?,
+        kind: SiteKind::parse(&kind)
+            .ok_or_else(|| sqlx::Error::Decode(format!("unknown site kind {kind:?}").into()))?,
+        description: row.try_get("description")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+pub async fn count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT count(*) FROM sites")
+        .fetch_one(tx.conn())
+        .await
+}
+
+pub async fn list(tx: &mut TenantTx, page: PageRequest) -> Result<Vec<Site>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM sites ORDER BY created_at, id LIMIT $1 OFFSET $2"
+    ));
+    let rows = sqlx::query(sql)
+        .bind(page.limit)
+        .bind(page.skip)
+        .fetch_all(tx.conn())
+        .await?;
+    rows.iter().map(decode).collect()
+}
+
+pub async fn get(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM sites WHERE id = $1"));
+    let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
+    row.as_ref().map(decode).transpose()
+}
+
+/// `None` when a site of that name (case-insensitive) exists.
+pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "INSERT INTO sites (id, name, kind, description) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
+    ));
+    let row = sqlx::query(sql)
+        .bind(Uuid::now_v7())
+        .bind(&site.name)
+        .bind(site.kind.as_str())
+        .bind(&site.description)
+        .fetch_optional(tx.conn())
+        .await?;
+    row.as_ref().map(decode).transpose()
+}

@@ -1,0 +1,83 @@
+//! REST face of sites under `/api/v1/t/{slug}/sites`.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+
+use super::model::{NewSite, Site};
+use super::service::{self, LIST_MAX_LIMIT};
+use crate::error::{AppError, ErrorBody};
+use crate::http::depot::DepotExt;
+use crate::http::json::read_json;
+use crate::http::pagination::{Page, PageRequest};
+
+pub fn router() -> Router {
+    Router::with_path("sites")
+        .get(list_sites)
+        .post(create_site)
+        .push(Router::with_path("{site_key}").get(get_site))
+}
+
+/// List the garden's sites, oldest first.
+#[endpoint(tags("sites"), operation_id = "list_sites",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("skip" = Option<i64>, Query, description = "items to skip (0 to 100000, default 0)"),
+        ("limit" = Option<i64>, Query, description = "page size (1 to 200, default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of sites", body = Page<Site>),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn list_sites(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<Site>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::list_sites(&state, tenant, page).await?))
+}
+
+/// Get one site.
+#[endpoint(tags("sites"), operation_id = "get_site",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the site", body = Site),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or site", body = ErrorBody),
+    ))]
+pub async fn get_site(
+    site_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Site>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::get_site(&state, tenant, &site_key).await?))
+}
+
+/// Create a site.
+#[endpoint(tags("sites"), operation_id = "create_site",
+    status_codes(201, 400, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = NewSite,
+    responses(
+        (status_code = 201, description = "site created", body = Site),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: a site of that name exists", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
+    ))]
+pub async fn create_site(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Site>, AppError> {
+    let state = depot.app_state()?;
+    let new: NewSite = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let site = service::create_site(&state, tenant, &new).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(site))
+}

@@ -1,0 +1,390 @@
+//! Request bodies: `application/json` only, bounded in size, JSON that does not parse is a 400,
+//! and every invalid field (missing, wrong type, out of range, unknown) gets its own `details`
+//! entry in one 422, so a client fixes a form in one round trip.
+
+use salvo::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::error::{AppError, ErrorCode, ErrorDetail};
+
+/// A body type read field by field. Implementations call every getter they need first (each
+/// records its own error), then assemble the value from the returned options.
+pub trait FromJson: Sized {
+    fn from_json(fields: &mut JsonFields) -> Option<Self>;
+}
+
+/// Reads, size-checks and validates the request body as `T`.
+pub async fn read_json<T: FromJson>(req: &mut Request, max_bytes: usize) -> Result<T, AppError> {
+    let is_json = req.content_type().is_some_and(|m| {
+        m.type_() == "application"
+            && (m.subtype() == "json" || m.suffix().is_some_and(|s| s == "json"))
+    });
+    if !is_json {
+        return Err(AppError::new(
+            ErrorCode::UnsupportedMediaType,
+            "request body must be sent as Content-Type: application/json",
+        ));
+    }
+    let bytes = match req.payload_with_max_size(max_bytes).await {
+        Ok(bytes) => bytes,
+        Err(salvo::http::ParseError::PayloadTooLarge) => {
+            return Err(AppError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("request body is larger than {max_bytes} bytes"),
+            ));
+        }
+        Err(err) => {
+            return Err(AppError::malformed(format!(
+                "request body could not be read: {err}"
+            )));
+        }
+    };
+    parse_json(bytes)
+}
+
+/// Parses and validates bytes as `T` (separate from HTTP for unit tests).
+pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| AppError::malformed(e.to_string()))?;
+    let Value::Object(map) = value else {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "body",
+            "request body must be a JSON object",
+            "type_error",
+        )]));
+    };
+    let mut fields = JsonFields::new(map);
+    let value = T::from_json(&mut fields);
+    fields.finish(value)
+}
+
+pub struct JsonFields {
+    map: Map<String, Value>,
+    known: Vec<&'static str>,
+    errors: Vec<ErrorDetail>,
+}
+
+fn field_path(name: &str) -> String {
+    format!("body.{name}")
+}
+
+impl JsonFields {
+    pub fn new(map: Map<String, Value>) -> Self {
+        Self {
+            map,
+            known: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {
+        self.errors
+            .push(ErrorDetail::new(field_path(name), reason, code));
+    }
+
+    /// The raw value; `None` when absent or null.
+    fn take(&mut self, name: &'static str) -> Option<Value> {
+        self.known.push(name);
+        match self.map.remove(name) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v),
+        }
+    }
+
+    fn checked_text(
+        &mut self,
+        name: &'static str,
+        value: Value,
+        min: usize,
+        max: usize,
+        multiline: bool,
+    ) -> Option<String> {
+        let Value::String(raw) = value else {
+            self.reject(name, "must be a string", "type_error");
+            return None;
+        };
+        let text = raw.trim().to_owned();
+        let len = text.chars().count();
+        // PostgreSQL text cannot hold NUL; other control characters have no place in names.
+        let bad_char = text.chars().any(|c| {
+            c == '\0' || (c.is_control() && !(multiline && matches!(c, '\n' | '\r' | '\t')))
+        });
+        if bad_char {
+            self.reject(name, "must not contain control characters", "value_error");
+            None
+        } else if len < min {
+            let reason = if min == 1 {
+                "must not be empty".to_owned()
+            } else {
+                format!("must have at least {min} characters")
+            };
+            self.reject(name, reason, "string_too_short");
+            None
+        } else if len > max {
+            self.reject(
+                name,
+                format!("must have at most {max} characters"),
+                "string_too_long",
+            );
+            None
+        } else {
+            Some(text)
+        }
+    }
+
+    /// A required single-line string, trimmed, `min..=max` characters.
+    pub fn text(&mut self, name: &'static str, min: usize, max: usize) -> Option<String> {
+        match self.take(name) {
+            None => {
+                self.reject(name, "field required", "missing");
+                None
+            }
+            Some(v) => self.checked_text(name, v, min, max, false),
+        }
+    }
+
+    /// An optional multi-line string; absent, null and blank all mean "none".
+    pub fn opt_long_text(&mut self, name: &'static str, max: usize) -> Option<Option<String>> {
+        match self.take(name) {
+            None => Some(None),
+            Some(v) => self
+                .checked_text(name, v, 0, max, true)
+                .map(|t| (!t.is_empty()).then_some(t)),
+        }
+    }
+
+    /// A required value from a fixed list of names.
+    pub fn choice<T: Copy>(&mut self, name: &'static str, options: &[(&str, T)]) -> Option<T> {
+        let allowed = || {
+            options
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self.take(name) {
+            None => {
+                self.reject(name, "field required", "missing");
+                None
+            }
+            Some(Value::String(s)) => {
+                let found = options.iter().find(|(n, _)| *n == s).map(|(_, v)| *v);
+                if found.is_none() {
+                    self.reject(
+                        name,
+                        format!("must be one of: {}", allowed()),
+                        "value_error",
+                    );
+                }
+                found
+            }
+            Some(_) => {
+                self.reject(
+                    name,
+                    format!("must be a string, one of: {}", allowed()),
+                    "type_error",
+                );
+                None
+            }
+        }
+    }
+
+    /// An optional boolean with a default.
+    pub fn flag(&mut self, name: &'static str, default: bool) -> Option<bool> {
+        match self.take(name) {
+            None => Some(default),
+            Some(Value::Bool(b)) => Some(b),
+            Some(_) => {
+                self.reject(name, "must be true or false", "type_error");
+                None
+            }
+        }
+    }
+
+    /// An optional integer within bounds.
+    pub fn opt_int(&mut self, name: &'static str, min: i64, max: i64) -> Option<Option<i64>> {
+        match self.take(name) {
+            None => Some(None),
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(i) if (min..=max).contains(&i) => Some(Some(i)),
+                Some(_) => {
+                    self.reject(
+                        name,
+                        format!("must be between {min} and {max}"),
+                        "value_error",
+                    );
+                    None
+                }
+                None => {
+                    self.reject(name, "must be a whole number", "type_error");
+                    None
+                }
+            },
+            Some(_) => {
+                self.reject(name, "must be a whole number", "type_error");
+                None
+            }
+        }
+    }
+
+    /// Unknown fields are errors: a typo must not be silently ignored.
+    fn finish<T>(mut self, value: Option<T>) -> Result<T, AppError> {
+        let mut extra: Vec<String> = self
+            .map
+            .keys()
+            .filter(|k| !self.known.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        extra.sort();
+        for name in extra {
+            self.errors.push(ErrorDetail::new(
+                field_path(&name),
+                "unknown field",
+                "extra_forbidden",
+            ));
+        }
+        match (value, self.errors.is_empty()) {
+            (Some(v), true) => Ok(v),
+            (_, false) => Err(AppError::validation(self.errors)),
+            (None, true) => Err(AppError::internal(
+                "a body reader returned nothing without recording an error",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Colour {
+        Red,
+        Blue,
+    }
+
+    #[derive(Debug, PartialEq)]
+    struct Sample {
+        name: String,
+        colour: Colour,
+        note: Option<String>,
+        count: Option<i64>,
+        on: bool,
+    }
+
+    impl FromJson for Sample {
+        fn from_json(f: &mut JsonFields) -> Option<Self> {
+            let name = f.text("name", 1, 5);
+            let colour = f.choice("colour", &[("red", Colour::Red), ("blue", Colour::Blue)]);
+            let note = f.opt_long_text("note", 10);
+            let count = f.opt_int("count", 0, 10);
+            let on = f.flag("on", false);
+            Some(Self {
+                name: name?,
+                colour: colour?,
+                note: note?,
+                count: count?,
+                on: on?,
+            })
+        }
+    }
+
+    fn fields_of(err: &AppError) -> Vec<(String, String)> {
+        err.details()
+            .iter()
+            .map(|d| (d.field.clone(), d.code.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn valid_body_parses() {
+        let s: Sample =
+            parse_json(br#"{"name":" ab ","colour":"red","note":"x\ny","count":3,"on":true}"#)
+                .expect("valid");
+        assert_eq!(
+            s,
+            Sample {
+                name: "ab".into(),
+                colour: Colour::Red,
+                note: Some("x\ny".into()),
+                count: Some(3),
+                on: true
+            }
+        );
+    }
+
+    #[test]
+    fn optional_fields_default() {
+        let s: Sample = parse_json(br#"{"name":"a","colour":"blue","note":null}"#).expect("valid");
+        assert_eq!(s.note, None);
+        assert_eq!(s.count, None);
+        assert!(!s.on);
+    }
+
+    #[test]
+    fn malformed_json_is_400() {
+        let err = parse_json::<Sample>(b"{\"name\": ").expect_err("malformed");
+        assert_eq!(err.code(), ErrorCode::MalformedRequest);
+        assert_eq!(err.code().status().as_u16(), 400);
+    }
+
+    #[test]
+    fn non_object_is_422() {
+        let err = parse_json::<Sample>(b"[1,2]").expect_err("not an object");
+        assert_eq!(err.code(), ErrorCode::ValidationError);
+        assert_eq!(
+            fields_of(&err),
+            [("body".to_owned(), "type_error".to_owned())]
+        );
+    }
+
+    #[test]
+    fn every_bad_field_is_reported_once() {
+        let err =
+            parse_json::<Sample>(br#"{"colour":"green","note":5,"count":11,"on":"yes","extra":1}"#)
+                .expect_err("invalid");
+        assert_eq!(err.code(), ErrorCode::ValidationError);
+        assert_eq!(
+            fields_of(&err),
+            [
+                ("body.name".to_owned(), "missing".to_owned()),
+                ("body.colour".to_owned(), "value_error".to_owned()),
+                ("body.note".to_owned(), "type_error".to_owned()),
+                ("body.count".to_owned(), "value_error".to_owned()),
+                ("body.on".to_owned(), "type_error".to_owned()),
+                ("body.extra".to_owned(), "extra_forbidden".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn lengths_and_control_characters() {
+        let err =
+            parse_json::<Sample>(br#"{"name":"toolong","colour":"red","note":"12345678901"}"#)
+                .expect_err("long");
+        assert_eq!(
+            fields_of(&err),
+            [
+                ("body.name".to_owned(), "string_too_long".to_owned()),
+                ("body.note".to_owned(), "string_too_long".to_owned())
+            ]
+        );
+        let err = parse_json::<Sample>(br#"{"name":"   ","colour":"red"}"#).expect_err("blank");
+        assert_eq!(
+            fields_of(&err),
+            [("body.name".to_owned(), "string_too_short".to_owned())]
+        );
+        let err = parse_json::<Sample>(br#"{"name":"a\u0000b","colour":"red"}"#).expect_err("nul");
+        assert_eq!(
+            fields_of(&err),
+            [("body.name".to_owned(), "value_error".to_owned())]
+        );
+    }
+
+    #[test]
+    fn lengths_count_characters_not_bytes() {
+        let s: Sample =
+            parse_json("{\"name\":\"ÄÖÜßé\",\"colour\":\"red\"}".as_bytes()).expect("5 characters");
+        assert_eq!(s.name, "ÄÖÜßé");
+    }
+}

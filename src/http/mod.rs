@@ -1,0 +1,58 @@
+//! Cross-cutting HTTP: the router, hoops every response passes through, JSON bodies,
+//! pagination and the OpenAPI document.
+
+pub mod cors;
+pub mod depot;
+pub mod headers;
+pub mod health;
+pub mod json;
+pub mod observe;
+pub mod openapi;
+pub mod pagination;
+
+use salvo::catcher::Catcher;
+use salvo::prelude::*;
+
+use crate::error::catch_error;
+use crate::state::AppState;
+use crate::tenancy::context::tenant_hoop;
+
+/// Every API route. The OpenAPI document is generated from this tree.
+pub fn api_router() -> Router {
+    let v1 = Router::with_path("api/v1")
+        .push(
+            Router::with_path("health")
+                .push(Router::with_path("live").get(health::live))
+                .push(Router::with_path("ready").get(health::ready)),
+        )
+        .push(Router::with_path("mode").get(health::mode))
+        .push(
+            // Tenant scope. Identity (issue 4) puts authentication and the role check in front of
+            // this hoop; until then tenant routes are reachable by anyone who knows the slug.
+            Router::with_path("t/{slug}")
+                .hoop(tenant_hoop)
+                .push(crate::garden::sites::routes::router()),
+        );
+    Router::new()
+        .push(Router::with_path("api/health").get(health::health))
+        .push(v1)
+}
+
+/// The whole service: hoops, API, docs, and the catcher that gives unmatched routes, wrong
+/// methods and panics the same error record as everything else.
+pub fn build_service(state: AppState) -> Service {
+    let config = state.config().clone();
+    let api = api_router();
+    let docs = openapi::router(&api);
+    let root = Router::new()
+        .hoop(CatchPanic::new())
+        .hoop(max_size(config.max_body_bytes as u64))
+        .push(docs)
+        .push(api);
+    Service::new(root)
+        .hoop(depot::InjectState(state))
+        .hoop(observe::observe)
+        .hoop(headers::SecurityHeaders::new(config.debug))
+        .hoop(cors::cors(&config.cors_origins))
+        .catcher(Catcher::new(catch_error))
+}

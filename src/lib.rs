@@ -1,0 +1,16 @@
+//! Kultiva: a multi-tenant plant-cultivation backend. `main.rs` is a thin CLI over this library;
+//! tests build the same service through [`http::build_service`].
+
+pub mod config;
+pub mod error;
+pub mod garden;
+pub mod http;
+pub mod serve;
+pub mod state;
+pub mod store;
+pub mod telemetry;
+pub mod tenancy;
+
+pub use config::Config;
+pub use http::build_service;
+pub use state::AppState;

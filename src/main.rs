@@ -1,0 +1,209 @@
+//! `kultiva`: serve the API, run migrations, manage tenants. A refused command exits non-zero
+//! with a one-line reason on standard error.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use kultiva::config::Config;
+use kultiva::state::AppState;
+use kultiva::tenancy::migrate::{self, latest_tenant_version};
+use kultiva::tenancy::provision::{self, ProvisionOptions};
+use kultiva::tenancy::{TenantSlug, registry};
+use kultiva::{serve, telemetry};
+
+#[derive(Parser)]
+#[command(name = "kultiva", version, about = "Kultiva plant-cultivation backend")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API (applies pending platform migrations first).
+    Serve,
+    /// Apply platform migrations; with --all-tenants, bring every tenant schema up to date.
+    Migrate {
+        #[arg(long)]
+        all_tenants: bool,
+        /// Tenants migrated in parallel.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+        jobs: u16,
+    },
+    /// Manage tenants (gardens).
+    Tenant {
+        #[command(subcommand)]
+        command: TenantCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TenantCommand {
+    /// Create a tenant: register it, create its schema and migrate it.
+    Create {
+        slug: String,
+        /// Display name (defaults to the slug).
+        #[arg(long)]
+        name: Option<String>,
+        /// Placement (PostgreSQL server) to put the schema on; defaults to DEFAULT_PLACEMENT.
+        #[arg(long)]
+        placement: Option<String>,
+    },
+    /// List tenants.
+    List,
+    /// Drop a tenant and ALL its data. Needs --yes.
+    Drop {
+        slug: String,
+        /// Confirm the irreversible deletion.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => return fail(err),
+    };
+    telemetry::init(config.log_format);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => return fail(format!("cannot start the runtime: {err}")),
+    };
+    match runtime.block_on(run(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(reason) => fail(reason),
+    }
+}
+
+fn fail(reason: impl std::fmt::Display) -> ExitCode {
+    let line = reason.to_string().replace('\n', " ");
+    eprintln!("kultiva: {line}");
+    ExitCode::FAILURE
+}
+
+async fn run(command: Command, config: Config) -> Result<(), String> {
+    let state = AppState::new(config).map_err(|e| e.to_string())?;
+    migrate::migrate_platform(state.platform_pool())
+        .await
+        .map_err(|e| format!("platform migrations failed: {e}"))?;
+    let result = match command {
+        Command::Serve => serve_forever(state.clone()).await,
+        Command::Migrate { all_tenants, jobs } => migrate_command(&state, all_tenants, jobs).await,
+        Command::Tenant { command } => tenant_command(&state, command).await,
+    };
+    state.close().await;
+    result
+}
+
+async fn serve_forever(state: AppState) -> Result<(), String> {
+    let config = state.config();
+    let bound = serve::bind(config.bind_address)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.bind_address))?;
+    tracing::info!(address = %bound.local_addr(), mode = config.service_mode.as_str(),
+        version = env!("CARGO_PKG_VERSION"), "kultiva serving");
+    serve::stop_on_signal(bound.handle(), config.shutdown_grace);
+    bound.serve(state).await;
+    Ok(())
+}
+
+async fn migrate_command(state: &AppState, all_tenants: bool, jobs: u16) -> Result<(), String> {
+    println!("platform schema up to date");
+    if !all_tenants {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let report = migrate::migrate_all_tenants(state, usize::from(jobs))
+        .await
+        .map_err(|e| e.to_string())?;
+    println!(
+        "tenants migrated: {}, already current: {}, failed: {} (latest version {}, {:.1}s)",
+        report.migrated,
+        report.already_current,
+        report.failed.len(),
+        latest_tenant_version(),
+        started.elapsed().as_secs_f64()
+    );
+    for (slug, why) in &report.failed {
+        eprintln!("kultiva: tenant {slug}: {why}");
+    }
+    if report.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} tenant(s) failed to migrate",
+            report.failed.len()
+        ))
+    }
+}
+
+async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), String> {
+    let parse =
+        |raw: &str| TenantSlug::parse(raw).map_err(|e| format!("invalid slug {raw:?}: {e}"));
+    match command {
+        TenantCommand::Create {
+            slug,
+            name,
+            placement,
+        } => {
+            let slug = parse(&slug)?;
+            let name = name.unwrap_or_else(|| slug.to_string());
+            let tenant = provision::create_tenant(
+                state,
+                &slug,
+                &name,
+                ProvisionOptions {
+                    placement,
+                    target_version: None,
+                },
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            println!(
+                "created tenant {} (schema {}, placement {}, version {})",
+                tenant.slug, tenant.schema_name, tenant.placement, tenant.schema_version
+            );
+        }
+        TenantCommand::List => {
+            let tenants = registry::list(state.platform_pool())
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "{:<30} {:<12} {:<10} {:>7}  {:<34} NAME",
+                "SLUG", "STATUS", "PLACEMENT", "VERSION", "SCHEMA"
+            );
+            for t in tenants {
+                println!(
+                    "{:<30} {:<12} {:<10} {:>7}  {:<34} {}",
+                    t.slug,
+                    t.status.as_str(),
+                    t.placement,
+                    t.schema_version,
+                    t.schema_name,
+                    t.name
+                );
+            }
+        }
+        TenantCommand::Drop { slug, yes } => {
+            let slug = parse(&slug)?;
+            if !yes {
+                return Err(format!(
+                    "refusing to drop tenant {slug} and all its data without --yes"
+                ));
+            }
+            let tenant = provision::drop_tenant(state, &slug)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "dropped tenant {} (schema {})",
+                tenant.slug, tenant.schema_name
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! Everything a request may need, built once at start and shared (cheap to clone).
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::store::pg::Placements;
+use crate::store::redis::{self, RedisPool};
+use crate::tenancy::migrate::TenantMigrations;
+
+#[derive(Clone, Debug)]
+pub struct AppState(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    config: Config,
+    placements: Placements,
+    redis: RedisPool,
+    tenant_migrations: TenantMigrations,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("database configuration: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("redis configuration: {0}")]
+    Redis(#[from] deadpool_redis::CreatePoolError),
+}
+
+impl AppState {
+    /// Builds pools (connections open on first use).
+    pub fn new(config: Config) -> Result<Self, StateError> {
+        let placements = Placements::connect_lazy(&config)?;
+        Self::with_placements(config, placements)
+    }
+
+    pub fn with_placements(config: Config, placements: Placements) -> Result<Self, StateError> {
+        let redis = redis::create_pool(config.redis_url.expose())?;
+        Ok(Self(Arc::new(Inner {
+            config,
+            placements,
+            redis,
+            tenant_migrations: TenantMigrations::default(),
+        })))
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+
+    pub fn placements(&self) -> &Placements {
+        &self.0.placements
+    }
+
+    /// The pool of the primary server, home of the `platform` schema.
+    pub fn platform_pool(&self) -> &sqlx::PgPool {
+        self.0.placements.primary().pool()
+    }
+
+    pub fn redis(&self) -> &RedisPool {
+        &self.0.redis
+    }
+
+    pub fn tenant_migrations(&self) -> &TenantMigrations {
+        &self.0.tenant_migrations
+    }
+
+    /// Closes every pool; called once the server has drained.
+    pub async fn close(&self) {
+        self.0.placements.close().await;
+        self.0.redis.close();
+    }
+}

@@ -1,0 +1,235 @@
+//! Platform and tenant migrations. Tenant schemas migrate on demand (first request of a tenant
+//! that is behind), on provisioning, and in bulk from the CLI; every path goes through
+//! [`migrate_tenant`], which runs at most once per tenant at a time across all replicas.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use sqlx::migrate::{MigrateError, Migrator};
+use sqlx::{Connection, PgConnection};
+use time::OffsetDateTime;
+
+use super::names::SchemaName;
+use super::registry::{self, MigrationTrigger, TenantRecord};
+use crate::state::AppState;
+
+static PLATFORM: Migrator = sqlx::migrate!("./migrations/platform");
+static TENANT: Migrator = sqlx::migrate!("./migrations/tenant");
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrationError {
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migration error: {0}")]
+    Migrate(#[from] MigrateError),
+    #[error("tenant {0} names placement {1:?}, which is not configured")]
+    UnknownPlacement(String, String),
+    #[error("tenant {0} no longer exists")]
+    TenantGone(String),
+}
+
+/// The newest tenant schema version this binary knows.
+pub fn latest_tenant_version() -> i64 {
+    TENANT.iter().map(|m| m.version).max().unwrap_or(0)
+}
+
+/// Applies pending platform migrations (idempotent; serialised by sqlx's own advisory lock).
+pub async fn migrate_platform(pool: &sqlx::PgPool) -> Result<(), MigrateError> {
+    let mut migrator = Migrator::with_migrations(PLATFORM.iter().cloned().collect());
+    migrator.dangerous_set_table_name("platform._sqlx_migrations");
+    migrator.create_schema("platform");
+    migrator.run(pool).await
+}
+
+/// In-process single flight: concurrent first requests of one tenant wait on one mutex instead
+/// of each opening a dedicated connection to wait on the advisory lock.
+#[derive(Debug, Default)]
+pub struct TenantMigrations {
+    locks: Mutex<HashMap<uuid::Uuid, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl TenantMigrations {
+    fn lock_for(&self, tenant: uuid::Uuid) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        locks.entry(tenant).or_default().clone()
+    }
+
+    fn release(&self, tenant: uuid::Uuid) {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Drop the entry when nobody else holds or waits on it, so the map stays small.
+        if locks
+            .get(&tenant)
+            .is_some_and(|l| Arc::strong_count(l) == 1)
+        {
+            locks.remove(&tenant);
+        }
+    }
+}
+
+/// What a migration call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MigrationOutcome {
+    pub from_version: i64,
+    pub to_version: i64,
+}
+
+impl MigrationOutcome {
+    pub fn applied(&self) -> bool {
+        self.to_version != self.from_version
+    }
+}
+
+/// Brings a tenant schema to `target` (latest when `None`), creating the schema if needed.
+///
+/// Runs on a dedicated connection under a per-tenant advisory lock, and re-reads the version
+/// inside the lock, so concurrent callers (threads or replicas) migrate exactly once.
+pub async fn migrate_tenant(
+    state: &AppState,
+    tenant: &TenantRecord,
+    target: Option<i64>,
+    trigger: MigrationTrigger,
+) -> Result<MigrationOutcome, MigrationError> {
+    let target = target.unwrap_or_else(latest_tenant_version);
+    let local = state.tenant_migrations().lock_for(tenant.id);
+    let outcome = {
+        let _guard = local.lock().await;
+        migrate_locked(state, tenant, target, trigger).await
+    };
+    drop(local);
+    state.tenant_migrations().release(tenant.id);
+    outcome
+}
+
+async fn migrate_locked(
+    state: &AppState,
+    tenant: &TenantRecord,
+    target: i64,
+    trigger: MigrationTrigger,
+) -> Result<MigrationOutcome, MigrationError> {
+    let platform = state.platform_pool();
+    let current = registry::current_version(platform, tenant.id)
+        .await?
+        .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))?;
+    if current >= target {
+        return Ok(MigrationOutcome {
+            from_version: current,
+            to_version: current,
+        });
+    }
+    let placement = state.placements().get(&tenant.placement).ok_or_else(|| {
+        MigrationError::UnknownPlacement(tenant.slug.to_string(), tenant.placement.clone())
+    })?;
+
+    let mut conn = placement.dedicated().await?;
+    let result = async {
+        sqlx::query("SELECT pg_advisory_lock(hashtextextended($1, 0))")
+            .bind(lock_key(&tenant.schema_name))
+            .execute(&mut conn)
+            .await?;
+        // Another replica may have finished while this one waited for the lock.
+        let current = registry::current_version(platform, tenant.id)
+            .await?
+            .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))?;
+        if current >= target {
+            return Ok(MigrationOutcome {
+                from_version: current,
+                to_version: current,
+            });
+        }
+        let started_at = OffsetDateTime::now_utc();
+        let reached = apply_tenant_migrations(&mut conn, &tenant.schema_name, target).await?;
+        registry::set_version(platform, tenant.id, reached).await?;
+        registry::record_migration(platform, tenant.id, current, reached, trigger, started_at)
+            .await?;
+        tracing::info!(tenant = %tenant.slug, schema = %tenant.schema_name, from = current,
+            to = reached, trigger = trigger.as_str(), "tenant schema migrated");
+        Ok(MigrationOutcome {
+            from_version: current,
+            to_version: reached,
+        })
+    }
+    .await;
+    // Closing the session releases the advisory lock and discards the session search_path.
+    if let Err(err) = conn.close().await {
+        tracing::warn!(error = %err, "closing the migration connection failed");
+    }
+    result
+}
+
+fn lock_key(schema: &SchemaName) -> String {
+    format!("kultiva:tenant-migrate:{schema}")
+}
+
+/// Creates the schema if needed and applies tenant migrations up to `target` inside it.
+/// Returns the version the schema is at afterwards.
+async fn apply_tenant_migrations(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+    target: i64,
+) -> Result<i64, MigrationError> {
+    let quoted = schema.quoted();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "CREATE SCHEMA IF NOT EXISTS {quoted}"
+    )))
+    .execute(&mut *conn)
+    .await?;
+    // Session-level on purpose: sqlx runs each migration in its own transaction on this
+    // dedicated connection, which is closed afterwards.
+    sqlx::query("SELECT set_config('search_path', $1, false)")
+        .bind(&quoted)
+        .execute(&mut *conn)
+        .await?;
+    let mut migrator = Migrator::with_migrations(TENANT.iter().cloned().collect());
+    migrator.dangerous_set_table_name(format!("{quoted}._sqlx_migrations"));
+    // Locking is ours (per tenant); sqlx's lock is per database and would serialise tenants.
+    migrator.set_locking(false);
+    migrator.run_direct(Some(target), conn, false).await?;
+    let reached: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT max(version) FROM {quoted}._sqlx_migrations WHERE success"
+    )))
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(reached.unwrap_or(0))
+}
+
+/// Summary of a bulk run.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct BulkReport {
+    pub migrated: usize,
+    pub already_current: usize,
+    pub failed: Vec<(String, String)>,
+}
+
+/// Migrates every tenant that is behind, `jobs` at a time. Failures are collected, not fatal:
+/// one broken tenant must not hold back the others.
+pub async fn migrate_all_tenants(
+    state: &AppState,
+    jobs: usize,
+) -> Result<BulkReport, MigrationError> {
+    let latest = latest_tenant_version();
+    let behind = registry::list_behind(state.platform_pool(), latest).await?;
+    let results: Vec<_> = futures_util::stream::iter(behind)
+        .map(|tenant| async move {
+            let outcome = migrate_tenant(state, &tenant, None, MigrationTrigger::Cli).await;
+            (tenant.slug.to_string(), outcome)
+        })
+        .buffer_unordered(jobs.max(1))
+        .collect()
+        .await;
+    let mut report = BulkReport::default();
+    for (slug, outcome) in results {
+        match outcome {
+            Ok(o) if o.applied() => report.migrated += 1,
+            Ok(_) => report.already_current += 1,
+            Err(err) => report.failed.push((slug, err.to_string())),
+        }
+    }
+    Ok(report)
+}

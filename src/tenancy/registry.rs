@@ -1,0 +1,226 @@
+//! The tenant registry in `platform.tenants`: SQL only, schema-qualified, explicit columns.
+
+use sqlx::{PgExecutor, Row, postgres::PgRow};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::names::{SchemaName, TenantSlug};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TenantStatus {
+    Provisioning,
+    Active,
+    Suspended,
+}
+
+impl TenantStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provisioning => "provisioning",
+            Self::Active => "active",
+            Self::Suspended => "suspended",
+        }
+    }
+
+    fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "provisioning" => Some(Self::Provisioning),
+            "active" => Some(Self::Active),
+            "suspended" => Some(Self::Suspended),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TenantRecord {
+    pub id: Uuid,
+    pub slug: TenantSlug,
+    pub name: String,
+    pub schema_name: SchemaName,
+    pub placement: String,
+    pub schema_version: i64,
+    pub status: TenantStatus,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+const COLUMNS: &str =
+    "id, slug, name, schema_name, placement, schema_version, status, created_at, updated_at";
+
+fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
+    let corrupt = |what: &str, value: String| {
+        sqlx::Error::Decode(format!("platform.tenants holds an invalid {what}: {value:?}").into())
+    };
+    let slug: String = row.try_get("slug")?;
+    let schema: String = row.try_get("schema_name")?;
+    let status: String = row.try_get("status")?;
+    Ok(TenantRecord {
+        id: row.try_get("id")?,
+        slug: TenantSlug::parse(&slug).map_err(|_| corrupt("slug", slug.clone()))?,
+        name: row.try_get("name")?,
+        schema_name: SchemaName::parse(&schema)
+            .ok_or_else(|| corrupt("schema name", schema.clone()))?,
+        placement: row.try_get("placement")?,
+        schema_version: row.try_get("schema_version")?,
+        status: TenantStatus::parse(&status).ok_or_else(|| corrupt("status", status.clone()))?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+    })
+}
+
+pub async fn find_by_slug(
+    db: impl PgExecutor<'_>,
+    slug: &TenantSlug,
+) -> Result<Option<TenantRecord>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM platform.tenants WHERE slug = $1"
+    ));
+    let row = sqlx::query(sql)
+        .bind(slug.as_str())
+        .fetch_optional(db)
+        .await?;
+    row.as_ref().map(decode).transpose()
+}
+
+pub async fn find_by_id(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+) -> Result<Option<TenantRecord>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM platform.tenants WHERE id = $1"
+    ));
+    let row = sqlx::query(sql).bind(id).fetch_optional(db).await?;
+    row.as_ref().map(decode).transpose()
+}
+
+pub async fn list(db: impl PgExecutor<'_>) -> Result<Vec<TenantRecord>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM platform.tenants ORDER BY slug"
+    ));
+    let rows = sqlx::query(sql).fetch_all(db).await?;
+    rows.iter().map(decode).collect()
+}
+
+/// Tenants whose schema is behind `latest`, oldest first.
+pub async fn list_behind(
+    db: impl PgExecutor<'_>,
+    latest: i64,
+) -> Result<Vec<TenantRecord>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM platform.tenants WHERE schema_version < $1 \
+         AND status <> 'provisioning' ORDER BY created_at"
+    ));
+    let rows = sqlx::query(sql).bind(latest).fetch_all(db).await?;
+    rows.iter().map(decode).collect()
+}
+
+/// Inserts a new tenant in status `provisioning`. `None` when the slug is taken.
+pub async fn insert(
+    db: impl PgExecutor<'_>,
+    slug: &TenantSlug,
+    name: &str,
+    placement: &str,
+) -> Result<Option<TenantRecord>, sqlx::Error> {
+    let id = Uuid::now_v7();
+    let schema = SchemaName::for_tenant(id);
+    let sql = sqlx::AssertSqlSafe(format!(
+        "INSERT INTO platform.tenants (id, slug, name, schema_name, placement, status) \
+         VALUES ($1, $2, $3, $4, $5, 'provisioning') ON CONFLICT (slug) DO NOTHING RETURNING {COLUMNS}"
+    ));
+    let row = sqlx::query(sql)
+        .bind(id)
+        .bind(slug.as_str())
+        .bind(name)
+        .bind(schema.as_str())
+        .bind(placement)
+        .fetch_optional(db)
+        .await?;
+    row.as_ref().map(decode).transpose()
+}
+
+pub async fn current_version(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+) -> Result<Option<i64>, sqlx::Error> {
+    sqlx::query_scalar("SELECT schema_version FROM platform.tenants WHERE id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
+pub async fn set_version(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    version: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE platform.tenants SET schema_version = $2, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(version)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+pub async fn set_status(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    status: TenantStatus,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE platform.tenants SET status = $2, updated_at = now() WHERE id = $1")
+        .bind(id)
+        .bind(status.as_str())
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+pub async fn delete(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("DELETE FROM platform.tenants WHERE id = $1")
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// What triggered a migration run, kept in `platform.tenant_migrations`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrationTrigger {
+    Provision,
+    OnDemand,
+    Cli,
+}
+
+impl MigrationTrigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provision => "provision",
+            Self::OnDemand => "on_demand",
+            Self::Cli => "cli",
+        }
+    }
+}
+
+pub async fn record_migration(
+    db: impl PgExecutor<'_>,
+    tenant_id: Uuid,
+    from: i64,
+    to: i64,
+    trigger: MigrationTrigger,
+    started_at: OffsetDateTime,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO platform.tenant_migrations (tenant_id, from_version, to_version, trigger, started_at) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(tenant_id)
+    .bind(from)
+    .bind(to)
+    .bind(trigger.as_str())
+    .bind(started_at)
+    .execute(db)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,163 @@
+//! The `kultiva` binary as operators use it.
+
+use std::process::{Command, Output};
+
+use kultiva::tenancy::migrate::latest_tenant_version;
+use kultiva::tenancy::provision::ProvisionOptions;
+use kultiva::tenancy::registry;
+
+use crate::support::{Options, TestApp, base_env, sibling_database, unique_slug};
+
+/// The CLI tests work on a database of their own: `migrate --all-tenants` would otherwise
+/// migrate tenants that parallel tests keep behind on purpose.
+async fn cli_app() -> (TestApp, String) {
+    let url = sibling_database("cli").await;
+    let app = TestApp::spawn_with(Options {
+        env: vec![("DATABASE_URL", url.clone())],
+        ..Options::default()
+    })
+    .await;
+    (app, url)
+}
+
+fn kultiva(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kultiva"));
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in base_env() {
+        cmd.env(k, v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("kultiva runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn tenant_create_list_drop() {
+    let (app, url) = cli_app().await;
+    let db = [("DATABASE_URL", url.as_str())];
+    let slug = unique_slug("cli");
+    let out = kultiva(&["tenant", "create", &slug, "--name", "CLI Garden"], &db);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains(&format!("created tenant {slug}")));
+
+    let out = kultiva(&["tenant", "list"], &db);
+    assert!(out.status.success());
+    let line = stdout(&out)
+        .lines()
+        .find(|l| l.starts_with(&slug))
+        .map(str::to_owned)
+        .expect("listed");
+    assert!(
+        line.contains("active") && line.contains("CLI Garden"),
+        "{line}"
+    );
+
+    let out = kultiva(&["tenant", "create", &slug], &db);
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr_lines(&out).len(),
+        1,
+        "one line: {:?}",
+        stderr_lines(&out)
+    );
+    assert!(stderr_lines(&out)[0].contains("already exists"));
+
+    let out = kultiva(&["tenant", "drop", &slug], &db);
+    assert!(!out.status.success(), "drop without --yes is refused");
+    assert!(stderr_lines(&out)[0].contains("--yes"));
+    let slug_parsed = kultiva::tenancy::TenantSlug::parse(&slug).expect("slug");
+    assert!(
+        registry::find_by_slug(app.state.platform_pool(), &slug_parsed)
+            .await
+            .expect("q")
+            .is_some()
+    );
+
+    let out = kultiva(&["tenant", "drop", &slug, "--yes"], &db);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        registry::find_by_slug(app.state.platform_pool(), &slug_parsed)
+            .await
+            .expect("q")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn invalid_slugs_are_refused_by_the_cli() {
+    for bad in ["Public", "public", "a;drop", "../x", "gärten"] {
+        let out = kultiva(&["tenant", "create", bad], &[]);
+        assert!(!out.status.success(), "{bad}");
+        let lines = stderr_lines(&out);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].contains("invalid slug"), "{lines:?}");
+    }
+}
+
+#[tokio::test]
+async fn migrate_all_tenants_brings_every_schema_up() {
+    let (app, url) = cli_app().await;
+    let db = [("DATABASE_URL", url.as_str())];
+    let latest = latest_tenant_version();
+    let behind = app
+        .tenant_with(
+            "bulk",
+            ProvisionOptions {
+                placement: None,
+                target_version: Some(latest - 1),
+            },
+        )
+        .await;
+    let out = kultiva(&["migrate", "--all-tenants", "--jobs", "2"], &db);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("tenants migrated"));
+    let stored = registry::find_by_id(app.state.platform_pool(), behind.id)
+        .await
+        .expect("q")
+        .expect("row");
+    assert_eq!(stored.schema_version, latest);
+}
+
+#[test]
+fn full_mode_refuses_the_placeholder_secret() {
+    let out = kultiva(&["serve"], &[("JWT_SECRET_KEY", "change-me-in-production")]);
+    assert!(!out.status.success());
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("JWT_SECRET_KEY"), "{lines:?}");
+}
+
+#[test]
+fn bad_configuration_is_reported_in_one_line() {
+    let out = kultiva(
+        &["migrate"],
+        &[("SERVICE_MODE", "heavy"), ("BIND_ADDRESS", "nowhere")],
+    );
+    assert!(!out.status.success());
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("SERVICE_MODE") && lines[0].contains("BIND_ADDRESS"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn jobs_are_bounded() {
+    let out = kultiva(&["migrate", "--all-tenants", "--jobs", "0"], &[]);
+    assert!(!out.status.success());
+}

@@ -1,0 +1,108 @@
+//! The OpenAPI document and the two documentation pages.
+
+use serde_json::Value;
+
+use crate::support::TestApp;
+
+#[tokio::test]
+async fn document_lists_every_route_with_params_and_errors() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/api/v1/openapi.json").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let doc: Value = res.json().await.expect("json");
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.")));
+    let paths = doc["paths"].as_object().expect("paths");
+
+    for (path, method) in [
+        ("/api/health", "get"),
+        ("/api/v1/health/live", "get"),
+        ("/api/v1/health/ready", "get"),
+        ("/api/v1/mode", "get"),
+        ("/api/v1/t/{slug}/sites", "get"),
+        ("/api/v1/t/{slug}/sites", "post"),
+        ("/api/v1/t/{slug}/sites/{site_key}", "get"),
+    ] {
+        assert!(
+            paths.get(path).and_then(|p| p.get(method)).is_some(),
+            "{method} {path} documented"
+        );
+    }
+
+    let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+    for name in schemas.keys() {
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+            "component name {name}"
+        );
+    }
+    assert!(schemas.contains_key("ErrorRecord"));
+
+    for (path, item) in paths {
+        for (method, op) in item.as_object().expect("path item") {
+            let declared: Vec<&str> = op["parameters"]
+                .as_array()
+                .map(|ps| {
+                    ps.iter()
+                        .filter(|p| p["in"] == "path")
+                        .filter_map(|p| p["name"].as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            for segment in path.split('/').filter(|s| s.starts_with('{')) {
+                let name = segment.trim_matches(|c| c == '{' || c == '}');
+                assert!(
+                    declared.contains(&name),
+                    "{method} {path} declares path parameter {name}"
+                );
+            }
+            assert!(
+                op["operationId"].as_str().is_some(),
+                "{method} {path} has an operationId"
+            );
+            let responses = op["responses"].as_object().expect("responses");
+            assert!(
+                responses.keys().any(|c| c.starts_with('2')),
+                "{method} {path} documents success"
+            );
+            for (code, response) in responses {
+                if code.starts_with('4') || code == "500" {
+                    let schema = &response["content"]["application/json"]["schema"]["$ref"];
+                    assert_eq!(
+                        schema, "#/components/schemas/ErrorRecord",
+                        "{method} {path} {code} uses the error record"
+                    );
+                }
+            }
+            if path.starts_with("/api/v1/t/") {
+                assert!(
+                    responses.contains_key("404"),
+                    "{method} {path} documents the unknown-tenant 404"
+                );
+            }
+        }
+    }
+    // Create answers 201, not 200.
+    let create = &paths["/api/v1/t/{slug}/sites"]["post"]["responses"];
+    assert!(create.get("201").is_some() && create.get("200").is_none());
+}
+
+#[tokio::test]
+async fn docs_pages_are_served() {
+    let app = TestApp::spawn().await;
+    let res = app.get("/api/v1/docs").await;
+    assert!(res.status().is_redirection());
+    let res = app.get("/api/v1/docs/").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let html = res.text().await.expect("html");
+    assert!(
+        html.contains("swagger") || html.contains("Swagger"),
+        "swagger ui page"
+    );
+    assert!(html.contains("/api/v1/openapi.json"));
+    let res = app.get("/api/v1/redoc").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let html = res.text().await.expect("html");
+    assert!(html.to_lowercase().contains("redoc"));
+    assert!(html.contains("/api/v1/openapi.json"));
+}

@@ -1,0 +1,140 @@
+//! Graceful shutdown of the real binary: SIGTERM while a request is in flight lets that request
+//! finish, refuses new connections, closes pools and exits 0.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::support::{TestApp, base_env};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+#[tokio::test]
+async fn sigterm_drains_the_request_in_flight() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("drain").await;
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in base_env() {
+        cmd.env(k, v);
+    }
+    cmd.env("BIND_ADDRESS", &addr)
+        .env("SHUTDOWN_GRACE_SECONDS", "20");
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn kultiva");
+
+    // Wait until it serves.
+    let mut ready = false;
+    for _ in 0..100 {
+        if let Ok(res) = app
+            .client
+            .get(format!("http://{addr}/api/v1/health/live"))
+            .send()
+            .await
+            && res.status().is_success()
+        {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ready, "server came up");
+
+    // Start a request and send only half of its body.
+    let body = r#"{"name":"Drained site","kind":"windowsill"}"#;
+    let (first, rest) = body.split_at(10);
+    let mut stream = TcpStream::connect(&addr).await.expect("connect");
+    let head = format!(
+        "POST /api/v1/t/{}/sites/ HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        tenant.slug,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    stream
+        .write_all(first.as_bytes())
+        .await
+        .expect("first half");
+    stream.flush().await.expect("flush");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let pid = child.id().expect("pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // No new connection is served once draining started: the connect itself may still land
+    // in the kernel's backlog, but no response ever comes back on it.
+    let late = match TcpStream::connect(&addr).await {
+        Err(_) => None,
+        Ok(mut late) => {
+            let probe = format!("GET /api/v1/health/live HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+            let _ = late.write_all(probe.as_bytes()).await;
+            Some(tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let _ = late.read_to_end(&mut buf).await;
+                String::from_utf8_lossy(&buf).into_owned()
+            }))
+        }
+    };
+
+    // The request in flight completes.
+    stream
+        .write_all(rest.as_bytes())
+        .await
+        .expect("second half");
+    let mut response = String::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        stream.read_to_string(&mut response),
+    )
+    .await
+    .expect("response in time")
+    .expect("read");
+    assert!(response.starts_with("HTTP/1.1 201"), "{response}");
+    assert!(response.contains("Drained site"));
+
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("exits in time")
+        .expect("wait");
+    assert!(status.success(), "exit status {status}");
+    if let Some(late) = late {
+        let answer = tokio::time::timeout(Duration::from_secs(5), late)
+            .await
+            .expect("late probe ends")
+            .expect("join");
+        assert!(
+            !answer.starts_with("HTTP/"),
+            "a connection made while draining was served: {answer}"
+        );
+    }
+    let mut logs = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        err.read_to_string(&mut logs).await.expect("logs");
+    }
+    assert!(logs.contains("shutdown signal received"), "{logs}");
+    assert!(logs.contains("pools closed"), "{logs}");
+    assert_eq!(
+        app.site_count(&tenant).await,
+        1,
+        "the drained request was committed"
+    );
+}

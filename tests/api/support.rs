@@ -1,0 +1,300 @@
+//! Test harness: starts the real service (same builder as `main`) on a loopback port against
+//! the real PostgreSQL and Redis named by `TEST_DATABASE_URL`/`TEST_REDIS_URL` (set by
+//! `infra/test`), falling back to `DATABASE_URL`/`REDIS_URL` and then the default local ports.
+//! Each test makes its own tenants with unique slugs, so tests run in parallel.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use kultiva::config::Config;
+use kultiva::serve;
+use kultiva::state::AppState;
+use kultiva::store::pg::Placements;
+use kultiva::tenancy::migrate::migrate_platform;
+use kultiva::tenancy::provision::{self, ProvisionOptions};
+use kultiva::tenancy::{TenantRecord, TenantSlug};
+use salvo::server::ServerHandle;
+use serde_json::Value;
+
+pub const TEST_SECRET: &str = "test-secret-0123456789abcdef0123456789abcdef";
+
+pub fn database_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .or_else(|_| std::env::var("DATABASE_URL"))
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/kultiva_test".to_owned())
+}
+
+pub fn redis_url() -> String {
+    std::env::var("TEST_REDIS_URL")
+        .or_else(|_| std::env::var("REDIS_URL"))
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned())
+}
+
+/// The variables a test service starts with; tests add or replace entries.
+pub fn base_env() -> BTreeMap<String, String> {
+    [
+        ("DATABASE_URL", database_url()),
+        ("REDIS_URL", redis_url()),
+        ("JWT_SECRET_KEY", TEST_SECRET.to_owned()),
+        ("BIND_ADDRESS", "127.0.0.1:0".to_owned()),
+        ("LOG_FORMAT", "json".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// The test database URL with another database name.
+fn sibling_url(url: &str, db: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let prefix = base.rsplit_once('/').map_or(base, |(p, _)| p);
+    match query {
+        Some(q) => format!("{prefix}/{db}?{q}"),
+        None => format!("{prefix}/{db}"),
+    }
+}
+
+/// A second database beside the test database (created on first use), for tests that need a
+/// server of their own: another placement, or a registry no parallel test touches.
+pub async fn sibling_database(suffix: &str) -> String {
+    let primary = database_url();
+    let base = primary.split('?').next().unwrap_or(&primary);
+    let name = format!(
+        "{}_{suffix}",
+        base.rsplit('/').next().unwrap_or("kultiva_test")
+    );
+    let admin = sqlx::PgPool::connect(&primary).await.expect("connect");
+    let create = format!("CREATE DATABASE \"{name}\"");
+    if let Err(err) = sqlx::query(sqlx::AssertSqlSafe(create))
+        .execute(&admin)
+        .await
+    {
+        let code = err
+            .as_database_error()
+            .and_then(|e| e.code())
+            .map(|c| c.to_string());
+        // 42P04: exists from an earlier run; 23505: a parallel test created it first.
+        assert!(
+            matches!(code.as_deref(), Some("42P04" | "23505")),
+            "create database {name}: {err}"
+        );
+    }
+    admin.close().await;
+    sibling_url(&primary, &name)
+}
+
+pub fn unique_slug(prefix: &str) -> String {
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    format!("{prefix}-{}", &id[..12])
+}
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    pub client: reqwest::Client,
+    handle: ServerHandle,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.handle.stop_forceful();
+    }
+}
+
+#[derive(Default)]
+pub struct Options {
+    pub env: Vec<(&'static str, String)>,
+    pub max_connections: Option<u32>,
+    /// For services pointed at a database that does not answer.
+    pub skip_platform_migrations: bool,
+}
+
+impl TestApp {
+    pub async fn spawn() -> Self {
+        Self::spawn_with(Options::default()).await
+    }
+
+    pub async fn spawn_with(options: Options) -> Self {
+        let mut env = base_env();
+        for (k, v) in options.env {
+            env.insert(k.to_owned(), v);
+        }
+        let config = Config::from_map(&env).expect("test configuration is valid");
+        kultiva::telemetry::init(config.log_format);
+        let placements = match options.max_connections {
+            Some(n) => Placements::connect_lazy_with(&config, n),
+            None => Placements::connect_lazy(&config),
+        }
+        .expect("pools");
+        let state = AppState::with_placements(config, placements).expect("state");
+        if !options.skip_platform_migrations {
+            migrate_platform(state.platform_pool())
+                .await
+                .expect("platform migrations");
+        }
+        let bound = serve::bind(state.config().bind_address)
+            .await
+            .expect("bind");
+        let addr = bound.local_addr();
+        let handle = bound.handle();
+        tokio::spawn(bound.serve(state.clone()));
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        Self {
+            addr,
+            state,
+            client,
+            handle,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    /// A fresh, active tenant at the latest schema version.
+    pub async fn tenant(&self, prefix: &str) -> TenantRecord {
+        self.tenant_with(prefix, ProvisionOptions::default()).await
+    }
+
+    pub async fn tenant_with(&self, prefix: &str, options: ProvisionOptions) -> TenantRecord {
+        let slug = TenantSlug::parse(&unique_slug(prefix)).expect("test slug");
+        provision::create_tenant(&self.state, &slug, "Test garden", options)
+            .await
+            .expect("tenant provisioned")
+    }
+
+    /// Creates a site through the API and returns its JSON.
+    pub async fn create_site(&self, tenant: &TenantRecord, name: &str) -> Value {
+        let res = self
+            .post_json(
+                &format!("/api/v1/t/{}/sites/", tenant.slug),
+                &serde_json::json!({"name": name, "kind": "garden"}),
+            )
+            .await;
+        assert_eq!(res.status().as_u16(), 201, "site created");
+        res.json().await.expect("site json")
+    }
+
+    pub async fn platform_count(&self, sql: &'static str) -> i64 {
+        sqlx::query_scalar(sql)
+            .fetch_one(self.state.platform_pool())
+            .await
+            .expect("count query")
+    }
+
+    pub async fn tenant_count(&self) -> i64 {
+        self.platform_count("SELECT count(*) FROM platform.tenants")
+            .await
+    }
+
+    pub async fn schema_count(&self) -> i64 {
+        self.platform_count("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 't\\_%'")
+            .await
+    }
+
+    pub async fn site_count(&self, tenant: &TenantRecord) -> i64 {
+        let sql = format!("SELECT count(*) FROM {}.sites", tenant.schema_name.quoted());
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .fetch_one(self.state.platform_pool())
+            .await
+            .expect("count sites")
+    }
+}
+
+/// Asserts the specification's error record and returns it.
+pub async fn assert_error(res: reqwest::Response, status: u16, code: &str) -> Value {
+    assert_eq!(res.status().as_u16(), status, "status");
+    let ctype = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    assert!(
+        ctype.starts_with("application/json"),
+        "content type {ctype}"
+    );
+    let body: Value = res.json().await.expect("error body is JSON");
+    assert_eq!(body["error_code"], code, "{body}");
+    let id = body["error_id"].as_str().expect("error_id");
+    assert!(
+        id.starts_with("err_") && uuid::Uuid::parse_str(&id[4..]).is_ok(),
+        "error_id {id}"
+    );
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "message"
+    );
+    assert!(body["details"].is_array(), "details");
+    let ts = body["timestamp"].as_str().expect("timestamp");
+    assert!(
+        time::OffsetDateTime::parse(ts, &time::format_description::well_known::Rfc3339).is_ok(),
+        "timestamp {ts}"
+    );
+    assert!(
+        body["path"].as_str().is_some_and(|p| p.starts_with('/')),
+        "path"
+    );
+    assert!(body["method"].as_str().is_some(), "method");
+    let keys: Vec<&str> = body
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys.len(),
+        7,
+        "exactly the seven fields of the record: {keys:?}"
+    );
+    body
+}
+
+/// The detail fields of a 422, in order.
+pub fn detail_fields(body: &Value) -> Vec<String> {
+    body["details"]
+        .as_array()
+        .map(|d| {
+            d.iter()
+                .filter_map(|e| e["field"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
