@@ -311,7 +311,19 @@ impl From<redis::RedisError> for AppError {
 /// Catcher goal: statuses raised outside handlers (unknown route, wrong method, body limit,
 /// panic) get the same error record as everything else.
 #[handler]
-pub async fn catch_error(req: &mut Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+pub async fn catch_error(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    // The catcher runs after the request span closed; re-enter it so the error line carries
+    // the request id like every other line of the request.
+    let span = depot
+        .get_typed::<tracing::Span>()
+        .cloned()
+        .unwrap_or_else(|_| tracing::Span::none());
+    let _entered = span.enter();
     let status = res.status_code.unwrap_or(StatusCode::NOT_FOUND);
     let code = ErrorCode::for_status(status);
     let message: Cow<'static, str> = match status {

@@ -55,6 +55,20 @@ async fn sigterm_drains_the_request_in_flight() {
     }
     assert!(ready, "server came up");
 
+    // A request with a known id, rejected by the catcher (unknown route).
+    let missing = app
+        .client
+        .get(format!("http://{addr}/api/v1/no-route"))
+        .header("x-request-id", "trace-me-4711")
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(missing.status().as_u16(), 404);
+    let error_id = missing.json::<serde_json::Value>().await.expect("json")["error_id"]
+        .as_str()
+        .expect("error_id")
+        .to_owned();
+
     // Start a request and send only half of its body.
     let body = r#"{"name":"Drained site","kind":"windowsill"}"#;
     let (first, rest) = body.split_at(10);
@@ -132,6 +146,21 @@ async fn sigterm_drains_the_request_in_flight() {
     }
     assert!(logs.contains("shutdown signal received"), "{logs}");
     assert!(logs.contains("pools closed"), "{logs}");
+    // Every line written for the traced request carries its id; the rejection line also names
+    // the error id the client saw.
+    let traced: Vec<serde_json::Value> = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v.to_string().contains("trace-me-4711") || v.to_string().contains(&error_id))
+        .collect();
+    assert!(traced.len() >= 2, "{logs}");
+    for line in &traced {
+        assert_eq!(line["span"]["request_id"], "trace-me-4711", "{line}");
+    }
+    assert!(
+        traced.iter().any(|l| l["error_id"] == error_id.as_str()),
+        "{logs}"
+    );
     assert_eq!(
         app.site_count(&tenant).await,
         1,
