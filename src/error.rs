@@ -76,6 +76,39 @@ impl ErrorCode {
         }
     }
 
+    /// The wire form, as in the error record (`ENTITY_NOT_FOUND`).
+    pub fn as_str(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            EntityNotFound => "ENTITY_NOT_FOUND",
+            DuplicateEntry => "DUPLICATE_ENTRY",
+            ValidationError => "VALIDATION_ERROR",
+            InternalError => "INTERNAL_ERROR",
+            Unauthorized => "UNAUTHORIZED",
+            InvalidToken => "INVALID_TOKEN",
+            Forbidden => "FORBIDDEN",
+            EmailNotVerified => "EMAIL_NOT_VERIFIED",
+            AccountLocked => "ACCOUNT_LOCKED",
+            PhaseTransitionInvalid => "PHASE_TRANSITION_INVALID",
+            InvalidStatusTransition => "INVALID_STATUS_TRANSITION",
+            InvalidRunState => "INVALID_RUN_STATE",
+            KarenzViolation => "KARENZ_VIOLATION",
+            ResistanceWarning => "RESISTANCE_WARNING",
+            HstViolation => "HST_VIOLATION",
+            SubstrateExhausted => "SUBSTRATE_EXHAUSTED",
+            RotationViolation => "ROTATION_VIOLATION",
+            IncompatibleCompanion => "INCOMPATIBLE_COMPANION",
+            ExternalSourceError => "EXTERNAL_SOURCE_ERROR",
+            AdapterNotFound => "ADAPTER_NOT_FOUND",
+            RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            MalformedRequest => "MALFORMED_REQUEST",
+            MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            ServiceUnavailable => "SERVICE_UNAVAILABLE",
+        }
+    }
+
     /// The code for an error status produced outside a handler (unknown route, panic, size
     /// limit), where no `AppError` exists.
     pub fn for_status(status: StatusCode) -> Self {
@@ -239,10 +272,10 @@ impl AppError {
         let error_id = format!("err_{}", Uuid::new_v4());
         if status.is_server_error() {
             let cause = self.cause.as_ref().map(ToString::to_string);
-            tracing::error!(%error_id, error_code = ?self.code, cause = cause.as_deref(),
+            tracing::error!(%error_id, error_code = self.code.as_str(), cause = cause.as_deref(),
                 message = %self.message, "request failed");
         } else {
-            tracing::info!(%error_id, error_code = ?self.code, message = %self.message,
+            tracing::info!(%error_id, error_code = self.code.as_str(), message = %self.message,
                 "request rejected");
         }
         // A 500 never shows its cause: the message is generic by construction.
@@ -365,6 +398,20 @@ mod tests {
                 "{code:?}"
             );
             assert_eq!(ErrorCode::for_status(status).status(), status);
+        }
+    }
+
+    #[test]
+    fn wire_names_match_serialisation() {
+        for code in [
+            ErrorCode::EntityNotFound,
+            ErrorCode::HstViolation,
+            ErrorCode::MalformedRequest,
+            ErrorCode::ServiceUnavailable,
+            ErrorCode::KarenzViolation,
+        ] {
+            let json = serde_json::to_string(&code).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", code.as_str()));
         }
     }
 

@@ -1,6 +1,7 @@
 //! Kultiva: a multi-tenant plant-cultivation backend. `main.rs` is a thin CLI over this library;
 //! tests build the same service through [`http::build_service`].
 
+pub mod auth;
 pub mod config;
 pub mod error;
 pub mod garden;

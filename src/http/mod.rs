@@ -27,9 +27,10 @@ pub fn api_router() -> Router {
         )
         .push(Router::with_path("mode").get(health::mode))
         .push(
-            // Tenant scope. Identity (issue 4) puts authentication and the role check in front of
-            // this hoop; until then tenant routes are reachable by anyone who knows the slug.
+            // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
+            // client cannot even learn which gardens exist.
             Router::with_path("t/{slug}")
+                .hoop(crate::auth::require_caller)
                 .hoop(tenant_hoop)
                 .push(crate::garden::sites::routes::router()),
         );

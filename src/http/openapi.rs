@@ -2,8 +2,9 @@
 //! `/api/v1/redoc`.
 
 use salvo::oapi::naming::{self, FlexNamer};
+use salvo::oapi::security::{Http, HttpAuthScheme};
 use salvo::oapi::swagger_ui::SwaggerUi;
-use salvo::oapi::{OpenApi, redoc::ReDoc};
+use salvo::oapi::{OpenApi, SecurityScheme, redoc::ReDoc};
 use salvo::prelude::*;
 
 use super::health::VERSION;
@@ -17,7 +18,12 @@ pub fn document(api: &Router) -> OpenApi {
             .short_mode(true)
             .generic_delimiter("Of", ""),
     );
-    OpenApi::new("Kultiva API", VERSION).merge_router(api)
+    OpenApi::new("Kultiva API", VERSION)
+        .add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer).bearer_format("JWT or API key")),
+        )
+        .merge_router(api)
 }
 
 pub fn router(api: &Router) -> Router {

@@ -31,7 +31,21 @@ fn kultiva(args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().expect("kultiva runs")
+    // A command that should exit but serves instead must fail the test, not hang the suite.
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kultiva runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("kultiva {args:?} did not exit within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
 }
 
 fn stdout(out: &Output) -> String {
@@ -134,7 +148,13 @@ async fn migrate_all_tenants_brings_every_schema_up() {
 
 #[test]
 fn full_mode_refuses_the_placeholder_secret() {
-    let out = kultiva(&["serve"], &[("JWT_SECRET_KEY", "change-me-in-production")]);
+    let out = kultiva(
+        &["serve"],
+        &[
+            ("SERVICE_MODE", "full"),
+            ("JWT_SECRET_KEY", "change-me-in-production"),
+        ],
+    );
     assert!(!out.status.success());
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 1, "{lines:?}");

@@ -4,7 +4,11 @@ use crate::support::{Options, TestApp};
 
 #[tokio::test]
 async fn live_ready_health_and_mode_answer() {
-    let app = TestApp::spawn().await;
+    let app = TestApp::spawn_with(Options {
+        env: vec![("SERVICE_MODE", "full".into())],
+        ..Options::default()
+    })
+    .await;
 
     let res = app.get("/api/v1/health/live").await;
     assert_eq!(res.status().as_u16(), 200);

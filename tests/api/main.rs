@@ -3,6 +3,7 @@
 
 mod support;
 
+mod auth;
 mod cli;
 mod conventions;
 mod health;

@@ -40,6 +40,8 @@ pub fn base_env() -> BTreeMap<String, String> {
         ("JWT_SECRET_KEY", TEST_SECRET.to_owned()),
         ("BIND_ADDRESS", "127.0.0.1:0".to_owned()),
         ("LOG_FORMAT", "json".to_owned()),
+        // Garden routes need a caller; until identity exists only light mode has one.
+        ("SERVICE_MODE", "light".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

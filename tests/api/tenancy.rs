@@ -276,7 +276,6 @@ async fn two_connections_serve_two_tenants_without_crossing() {
 #[tokio::test]
 async fn hostile_slugs_answer_404_and_create_nothing() {
     let app = TestApp::spawn().await;
-    let tenants_before = app.tenant_count().await;
     let long = "a".repeat(64);
     let hostile = [
         "public",
@@ -323,7 +322,6 @@ async fn hostile_slugs_answer_404_and_create_nothing() {
     .await
     .expect("count");
     assert_eq!(schemas, 0);
-    assert!(app.tenant_count().await >= tenants_before);
 }
 
 #[tokio::test]

@@ -18,7 +18,7 @@ pub fn router() -> Router {
 }
 
 /// List the garden's sites, oldest first.
-#[endpoint(tags("sites"), operation_id = "list_sites",
+#[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "list_sites",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
         ("skip" = Option<i64>, Query, description = "items to skip (0 to 100000, default 0)"),
@@ -26,6 +26,7 @@ pub fn router() -> Router {
     ),
     responses(
         (status_code = 200, description = "one page of sites", body = Page<Site>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
     ))]
@@ -40,10 +41,11 @@ pub async fn list_sites(
 }
 
 /// Get one site.
-#[endpoint(tags("sites"), operation_id = "get_site",
+#[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "get_site",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
         (status_code = 200, description = "the site", body = Site),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or site", body = ErrorBody),
     ))]
 pub async fn get_site(
@@ -56,13 +58,14 @@ pub async fn get_site(
 }
 
 /// Create a site.
-#[endpoint(tags("sites"), operation_id = "create_site",
-    status_codes(201, 400, 404, 409, 413, 415, 422, 500),
+#[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "create_site",
+    status_codes(201, 400, 401, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewSite,
     responses(
         (status_code = 201, description = "site created", body = Site),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 409, description = "DUPLICATE_ENTRY: a site of that name exists", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
