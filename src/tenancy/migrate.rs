@@ -81,6 +81,13 @@ pub struct MigrationOutcome {
 }
 
 impl MigrationOutcome {
+    fn unchanged(version: i64) -> Self {
+        Self {
+            from_version: version,
+            to_version: version,
+        }
+    }
+
     pub fn applied(&self) -> bool {
         self.to_version != self.from_version
     }
@@ -114,14 +121,9 @@ async fn migrate_locked(
     trigger: MigrationTrigger,
 ) -> Result<MigrationOutcome, MigrationError> {
     let platform = state.platform_pool();
-    let current = registry::current_version(platform, tenant.id)
-        .await?
-        .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))?;
+    let current = stored_version(platform, tenant).await?;
     if current >= target {
-        return Ok(MigrationOutcome {
-            from_version: current,
-            to_version: current,
-        });
+        return Ok(MigrationOutcome::unchanged(current));
     }
     let placement = state.placements().get(&tenant.placement).ok_or_else(|| {
         MigrationError::UnknownPlacement(tenant.slug.to_string(), tenant.placement.clone())
@@ -134,14 +136,9 @@ async fn migrate_locked(
             .execute(&mut conn)
             .await?;
         // Another replica may have finished while this one waited for the lock.
-        let current = registry::current_version(platform, tenant.id)
-            .await?
-            .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))?;
+        let current = stored_version(platform, tenant).await?;
         if current >= target {
-            return Ok(MigrationOutcome {
-                from_version: current,
-                to_version: current,
-            });
+            return Ok(MigrationOutcome::unchanged(current));
         }
         let started_at = OffsetDateTime::now_utc();
         let reached = apply_tenant_migrations(&mut conn, &tenant.schema_name, target).await?;
@@ -161,6 +158,16 @@ async fn migrate_locked(
         tracing::warn!(error = %err, "closing the migration connection failed");
     }
     result
+}
+
+/// The version the registry holds for the tenant; the tenant may have been dropped meanwhile.
+async fn stored_version(
+    platform: &sqlx::PgPool,
+    tenant: &TenantRecord,
+) -> Result<i64, MigrationError> {
+    registry::current_version(platform, tenant.id)
+        .await?
+        .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))
 }
 
 fn lock_key(schema: &SchemaName) -> String {

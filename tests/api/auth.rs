@@ -3,15 +3,11 @@
 
 use serde_json::json;
 
-use crate::support::{Options, TestApp, assert_error, unique_slug};
+use crate::support::{TestApp, assert_error, unique_slug};
 
 #[tokio::test]
 async fn full_mode_requires_a_credential_on_garden_routes() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("SERVICE_MODE", "full".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("SERVICE_MODE", "full")]).await;
     let tenant = app.tenant("guarded").await;
     let path = format!("/api/v1/t/{}/sites/", tenant.slug);
 

@@ -6,17 +6,13 @@ use kultiva::tenancy::migrate::latest_tenant_version;
 use kultiva::tenancy::provision::ProvisionOptions;
 use kultiva::tenancy::registry;
 
-use crate::support::{Options, TestApp, base_env, sibling_database, unique_slug};
+use crate::support::{TestApp, base_env, sibling_database, unique_slug};
 
 /// The CLI tests work on a database of their own: `migrate --all-tenants` would otherwise
 /// migrate tenants that parallel tests keep behind on purpose.
 async fn cli_app() -> (TestApp, String) {
     let url = sibling_database("cli").await;
-    let app = TestApp::spawn_with(Options {
-        env: vec![("DATABASE_URL", url.clone())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("DATABASE_URL", &url)]).await;
     (app, url)
 }
 

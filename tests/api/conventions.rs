@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Options, TestApp, assert_error, detail_fields};
+use crate::support::{TestApp, assert_error, detail_fields, header, header_values};
 
 const SECURITY_HEADERS: &[(&str, &str)] = &[
     ("x-content-type-options", "nosniff"),
@@ -17,7 +17,7 @@ const SECURITY_HEADERS: &[(&str, &str)] = &[
 fn assert_security_headers(res: &reqwest::Response, hsts: bool) {
     for (name, value) in SECURITY_HEADERS {
         assert_eq!(
-            res.headers().get(*name).and_then(|v| v.to_str().ok()),
+            header(res, name).as_deref(),
             Some(*value),
             "{name} on {}",
             res.url()
@@ -51,12 +51,7 @@ async fn wrong_method_is_405_with_allow() {
         .send()
         .await
         .expect("sent");
-    let allow = res
-        .headers()
-        .get("allow")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+    let allow = header(&res, "allow").unwrap_or_default().to_owned();
     assert!(allow.contains("GET"), "Allow: {allow}");
     let body = assert_error(res, 405, "METHOD_NOT_ALLOWED").await;
     assert_eq!(body["method"], "DELETE");
@@ -83,11 +78,7 @@ async fn security_headers_on_every_response() {
 
 #[tokio::test]
 async fn no_hsts_in_debug_mode() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("DEBUG", "true".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("DEBUG", "true")]).await;
     let res = app.get("/api/v1/health/live").await;
     assert_security_headers(&res, false);
     let res = app.get("/api/v1/missing").await;
@@ -114,37 +105,24 @@ async fn cors_preflight_from_an_allowed_origin() {
         .await
         .expect("sent");
     assert_eq!(res.status().as_u16(), 204);
-    let h = res.headers();
     assert_eq!(
-        h.get("access-control-allow-origin")
-            .and_then(|v| v.to_str().ok()),
+        header(&res, "access-control-allow-origin").as_deref(),
         Some("http://localhost:5173")
     );
     assert_eq!(
-        h.get("access-control-allow-credentials")
-            .and_then(|v| v.to_str().ok()),
+        header(&res, "access-control-allow-credentials").as_deref(),
         Some("true")
     );
-    let methods = h
-        .get("access-control-allow-methods")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
+    let methods = header(&res, "access-control-allow-methods").unwrap_or_default();
     assert!(methods.contains("POST"), "{methods}");
-    let headers = h
-        .get("access-control-allow-headers")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
+    let headers = header(&res, "access-control-allow-headers")
+        .unwrap_or_default()
         .to_lowercase();
     assert!(
         headers.contains("x-csrf-token") && headers.contains("content-type"),
         "{headers}"
     );
-    let vary: Vec<String> = h
-        .get_all("vary")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .map(str::to_lowercase)
-        .collect();
+    let vary = header_values(&res, "vary");
     assert!(vary.iter().any(|v| v.contains("origin")), "{vary:?}");
     assert_security_headers(&res, true);
     // Nothing was created by the preflight.
@@ -167,63 +145,43 @@ async fn cors_refuses_a_foreign_origin() {
             .headers()
             .contains_key("access-control-allow-origin")
     );
-    let vary: Vec<String> = preflight
-        .headers()
-        .get_all("vary")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .map(str::to_lowercase)
-        .collect();
+    let vary: Vec<String> = header_values(&preflight, "vary");
     assert!(vary.iter().any(|v| v.contains("origin")), "{vary:?}");
 
     let simple = app
-        .client
-        .get(app.url("/api/v1/health/live"))
-        .header("origin", "https://evil.example")
-        .send()
-        .await
-        .expect("sent");
+        .get_with("/api/v1/health/live", &[("origin", "https://evil.example")])
+        .await;
     assert_eq!(simple.status().as_u16(), 200);
     assert!(!simple.headers().contains_key("access-control-allow-origin"));
     // A prefix or suffix of an allowed origin is not the origin.
     let tricky = app
-        .client
-        .get(app.url("/api/v1/health/live"))
-        .header("origin", "http://localhost:5173.evil.example")
-        .send()
-        .await
-        .expect("sent");
+        .get_with(
+            "/api/v1/health/live",
+            &[("origin", "http://localhost:5173.evil.example")],
+        )
+        .await;
     assert!(!tricky.headers().contains_key("access-control-allow-origin"));
 }
 
 #[tokio::test]
 async fn cors_origins_come_from_configuration() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("CORS_ORIGINS", "https://app.kultiva.example".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("CORS_ORIGINS", "https://app.kultiva.example")]).await;
     let allowed = app
-        .client
-        .get(app.url("/api/v1/health/live"))
-        .header("origin", "https://app.kultiva.example")
-        .send()
-        .await
-        .expect("sent");
+        .get_with(
+            "/api/v1/health/live",
+            &[("origin", "https://app.kultiva.example")],
+        )
+        .await;
     assert_eq!(
-        allowed
-            .headers()
-            .get("access-control-allow-origin")
-            .and_then(|v| v.to_str().ok()),
+        header(&allowed, "access-control-allow-origin").as_deref(),
         Some("https://app.kultiva.example")
     );
     let default_gone = app
-        .client
-        .get(app.url("/api/v1/health/live"))
-        .header("origin", "http://localhost:3000")
-        .send()
-        .await
-        .expect("sent");
+        .get_with(
+            "/api/v1/health/live",
+            &[("origin", "http://localhost:3000")],
+        )
+        .await;
     assert!(
         !default_gone
             .headers()
@@ -235,24 +193,16 @@ async fn cors_origins_come_from_configuration() {
 async fn request_ids_are_echoed_or_made() {
     let app = TestApp::spawn().await;
     let res = app.get("/api/v1/health/live").await;
-    let made = res
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
+    let made = header(&res, "x-request-id")
+        .as_deref()
         .expect("request id")
         .to_owned();
     assert!(uuid::Uuid::parse_str(&made).is_ok(), "{made}");
     let res = app
-        .client
-        .get(app.url("/api/v1/missing"))
-        .header("x-request-id", "edge-42.abc_9")
-        .send()
-        .await
-        .expect("sent");
+        .get_with("/api/v1/missing", &[("x-request-id", "edge-42.abc_9")])
+        .await;
     assert_eq!(
-        res.headers()
-            .get("x-request-id")
-            .and_then(|v| v.to_str().ok()),
+        header(&res, "x-request-id").as_deref(),
         Some("edge-42.abc_9")
     );
     // Text that could forge log lines is replaced, not echoed.
@@ -263,10 +213,8 @@ async fn request_ids_are_echoed_or_made() {
         .send()
         .await
         .expect("sent");
-    let replaced = res
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
+    let replaced = header(&res, "x-request-id")
+        .as_deref()
         .expect("id")
         .to_owned();
     assert!(uuid::Uuid::parse_str(&replaced).is_ok(), "{replaced}");
@@ -353,11 +301,7 @@ async fn invalid_fields_are_422_with_one_detail_each() {
 
 #[tokio::test]
 async fn wrong_content_type_and_oversized_bodies_are_refused() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("MAX_BODY_BYTES", "2048".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("MAX_BODY_BYTES", "2048")]).await;
     let tenant = app.tenant("size").await;
     let path = format!("/api/v1/t/{}/sites/", tenant.slug);
 

@@ -4,11 +4,7 @@ use crate::support::{Options, TestApp};
 
 #[tokio::test]
 async fn live_ready_health_and_mode_answer() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("SERVICE_MODE", "full".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("SERVICE_MODE", "full")]).await;
 
     let res = app.get("/api/v1/health/live").await;
     assert_eq!(res.status().as_u16(), 200);
@@ -37,11 +33,7 @@ async fn live_ready_health_and_mode_answer() {
 
 #[tokio::test]
 async fn light_mode_is_reported() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("SERVICE_MODE", "light".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("SERVICE_MODE", "light")]).await;
     let body: Value = app.get("/api/v1/mode").await.json().await.expect("json");
     assert_eq!(body["mode"], "light");
     assert_eq!(body["features"]["auth"], false);
@@ -76,11 +68,7 @@ async fn ready_is_503_when_the_database_does_not_answer() {
 
 #[tokio::test]
 async fn ready_is_503_when_redis_does_not_answer() {
-    let app = TestApp::spawn_with(Options {
-        env: vec![("REDIS_URL", "redis://127.0.0.1:1/".into())],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("REDIS_URL", "redis://127.0.0.1:1/")]).await;
     let res = app.get("/api/v1/health/ready").await;
     assert_eq!(res.status().as_u16(), 503);
     let body: Value = res.json().await.expect("json");

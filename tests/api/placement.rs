@@ -5,16 +5,12 @@ use kultiva::tenancy::provision::{self, ProvisionOptions};
 use kultiva::tenancy::{TenantSlug, registry};
 use serde_json::Value;
 
-use crate::support::{Options, TestApp, sibling_database, unique_slug};
+use crate::support::{TestApp, sibling_database, unique_slug};
 
 #[tokio::test]
 async fn tenants_live_on_the_placement_their_row_names() {
     let second_url = sibling_database("placement2").await;
-    let app = TestApp::spawn_with(Options {
-        env: vec![("TENANT_PLACEMENTS", format!("second={second_url}"))],
-        ..Options::default()
-    })
-    .await;
+    let app = TestApp::spawn_env(&[("TENANT_PLACEMENTS", &format!("second={second_url}"))]).await;
 
     let slug = TenantSlug::parse(&unique_slug("placed")).expect("slug");
     let tenant = provision::create_tenant(

@@ -120,6 +120,16 @@ impl TestApp {
         Self::spawn_with(Options::default()).await
     }
 
+    /// A service with some variables replaced.
+    pub async fn spawn_env(env: &[(&'static str, &str)]) -> Self {
+        let env = env.iter().map(|(k, v)| (*k, (*v).to_owned())).collect();
+        Self::spawn_with(Options {
+            env,
+            ..Options::default()
+        })
+        .await
+    }
+
     pub async fn spawn_with(options: Options) -> Self {
         let mut env = base_env();
         for (k, v) in options.env {
@@ -166,6 +176,15 @@ impl TestApp {
             .send()
             .await
             .expect("request sent")
+    }
+
+    /// GET with extra request headers.
+    pub async fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut req = self.client.get(self.url(path));
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.send().await.expect("request sent")
     }
 
     pub async fn post_json(&self, path: &str, body: &Value) -> reqwest::Response {
@@ -240,6 +259,24 @@ impl TestApp {
             .await
             .expect("count sites")
     }
+}
+
+/// A response header as text.
+pub fn header(res: &reqwest::Response, name: &str) -> Option<String> {
+    res.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// Every value of a (repeatable) header, lower-cased.
+pub fn header_values(res: &reqwest::Response, name: &str) -> Vec<String> {
+    res.headers()
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// Asserts the specification's error record and returns it.
