@@ -291,6 +291,12 @@ impl AppError {
         (status, body)
     }
 
+    /// For hoops: writes the error record and stops the chain.
+    pub fn halt(self, req: &Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+        self.render_into(req, res);
+        ctrl.skip_rest();
+    }
+
     /// Writes the error record into `res`.
     pub fn render_into(self, req: &Request, res: &mut Response) {
         let (status, body) = self.into_body(req.uri().path(), req.method().as_str());

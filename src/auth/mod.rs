@@ -30,7 +30,6 @@ pub async fn require_caller(
             res.headers_mut()
                 .insert("www-authenticate", HeaderValue::from_static("Bearer"));
         }
-        err.render_into(req, res);
-        ctrl.skip_rest();
+        err.halt(req, res, ctrl);
     }
 }

@@ -3,7 +3,7 @@
 
 use salvo::prelude::*;
 
-use super::migrate::{self, latest_tenant_version};
+use super::migrate::{self, MigrationError, latest_tenant_version};
 use super::names::TenantSlug;
 use super::registry::{self, MigrationTrigger, TenantRecord, TenantStatus};
 use crate::error::AppError;
@@ -31,7 +31,11 @@ pub async fn resolve(state: &AppState, raw_slug: &str) -> Result<TenantRecord, A
     if tenant.schema_version < latest_tenant_version() {
         let outcome = migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::OnDemand)
             .await
-            .map_err(AppError::internal)?;
+            .map_err(|err| match err {
+                // Dropped between lookup and migration: as gone as an unknown slug.
+                MigrationError::TenantGone(_) => tenant_not_found(),
+                other => AppError::internal(other),
+            })?;
         tenant.schema_version = outcome.to_version;
     }
     Ok(tenant)
@@ -57,9 +61,6 @@ pub async fn tenant_hoop(
             tracing::Span::current().record("tenant", tracing::field::display(&tenant.slug));
             depot.insert_typed(TenantCtx { tenant });
         }
-        Err(err) => {
-            err.render_into(req, res);
-            ctrl.skip_rest();
-        }
+        Err(err) => err.halt(req, res, ctrl),
     }
 }
