@@ -58,6 +58,15 @@ pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
     fields.finish(value)
 }
 
+/// Whitespace as JSON Schema's `\\s` (ECMA-262) sees it, so "blank" means the same on both sides.
+pub fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// The schema patterns that describe `text` and `opt_long_text` (literals in the schema
+/// attributes of body types; schemathesis checks both sides agree):
+/// single line `^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$`,
+/// multi line `^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$`.
 pub struct JsonFields {
     map: Map<String, Value>,
     known: Vec<&'static str>,
@@ -91,11 +100,12 @@ impl JsonFields {
         }
     }
 
+    /// Checks the text exactly as sent (so the rules match the published schema: `maxLength`
+    /// and a `pattern` without control characters), then trims it for storage.
     fn checked_text(
         &mut self,
         name: &'static str,
         value: Value,
-        min: usize,
         max: usize,
         multiline: bool,
     ) -> Option<String> {
@@ -103,24 +113,12 @@ impl JsonFields {
             self.reject(name, "must be a string", "type_error");
             return None;
         };
-        let text = raw.trim().to_owned();
-        let len = text.chars().count();
         // PostgreSQL text cannot hold NUL; other control characters have no place in names.
-        let bad_char = text.chars().any(|c| {
-            c == '\0' || (c.is_control() && !(multiline && matches!(c, '\n' | '\r' | '\t')))
-        });
-        if bad_char {
+        let allowed_control = |c: char| multiline && matches!(c, '\n' | '\r' | '\t');
+        if raw.chars().any(|c| c.is_control() && !allowed_control(c)) {
             self.reject(name, "must not contain control characters", "value_error");
             None
-        } else if len < min {
-            let reason = if min == 1 {
-                "must not be empty".to_owned()
-            } else {
-                format!("must have at least {min} characters")
-            };
-            self.reject(name, reason, "string_too_short");
-            None
-        } else if len > max {
+        } else if raw.chars().count() > max {
             self.reject(
                 name,
                 format!("must have at most {max} characters"),
@@ -128,18 +126,26 @@ impl JsonFields {
             );
             None
         } else {
-            Some(text)
+            Some(raw.trim_matches(is_blank).to_owned())
         }
     }
 
-    /// A required single-line string, trimmed, `min..=max` characters.
-    pub fn text(&mut self, name: &'static str, min: usize, max: usize) -> Option<String> {
+    /// A required single-line string of at most `max` characters with at least one visible
+    /// character, trimmed.
+    pub fn text(&mut self, name: &'static str, max: usize) -> Option<String> {
         match self.take(name) {
             None => {
                 self.reject(name, "field required", "missing");
                 None
             }
-            Some(v) => self.checked_text(name, v, min, max, false),
+            Some(v) => {
+                let text = self.checked_text(name, v, max, false)?;
+                if text.is_empty() {
+                    self.reject(name, "must not be blank", "string_too_short");
+                    return None;
+                }
+                Some(text)
+            }
         }
     }
 
@@ -148,7 +154,7 @@ impl JsonFields {
         match self.take(name) {
             None => Some(None),
             Some(v) => self
-                .checked_text(name, v, 0, max, true)
+                .checked_text(name, v, max, true)
                 .map(|t| (!t.is_empty()).then_some(t)),
         }
     }
@@ -274,7 +280,7 @@ mod tests {
 
     impl FromJson for Sample {
         fn from_json(f: &mut JsonFields) -> Option<Self> {
-            let name = f.text("name", 1, 5);
+            let name = f.text("name", 5);
             let colour = f.choice("colour", &[("red", Colour::Red), ("blue", Colour::Blue)]);
             let note = f.opt_long_text("note", 10);
             let count = f.opt_int("count", 0, 10);
@@ -369,7 +375,8 @@ mod tests {
                 ("body.note".to_owned(), "string_too_long".to_owned())
             ]
         );
-        let err = parse_json::<Sample>(br#"{"name":"   ","colour":"red"}"#).expect_err("blank");
+        let err =
+            parse_json::<Sample>(br#"{"name":"  \u00a0 ","colour":"red"}"#).expect_err("blank");
         assert_eq!(
             fields_of(&err),
             [("body.name".to_owned(), "string_too_short".to_owned())]

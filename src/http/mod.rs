@@ -44,7 +44,7 @@ pub fn api_router() -> Router {
 pub fn build_service(state: AppState) -> Service {
     let config = state.config().clone();
     let api = api_router();
-    let docs = openapi::router(&api);
+    let docs = openapi::router(&api, config.service_mode);
     let root = Router::new()
         .hoop(CatchPanic::new())
         .hoop(max_size(config.max_body_bytes as u64))

@@ -58,19 +58,28 @@ pub struct Site {
 /// Body of `POST /t/{slug}/sites/`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SiteCreate"))]
+#[serde(deny_unknown_fields)]
 pub struct NewSite {
-    /// 1 to 120 characters, unique per garden (case-insensitive).
-    #[salvo(schema(min_length = 1, max_length = 120))]
+    /// Up to 120 characters with at least one visible one (trimmed), unique per garden
+    /// (case-insensitive).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
     pub kind: SiteKind,
-    /// Up to 2000 characters.
-    #[salvo(schema(max_length = 2000))]
+    /// Up to 2000 characters; blank means none.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub description: Option<String>,
 }
 
 impl FromJson for NewSite {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
-        let name = f.text("name", 1, NAME_MAX);
+        let name = f.text("name", NAME_MAX);
         let kind = f.choice("kind", SiteKind::ALL);
         let description = f.opt_long_text("description", DESCRIPTION_MAX);
         Some(Self {

@@ -21,8 +21,8 @@ pub fn router() -> Router {
 #[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "list_sites",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("skip" = Option<i64>, Query, description = "items to skip (0 to 100000, default 0)"),
-        ("limit" = Option<i64>, Query, description = "page size (1 to 200, default 100)"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
     ),
     responses(
         (status_code = 200, description = "one page of sites", body = Page<Site>),
