@@ -106,3 +106,44 @@ async fn docs_pages_are_served() {
     assert!(html.to_lowercase().contains("redoc"));
     assert!(html.contains("/api/v1/openapi.json"));
 }
+
+#[tokio::test]
+async fn the_document_follows_the_mode() {
+    let full = TestApp::spawn_env(&[("SERVICE_MODE", "full")]).await;
+    let doc: Value = full
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let list = &doc["paths"]["/api/v1/t/{slug}/sites"]["get"];
+    assert!(
+        list["responses"].get("401").is_some(),
+        "full mode documents 401"
+    );
+    assert_eq!(list["security"][0]["bearer"], serde_json::json!([]));
+    assert!(doc["components"]["securitySchemes"].get("bearer").is_some());
+    // Health stays open in the document too.
+    assert!(
+        doc["paths"]["/api/v1/health/live"]["get"]
+            .get("security")
+            .is_none()
+    );
+
+    let light = TestApp::spawn().await;
+    let doc: Value = light
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let list = &doc["paths"]["/api/v1/t/{slug}/sites"]["get"];
+    assert!(
+        list["responses"].get("401").is_none(),
+        "light mode asks for no credential"
+    );
+    assert!(list.get("security").is_none());
+    let body = &doc["components"]["schemas"]["SiteCreate"];
+    assert_eq!(body["additionalProperties"], false);
+    assert_eq!(body["properties"]["name"]["maxLength"], 120);
+}
