@@ -569,11 +569,21 @@ ensure_dev_secret() {
 }
 
 # cargo + rustfmt + clippy must work; exports KULTIVA_TEST_RUNNER=nextest|cargo-test.
-ensure_rust_tools() {
+# cargo on PATH and a C compiler to link with (installed when missing).
+ensure_cargo() {
   if ! command -v cargo >/dev/null 2>&1; then
     _kv_die "cargo not found: install Rust (https://rustup.rs) and make sure ~/.cargo/bin is on PATH"
     return 1
   fi
+  # Rust links through the system C compiler, and a few crates build C code.
+  if ! command -v cc >/dev/null 2>&1; then
+    _kv_log "no C compiler (cc) found; installing gcc"
+    _kv_apt_install gcc libc6-dev || return 1
+  fi
+}
+
+ensure_rust_tools() {
+  ensure_cargo || return 1
   if ! cargo fmt --version >/dev/null 2>&1 || ! cargo clippy --version >/dev/null 2>&1; then
     if command -v rustup >/dev/null 2>&1; then
       _kv_log "adding rustfmt and clippy components"
