@@ -87,8 +87,9 @@ async fn sigterm_drains_the_request_in_flight() {
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     let pid = child.id().expect("pid");
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+    // The shell's built-in kill: a minimal system may have no kill binary.
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}")])
         .status()
         .expect("kill");
     assert!(killed.success());
