@@ -107,6 +107,12 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub shutdown_grace: Duration,
     pub log_format: LogFormat,
+    /// Prefix of every Redis key, so several deployments (or test runs) can share one server.
+    pub redis_key_prefix: String,
+    /// Where the browser front end lives: links in e-mails and the OAuth callback point there.
+    pub frontend_url: String,
+    /// Password hashes computed at once (each takes ~19 MiB); the default is the core count.
+    pub password_hash_concurrency: u32,
 }
 
 /// All problems found while reading the environment.
@@ -299,6 +305,27 @@ impl Config {
         let shutdown_grace =
             Duration::from_secs(u64::from(r.bounded("SHUTDOWN_GRACE_SECONDS", 25, 1, 600)));
         let log_format = r.parse("LOG_FORMAT", LogFormat::Json, "`json` or `pretty`");
+        let redis_key_prefix = r.string("REDIS_KEY_PREFIX", "kultiva");
+        if redis_key_prefix.is_empty()
+            || redis_key_prefix.len() > 64
+            || !redis_key_prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        {
+            r.problems.push(
+                "REDIS_KEY_PREFIX must be 1-64 characters of letters, digits, - _ : .".into(),
+            );
+        }
+        let frontend_url = r
+            .string("FRONTEND_URL", "http://localhost:5173")
+            .trim_end_matches('/')
+            .to_owned();
+        if !(frontend_url.starts_with("http://") || frontend_url.starts_with("https://")) {
+            r.problems
+                .push("FRONTEND_URL must be an http:// or https:// URL".into());
+        }
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
+        let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
 
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
@@ -326,6 +353,9 @@ impl Config {
             max_body_bytes,
             shutdown_grace,
             log_format,
+            redis_key_prefix,
+            frontend_url,
+            password_hash_concurrency,
         })
     }
 }

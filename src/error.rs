@@ -45,6 +45,9 @@ pub enum ErrorCode {
     PayloadTooLarge,
     UnsupportedMediaType,
     ServiceUnavailable,
+    /// 409: the request is valid but conflicts with the current state (the last admin of a
+    /// tenant, a tenant kind that cannot be deleted).
+    StateConflict,
 }
 
 impl ErrorCode {
@@ -52,7 +55,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             EntityNotFound | AdapterNotFound => StatusCode::NOT_FOUND,
-            DuplicateEntry | InvalidRunState => StatusCode::CONFLICT,
+            DuplicateEntry | InvalidRunState | StateConflict => StatusCode::CONFLICT,
             ValidationError
             | PhaseTransitionInvalid
             | InvalidStatusTransition
@@ -106,6 +109,7 @@ impl ErrorCode {
             PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             ServiceUnavailable => "SERVICE_UNAVAILABLE",
+            StateConflict => "STATE_CONFLICT",
         }
     }
 

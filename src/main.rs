@@ -4,7 +4,9 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use kultiva::auth::Role;
 use kultiva::config::Config;
+use kultiva::platform::operator;
 use kultiva::state::AppState;
 use kultiva::tenancy::migrate::{self, latest_tenant_version};
 use kultiva::tenancy::provision::{self, ProvisionOptions};
@@ -35,6 +37,54 @@ enum Command {
         #[command(subcommand)]
         command: TenantCommand,
     },
+    /// Manage service accounts (API-key-only machine accounts).
+    ServiceAccount {
+        #[command(subcommand)]
+        command: ServiceAccountCommand,
+    },
+    /// Manage platform administrators (admins of the platform tenant).
+    PlatformAdmin {
+        #[command(subcommand)]
+        command: PlatformAdminCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ServiceAccountCommand {
+    /// Create a service account with a role in one tenant; prints the raw key (once) alone on
+    /// the last line.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Tenant slug.
+        #[arg(long)]
+        tenant: String,
+        #[arg(long, value_parser = ["viewer", "grower", "admin"])]
+        role: String,
+    },
+    /// List service accounts.
+    List,
+    /// Give a service account a role in another tenant (or change it).
+    AddMembership {
+        /// Account key (from `list`).
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        tenant: String,
+        #[arg(long, value_parser = ["viewer", "grower", "admin"])]
+        role: String,
+    },
+    /// Deactivate a service account and revoke all its keys.
+    Revoke {
+        #[arg(long)]
+        account: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum PlatformAdminCommand {
+    /// Make an existing account admin of the platform tenant (created on first use).
+    Grant { email: String },
 }
 
 #[derive(Subcommand)]
@@ -95,6 +145,20 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         Command::Serve => serve_forever(state.clone()).await,
         Command::Migrate { all_tenants, jobs } => migrate_command(&state, all_tenants, jobs).await,
         Command::Tenant { command } => tenant_command(&state, command).await,
+        Command::ServiceAccount { command } => service_account_command(&state, command).await,
+        Command::PlatformAdmin {
+            command: PlatformAdminCommand::Grant { email },
+        } => {
+            let user = operator::grant_platform_admin(&state, &email)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "{} is now an admin of the platform tenant {}",
+                user.email.unwrap_or_default(),
+                operator::PLATFORM_TENANT_SLUG
+            );
+            Ok(())
+        }
     };
     state.close().await;
     result
@@ -159,7 +223,7 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                 &name,
                 ProvisionOptions {
                     placement,
-                    target_version: None,
+                    ..ProvisionOptions::default()
                 },
             )
             .await
@@ -203,6 +267,65 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                 "dropped tenant {} (schema {})",
                 tenant.slug, tenant.schema_name
             );
+        }
+    }
+    Ok(())
+}
+
+fn role(raw: &str) -> Result<Role, String> {
+    Role::parse(raw).ok_or_else(|| format!("unknown role {raw:?}"))
+}
+
+async fn service_account_command(
+    state: &AppState,
+    command: ServiceAccountCommand,
+) -> Result<(), String> {
+    match command {
+        ServiceAccountCommand::Create {
+            name,
+            tenant,
+            role: r,
+        } => {
+            let (user, key) = operator::create_service_account(state, &name, &tenant, role(&r)?)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "created service account {} ({})",
+                user.display_name, user.key
+            );
+            println!(
+                "role {r} in tenant {tenant}; key {} (shown once):",
+                key.key_prefix
+            );
+            println!("{}", key.raw_key.unwrap_or_default());
+        }
+        ServiceAccountCommand::List => {
+            let rows = kultiva::auth::api_keys::repo::service_accounts(state.platform_pool())
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("{:<36}  {:<6} {:>4}  NAME", "KEY", "ACTIVE", "KEYS");
+            for row in rows {
+                println!(
+                    "{:<36}  {:<6} {:>4}  {}",
+                    row.key, row.is_active, row.active_keys, row.display_name
+                );
+            }
+        }
+        ServiceAccountCommand::AddMembership {
+            account,
+            tenant,
+            role: r,
+        } => {
+            operator::add_membership(state, &account, &tenant, role(&r)?)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("service account {account} has role {r} in tenant {tenant}");
+        }
+        ServiceAccountCommand::Revoke { account } => {
+            let n = operator::revoke_service_account(state, &account)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("service account {account} deactivated; {n} key(s) revoked");
         }
     }
     Ok(())

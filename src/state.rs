@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use crate::auth::jwt::JwtKeys;
+use crate::auth::password::PasswordHasherPool;
 use crate::config::Config;
 use crate::store::pg::Placements;
 use crate::store::redis::{self, RedisPool};
@@ -16,6 +18,9 @@ struct Inner {
     placements: Placements,
     redis: RedisPool,
     tenant_migrations: TenantMigrations,
+    passwords: PasswordHasherPool,
+    jwt: JwtKeys,
+    light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +29,8 @@ pub enum StateError {
     Database(#[from] sqlx::Error),
     #[error("redis configuration: {0}")]
     Redis(#[from] deadpool_redis::CreatePoolError),
+    #[error("{0}")]
+    Crypto(String),
 }
 
 impl AppState {
@@ -35,11 +42,20 @@ impl AppState {
 
     pub fn with_placements(config: Config, placements: Placements) -> Result<Self, StateError> {
         let redis = redis::create_pool(config.redis_url.expose())?;
+        let passwords = PasswordHasherPool::new(config.password_hash_concurrency as usize)
+            .map_err(StateError::Crypto)?;
+        let jwt = JwtKeys::new(
+            config.jwt_secret_key.expose(),
+            i64::from(config.access_token_expire_minutes) * 60,
+        );
         Ok(Self(Arc::new(Inner {
             config,
             placements,
             redis,
             tenant_migrations: TenantMigrations::default(),
+            passwords,
+            jwt,
+            light_identity: tokio::sync::OnceCell::new(),
         })))
     }
 
@@ -58,6 +74,31 @@ impl AppState {
 
     pub fn redis(&self) -> &RedisPool {
         &self.0.redis
+    }
+
+    /// A Redis key under the configured prefix: `prefix:part:part…`.
+    pub fn redis_key(&self, parts: &[&str]) -> String {
+        let mut key = self.0.config.redis_key_prefix.clone();
+        for part in parts {
+            key.push(':');
+            key.push_str(part);
+        }
+        key
+    }
+
+    pub fn passwords(&self) -> &PasswordHasherPool {
+        &self.0.passwords
+    }
+
+    pub fn light_identity(&self) -> &tokio::sync::OnceCell<crate::auth::light::LightIdentity> {
+        &self.0.light_identity
+    }
+
+    /// Tells the mail deliverer that something was queued.
+    pub fn mail_wakeup(&self) {}
+
+    pub fn jwt(&self) -> &JwtKeys {
+        &self.0.jwt
     }
 
     pub fn tenant_migrations(&self) -> &TenantMigrations {

@@ -1,15 +1,120 @@
-//! Who is calling. Identity (accounts, tokens, API keys) is not built yet, so no credential can
-//! be verified: in `full` mode every protected route answers 401, and only `light` mode (no
-//! authentication by definition) reaches garden data. The identity work replaces this gate
-//! with real authentication and role checks; the routes behind it stay as they are.
+//! Who is calling and what they may do. `require_caller` authenticates every protected route
+//! (JWT access token, or API key as `X-API-Key` / `Authorization: Bearer`; light mode: the
+//! system user) and puts the [`Principal`] in the Depot; tenant routes then get the caller's
+//! role from the tenant hoop; platform-wide writes pass `require_platform_admin`.
+
+pub mod accounts;
+pub mod api_keys;
+pub mod cookies;
+pub mod jwt;
+pub mod light;
+pub mod password;
+pub mod principal;
+pub mod refresh;
+pub mod secrets;
 
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
 
+pub use principal::{AccountType, Credential, Principal, Role};
+
 use crate::config::ServiceMode;
 use crate::error::{AppError, ErrorCode};
 use crate::http::depot::DepotExt;
+use crate::platform::tenants::repo as memberships;
+use crate::platform::users::repo as users;
+use crate::state::AppState;
+use crate::tenancy::TenantKind;
 
+/// A credential as found in the request headers.
+enum Presented<'a> {
+    ApiKey(&'a str),
+    Bearer(&'a str),
+}
+
+/// `X-API-Key` wins over `Authorization`; a header that is present but unreadable or of
+/// another scheme counts as no credential.
+fn presented(req: &Request) -> Option<Presented<'_>> {
+    if let Some(key) = req.headers().get("x-api-key") {
+        return key.to_str().ok().map(|k| Presented::ApiKey(k.trim()));
+    }
+    let value = req.headers().get("authorization")?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| Presented::Bearer(token.trim()))
+}
+
+fn invalid_credential() -> AppError {
+    AppError::new(
+        ErrorCode::InvalidToken,
+        "the credential is invalid, expired or revoked",
+    )
+}
+
+/// Establishes the caller, or the 401 that says why not.
+pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, AppError> {
+    if state.config().service_mode == ServiceMode::Light {
+        let light = light::identity(state).await?;
+        return Ok(Principal {
+            user_id: light.system_user,
+            account_type: AccountType::System,
+            credential: Credential::Light,
+        });
+    }
+    let token = match presented(req) {
+        None => {
+            return Err(AppError::new(
+                ErrorCode::Unauthorized,
+                "authentication required: send a bearer access token or an API key",
+            ));
+        }
+        Some(Presented::ApiKey(key)) => {
+            return api_keys::service::authenticate(state, key)
+                .await?
+                .ok_or_else(invalid_credential);
+        }
+        Some(Presented::Bearer(token)) => token,
+    };
+    if token.starts_with(api_keys::model::KEY_PREFIX) {
+        return api_keys::service::authenticate(state, token)
+            .await?
+            .ok_or_else(invalid_credential);
+    }
+    let claims = state.jwt().verify(token).ok_or_else(invalid_credential)?;
+    let status = users::status(state.platform_pool(), claims.sub)
+        .await?
+        .ok_or_else(invalid_credential)?;
+    // A deactivated account or a token from before logout-all is no longer valid.
+    if !status.is_active || status.token_generation != claims.r#gen {
+        return Err(invalid_credential());
+    }
+    Ok(Principal {
+        user_id: claims.sub,
+        account_type: status.account_type,
+        credential: Credential::AccessToken,
+    })
+}
+
+/// Renders a refusal; 401s carry the `WWW-Authenticate` challenge.
+fn refuse(err: AppError, req: &Request, res: &mut Response, ctrl: &mut FlowCtrl) {
+    match err.code() {
+        ErrorCode::Unauthorized => {
+            res.headers_mut()
+                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
+        }
+        ErrorCode::InvalidToken => {
+            res.headers_mut().insert(
+                "www-authenticate",
+                HeaderValue::from_static("Bearer error=\"invalid_token\""),
+            );
+        }
+        _ => {}
+    }
+    err.halt(req, res, ctrl);
+}
+
+/// Hoop: every route below needs an authenticated caller.
 #[handler]
 pub async fn require_caller(
     req: &mut Request,
@@ -17,19 +122,66 @@ pub async fn require_caller(
     res: &mut Response,
     ctrl: &mut FlowCtrl,
 ) {
-    let refusal = match depot.app_state() {
-        Ok(state) if state.config().service_mode == ServiceMode::Light => None,
-        Ok(_) => Some(AppError::new(
-            ErrorCode::Unauthorized,
-            "authentication required",
-        )),
-        Err(err) => Some(err),
+    let outcome = match depot.app_state() {
+        Ok(state) => authenticate(&state, req).await,
+        Err(err) => Err(err),
     };
-    if let Some(err) = refusal {
-        if err.code() == ErrorCode::Unauthorized {
-            res.headers_mut()
-                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
+    match outcome {
+        Ok(principal) => {
+            tracing::Span::current().record("user", tracing::field::display(principal.user_id));
+            depot.insert_typed(principal);
         }
-        err.halt(req, res, ctrl);
+        Err(err) => refuse(err, req, res, ctrl),
+    }
+}
+
+/// Whether the caller administers the platform: admin of the platform tenant (light mode: the
+/// system user is). A key scoped to another tenant does not carry platform rights.
+pub async fn is_platform_admin(state: &AppState, principal: &Principal) -> Result<bool, AppError> {
+    if principal.is_light() {
+        return Ok(true);
+    }
+    let db = state.platform_pool();
+    let role = memberships::role_in_kind(db, TenantKind::Platform, principal.user_id).await?;
+    if role != Some(Role::Admin) {
+        return Ok(false);
+    }
+    Ok(match principal.tenant_scope() {
+        None => true,
+        Some(scope) => crate::tenancy::registry::find_by_id(db, scope)
+            .await?
+            .is_some_and(|t| t.kind == TenantKind::Platform),
+    })
+}
+
+/// Hoop for platform-wide writes (master data, imports, `/admin`): authenticated, then admin
+/// of the platform tenant, else 403 `FORBIDDEN`.
+#[handler]
+pub async fn require_platform_admin(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let outcome = async {
+        let state = depot.app_state()?;
+        let principal = match depot.get_typed::<Principal>() {
+            Ok(p) => p.clone(),
+            Err(_) => authenticate(&state, req).await?,
+        };
+        if !is_platform_admin(&state, &principal).await? {
+            return Err(AppError::new(
+                ErrorCode::Forbidden,
+                "this needs the admin role in the platform tenant",
+            ));
+        }
+        Ok(principal)
+    }
+    .await;
+    match outcome {
+        Ok(principal) => {
+            depot.insert_typed(principal);
+        }
+        Err(err) => refuse(err, req, res, ctrl),
     }
 }

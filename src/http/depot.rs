@@ -2,6 +2,7 @@
 
 use salvo::prelude::*;
 
+use crate::auth::Principal;
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::tenancy::TenantCtx;
@@ -9,6 +10,7 @@ use crate::tenancy::TenantCtx;
 pub trait DepotExt {
     fn app_state(&self) -> Result<AppState, AppError>;
     fn tenant_ctx(&self) -> Result<&TenantCtx, AppError>;
+    fn principal(&self) -> Result<&Principal, AppError>;
 }
 
 impl DepotExt for Depot {
@@ -16,6 +18,12 @@ impl DepotExt for Depot {
         self.get_typed::<AppState>()
             .cloned()
             .map_err(|_| AppError::internal("AppState missing from the depot (router wiring)"))
+    }
+
+    fn principal(&self) -> Result<&Principal, AppError> {
+        self.get_typed::<Principal>().map_err(|_| {
+            AppError::internal("Principal missing from the depot (route outside require_caller)")
+        })
     }
 
     fn tenant_ctx(&self) -> Result<&TenantCtx, AppError> {

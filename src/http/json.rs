@@ -7,6 +7,16 @@ use serde_json::{Map, Value};
 
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 
+/// One field of a partial update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Patch<T> {
+    /// Omitted: stays as it was.
+    Keep,
+    /// Sent as null (or blank): removed.
+    Clear,
+    Set(T),
+}
+
 /// A body type read field by field. Implementations call every getter they need first (each
 /// records its own error), then assemble the value from the returned options.
 pub trait FromJson: Sized {
@@ -84,6 +94,11 @@ impl JsonFields {
             known: Vec::new(),
             errors: Vec::new(),
         }
+    }
+
+    /// Records a rule the body type checks itself (after a getter accepted the value).
+    pub fn reject_field(&mut self, name: &str, reason: impl Into<String>, code: &str) {
+        self.reject(name, reason, code);
     }
 
     fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {
@@ -229,6 +244,83 @@ impl JsonFields {
             Some(_) => {
                 self.reject(name, "must be a whole number", "type_error");
                 None
+            }
+        }
+    }
+
+    /// A required secret (password, token) taken exactly as sent, never trimmed: between `min`
+    /// and `max` characters, no control characters. The value never appears in an error.
+    pub fn secret(&mut self, name: &'static str, min: usize, max: usize) -> Option<String> {
+        let Some(value) = self.take(name) else {
+            self.reject(name, "field required", "missing");
+            return None;
+        };
+        let Value::String(raw) = value else {
+            self.reject(name, "must be a string", "type_error");
+            return None;
+        };
+        let n = raw.chars().count();
+        if raw.chars().any(char::is_control) {
+            self.reject(name, "must not contain control characters", "value_error");
+            None
+        } else if n < min {
+            self.reject(
+                name,
+                format!("must have at least {min} characters"),
+                "string_too_short",
+            );
+            None
+        } else if n > max {
+            self.reject(
+                name,
+                format!("must have at most {max} characters"),
+                "string_too_long",
+            );
+            None
+        } else {
+            Some(raw)
+        }
+    }
+
+    /// An optional single-line text for partial updates: absent means "leave as it is"
+    /// (`Some(None)`); null is refused because the field cannot be cleared.
+    pub fn patch_text(&mut self, name: &'static str, max: usize) -> Option<Option<String>> {
+        self.known.push(name);
+        match self.map.remove(name) {
+            None => Some(None),
+            Some(Value::Null) => {
+                self.reject(
+                    name,
+                    "cannot be null; omit it to keep the value",
+                    "type_error",
+                );
+                None
+            }
+            Some(v) => {
+                let text = self.checked_text(name, v, max, false)?;
+                if text.is_empty() {
+                    self.reject(name, "must not be blank", "string_too_short");
+                    return None;
+                }
+                Some(Some(text))
+            }
+        }
+    }
+
+    /// An optional clearable text for partial updates: absent keeps the value, null or blank
+    /// clears it.
+    pub fn patch_clearable(&mut self, name: &'static str, max: usize) -> Option<Patch<String>> {
+        self.known.push(name);
+        match self.map.remove(name) {
+            None => Some(Patch::Keep),
+            Some(Value::Null) => Some(Patch::Clear),
+            Some(v) => {
+                let text = self.checked_text(name, v, max, false)?;
+                Some(if text.is_empty() {
+                    Patch::Clear
+                } else {
+                    Patch::Set(text)
+                })
             }
         }
     }

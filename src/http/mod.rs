@@ -13,12 +13,24 @@ pub mod pagination;
 use salvo::catcher::Catcher;
 use salvo::prelude::*;
 
+use crate::config::ServiceMode;
 use crate::error::catch_error;
 use crate::state::AppState;
 use crate::tenancy::context::tenant_hoop;
 
-/// Every API route. The OpenAPI document is generated from this tree.
-pub fn api_router() -> Router {
+/// The `/auth` sub-tree: in light mode only API-key management exists there.
+fn auth_router(mode: ServiceMode) -> Router {
+    let auth = Router::with_path("auth").push(crate::auth::api_keys::routes::router());
+    match mode {
+        ServiceMode::Light => auth,
+        ServiceMode::Full => auth
+            .push(crate::auth::accounts::routes::router(|r| r))
+            .push(crate::auth::api_keys::routes::validate_router()),
+    }
+}
+
+/// Every API route as this mode serves it. The OpenAPI document is generated from this tree.
+pub fn api_router(mode: ServiceMode) -> Router {
     let v1 = Router::with_path("api/v1")
         .push(
             Router::with_path("health")
@@ -26,9 +38,14 @@ pub fn api_router() -> Router {
                 .push(Router::with_path("ready").get(health::ready)),
         )
         .push(Router::with_path("mode").get(health::mode))
+        .push(auth_router(mode))
+        .push(crate::platform::users::routes::router())
+        .push(crate::platform::tenants::routes::router())
+        .push(crate::platform::admin::routes::router())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
-            // client cannot even learn which gardens exist.
+            // client cannot even learn which gardens exist; then the slug resolves together
+            // with the caller's role (not a member: the same 404 as an unknown slug).
             Router::with_path("t/{slug}")
                 .hoop(crate::auth::require_caller)
                 .hoop(tenant_hoop)
@@ -43,7 +60,7 @@ pub fn api_router() -> Router {
 /// methods and panics the same error record as everything else.
 pub fn build_service(state: AppState) -> Service {
     let config = state.config().clone();
-    let api = api_router();
+    let api = api_router(config.service_mode);
     let docs = openapi::router(&api, config.service_mode);
     let root = Router::new()
         .hoop(CatchPanic::new())

@@ -42,6 +42,7 @@ pub async fn observe(
         method = %req.method(),
         path = %req.uri().path(),
         tenant = tracing::field::Empty,
+        user = tracing::field::Empty,
     );
     depot.insert_typed(RequestId(id));
     depot.insert_typed(span.clone());

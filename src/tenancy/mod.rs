@@ -9,5 +9,5 @@ pub mod tx;
 
 pub use context::TenantCtx;
 pub use names::{SchemaName, TenantSlug};
-pub use registry::{TenantRecord, TenantStatus};
+pub use registry::{TenantKind, TenantRecord, TenantStatus};
 pub use tx::TenantTx;

@@ -28,6 +28,8 @@ pub struct ProvisionOptions {
     pub placement: Option<String>,
     /// Stop at this schema version instead of the latest (tests of on-demand migration).
     pub target_version: Option<i64>,
+    /// What the tenant is for; an organisation garden unless told otherwise.
+    pub kind: super::registry::TenantKind,
 }
 
 /// Registers the tenant, creates its schema and migrates it, then marks it active. On any
@@ -49,7 +51,8 @@ pub async fn create_tenant(
         return Err(ProvisionError::UnknownPlacement(placement));
     }
     let platform = state.platform_pool();
-    let Some(mut tenant) = registry::insert(platform, slug, name, &placement).await? else {
+    let Some(mut tenant) = registry::insert(platform, slug, name, &placement, options.kind).await?
+    else {
         return Err(ProvisionError::SlugTaken(slug.to_string()));
     };
     let made = async {

@@ -32,6 +32,42 @@ impl TenantStatus {
     }
 }
 
+/// What a tenant is for (see migration 0002).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, salvo::oapi::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TenantKind {
+    /// A user's own garden, made at registration.
+    Personal,
+    /// A shared garden made through `POST /tenants`.
+    #[default]
+    Organisation,
+    /// The platform operators' tenant: its admins administer the platform.
+    Platform,
+    /// Light mode's single garden.
+    Default,
+}
+
+impl TenantKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Personal => "personal",
+            Self::Organisation => "organisation",
+            Self::Platform => "platform",
+            Self::Default => "default",
+        }
+    }
+
+    fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "personal" => Some(Self::Personal),
+            "organisation" => Some(Self::Organisation),
+            "platform" => Some(Self::Platform),
+            "default" => Some(Self::Default),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TenantRecord {
     pub id: Uuid,
@@ -41,20 +77,22 @@ pub struct TenantRecord {
     pub placement: String,
     pub schema_version: i64,
     pub status: TenantStatus,
+    pub kind: TenantKind,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }
 
-const COLUMNS: &str =
-    "id, slug, name, schema_name, placement, schema_version, status, created_at, updated_at";
+pub const COLUMNS: &str =
+    "id, slug, name, schema_name, placement, schema_version, status, kind, created_at, updated_at";
 
-fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
+pub fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
     let corrupt = |what: &str, value: String| {
         sqlx::Error::Decode(format!("platform.tenants holds an invalid {what}: {value:?}").into())
     };
     let slug: String = row.try_get("slug")?;
     let schema: String = row.try_get("schema_name")?;
     let status: String = row.try_get("status")?;
+    let kind: String = row.try_get("kind")?;
     Ok(TenantRecord {
         id: row.try_get("id")?,
         slug: TenantSlug::parse(&slug).map_err(|_| corrupt("slug", slug.clone()))?,
@@ -64,6 +102,7 @@ fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
         placement: row.try_get("placement")?,
         schema_version: row.try_get("schema_version")?,
         status: TenantStatus::parse(&status).ok_or_else(|| corrupt("status", status.clone()))?,
+        kind: TenantKind::parse(&kind).ok_or_else(|| corrupt("kind", kind.clone()))?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -121,12 +160,13 @@ pub async fn insert(
     slug: &TenantSlug,
     name: &str,
     placement: &str,
+    kind: TenantKind,
 ) -> Result<Option<TenantRecord>, sqlx::Error> {
     let id = Uuid::now_v7();
     let schema = SchemaName::for_tenant(id);
     let sql = sqlx::AssertSqlSafe(format!(
-        "INSERT INTO platform.tenants (id, slug, name, schema_name, placement, status) \
-         VALUES ($1, $2, $3, $4, $5, 'provisioning') ON CONFLICT (slug) DO NOTHING RETURNING {COLUMNS}"
+        "INSERT INTO platform.tenants (id, slug, name, schema_name, placement, status, kind) \
+         VALUES ($1, $2, $3, $4, $5, 'provisioning', $6) ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
         .bind(id)
@@ -134,6 +174,7 @@ pub async fn insert(
         .bind(name)
         .bind(schema.as_str())
         .bind(placement)
+        .bind(kind.as_str())
         .fetch_optional(db)
         .await?;
     row.as_ref().map(decode).transpose()

@@ -1,23 +1,21 @@
-//! Full mode protects garden data: without identity (no credential can be verified yet) every
-//! garden route answers 401, before the slug is even looked at. Health and mode stay open.
+//! Full mode: every protected route needs a valid credential; anything else is 401 with the
+//! right code and challenge, before the slug is even looked at. Health and mode stay open.
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use reqwest::Method;
 use serde_json::json;
 
-use crate::support::{TestApp, assert_error, unique_slug};
+use crate::support::{TestApp, assert_error, header, unique_slug};
 
 #[tokio::test]
-async fn full_mode_requires_a_credential_on_garden_routes() {
-    let app = TestApp::spawn_env(&[("SERVICE_MODE", "full")]).await;
+async fn anonymous_callers_get_401_and_learn_nothing() {
+    let app = TestApp::full().await;
     let tenant = app.tenant("guarded").await;
     let path = format!("/api/v1/t/{}/sites/", tenant.slug);
 
     let res = app.get(&path).await;
-    assert_eq!(
-        res.headers()
-            .get("www-authenticate")
-            .and_then(|v| v.to_str().ok()),
-        Some("Bearer")
-    );
+    assert_eq!(header(&res, "www-authenticate").as_deref(), Some("Bearer"));
     assert_error(res, 401, "UNAUTHORIZED").await;
 
     let res = app
@@ -26,19 +24,27 @@ async fn full_mode_requires_a_credential_on_garden_routes() {
     assert_error(res, 401, "UNAUTHORIZED").await;
     assert_eq!(app.site_count(&tenant).await, 0, "nothing written");
 
-    let res = app
-        .client
-        .get(app.url(&path))
-        .header("authorization", "Bearer anything")
-        .header("x-api-key", "svc_anything")
-        .send()
-        .await
-        .expect("sent");
-    assert_error(res, 401, "UNAUTHORIZED").await;
-
     // An unknown garden looks exactly like a known one to an anonymous caller.
     let res = app
         .get(&format!("/api/v1/t/{}/sites/", unique_slug("nobody")))
+        .await;
+    assert_error(res, 401, "UNAUTHORIZED").await;
+
+    for path in [
+        "/api/v1/users/me",
+        "/api/v1/tenants/",
+        "/api/v1/auth/api-keys",
+        "/api/v1/admin/users",
+    ] {
+        let res = app.get(path).await;
+        assert_error(res, 401, "UNAUTHORIZED").await;
+    }
+    // Another scheme is no credential.
+    let res = app
+        .get_with(
+            "/api/v1/users/me",
+            &[("authorization", "Basic dXNlcjpwdw==")],
+        )
         .await;
     assert_error(res, 401, "UNAUTHORIZED").await;
 
@@ -57,10 +63,85 @@ async fn full_mode_requires_a_credential_on_garden_routes() {
     }
 }
 
+fn b64(json: &serde_json::Value) -> String {
+    URL_SAFE_NO_PAD.encode(serde_json::to_vec(json).expect("json"))
+}
+
 #[tokio::test]
-async fn light_mode_reaches_garden_routes_without_credentials() {
-    let app = TestApp::spawn().await;
-    let tenant = app.tenant("open").await;
-    let res = app.get(&format!("/api/v1/t/{}/sites/", tenant.slug)).await;
-    assert_eq!(res.status().as_u16(), 200);
+async fn forged_tampered_expired_and_foreign_tokens_are_invalid() {
+    let app = TestApp::full().await;
+    let user = app.user("forger").await;
+    let ok = app
+        .call(Method::GET, "/api/v1/users/me", Some(&user.bearer()), None)
+        .await;
+    assert_eq!(ok.status().as_u16(), 200);
+
+    let parts: Vec<&str> = user.session.access.split('.').collect();
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let claims = |exp: i64| json!({"sub": user.key, "exp": exp, "iat": now - 10, "jti": uuid::Uuid::new_v4(), "gen": 0});
+    let alg_none = format!(
+        "{}.{}.",
+        b64(&json!({"alg": "none", "typ": "JWT"})),
+        b64(&claims(now + 600))
+    );
+    let tampered = format!(
+        "{}.{}.{}",
+        parts[0],
+        b64(
+            &json!({"sub": uuid::Uuid::new_v4(), "exp": now + 600, "iat": now, "jti": uuid::Uuid::new_v4(), "gen": 0})
+        ),
+        parts[2]
+    );
+    let foreign_key = {
+        let keys =
+            kultiva::auth::jwt::JwtKeys::new("another-secret-0123456789abcdef0123456789", 900);
+        keys.issue(uuid::Uuid::parse_str(&user.key).expect("uuid"), 0)
+            .expect("issue")
+            .token
+    };
+    let expired = {
+        let keys = kultiva::auth::jwt::JwtKeys::new(crate::support::TEST_SECRET, -120);
+        keys.issue(uuid::Uuid::parse_str(&user.key).expect("uuid"), 0)
+            .expect("issue")
+            .token
+    };
+    let unknown_user = {
+        let keys = kultiva::auth::jwt::JwtKeys::new(crate::support::TEST_SECRET, 900);
+        keys.issue(uuid::Uuid::new_v4(), 0).expect("issue").token
+    };
+    for (what, token) in [
+        ("alg none", alg_none),
+        ("tampered payload", tampered),
+        ("signed with another key", foreign_key),
+        ("expired", expired),
+        ("unknown user", unknown_user),
+        ("garbage", "not.a.jwt".to_owned()),
+        ("empty", String::new()),
+        ("unknown api key", format!("svc_{}", "A".repeat(43))),
+    ] {
+        let res = app
+            .call(
+                Method::GET,
+                "/api/v1/users/me",
+                Some(&format!("Bearer {token}")),
+                None,
+            )
+            .await;
+        let status = res.status().as_u16();
+        assert_eq!(status, 401, "{what}");
+        let code = if token.is_empty() {
+            "UNAUTHORIZED"
+        } else {
+            "INVALID_TOKEN"
+        };
+        assert_error(res, 401, code).await;
+    }
+    let res = app
+        .get_with("/api/v1/users/me", &[("x-api-key", "svc_nope")])
+        .await;
+    assert_eq!(
+        header(&res, "www-authenticate").as_deref(),
+        Some("Bearer error=\"invalid_token\"")
+    );
+    assert_error(res, 401, "INVALID_TOKEN").await;
 }

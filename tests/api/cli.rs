@@ -129,6 +129,7 @@ async fn migrate_all_tenants_brings_every_schema_up() {
             ProvisionOptions {
                 placement: None,
                 target_version: Some(latest - 1),
+                ..ProvisionOptions::default()
             },
         )
         .await;
@@ -175,5 +176,147 @@ fn bad_configuration_is_reported_in_one_line() {
 #[test]
 fn jobs_are_bounded() {
     let out = kultiva(&["migrate", "--all-tenants", "--jobs", "0"], &[]);
+    assert!(!out.status.success());
+}
+
+#[tokio::test]
+async fn service_accounts_and_platform_admins_come_from_the_cli() {
+    let (app, url) = cli_app().await;
+    let db = [("DATABASE_URL", url.as_str())];
+    let tenant = app.tenant("svc-cli").await;
+    let out = kultiva(
+        &[
+            "service-account",
+            "create",
+            "--name",
+            "Irrigation bot",
+            "--tenant",
+            tenant.slug.as_str(),
+            "--role",
+            "grower",
+        ],
+        &db,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let raw = text.lines().last().expect("last line").trim().to_owned();
+    assert!(
+        raw.starts_with("svc_") && raw.len() == 47,
+        "the raw key alone on the last line: {text}"
+    );
+
+    // The key works over HTTP in full mode (same database).
+    let full = TestApp::spawn_env(&[("DATABASE_URL", &url), ("SERVICE_MODE", "full")]).await;
+    let res = full
+        .get_with(
+            &format!("/api/v1/t/{}/sites/", tenant.slug),
+            &[("x-api-key", &raw)],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+
+    let out = kultiva(&["service-account", "list"], &db);
+    let line = stdout(&out)
+        .lines()
+        .find(|l| l.contains("Irrigation bot"))
+        .map(str::to_owned)
+        .expect("listed");
+    let account = line.split_whitespace().next().expect("key").to_owned();
+
+    let other = app.tenant("svc-cli-2").await;
+    let out = kultiva(
+        &[
+            "service-account",
+            "add-membership",
+            "--account",
+            &account,
+            "--tenant",
+            other.slug.as_str(),
+            "--role",
+            "viewer",
+        ],
+        &db,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let res = full
+        .get_with(
+            &format!("/api/v1/t/{}/sites/", other.slug),
+            &[("x-api-key", &raw)],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200, "second membership");
+
+    let out = kultiva(&["service-account", "revoke", "--account", &account], &db);
+    assert!(out.status.success(), "{out:?}");
+    let res = full
+        .get_with(
+            &format!("/api/v1/t/{}/sites/", tenant.slug),
+            &[("x-api-key", &raw)],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 401, "revoked");
+
+    // Refusals: unknown tenant, bad role, unknown account; nothing is created.
+    let out = kultiva(
+        &[
+            "service-account",
+            "create",
+            "--name",
+            "X",
+            "--tenant",
+            "no-such-garden",
+            "--role",
+            "viewer",
+        ],
+        &db,
+    );
+    assert!(!out.status.success());
+    let out = kultiva(
+        &[
+            "service-account",
+            "create",
+            "--name",
+            "X",
+            "--tenant",
+            tenant.slug.as_str(),
+            "--role",
+            "owner",
+        ],
+        &db,
+    );
+    assert!(!out.status.success());
+    let out = kultiva(
+        &["service-account", "revoke", "--account", "not-a-key"],
+        &db,
+    );
+    assert!(!out.status.success());
+
+    // The first platform admin.
+    let user = full.user("first-admin").await;
+    let res = full
+        .call(
+            reqwest::Method::GET,
+            "/api/v1/admin/users",
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 403);
+    let out = kultiva(&["platform-admin", "grant", &user.email], &db);
+    assert!(out.status.success(), "{out:?}");
+    let res = full
+        .call(
+            reqwest::Method::GET,
+            "/api/v1/admin/users",
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    assert_eq!(
+        res.status().as_u16(),
+        200,
+        "rights apply to the running session"
+    );
+    let out = kultiva(&["platform-admin", "grant", "nobody@example.test"], &db);
     assert!(!out.status.success());
 }

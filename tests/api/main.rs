@@ -3,12 +3,17 @@
 
 mod support;
 
+mod accounts;
+mod admin;
+mod api_keys;
 mod auth;
 mod cli;
 mod conventions;
 mod health;
+mod light;
 mod openapi;
 mod placement;
+mod roles;
 mod shutdown;
 mod sites;
 mod tenancy;

@@ -20,6 +20,7 @@ async fn tenants_live_on_the_placement_their_row_names() {
         ProvisionOptions {
             placement: Some("second".into()),
             target_version: None,
+            ..ProvisionOptions::default()
         },
     )
     .await

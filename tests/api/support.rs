@@ -337,3 +337,180 @@ pub fn detail_fields(body: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// A password every test account uses (10+ characters).
+pub const PASSWORD: &str = "correct horse battery";
+
+/// What a login hands out: the access token and the two cookies.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub access: String,
+    pub refresh: Option<String>,
+    pub csrf: Option<String>,
+}
+
+impl Session {
+    /// The `Cookie` header a browser would send to `/api/v1/auth`.
+    pub fn cookie_header(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(r) = &self.refresh {
+            parts.push(format!("svc_refresh={r}"));
+        }
+        if let Some(c) = &self.csrf {
+            parts.push(format!("svc_csrf={c}"));
+        }
+        parts.join("; ")
+    }
+}
+
+/// A registered, logged-in account.
+#[derive(Debug, Clone)]
+pub struct TestUser {
+    pub key: String,
+    pub email: String,
+    pub session: Session,
+}
+
+impl TestUser {
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.session.access)
+    }
+}
+
+/// `Set-Cookie` values of a response by cookie name: (value, full header line).
+pub fn set_cookies(res: &reqwest::Response) -> BTreeMap<String, (String, String)> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|line| {
+            let first = line.split(';').next()?;
+            let (name, value) = first.split_once('=')?;
+            Some((
+                name.trim().to_owned(),
+                (value.trim().to_owned(), line.to_owned()),
+            ))
+        })
+        .collect()
+}
+
+impl TestApp {
+    /// A service in full mode (authentication on).
+    pub async fn full() -> Self {
+        Self::spawn_env(&[("SERVICE_MODE", "full")]).await
+    }
+
+    pub async fn full_env(env: &[(&'static str, &str)]) -> Self {
+        let mut all = vec![("SERVICE_MODE", "full")];
+        all.extend_from_slice(env);
+        Self::spawn_env(&all).await
+    }
+
+    /// Any request with an optional `Authorization` value and JSON body.
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        authorization: Option<&str>,
+        body: Option<&Value>,
+    ) -> reqwest::Response {
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(auth) = authorization {
+            req = req.header("authorization", auth);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        req.send().await.expect("request sent")
+    }
+
+    pub async fn register(&self, email: &str, password: &str) -> reqwest::Response {
+        self.post_json(
+            "/api/v1/auth/register",
+            &serde_json::json!({"email": email, "password": password, "display_name": "Tess Grower"}),
+        )
+        .await
+    }
+
+    pub async fn login_response(
+        &self,
+        email: &str,
+        password: &str,
+        remember: bool,
+    ) -> reqwest::Response {
+        self.post_json(
+            "/api/v1/auth/login",
+            &serde_json::json!({"email": email, "password": password, "remember_me": remember}),
+        )
+        .await
+    }
+
+    /// Logs in and returns the session (asserts success).
+    pub async fn login(&self, email: &str, password: &str) -> Session {
+        let res = self.login_response(email, password, false).await;
+        assert_eq!(res.status().as_u16(), 200, "login of {email}");
+        session_of(res).await
+    }
+
+    /// Registers a fresh account and logs it in.
+    pub async fn user(&self, label: &str) -> TestUser {
+        let email = format!("{}@example.test", unique_slug(label));
+        let res = self.register(&email, PASSWORD).await;
+        assert_eq!(res.status().as_u16(), 201, "register {email}");
+        let body: Value = res.json().await.expect("user json");
+        let session = self.login(&email, PASSWORD).await;
+        TestUser {
+            key: body["key"].as_str().expect("key").to_owned(),
+            email,
+            session,
+        }
+    }
+
+    /// A fresh account holding `role` in `tenant`.
+    pub async fn member(&self, tenant: &TenantRecord, role: kultiva::auth::Role) -> TestUser {
+        let user = self.user(role.as_str()).await;
+        let id = uuid::Uuid::parse_str(&user.key).expect("uuid");
+        kultiva::platform::tenants::repo::add(self.state.platform_pool(), tenant.id, id, role)
+            .await
+            .expect("membership");
+        user
+    }
+
+    /// A fresh account that administers the platform.
+    pub async fn platform_admin(&self) -> TestUser {
+        let user = self.user("padmin").await;
+        kultiva::platform::operator::grant_platform_admin(&self.state, &user.email)
+            .await
+            .expect("grant");
+        user
+    }
+
+    /// An API key of the user (optionally scoped), as its raw value.
+    pub async fn api_key(&self, user: &TestUser, scope: Option<&str>) -> String {
+        let res = self
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/auth/api-keys",
+                Some(&user.bearer()),
+                Some(&serde_json::json!({"label": "test key", "tenant_scope": scope})),
+            )
+            .await;
+        assert_eq!(res.status().as_u16(), 201, "api key created");
+        let body: Value = res.json().await.expect("key json");
+        body["raw_key"].as_str().expect("raw_key").to_owned()
+    }
+}
+
+/// Reads the token body and the cookies of a login or refresh answer.
+pub async fn session_of(res: reqwest::Response) -> Session {
+    let cookies = set_cookies(&res);
+    let body: Value = res.json().await.expect("token json");
+    Session {
+        access: body["access_token"]
+            .as_str()
+            .expect("access_token")
+            .to_owned(),
+        refresh: cookies.get("svc_refresh").map(|(v, _)| v.clone()),
+        csrf: cookies.get("svc_csrf").map(|(v, _)| v.clone()),
+    }
+}

@@ -103,6 +103,7 @@ async fn unknown_placement_is_refused_before_anything_is_written() {
         ProvisionOptions {
             placement: Some("mars".into()),
             target_version: None,
+            ..ProvisionOptions::default()
         },
     )
     .await
@@ -145,6 +146,7 @@ async fn a_tenant_one_migration_behind_is_migrated_on_first_request() {
             ProvisionOptions {
                 placement: None,
                 target_version: Some(latest - 1),
+                ..ProvisionOptions::default()
             },
         )
         .await;
@@ -186,6 +188,7 @@ async fn twenty_concurrent_first_requests_migrate_exactly_once() {
             ProvisionOptions {
                 placement: None,
                 target_version: Some(0),
+                ..ProvisionOptions::default()
             },
         )
         .await;

@@ -5,6 +5,7 @@ use salvo::prelude::*;
 
 use super::model::{NewSite, Site};
 use super::service::{self, LIST_MAX_LIMIT};
+use crate::auth::Role;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
@@ -59,13 +60,14 @@ pub async fn get_site(
 
 /// Create a site.
 #[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "create_site",
-    status_codes(201, 400, 401, 404, 409, 413, 415, 422, 500),
+    status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewSite,
     responses(
         (status_code = 201, description = "site created", body = Site),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 409, description = "DUPLICATE_ENTRY: a site of that name exists", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
@@ -78,6 +80,9 @@ pub async fn create_site(
     res: &mut Response,
 ) -> Result<Json<Site>, AppError> {
     let state = depot.app_state()?;
+    let ctx = depot.tenant_ctx()?;
+    // Sites are the garden's setup: admins only (growers write plants, runs and tasks).
+    ctx.require(Role::Admin)?;
     let new: NewSite = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     let site = service::create_site(&state, tenant, &new).await?;

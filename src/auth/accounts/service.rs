@@ -1,0 +1,380 @@
+//! Account use cases. No salvo types here: routes translate cookies and headers.
+
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::email_tokens::{self, Purpose};
+use super::mails;
+use super::model::{Login, Registration, ResetConfirm, TokenResponse};
+use crate::auth::principal::{AccountType, Role};
+use crate::auth::refresh::{self, RefreshToken, Rotation};
+use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::platform::tenants::repo as memberships;
+use crate::platform::users::model::{Email, User};
+use crate::platform::users::repo::{self as users, NewAccount};
+use crate::rules::lockout::{self, FAILURES_BEFORE_LOCK};
+use crate::state::AppState;
+use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
+use crate::tenancy::{TenantKind, TenantSlug};
+
+/// A successful login or refresh: the access token for the body, the refresh token for the
+/// cookie.
+pub struct Session {
+    pub access: TokenResponse,
+    pub refresh: RefreshToken,
+    pub remember: bool,
+}
+
+fn bad_login() -> AppError {
+    AppError::new(ErrorCode::Unauthorized, "invalid e-mail or password")
+}
+
+fn locked(until: OffsetDateTime) -> AppError {
+    let remaining = (until - OffsetDateTime::now_utc()).max(time::Duration::ZERO);
+    let minutes = lockout::minutes_left(remaining.unsigned_abs());
+    AppError::new(
+        ErrorCode::AccountLocked,
+        format!("account locked after too many failed logins; try again in {minutes} minutes"),
+    )
+    .with_details(vec![ErrorDetail::new(
+        "retry_after_seconds",
+        remaining.whole_seconds().max(1).to_string(),
+        "ACCOUNT_LOCKED",
+    )])
+}
+
+/// A slug for a personal garden: the address's local part, tidied, plus a random tail so two
+/// `anna@…` never collide.
+fn personal_slug(email: &Email) -> Option<TenantSlug> {
+    let local = email.as_str().split('@').next().unwrap_or("garden");
+    let mut base: String = local
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    base = base
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    base.truncate(40);
+    let base = base.trim_matches('-');
+    let base = if base.is_empty() { "garden" } else { base };
+    let tail = &Uuid::new_v4().simple().to_string()[..6];
+    TenantSlug::parse(&format!("{base}-{tail}")).ok()
+}
+
+pub async fn register(state: &AppState, form: &Registration) -> Result<User, AppError> {
+    let hash = state.passwords().hash(&form.password).await?;
+    let db = state.platform_pool();
+    let mut tx = db.begin().await?;
+    let user = users::insert(
+        &mut *tx,
+        &NewAccount {
+            email: Some(&form.email),
+            display_name: &form.display_name,
+            account_type: AccountType::User,
+            password_hash: Some(&hash),
+            email_verified: false,
+        },
+    )
+    .await?
+    .ok_or_else(|| AppError::duplicate("an account with this e-mail address exists"))?;
+    let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
+    let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
+    mails::queue(&mut tx, &form.email, mail).await?;
+    tx.commit().await?;
+
+    // The personal garden is made after the account commits (provisioning runs its own
+    // transactions); if it fails the account is removed again, so registration is all or
+    // nothing for the client.
+    if let Err(err) = make_personal_tenant(state, &user, &form.email).await {
+        if let Err(cleanup) = sqlx::query("DELETE FROM platform.users WHERE id = $1")
+            .bind(user.key)
+            .execute(db)
+            .await
+        {
+            tracing::error!(error = %cleanup, "removing a half-registered account failed");
+        }
+        return Err(err);
+    }
+    state.mail_wakeup();
+    Ok(user)
+}
+
+async fn make_personal_tenant(
+    state: &AppState,
+    user: &User,
+    email: &Email,
+) -> Result<(), AppError> {
+    for _ in 0..3 {
+        let slug = personal_slug(email)
+            .ok_or_else(|| AppError::internal("could not derive a personal tenant slug"))?;
+        let name = format!("{}'s garden", user.display_name);
+        let name: String = name.chars().take(200).collect();
+        match provision::create_tenant(
+            state,
+            &slug,
+            &name,
+            ProvisionOptions {
+                kind: TenantKind::Personal,
+                ..ProvisionOptions::default()
+            },
+        )
+        .await
+        {
+            Ok(tenant) => {
+                memberships::add(state.platform_pool(), tenant.id, user.key, Role::Admin).await?;
+                return Ok(());
+            }
+            Err(ProvisionError::SlugTaken(_)) => continue,
+            Err(err) => return Err(AppError::internal(err)),
+        }
+    }
+    Err(AppError::internal(
+        "no free personal tenant slug after 3 tries",
+    ))
+}
+
+pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError> {
+    let db = state.platform_pool();
+    let mut tx = db.begin().await?;
+    let Some(user) = email_tokens::consume(&mut *tx, token, Purpose::VerifyEmail).await? else {
+        return Err(invalid_link());
+    };
+    users::mark_email_verified(&mut *tx, user).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+fn invalid_link() -> AppError {
+    AppError::validation(vec![ErrorDetail::new(
+        "body.token",
+        "the link is invalid, already used or expired",
+        "value_error",
+    )])
+}
+
+pub async fn login(state: &AppState, form: &Login) -> Result<Session, AppError> {
+    let db = state.platform_pool();
+    let account = users::credentials_by_email(db, &form.email)
+        .await?
+        .filter(|c| c.user.account_type == AccountType::User);
+    if let Some(until) = account.as_ref().and_then(|a| a.locked_until)
+        && until > OffsetDateTime::now_utc()
+    {
+        return Err(locked(until));
+    }
+    // Unknown accounts verify against a decoy hash: same cost, same answer.
+    let stored = account.as_ref().and_then(|a| a.password_hash.as_deref());
+    let matched = state.passwords().verify(&form.password, stored).await?;
+    let Some(account) = account else {
+        return Err(bad_login());
+    };
+    if !matched {
+        let lock = users::record_failed_login(db, account.user.key, FAILURES_BEFORE_LOCK, &|n| {
+            lockout::lock_duration(n).as_secs() as i64
+        })
+        .await?;
+        return Err(match lock {
+            Some(until) => locked(until),
+            None => bad_login(),
+        });
+    }
+    if !account.user.is_active {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "this account is deactivated",
+        ));
+    }
+    if state.config().require_email_verification && !account.user.email_verified {
+        return Err(AppError::new(
+            ErrorCode::EmailNotVerified,
+            "confirm your e-mail address before the first login",
+        ));
+    }
+    let refresh = refresh::start_family(state, account.user.key, form.remember_me).await?;
+    users::record_login_success(db, account.user.key).await?;
+    Ok(Session {
+        access: access_token(state, account.user.key, account.token_generation)?,
+        refresh,
+        remember: form.remember_me,
+    })
+}
+
+fn access_token(state: &AppState, user: Uuid, generation: i32) -> Result<TokenResponse, AppError> {
+    let issued = state
+        .jwt()
+        .issue(user, generation)
+        .map_err(AppError::internal)?;
+    Ok(TokenResponse {
+        access_token: issued.token,
+        token_type: "bearer",
+        expires_in: issued.expires_in,
+    })
+}
+
+fn invalid_refresh() -> AppError {
+    AppError::new(
+        ErrorCode::InvalidToken,
+        "the refresh token is invalid, expired or revoked; log in again",
+    )
+}
+
+pub async fn refresh(
+    state: &AppState,
+    presented: Option<RefreshToken>,
+) -> Result<Session, AppError> {
+    let presented = presented.ok_or_else(invalid_refresh)?;
+    let (user, remember, token) = match refresh::rotate(state, &presented).await? {
+        Rotation::Rotated {
+            user,
+            remember,
+            token,
+        } => (user, remember, token),
+        Rotation::Reused | Rotation::Invalid => return Err(invalid_refresh()),
+    };
+    let account = users::credentials_by_id(state.platform_pool(), user).await?;
+    let Some(account) = account.filter(|a| a.user.is_active) else {
+        refresh::revoke_family(state, token.family).await?;
+        return Err(invalid_refresh());
+    };
+    Ok(Session {
+        access: access_token(state, user, account.token_generation)?,
+        refresh: token,
+        remember,
+    })
+}
+
+pub async fn logout(state: &AppState, presented: Option<RefreshToken>) -> Result<(), AppError> {
+    if let Some(token) = presented {
+        refresh::revoke_family(state, token.family).await?;
+    }
+    Ok(())
+}
+
+/// Ends every session of the user: refresh families in Redis and, through the token
+/// generation in PostgreSQL, every access token issued before now.
+pub async fn logout_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
+    users::bump_token_generation(state.platform_pool(), user).await?;
+    refresh::revoke_all(state, user).await
+}
+
+/// Sends a reset link when the address belongs to an active account. Runs detached from the
+/// request, so the answer and its timing are the same whether or not the address exists.
+pub fn request_password_reset(state: &AppState, email: Email) {
+    let state = state.clone();
+    tokio::spawn(async move {
+        if let Err(err) = send_reset(&state, &email).await {
+            tracing::error!(error = %err, "password reset mail could not be queued");
+        }
+    });
+}
+
+async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
+    let db = state.platform_pool();
+    let Some(user) = users::find_by_email(db, email).await? else {
+        return Ok(());
+    };
+    if user.account_type != AccountType::User || !user.is_active {
+        return Ok(());
+    }
+    let mut tx = db.begin().await?;
+    email_tokens::retire_unused(&mut *tx, user.key, Purpose::PasswordReset).await?;
+    let token = email_tokens::issue(&mut *tx, user.key, Purpose::PasswordReset).await?;
+    let mail = mails::password_reset(&state.config().frontend_url, &user.display_name, &token);
+    mails::queue(&mut tx, email, mail).await?;
+    tx.commit().await?;
+    state.mail_wakeup();
+    Ok(())
+}
+
+pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Result<(), AppError> {
+    let hash = state.passwords().hash(&form.new_password).await?;
+    let db = state.platform_pool();
+    let mut tx = db.begin().await?;
+    let Some(user) = email_tokens::consume(&mut *tx, &form.token, Purpose::PasswordReset).await?
+    else {
+        return Err(invalid_link());
+    };
+    users::set_password(&mut *tx, user, &hash).await?;
+    // Following the link proved control of the mailbox.
+    users::mark_email_verified(&mut *tx, user).await?;
+    tx.commit().await?;
+    refresh::revoke_all(state, user).await
+}
+
+/// Password change of a logged-in user: the current password is checked like a login (and
+/// counts towards the lockout); afterwards every session ends, this one included.
+pub async fn change_password(
+    state: &AppState,
+    user: Uuid,
+    current: &str,
+    new: &str,
+) -> Result<(), AppError> {
+    let db = state.platform_pool();
+    let account = users::credentials_by_id(db, user)
+        .await?
+        .filter(|a| a.user.account_type == AccountType::User)
+        .ok_or_else(|| {
+            AppError::new(
+                ErrorCode::Forbidden,
+                "only personal accounts have a password",
+            )
+        })?;
+    if let Some(until) = account.locked_until
+        && until > OffsetDateTime::now_utc()
+    {
+        return Err(locked(until));
+    }
+    if !state
+        .passwords()
+        .verify(current, account.password_hash.as_deref())
+        .await?
+    {
+        let lock = users::record_failed_login(db, user, FAILURES_BEFORE_LOCK, &|n| {
+            lockout::lock_duration(n).as_secs() as i64
+        })
+        .await?;
+        return Err(match lock {
+            Some(until) => locked(until),
+            None => AppError::validation(vec![ErrorDetail::new(
+                "body.current_password",
+                "the current password is wrong",
+                "value_error",
+            )]),
+        });
+    }
+    let hash = state.passwords().hash(new).await?;
+    users::set_password(db, user, &hash).await?;
+    refresh::revoke_all(state, user).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn personal_slugs_are_valid_and_distinct() {
+        let cases = [
+            "anna@example.org",
+            "a.b+c@example.org",
+            "___@example.org",
+            "ÄÖÜ@example.org",
+            "x@example.org",
+        ];
+        for raw in cases {
+            let email = Email::parse(raw).expect("email");
+            let a = personal_slug(&email).expect("slug");
+            let b = personal_slug(&email).expect("slug");
+            assert_ne!(a, b, "{raw}");
+        }
+        let long = Email::parse(&format!("{}@example.org", "a".repeat(64))).expect("email");
+        assert!(personal_slug(&long).is_some());
+    }
+}

@@ -1,0 +1,6 @@
+//! The platform: accounts, tenants and memberships, and platform administration.
+
+pub mod admin;
+pub mod operator;
+pub mod tenants;
+pub mod users;

@@ -1,0 +1,244 @@
+//! `/api/v1/tenants`: the caller's gardens and their members.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+
+use super::model::{
+    Member, MemberCreate, MemberUpdate, NewMember, NewTenant, RoleChange, Tenant, TenantChange,
+    TenantCreate, TenantUpdate,
+};
+use super::service;
+use crate::error::{AppError, ErrorBody};
+use crate::http::depot::DepotExt;
+use crate::http::json::read_json;
+use crate::http::pagination::{Page, PageRequest};
+
+pub const LIST_MAX_LIMIT: i64 = 200;
+
+pub fn router() -> Router {
+    Router::with_path("tenants")
+        .hoop(crate::auth::require_caller)
+        .get(list_tenants)
+        .post(create_tenant)
+        .push(
+            Router::with_path("{slug}")
+                .get(get_tenant)
+                .patch(update_tenant)
+                .delete(delete_tenant)
+                .push(
+                    Router::with_path("members")
+                        .get(list_members)
+                        .post(add_member)
+                        .push(
+                            Router::with_path("{user_key}")
+                                .patch(change_member_role)
+                                .delete(remove_member),
+                        ),
+                ),
+        )
+}
+
+/// Create an organisation garden; you become its admin.
+#[endpoint(tags("tenants"), operation_id = "create_tenant", security(["bearer" = []]),
+    status_codes(201, 400, 401, 403, 409, 413, 415, 422),
+    request_body = TenantCreate,
+    responses(
+        (status_code = 201, description = "tenant created", body = Tenant),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: service accounts cannot create tenants", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: slug taken", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: slug rules, name length", body = ErrorBody),
+    ))]
+pub async fn create_tenant(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Tenant>, AppError> {
+    let state = depot.app_state()?;
+    let new: NewTenant = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = service::create(&state, depot.principal()?, &new).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(tenant))
+}
+
+/// Your tenants with your role in each, by slug.
+#[endpoint(tags("tenants"), operation_id = "list_tenants", security(["bearer" = []]),
+    parameters(
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of tenants", body = Page<Tenant>),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn list_tenants(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<Tenant>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
+    Ok(Json(
+        service::list_mine(&state, depot.principal()?, page).await?,
+    ))
+}
+
+/// One of your tenants (any other slug is 404, whether it exists or not).
+#[endpoint(tags("tenants"), operation_id = "get_tenant", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "the tenant", body = Tenant),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or not a member", body = ErrorBody),
+    ))]
+pub async fn get_tenant(
+    slug: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Tenant>, AppError> {
+    let state = depot.app_state()?;
+    Ok(Json(service::get(&state, depot.principal()?, &slug).await?))
+}
+
+/// Rename a tenant (admin).
+#[endpoint(tags("tenants"), operation_id = "update_tenant", security(["bearer" = []]),
+    status_codes(200, 400, 401, 403, 404, 413, 415, 422),
+    request_body = TenantUpdate,
+    responses(
+        (status_code = 200, description = "the updated tenant", body = Tenant),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
+    ))]
+pub async fn update_tenant(
+    slug: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Tenant>, AppError> {
+    let state = depot.app_state()?;
+    let change: TenantChange = read_json(req, state.config().max_body_bytes).await?;
+    Ok(Json(
+        service::update(&state, depot.principal()?, &slug, &change).await?,
+    ))
+}
+
+/// Delete an organisation tenant with all its data (admin). Personal tenants cannot be deleted.
+#[endpoint(tags("tenants"), operation_id = "delete_tenant", security(["bearer" = []]),
+    status_codes(204, 401, 403, 404, 409),
+    responses(
+        (status_code = 204, description = "deleted"),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: personal, platform and default tenants cannot be deleted", body = ErrorBody),
+    ))]
+pub async fn delete_tenant(
+    slug: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    service::delete(&state, depot.principal()?, &slug).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// The members of a tenant (any member may look).
+#[endpoint(tags("tenants"), operation_id = "list_members", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "the members", body = Vec<Member>),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn list_members(
+    slug: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Vec<Member>>, AppError> {
+    let state = depot.app_state()?;
+    Ok(Json(
+        service::members(&state, depot.principal()?, &slug).await?,
+    ))
+}
+
+/// Add an existing account as a member (admin; roles up to your own).
+#[endpoint(tags("tenants"), operation_id = "add_member", security(["bearer" = []]),
+    status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422),
+    request_body = MemberCreate,
+    responses(
+        (status_code = 201, description = "member added", body = Member),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: tenant, or no active account with that e-mail", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: already a member", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
+    ))]
+pub async fn add_member(
+    slug: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Member>, AppError> {
+    let state = depot.app_state()?;
+    let new: NewMember = read_json(req, state.config().max_body_bytes).await?;
+    let member = service::add_member(&state, depot.principal()?, &slug, &new).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(member))
+}
+
+/// Change a member's role (admin). The last admin cannot be demoted.
+#[endpoint(tags("tenants"), operation_id = "change_member_role", security(["bearer" = []]),
+    status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422),
+    request_body = MemberUpdate,
+    responses(
+        (status_code = 200, description = "the member", body = Member),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: tenant or member", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the last admin cannot be demoted", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: role", body = ErrorBody),
+    ))]
+pub async fn change_member_role(
+    slug: PathParam<String>,
+    user_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Member>, AppError> {
+    let state = depot.app_state()?;
+    let RoleChange(role) = read_json(req, state.config().max_body_bytes).await?;
+    Ok(Json(
+        service::change_role(&state, depot.principal()?, &slug, &user_key, role).await?,
+    ))
+}
+
+/// Remove a member (admin), or leave (yourself). The last admin cannot be removed.
+#[endpoint(tags("tenants"), operation_id = "remove_member", security(["bearer" = []]),
+    status_codes(204, 401, 403, 404, 409),
+    responses(
+        (status_code = 204, description = "removed"),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: tenant or member", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the last admin cannot be removed", body = ErrorBody),
+    ))]
+pub async fn remove_member(
+    slug: PathParam<String>,
+    user_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    service::remove_member(&state, depot.principal()?, &slug, &user_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! Tenant and membership use cases for members (platform administration is in `admin`).
+
+use uuid::Uuid;
+
+use super::model::{Member, NewMember, NewTenant, Tenant, TenantChange};
+use super::repo;
+use crate::auth::principal::{AccountType, Principal, Role};
+use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::http::pagination::{Page, PageRequest};
+use crate::platform::users::model::Email;
+use crate::platform::users::repo as users;
+use crate::state::AppState;
+use crate::tenancy::context::{TenantCtx, resolve_for};
+use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
+use crate::tenancy::{TenantKind, TenantSlug};
+
+pub async fn create(
+    state: &AppState,
+    principal: &Principal,
+    new: &NewTenant,
+) -> Result<Tenant, AppError> {
+    if principal.account_type == AccountType::Service {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "service accounts cannot create tenants",
+        ));
+    }
+    let tenant = provision::create_tenant(state, &new.slug, &new.name, ProvisionOptions::default())
+        .await
+        .map_err(|err| match err {
+            ProvisionError::SlugTaken(slug) => {
+                AppError::duplicate(format!("a tenant with slug {slug} exists"))
+            }
+            other => AppError::internal(other),
+        })?;
+    repo::add(
+        state.platform_pool(),
+        tenant.id,
+        principal.user_id,
+        Role::Admin,
+    )
+    .await?;
+    Ok(Tenant::from_record(&tenant, Role::Admin))
+}
+
+/// The caller's tenants (active ones; a key scoped to one tenant sees only that one).
+pub async fn list_mine(
+    state: &AppState,
+    principal: &Principal,
+    page: PageRequest,
+) -> Result<Page<Tenant>, AppError> {
+    let all: Vec<Tenant> = repo::tenants_of(state.platform_pool(), principal.user_id)
+        .await?
+        .into_iter()
+        .filter(|(t, _)| t.status == crate::tenancy::TenantStatus::Active)
+        .filter(|(t, _)| principal.tenant_scope().is_none_or(|s| s == t.id))
+        .map(|(t, role)| Tenant::from_record(&t, role))
+        .collect();
+    let total = all.len() as i64;
+    let items = all
+        .into_iter()
+        .skip(page.skip as usize)
+        .take(page.limit as usize)
+        .collect();
+    Ok(Page::new(items, total, page))
+}
+
+pub async fn get(state: &AppState, principal: &Principal, slug: &str) -> Result<Tenant, AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    Ok(Tenant::from_record(&ctx.tenant, ctx.role))
+}
+
+pub async fn update(
+    state: &AppState,
+    principal: &Principal,
+    slug: &str,
+    change: &TenantChange,
+) -> Result<Tenant, AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    ctx.require(Role::Admin)?;
+    let tenant = match &change.name {
+        Some(name) => repo::rename(state.platform_pool(), ctx.tenant.id, name)
+            .await?
+            .ok_or_else(|| AppError::not_found("tenant"))?,
+        None => ctx.tenant,
+    };
+    Ok(Tenant::from_record(&tenant, ctx.role))
+}
+
+/// Deletes an organisation garden with all its data. Personal, platform and default tenants
+/// belong to the platform's structure and cannot be deleted this way.
+pub async fn delete(state: &AppState, principal: &Principal, slug: &str) -> Result<(), AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    ctx.require(Role::Admin)?;
+    if ctx.tenant.kind != TenantKind::Organisation {
+        return Err(AppError::new(
+            ErrorCode::StateConflict,
+            format!("a {} tenant cannot be deleted", ctx.tenant.kind.as_str()),
+        ));
+    }
+    let slug = TenantSlug::parse(slug).map_err(|_| AppError::not_found("tenant"))?;
+    provision::drop_tenant(state, &slug)
+        .await
+        .map_err(|err| match err {
+            ProvisionError::NotFound(_) => AppError::not_found("tenant"),
+            other => AppError::internal(other),
+        })?;
+    Ok(())
+}
+
+pub async fn members(
+    state: &AppState,
+    principal: &Principal,
+    slug: &str,
+) -> Result<Vec<Member>, AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    Ok(repo::members(state.platform_pool(), ctx.tenant.id).await?)
+}
+
+/// An admin grants roles up to its own.
+fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
+    ctx.require(Role::Admin)?;
+    if role > ctx.role {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "you can grant roles up to your own",
+        ));
+    }
+    Ok(())
+}
+
+pub async fn add_member(
+    state: &AppState,
+    principal: &Principal,
+    slug: &str,
+    new: &NewMember,
+) -> Result<Member, AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    may_grant(&ctx, new.role)?;
+    let db = state.platform_pool();
+    let email = Email::parse(&new.email).map_err(|reason| {
+        AppError::validation(vec![ErrorDetail::new("body.email", reason, "value_error")])
+    })?;
+    let user = users::find_by_email(db, &email)
+        .await?
+        .filter(|u| u.is_active)
+        .ok_or_else(|| AppError::not_found("user"))?;
+    if !repo::add(db, ctx.tenant.id, user.key, new.role).await? {
+        return Err(AppError::duplicate("this user is already a member"));
+    }
+    repo::member(db, ctx.tenant.id, user.key)
+        .await?
+        .ok_or_else(|| AppError::not_found("member"))
+}
+
+fn last_admin() -> AppError {
+    AppError::new(
+        ErrorCode::StateConflict,
+        "the last admin of a tenant cannot be removed or demoted",
+    )
+}
+
+fn member_key(raw: &str) -> Result<Uuid, AppError> {
+    Uuid::parse_str(raw).map_err(|_| AppError::not_found("member"))
+}
+
+pub async fn change_role(
+    state: &AppState,
+    principal: &Principal,
+    slug: &str,
+    user_key: &str,
+    role: Role,
+) -> Result<Member, AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    may_grant(&ctx, role)?;
+    let user = member_key(user_key)?;
+    let mut tx = state.platform_pool().begin().await?;
+    let admins = repo::lock_admins(&mut tx, ctx.tenant.id).await?;
+    let current = repo::role_in(&mut *tx, ctx.tenant.id, user)
+        .await?
+        .ok_or_else(|| AppError::not_found("member"))?;
+    if current == Role::Admin && role != Role::Admin && admins <= 1 {
+        return Err(last_admin());
+    }
+    repo::set_role(&mut *tx, ctx.tenant.id, user, role).await?;
+    tx.commit().await?;
+    repo::member(state.platform_pool(), ctx.tenant.id, user)
+        .await?
+        .ok_or_else(|| AppError::not_found("member"))
+}
+
+/// Admins remove anyone; any member may leave.
+pub async fn remove_member(
+    state: &AppState,
+    principal: &Principal,
+    slug: &str,
+    user_key: &str,
+) -> Result<(), AppError> {
+    let ctx = resolve_for(state, principal, slug).await?;
+    let user = member_key(user_key)?;
+    if user != principal.user_id {
+        ctx.require(Role::Admin)?;
+    }
+    let mut tx = state.platform_pool().begin().await?;
+    let admins = repo::lock_admins(&mut tx, ctx.tenant.id).await?;
+    let current = repo::role_in(&mut *tx, ctx.tenant.id, user)
+        .await?
+        .ok_or_else(|| AppError::not_found("member"))?;
+    if current == Role::Admin && admins <= 1 {
+        return Err(last_admin());
+    }
+    repo::remove(&mut *tx, ctx.tenant.id, user).await?;
+    tx.commit().await?;
+    Ok(())
+}

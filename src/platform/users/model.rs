@@ -1,0 +1,128 @@
+use salvo::oapi::ToSchema;
+use serde::Serialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::auth::principal::AccountType;
+
+/// An e-mail address, trimmed and lower-cased; validated on construction.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Email(String);
+
+impl Email {
+    pub const MAX_CHARS: usize = 254;
+
+    pub fn parse(raw: &str) -> Result<Self, &'static str> {
+        let value = raw.trim().to_lowercase();
+        if value.is_empty() {
+            return Err("e-mail address is empty");
+        }
+        if value.len() > Self::MAX_CHARS {
+            return Err("e-mail address is longer than 254 characters");
+        }
+        let Some((local, domain)) = value.rsplit_once('@') else {
+            return Err("e-mail address needs an @");
+        };
+        let local_ok = !local.is_empty()
+            && local.len() <= 64
+            && local
+                .chars()
+                .all(|c| !c.is_whitespace() && !c.is_control() && c != '@');
+        let domain_ok = domain.contains('.')
+            && domain.split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && !label.starts_with('-')
+                    && !label.ends_with('-')
+                    && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+            });
+        if local_ok && domain_ok {
+            Ok(Self(value))
+        } else {
+            Err("not a valid e-mail address")
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Email {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The user record of the specification.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "User"))]
+pub struct User {
+    /// User identifier.
+    pub key: Uuid,
+    /// E-mail address; null for service accounts.
+    pub email: Option<String>,
+    pub display_name: String,
+    pub account_type: AccountType,
+    pub email_verified: bool,
+    pub is_active: bool,
+    pub avatar_url: Option<String>,
+    pub locale: String,
+    pub timezone: String,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub last_login_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// What login needs beyond the public record.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    pub user: User,
+    pub password_hash: Option<String>,
+    pub token_generation: i32,
+    pub locked_until: Option<OffsetDateTime>,
+}
+
+/// What every authenticated request checks about its account.
+#[derive(Debug, Clone, Copy)]
+pub struct AccountStatus {
+    pub account_type: AccountType,
+    pub is_active: bool,
+    pub token_generation: i32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emails_are_normalised_and_checked() {
+        let ok = [
+            ("Ann@Example.org", "ann@example.org"),
+            ("  a.b+c@sub.example.co.uk ", "a.b+c@sub.example.co.uk"),
+            ("grower@bücher.de", "grower@bücher.de"),
+        ];
+        for (raw, want) in ok {
+            assert_eq!(Email::parse(raw).map(|e| e.0), Ok(want.to_owned()), "{raw}");
+        }
+        let bad = [
+            "",
+            "plain",
+            "@example.org",
+            "a@",
+            "a@localhost",
+            "a b@example.org",
+            "a@exa mple.org",
+            "a@-example.org",
+            "a@example..org",
+            "a@b@example.org",
+            "a\u{0}@example.org",
+        ];
+        for raw in bad {
+            assert!(Email::parse(raw).is_err(), "{raw:?} accepted");
+        }
+        let long = format!("{}@example.org", "a".repeat(65));
+        assert!(Email::parse(&long).is_err());
+    }
+}

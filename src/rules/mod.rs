@@ -1,0 +1,3 @@
+//! Pure domain rules: no I/O, table-driven unit tests beside each.
+
+pub mod lockout;

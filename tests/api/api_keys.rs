@@ -1,0 +1,308 @@
+//! API keys: shown once, stored as a hash, accepted as X-API-Key or Bearer, revocable, scoped;
+//! service-account validation.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::support::{TestApp, assert_error, detail_fields};
+use kultiva::auth::Role;
+
+#[tokio::test]
+async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
+    let app = TestApp::full().await;
+    let user = app.user("keys").await;
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/auth/api-keys",
+            Some(&user.bearer()),
+            Some(&json!({"label": "automation"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let key: Value = res.json().await.expect("json");
+    let raw = key["raw_key"].as_str().expect("raw").to_owned();
+    assert!(raw.starts_with("svc_") && raw.len() >= 4 + 43, "{raw}");
+    assert_eq!(key["key_prefix"], raw[..12]);
+    assert_eq!(key["label"], "automation");
+    assert_eq!(key["tenant_scope"], Value::Null);
+
+    // Only the SHA-256 is stored.
+    let stored: Vec<u8> =
+        sqlx::query_scalar("SELECT key_hash FROM platform.api_keys WHERE id = $1::uuid")
+            .bind(key["key"].as_str().expect("key"))
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("row");
+    assert_eq!(stored, Sha256::digest(raw.as_bytes()).to_vec());
+    let leaked: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM platform.api_keys WHERE key_prefix = $1 OR label = $1",
+    )
+    .bind(&raw)
+    .fetch_one(app.state.platform_pool())
+    .await
+    .expect("count");
+    assert_eq!(leaked, 0);
+
+    // The listing never shows the secret.
+    let list: Value = app
+        .call(
+            Method::GET,
+            "/api/v1/auth/api-keys",
+            Some(&user.bearer()),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+    assert!(list[0].get("raw_key").is_none(), "{list}");
+
+    for headers in [
+        vec![("x-api-key", raw.clone())],
+        vec![("authorization", format!("Bearer {raw}"))],
+    ] {
+        let mut req = app.client.get(app.url("/api/v1/users/me"));
+        for (k, v) in &headers {
+            req = req.header(*k, v);
+        }
+        let res = req.send().await.expect("sent");
+        assert_eq!(res.status().as_u16(), 200);
+        let me: Value = res.json().await.expect("json");
+        assert_eq!(me["email"], user.email);
+    }
+    // last_used_at is recorded (asynchronously, right after the request).
+    let mut used = false;
+    for _ in 0..50 {
+        let list: Value = app
+            .call(
+                Method::GET,
+                "/api/v1/auth/api-keys",
+                Some(&user.bearer()),
+                None,
+            )
+            .await
+            .json()
+            .await
+            .expect("json");
+        if list[0]["last_used_at"].is_string() {
+            used = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(used, "last_used_at set");
+
+    // A key cannot mint keys.
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/auth/api-keys",
+            Some(&format!("Bearer {raw}")),
+            Some(&json!({"label": "child"})),
+        )
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+
+    // Revocation works at once; another user cannot revoke it.
+    let stranger = app.user("stranger").await;
+    let path = format!(
+        "/api/v1/auth/api-keys/{}",
+        key["key"].as_str().expect("key")
+    );
+    let res = app
+        .call(Method::DELETE, &path, Some(&stranger.bearer()), None)
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app
+        .get_with("/api/v1/users/me", &[("x-api-key", &raw)])
+        .await;
+    assert_eq!(
+        res.status().as_u16(),
+        200,
+        "still valid after the refused revoke"
+    );
+    let res = app
+        .call(Method::DELETE, &path, Some(&user.bearer()), None)
+        .await;
+    assert_eq!(res.status().as_u16(), 204);
+    let res = app
+        .get_with("/api/v1/users/me", &[("x-api-key", &raw)])
+        .await;
+    assert_error(res, 401, "INVALID_TOKEN").await;
+    let res = app
+        .call(Method::DELETE, &path, Some(&user.bearer()), None)
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app
+        .call(
+            Method::DELETE,
+            "/api/v1/auth/api-keys/not-a-uuid",
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+#[tokio::test]
+async fn a_scoped_key_sees_only_its_tenant() {
+    let app = TestApp::full().await;
+    let a = app.tenant("scope-a").await;
+    let b = app.tenant("scope-b").await;
+    let user = app.member(&a, Role::Viewer).await;
+    kultiva::platform::tenants::repo::add(
+        app.state.platform_pool(),
+        b.id,
+        uuid::Uuid::parse_str(&user.key).expect("uuid"),
+        Role::Viewer,
+    )
+    .await
+    .expect("member of b");
+    let scoped = app.api_key(&user, Some(a.slug.as_str())).await;
+    let open = app.api_key(&user, None).await;
+    let sites = |t: &kultiva::tenancy::TenantRecord| format!("/api/v1/t/{}/sites/", t.slug);
+    assert_eq!(
+        app.get_with(&sites(&a), &[("x-api-key", &scoped)])
+            .await
+            .status()
+            .as_u16(),
+        200
+    );
+    let res = app.get_with(&sites(&b), &[("x-api-key", &scoped)]).await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    assert_eq!(
+        app.get_with(&sites(&b), &[("x-api-key", &open)])
+            .await
+            .status()
+            .as_u16(),
+        200
+    );
+    let listed: Value = app
+        .get_with("/api/v1/tenants/", &[("x-api-key", &scoped)])
+        .await
+        .json()
+        .await
+        .expect("json");
+    let slugs: Vec<&str> = listed["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|t| t["slug"].as_str())
+        .collect();
+    assert_eq!(slugs, vec![a.slug.as_str()]);
+
+    // Scoping to a tenant you do not belong to is refused and creates nothing.
+    let foreign = app.tenant("scope-foreign").await;
+    let count_keys = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM platform.api_keys WHERE user_id = $1::uuid",
+        )
+        .bind(&user.key)
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("count")
+    };
+    let before = count_keys().await;
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/auth/api-keys",
+            Some(&user.bearer()),
+            Some(&json!({"label": "x", "tenant_scope": foreign.slug.as_str()})),
+        )
+        .await;
+    let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    assert_eq!(detail_fields(&err), vec!["body.tenant_scope"]);
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/auth/api-keys",
+            Some(&user.bearer()),
+            Some(&json!({"label": ""})),
+        )
+        .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(count_keys().await, before);
+}
+
+#[tokio::test]
+async fn service_account_keys_validate_and_nothing_else_does() {
+    let app = TestApp::full().await;
+    let tenant = app.tenant("svc").await;
+    let (account, key) = kultiva::platform::operator::create_service_account(
+        &app.state,
+        "Greenhouse bot",
+        tenant.slug.as_str(),
+        Role::Grower,
+    )
+    .await
+    .expect("service account");
+    let raw = key.raw_key.expect("raw");
+    let res = app
+        .post_json(
+            "/api/v1/auth/service-accounts/validate",
+            &json!({"api_key": raw}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let ctx: Value = res.json().await.expect("json");
+    assert_eq!(ctx["service_account_key"], account.key.to_string());
+    assert_eq!(ctx["display_name"], "Greenhouse bot");
+    assert_eq!(ctx["tenants"][0]["tenant_slug"], tenant.slug.as_str());
+    assert_eq!(ctx["tenants"][0]["tenant_key"], tenant.id.to_string());
+    assert_eq!(ctx["tenants"][0]["role"], "grower");
+    assert_eq!(
+        ctx["tenants"][0]["mcp_permissions"],
+        json!(["mcp.read", "mcp.write"])
+    );
+
+    // A service account cannot log in interactively (it has no password).
+    let person = app.user("personal").await;
+    let personal_key = app.api_key(&person, None).await;
+    let mut bodies = Vec::new();
+    for candidate in [
+        personal_key.clone(),
+        "svc_garbage".to_owned(),
+        "x".to_owned(),
+        format!("svc_{}", "B".repeat(43)),
+    ] {
+        let res = app
+            .post_json(
+                "/api/v1/auth/service-accounts/validate",
+                &json!({"api_key": candidate}),
+            )
+            .await;
+        let body = assert_error(res, 401, "UNAUTHORIZED").await;
+        bodies.push(body["message"].clone());
+    }
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "one generic answer: {bodies:?}"
+    );
+
+    // Revoked service account: the same generic 401, and the key stops working on REST too.
+    kultiva::platform::operator::revoke_service_account(&app.state, &account.key.to_string())
+        .await
+        .expect("revoke");
+    let res = app
+        .post_json(
+            "/api/v1/auth/service-accounts/validate",
+            &json!({"api_key": raw}),
+        )
+        .await;
+    assert_error(res, 401, "UNAUTHORIZED").await;
+    let res = app
+        .get_with(
+            &format!("/api/v1/t/{}/sites/", tenant.slug),
+            &[("x-api-key", &raw)],
+        )
+        .await;
+    assert_error(res, 401, "INVALID_TOKEN").await;
+    let res = app
+        .post_json("/api/v1/auth/service-accounts/validate", &json!({}))
+        .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+}
