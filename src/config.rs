@@ -111,6 +111,8 @@ pub struct Config {
     pub redis_key_prefix: String,
     /// Where the browser front end lives: links in e-mails and the OAuth callback point there.
     pub frontend_url: String,
+    /// The service's own public base URL (OAuth redirect URIs point there).
+    pub public_url: String,
     /// Password hashes computed at once (each takes ~19 MiB); the default is the core count.
     pub password_hash_concurrency: u32,
 }
@@ -324,6 +326,15 @@ impl Config {
             r.problems
                 .push("FRONTEND_URL must be an http:// or https:// URL".into());
         }
+        let public_url = r
+            .raw("PUBLIC_URL")
+            .unwrap_or_else(|| format!("http://{}", bind_address))
+            .trim_end_matches('/')
+            .to_owned();
+        if !(public_url.starts_with("http://") || public_url.starts_with("https://")) {
+            r.problems
+                .push("PUBLIC_URL must be an http:// or https:// URL".into());
+        }
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
 
@@ -355,6 +366,7 @@ impl Config {
             log_format,
             redis_key_prefix,
             frontend_url,
+            public_url,
             password_hash_concurrency,
         })
     }

@@ -8,6 +8,7 @@ pub mod api_keys;
 pub mod cookies;
 pub mod jwt;
 pub mod light;
+pub mod oauth;
 pub mod password;
 pub mod principal;
 pub mod refresh;

@@ -174,6 +174,27 @@ impl JsonFields {
         }
     }
 
+    /// An optional tenant slug; absent or null mean "none". Anything that is not slug-shaped is
+    /// refused; a reserved name is slug-shaped (it simply names no garden).
+    pub fn opt_slug(&mut self, name: &'static str) -> Option<Option<String>> {
+        let Some(value) = self.take(name) else {
+            return Some(None);
+        };
+        match value {
+            Value::String(raw) => match crate::tenancy::TenantSlug::parse(&raw) {
+                Ok(_) | Err(crate::tenancy::names::SlugError::Reserved) => Some(Some(raw)),
+                Err(err) => {
+                    self.reject(name, err.to_string(), "value_error");
+                    None
+                }
+            },
+            _ => {
+                self.reject(name, "must be a string", "type_error");
+                None
+            }
+        }
+    }
+
     /// A required value from a fixed list of names.
     pub fn choice<T: Copy>(&mut self, name: &'static str, options: &[(&str, T)]) -> Option<T> {
         let allowed = || {
@@ -212,6 +233,12 @@ impl JsonFields {
 
     /// An optional boolean with a default.
     pub fn flag(&mut self, name: &'static str, default: bool) -> Option<bool> {
+        // Absent means the default; an explicit null is not a boolean (the schema says so).
+        if matches!(self.map.get(name), Some(Value::Null)) {
+            self.take(name);
+            self.reject(name, "must be true or false", "type_error");
+            return None;
+        }
         match self.take(name) {
             None => Some(default),
             Some(Value::Bool(b)) => Some(b),
@@ -417,6 +444,13 @@ mod tests {
         assert_eq!(s.note, None);
         assert_eq!(s.count, None);
         assert!(!s.on);
+        // A boolean may be left out, but null is not a boolean.
+        let err = parse_json::<Sample>(br#"{"name":"a","colour":"blue","on":null}"#)
+            .expect_err("null flag");
+        assert_eq!(
+            fields_of(&err),
+            vec![("body.on".to_owned(), "type_error".to_owned())]
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ fn auth_router(mode: ServiceMode) -> Router {
         ServiceMode::Light => auth,
         ServiceMode::Full => auth
             .push(crate::auth::accounts::routes::router(|r| r))
+            .push(crate::auth::oauth::routes::router())
             .push(crate::auth::api_keys::routes::validate_router()),
     }
 }

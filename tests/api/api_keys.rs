@@ -216,6 +216,19 @@ async fn a_scoped_key_sees_only_its_tenant() {
         .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(detail_fields(&err), vec!["body.tenant_scope"]);
+    // Not slug-shaped (empty, upper case, control characters): a 422 on the field.
+    for scope in ["", "Not A Slug", "bad\u{1}slug"] {
+        let res = app
+            .call(
+                Method::POST,
+                "/api/v1/auth/api-keys",
+                Some(&user.bearer()),
+                Some(&json!({"label": "x", "tenant_scope": scope})),
+            )
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), vec!["body.tenant_scope"], "{scope:?}");
+    }
     let res = app
         .call(
             Method::POST,

@@ -85,14 +85,16 @@ pub struct NewApiKey {
     ))]
     pub label: String,
     /// Slug of a tenant the caller is a member of; limits the key to it.
-    #[salvo(schema(max_length = 63))]
+    #[salvo(schema(max_length = 63, pattern = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"))]
     pub tenant_scope: Option<String>,
 }
 
 impl FromJson for NewApiKey {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
         let label = f.text("label", LABEL_MAX);
-        let tenant_scope = f.opt_long_text("tenant_scope", 63);
+        // Malformed is a 422; a well-formed slug that names no garden of the caller is the
+        // service's usual 404 for a garden that is not yours.
+        let tenant_scope = f.opt_slug("tenant_scope");
         Some(Self {
             label: label?,
             tenant_scope: tenant_scope?,

@@ -29,6 +29,7 @@ pub fn router() -> Router {
                 .push(Router::with_path("{user_key}/reactivate").post(admin_reactivate_user)),
         )
         .push(Router::with_path("service-accounts").get(admin_list_service_accounts))
+        .push(crate::auth::oauth::routes::admin_router())
 }
 
 /// A search text from the query: trimmed, at most 100 characters, no control characters.
