@@ -605,3 +605,32 @@ ensure_rust_tools() {
   fi
   _kv_log "rust: $(cargo --version 2>/dev/null), test runner: $KULTIVA_TEST_RUNNER"
 }
+
+# ---------------------------------------------------------------- Python test tools
+
+# ensure_test_venv: the Python venv of the test tools (schemathesis, the aiosmtpd mail sink) in
+# .local/venv, installed from the pinned tests/requirements.txt and reinstalled whenever that
+# file changes. Exports KULTIVA_TEST_VENV (the Rust mail tests find the sink's Python there).
+ensure_test_venv() {
+  local venv=$_KULTIVA_ROOT/.local/venv req=$_KULTIVA_ROOT/tests/requirements.txt
+  if [[ ! -x $venv/bin/python ]] || ! cmp -s "$req" "$venv/.kultiva-requirements"; then
+    if ! command -v python3 >/dev/null 2>&1; then
+      _kv_apt_install python3 python3-venv || return 1
+    fi
+    _kv_log "installing the Python test tools (tests/requirements.txt) into $venv"
+    if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+      # Debian splits venv support out of python3.
+      _kv_apt_install python3-venv || return 1
+      if ! python3 -m venv "$venv" >&2; then
+        _kv_die "python3 -m venv $venv failed"
+        return 1
+      fi
+    fi
+    if ! "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" >&2; then
+      _kv_die "pip install -r $req failed"
+      return 1
+    fi
+    cp "$req" "$venv/.kultiva-requirements" || return 1
+  fi
+  export KULTIVA_TEST_VENV=$venv
+}

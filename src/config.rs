@@ -9,6 +9,8 @@ use std::time::Duration;
 
 /// The value `JWT_SECRET_KEY` has when nobody set it; `full` mode refuses to start with it.
 pub const JWT_SECRET_PLACEHOLDER: &str = "change-me-in-production";
+/// The sender of outgoing mail unless `MAIL_FROM` says otherwise.
+pub const DEFAULT_MAIL_FROM: &str = "Kultiva <no-reply@localhost>";
 /// The placement every tenant lives on unless told otherwise: the server of `DATABASE_URL`.
 pub const PRIMARY_PLACEMENT: &str = "primary";
 
@@ -115,6 +117,10 @@ pub struct Config {
     pub public_url: String,
     /// Password hashes computed at once (each takes ~19 MiB); the default is the core count.
     pub password_hash_concurrency: u32,
+    /// SMTP server for outgoing mail; without it mails are written to the log.
+    pub smtp_url: Option<Secret>,
+    /// Sender of outgoing mail (`Name <address>`).
+    pub mail_from: String,
 }
 
 /// All problems found while reading the environment.
@@ -337,6 +343,17 @@ impl Config {
         }
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
+        let smtp_url = r.raw("SMTP_URL").map(Secret::new);
+        if let Some(Err(why)) = smtp_url
+            .as_ref()
+            .map(|url| crate::mail::transport::check_smtp_url(url.expose()))
+        {
+            r.problems.push(why);
+        }
+        let mail_from = r.string("MAIL_FROM", DEFAULT_MAIL_FROM);
+        if let Err(why) = crate::mail::transport::check_mail_from(&mail_from) {
+            r.problems.push(why);
+        }
 
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
@@ -368,6 +385,8 @@ impl Config {
             frontend_url,
             public_url,
             password_hash_concurrency,
+            smtp_url,
+            mail_from,
         })
     }
 }
@@ -560,6 +579,27 @@ mod tests {
         let debug = format!("{cfg:?}");
         assert!(!debug.contains(SECRET));
         assert!(!debug.contains("postgres://u@"));
+    }
+
+    #[test]
+    fn mail_settings_are_checked_without_printing_the_password() {
+        let cfg = with(&[]).expect("valid");
+        assert!(cfg.smtp_url.is_none());
+        assert_eq!(cfg.mail_from, DEFAULT_MAIL_FROM);
+        let cfg = with(&[
+            ("SMTP_URL", "smtp://mailer:hunter2-smtp@127.0.0.1:2525"),
+            ("MAIL_FROM", "Garden <garden@example.org>"),
+        ])
+        .expect("valid");
+        assert!(!format!("{cfg:?}").contains("hunter2-smtp"));
+        let err = with(&[
+            ("SMTP_URL", "smtp://mailer:hunter2-smtp@mail.example.org:25"),
+            ("MAIL_FROM", "not a mailbox"),
+        ])
+        .expect_err("refused");
+        assert_eq!(err.0.len(), 2, "{err}");
+        assert!(!err.to_string().contains("hunter2-smtp"), "{err}");
+        assert!(with(&[("SMTP_URL", "imap://mail.example.org")]).is_err());
     }
 
     #[test]

@@ -37,10 +37,15 @@ impl Bound {
         self.server.handle()
     }
 
-    /// Serves until the handle stops the server, then closes the state's pools.
+    /// Serves (with the mail delivery worker beside it) until the handle stops the server, then
+    /// stops the worker and closes the state's pools.
     pub async fn serve(self, state: AppState) {
         let service = build_service(state.clone());
+        let mail = crate::mail::worker::start(state.clone());
         self.server.serve(service).await;
+        if let Some(mail) = mail {
+            mail.stop().await;
+        }
         state.close().await;
         tracing::info!("server stopped; pools closed");
     }

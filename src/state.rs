@@ -21,6 +21,7 @@ struct Inner {
     passwords: PasswordHasherPool,
     jwt: JwtKeys,
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
+    mail_signal: tokio::sync::Notify,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +57,7 @@ impl AppState {
             passwords,
             jwt,
             light_identity: tokio::sync::OnceCell::new(),
+            mail_signal: tokio::sync::Notify::new(),
         })))
     }
 
@@ -94,8 +96,15 @@ impl AppState {
         &self.0.light_identity
     }
 
-    /// Tells the mail deliverer that something was queued.
-    pub fn mail_wakeup(&self) {}
+    /// Tells this process's mail worker that something was queued (call after the commit).
+    pub fn mail_wakeup(&self) {
+        self.0.mail_signal.notify_one();
+    }
+
+    /// What the mail worker waits on.
+    pub fn mail_signal(&self) -> &tokio::sync::Notify {
+        &self.0.mail_signal
+    }
 
     pub fn jwt(&self) -> &JwtKeys {
         &self.0.jwt

@@ -11,6 +11,7 @@ mod cli;
 mod conventions;
 mod health;
 mod light;
+mod mail;
 mod oauth;
 mod openapi;
 mod placement;

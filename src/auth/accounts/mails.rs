@@ -2,6 +2,7 @@
 //! the token back to the API.
 
 use sqlx::PgConnection;
+use uuid::Uuid;
 
 use crate::error::AppError;
 use crate::platform::users::model::Email;
@@ -38,8 +39,13 @@ pub fn password_reset(frontend_url: &str, display_name: &str, token: &str) -> Ac
 }
 
 /// Queues the mail in the caller's transaction: it is sent only if the transaction commits.
-pub async fn queue(conn: &mut PgConnection, to: &Email, mail: AccountMail) -> Result<(), AppError> {
-    crate::mail::enqueue(
+/// Returns the outbox id.
+pub async fn queue(
+    conn: &mut PgConnection,
+    to: &Email,
+    mail: AccountMail,
+) -> Result<Uuid, AppError> {
+    let id = crate::mail::enqueue(
         conn,
         &crate::mail::OutgoingMail {
             recipient: to.as_str().to_owned(),
@@ -50,5 +56,5 @@ pub async fn queue(conn: &mut PgConnection, to: &Email, mail: AccountMail) -> Re
     )
     .await
     .map_err(AppError::internal)?;
-    Ok(())
+    Ok(id)
 }

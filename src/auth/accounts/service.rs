@@ -87,13 +87,16 @@ pub async fn register(state: &AppState, form: &Registration) -> Result<User, App
     .ok_or_else(|| AppError::duplicate("an account with this e-mail address exists"))?;
     let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
     let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
-    mails::queue(&mut tx, &form.email, mail).await?;
+    let mail_id = mails::queue(&mut tx, &form.email, mail).await?;
     tx.commit().await?;
 
     // The personal garden is made after the account commits (provisioning runs its own
-    // transactions); if it fails the account is removed again, so registration is all or
-    // nothing for the client.
+    // transactions); if it fails the account is removed again (with its verification mail, if
+    // still unsent), so registration is all or nothing for the client.
     if let Err(err) = make_personal_tenant(state, &user, &form.email).await {
+        if let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await {
+            tracing::error!(error = %cleanup, "withdrawing a half-registered account's mail failed");
+        }
         if let Err(cleanup) = sqlx::query("DELETE FROM platform.users WHERE id = $1")
             .bind(user.key)
             .execute(db)
