@@ -6,6 +6,7 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasherPool;
 use crate::config::Config;
 use crate::store::pg::Placements;
+use crate::store::rate_limit::RateLimits;
 use crate::store::redis::{self, RedisPool};
 use crate::tenancy::migrate::TenantMigrations;
 
@@ -21,6 +22,7 @@ struct Inner {
     passwords: PasswordHasherPool,
     jwt: JwtKeys,
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
+    rate_limits: RateLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +50,10 @@ impl AppState {
             config.jwt_secret_key.expose(),
             i64::from(config.access_token_expire_minutes) * 60,
         );
+        let rate_limits = RateLimits::new(
+            config.rate_limit_auth_per_minute,
+            config.rate_limit_general_per_minute,
+        );
         Ok(Self(Arc::new(Inner {
             config,
             placements,
@@ -56,6 +62,7 @@ impl AppState {
             passwords,
             jwt,
             light_identity: tokio::sync::OnceCell::new(),
+            rate_limits,
         })))
     }
 
@@ -84,6 +91,10 @@ impl AppState {
             key.push_str(part);
         }
         key
+    }
+
+    pub fn rate_limits(&self) -> &RateLimits {
+        &self.0.rate_limits
     }
 
     pub fn passwords(&self) -> &PasswordHasherPool {

@@ -1,3 +1,4 @@
 //! Pure domain rules: no I/O, table-driven unit tests beside each.
 
+pub mod client_ip;
 pub mod lockout;

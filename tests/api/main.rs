@@ -13,6 +13,7 @@ mod health;
 mod light;
 mod openapi;
 mod placement;
+mod rate_limits;
 mod roles;
 mod shutdown;
 mod sites;
