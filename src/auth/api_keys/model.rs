@@ -85,7 +85,7 @@ pub struct NewApiKey {
     ))]
     pub label: String,
     /// Slug of a tenant the caller is a member of; limits the key to it.
-    #[salvo(schema(max_length = 63))]
+    #[salvo(schema(max_length = 63, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub tenant_scope: Option<String>,
 }
 
