@@ -52,7 +52,7 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
 
 /// Whether the general rate limit covers a path: everything under `/api/v1` except health
 /// and mode (the same split as `api_router`).
-pub fn rate_limited(path: &str) -> bool {
+fn rate_limited(path: &str) -> bool {
     path.starts_with("/api/v1/") && !path.starts_with("/api/v1/health/") && path != "/api/v1/mode"
 }
 
