@@ -7,12 +7,16 @@ use std::net::SocketAddr;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::rules::client_ip::TrustedProxies;
+
 /// The value `JWT_SECRET_KEY` has when nobody set it; `full` mode refuses to start with it.
 pub const JWT_SECRET_PLACEHOLDER: &str = "change-me-in-production";
 /// The sender of outgoing mail unless `MAIL_FROM` says otherwise.
 pub const DEFAULT_MAIL_FROM: &str = "Kultiva <no-reply@localhost>";
 /// The placement every tenant lives on unless told otherwise: the server of `DATABASE_URL`.
 pub const PRIMARY_PLACEMENT: &str = "primary";
+/// Highest accepted rate limit (requests per minute); the limiter works in microseconds.
+pub const MAX_RATE_PER_MINUTE: u32 = 1_000_000;
 
 /// A value that must never reach a log line.
 #[derive(Clone, PartialEq, Eq)]
@@ -121,6 +125,12 @@ pub struct Config {
     pub smtp_url: Option<Secret>,
     /// Sender of outgoing mail (`Name <address>`).
     pub mail_from: String,
+    /// Login and registration requests per minute per client IP.
+    pub rate_limit_auth_per_minute: u32,
+    /// Requests per minute per caller (account, or client IP when anonymous) on the API.
+    pub rate_limit_general_per_minute: u32,
+    /// Peers whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
 }
 
 /// All problems found while reading the environment.
@@ -354,6 +364,15 @@ impl Config {
         if let Err(why) = crate::mail::transport::check_mail_from(&mail_from) {
             r.problems.push(why);
         }
+        let rate_limit_auth_per_minute =
+            r.bounded("RATE_LIMIT_AUTH_PER_MINUTE", 20, 1, MAX_RATE_PER_MINUTE);
+        let rate_limit_general_per_minute =
+            r.bounded("RATE_LIMIT_GENERAL_PER_MINUTE", 100, 1, MAX_RATE_PER_MINUTE);
+        let trusted_proxies = TrustedProxies::parse(&r.string("TRUSTED_PROXIES", ""))
+            .unwrap_or_else(|problems| {
+                r.problems.extend(problems);
+                TrustedProxies::default()
+            });
 
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
@@ -387,6 +406,9 @@ impl Config {
             password_hash_concurrency,
             smtp_url,
             mail_from,
+            rate_limit_auth_per_minute,
+            rate_limit_general_per_minute,
+            trusted_proxies,
         })
     }
 }
@@ -600,6 +622,51 @@ mod tests {
         assert_eq!(err.0.len(), 2, "{err}");
         assert!(!err.to_string().contains("hunter2-smtp"), "{err}");
         assert!(with(&[("SMTP_URL", "imap://mail.example.org")]).is_err());
+    }
+
+    #[test]
+    fn rate_limits_default_to_the_specification_and_are_bounded() {
+        let cfg = with(&[]).expect("valid");
+        assert_eq!(cfg.rate_limit_auth_per_minute, 20);
+        assert_eq!(cfg.rate_limit_general_per_minute, 100);
+        assert!(cfg.trusted_proxies.is_empty());
+        let cfg = with(&[
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "5"),
+            ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000000"),
+        ])
+        .expect("valid");
+        assert_eq!(cfg.rate_limit_auth_per_minute, 5);
+        assert_eq!(cfg.rate_limit_general_per_minute, 1_000_000);
+        for (name, value) in [
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "0"),
+            ("RATE_LIMIT_AUTH_PER_MINUTE", "many"),
+            ("RATE_LIMIT_GENERAL_PER_MINUTE", "-1"),
+            ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000001"),
+        ] {
+            let err = with(&[(name, value)]).expect_err(value);
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn trusted_proxies_are_validated_with_the_rest() {
+        let cfg = with(&[("TRUSTED_PROXIES", "10.0.0.0/8, 127.0.0.1, fd00::/8")]).expect("valid");
+        assert!(
+            cfg.trusted_proxies
+                .contains("10.20.30.40".parse().expect("ip"))
+        );
+        assert!(!cfg.trusted_proxies.contains("8.8.8.8".parse().expect("ip")));
+        let err = with(&[
+            ("TRUSTED_PROXIES", "10.0.0.1/8,proxy.local"),
+            ("DEBUG", "maybe"),
+        ])
+        .expect_err("invalid");
+        assert_eq!(err.0.len(), 3, "{err}");
+        assert!(
+            err.to_string().contains("did you mean 10.0.0.0/8?"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("\"proxy.local\""), "{err}");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasherPool;
 use crate::config::Config;
 use crate::store::pg::Placements;
+use crate::store::rate_limit::RateLimits;
 use crate::store::redis::{self, RedisPool};
 use crate::tenancy::migrate::TenantMigrations;
 
@@ -22,6 +23,7 @@ struct Inner {
     jwt: JwtKeys,
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
     mail_signal: tokio::sync::Notify,
+    rate_limits: RateLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +51,10 @@ impl AppState {
             config.jwt_secret_key.expose(),
             i64::from(config.access_token_expire_minutes) * 60,
         );
+        let rate_limits = RateLimits::new(
+            config.rate_limit_auth_per_minute,
+            config.rate_limit_general_per_minute,
+        );
         Ok(Self(Arc::new(Inner {
             config,
             placements,
@@ -58,6 +64,7 @@ impl AppState {
             jwt,
             light_identity: tokio::sync::OnceCell::new(),
             mail_signal: tokio::sync::Notify::new(),
+            rate_limits,
         })))
     }
 
@@ -86,6 +93,10 @@ impl AppState {
             key.push_str(part);
         }
         key
+    }
+
+    pub fn rate_limits(&self) -> &RateLimits {
+        &self.0.rate_limits
     }
 
     pub fn passwords(&self) -> &PasswordHasherPool {

@@ -46,6 +46,11 @@ fn presented(req: &Request) -> Option<Presented<'_>> {
         .then(|| Presented::Bearer(token.trim()))
 }
 
+/// Whether the request carries a credential header (valid or not).
+pub fn presents_credential(req: &Request) -> bool {
+    presented(req).is_some()
+}
+
 fn invalid_credential() -> AppError {
     AppError::new(
         ErrorCode::InvalidToken,
@@ -115,7 +120,8 @@ fn refuse(err: AppError, req: &Request, res: &mut Response, ctrl: &mut FlowCtrl)
     err.halt(req, res, ctrl);
 }
 
-/// Hoop: every route below needs an authenticated caller.
+/// Hoop: every route below needs an authenticated caller. A caller already established for
+/// this request (by the general rate limit, which keys on it) is not authenticated twice.
 #[handler]
 pub async fn require_caller(
     req: &mut Request,
@@ -123,9 +129,10 @@ pub async fn require_caller(
     res: &mut Response,
     ctrl: &mut FlowCtrl,
 ) {
-    let outcome = match depot.app_state() {
-        Ok(state) => authenticate(&state, req).await,
-        Err(err) => Err(err),
+    let outcome = match (depot.get_typed::<Principal>(), depot.app_state()) {
+        (Ok(known), _) => Ok(known.clone()),
+        (Err(_), Ok(state)) => authenticate(&state, req).await,
+        (Err(_), Err(err)) => Err(err),
     };
     match outcome {
         Ok(principal) => {

@@ -9,6 +9,7 @@ pub mod json;
 pub mod observe;
 pub mod openapi;
 pub mod pagination;
+pub mod rate_limit;
 
 use salvo::catcher::Catcher;
 use salvo::prelude::*;
@@ -24,21 +25,25 @@ fn auth_router(mode: ServiceMode) -> Router {
     match mode {
         ServiceMode::Light => auth,
         ServiceMode::Full => auth
-            .push(crate::auth::accounts::routes::router(|r| r))
+            .push(crate::auth::accounts::routes::router(|r| {
+                r.hoop(rate_limit::auth_limit)
+            }))
             .push(crate::auth::oauth::routes::router())
             .push(crate::auth::api_keys::routes::validate_router()),
     }
 }
 
 /// Every API route as this mode serves it. The OpenAPI document is generated from this tree.
+/// Health and mode stand apart: everything else under `/api/v1` has the general rate limit.
 pub fn api_router(mode: ServiceMode) -> Router {
-    let v1 = Router::with_path("api/v1")
+    let unlimited = Router::with_path("api/v1")
         .push(
             Router::with_path("health")
                 .push(Router::with_path("live").get(health::live))
                 .push(Router::with_path("ready").get(health::ready)),
         )
-        .push(Router::with_path("mode").get(health::mode))
+        .push(Router::with_path("mode").get(health::mode));
+    let v1 = Router::with_path("api/v1")
         .push(auth_router(mode))
         .push(crate::platform::users::routes::router())
         .push(crate::platform::tenants::routes::router())
@@ -54,7 +59,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
-        .push(v1)
+        .push(unlimited)
+        .push(rate_limit::limit_general(v1, mode))
 }
 
 /// The whole service: hoops, API, docs, and the catcher that gives unmatched routes, wrong

@@ -2,12 +2,14 @@
 //! `/api/v1/redoc`.
 
 use salvo::oapi::naming::{self, FlexNamer};
+use salvo::oapi::schema::{BasicType, Object};
 use salvo::oapi::security::{Http, HttpAuthScheme};
 use salvo::oapi::swagger_ui::SwaggerUi;
-use salvo::oapi::{OpenApi, SecurityScheme, redoc::ReDoc};
+use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema, redoc::ReDoc};
 use salvo::prelude::*;
 
 use super::health::VERSION;
+use super::rate_limit::RateLimitBody;
 use crate::config::ServiceMode;
 
 pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
@@ -23,14 +25,18 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     );
     let doc = OpenApi::new("Kultiva API", VERSION);
     match mode {
-        ServiceMode::Full => doc
-            .add_security_scheme(
-                "bearer",
-                SecurityScheme::Http(
-                    Http::new(HttpAuthScheme::Bearer).bearer_format("JWT or API key"),
-                ),
-            )
-            .merge_router(api),
+        ServiceMode::Full => {
+            let mut doc = doc
+                .add_security_scheme(
+                    "bearer",
+                    SecurityScheme::Http(
+                        Http::new(HttpAuthScheme::Bearer).bearer_format("JWT or API key"),
+                    ),
+                )
+                .merge_router(api);
+            document_rate_limits(&mut doc);
+            doc
+        }
         ServiceMode::Light => {
             let mut doc = doc.merge_router(api);
             for item in doc.paths.values_mut() {
@@ -40,6 +46,44 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
                 }
             }
             doc
+        }
+    }
+}
+
+/// Whether the general rate limit covers a path: everything under `/api/v1` except health
+/// and mode (the same split as `api_router`).
+fn rate_limited(path: &str) -> bool {
+    path.starts_with("/api/v1/") && !path.starts_with("/api/v1/health/") && path != "/api/v1/mode"
+}
+
+/// Full mode: every limited operation may answer 429 with `{error}` and `Retry-After`. Login
+/// and register declare their per-IP limit themselves; the general limit is added to that.
+fn document_rate_limits(doc: &mut OpenApi) {
+    let body = <RateLimitBody as ToSchema>::to_schema(&mut doc.components);
+    let seconds = Object::with_type(BasicType::Integer).minimum(1);
+    for (path, item) in doc.paths.iter_mut() {
+        if !rate_limited(path) {
+            continue;
+        }
+        for operation in item.operations.values_mut() {
+            let general = "RATE_LIMIT_GENERAL_PER_MINUTE per caller (account, or client IP \
+                           when anonymous) exceeded: `{error}` names the limit, Retry-After \
+                           says when to retry";
+            let description = match operation.responses.get("429") {
+                Some(RefOr::Type(own)) => format!("{}; or {general}", own.description),
+                _ => general.to_owned(),
+            };
+            operation.responses.insert(
+                "429",
+                oapi::Response::new(description)
+                    .add_header(
+                        "Retry-After",
+                        oapi::Header::new(seconds.clone())
+                            .description("seconds until a request is allowed again")
+                            .required(true),
+                    )
+                    .add_content("application/json", oapi::Content::new(body.clone())),
+            );
         }
     }
 }

@@ -1,4 +1,6 @@
-//! Connections to the outside: PostgreSQL pools per placement, and the Redis pool.
+//! Connections to the outside: PostgreSQL pools per placement, the Redis pool, and the rate
+//! limiter kept in Redis.
 
 pub mod pg;
+pub mod rate_limit;
 pub mod redis;

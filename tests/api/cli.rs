@@ -184,12 +184,14 @@ async fn service_accounts_and_platform_admins_come_from_the_cli() {
     let (app, url) = cli_app().await;
     let db = [("DATABASE_URL", url.as_str())];
     let tenant = app.tenant("svc-cli").await;
+    // Unique: the CLI database outlives a run, and `list` shows earlier runs' accounts first.
+    let name = format!("Irrigation bot {}", unique_slug("run"));
     let out = kultiva(
         &[
             "service-account",
             "create",
             "--name",
-            "Irrigation bot",
+            &name,
             "--tenant",
             tenant.slug.as_str(),
             "--role",
@@ -218,7 +220,7 @@ async fn service_accounts_and_platform_admins_come_from_the_cli() {
     let out = kultiva(&["service-account", "list"], &db);
     let line = stdout(&out)
         .lines()
-        .find(|l| l.contains("Irrigation bot"))
+        .find(|l| l.contains(&name))
         .map(str::to_owned)
         .expect("listed");
     let account = line.split_whitespace().next().expect("key").to_owned();

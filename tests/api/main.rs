@@ -15,6 +15,7 @@ mod mail;
 mod oauth;
 mod openapi;
 mod placement;
+mod rate_limits;
 mod roles;
 mod shutdown;
 mod sites;

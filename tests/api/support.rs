@@ -42,6 +42,12 @@ pub fn base_env() -> BTreeMap<String, String> {
         ("LOG_FORMAT", "json".to_owned()),
         // Garden routes need a caller; until identity exists only light mode has one.
         ("SERVICE_MODE", "light".to_owned()),
+        // Rate limits: every service gets its own Redis keys, and budgets no test exhausts
+        // by accident (tests register and log in from 127.0.0.1 in parallel). Tests of the
+        // limits set small ones, and a shared prefix for replicas, explicitly.
+        ("REDIS_KEY_PREFIX", unique_slug("kt")),
+        ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_owned()),
+        ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000000".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

@@ -57,7 +57,7 @@ fn send_session(
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
-        (status_code = 429, description = "rate limit per client IP: `{error}` and Retry-After"),
+        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget)"),
     ))]
 pub async fn register(
     req: &mut Request,
@@ -109,7 +109,7 @@ pub async fn verify_email(
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
         (status_code = 423, description = "ACCOUNT_LOCKED: remaining time in the message and in details", body = ErrorBody),
-        (status_code = 429, description = "rate limit per client IP: `{error}` and Retry-After"),
+        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget)"),
         (status_code = 503, description = "SERVICE_UNAVAILABLE: session store unreachable", body = ErrorBody),
     ))]
 pub async fn login(
