@@ -66,6 +66,7 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, 
             user_id: light.system_user,
             account_type: AccountType::System,
             credential: Credential::Light,
+            account: None,
         });
     }
     let token = match presented(req) {
@@ -92,13 +93,14 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, 
         .await?
         .ok_or_else(invalid_credential)?;
     // A deactivated account or a token from before logout-all is no longer valid.
-    if !status.is_active || status.token_generation != claims.r#gen {
+    if !status.user.is_active || status.token_generation != claims.r#gen {
         return Err(invalid_credential());
     }
     Ok(Principal {
         user_id: claims.sub,
-        account_type: status.account_type,
+        account_type: status.user.account_type,
         credential: Credential::AccessToken,
+        account: Some(std::sync::Arc::new(status.user)),
     })
 }
 

@@ -1,8 +1,12 @@
 //! Who is calling, as established by the authentication hoop.
 
+use std::sync::Arc;
+
 use salvo::oapi::ToSchema;
 use serde::Serialize;
 use uuid::Uuid;
+
+use crate::platform::users::model::User;
 
 /// A role in one tenant. Ordered: each role can do everything the previous one can.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
@@ -91,6 +95,9 @@ pub struct Principal {
     pub user_id: Uuid,
     pub account_type: AccountType,
     pub credential: Credential,
+    /// The caller's user record, read by the same statement that checked the credential, so
+    /// `GET /users/me` needs no second query. `None` in light mode.
+    pub account: Option<Arc<User>>,
 }
 
 impl Principal {

@@ -147,6 +147,51 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
+/// `GET /users/me` answers with the record read while authenticating: the same record for a
+/// token and for a key, current after a change, and nothing once the account is deactivated.
+#[tokio::test]
+async fn users_me_is_the_current_record_by_token_and_by_key() {
+    let app = TestApp::full().await;
+    let user = app.user("me-record").await;
+    let raw = app.api_key(&user, None).await;
+    let bearer = user.bearer();
+    let key_header = [("x-api-key", raw.as_str())];
+    let by_token = || app.call(Method::GET, "/api/v1/users/me", Some(&bearer), None);
+    let by_key = || app.get_with("/api/v1/users/me", &key_header);
+
+    let a: Value = by_token().await.json().await.expect("json");
+    let b: Value = by_key().await.json().await.expect("json");
+    assert_eq!(a, b);
+    assert_eq!(a["key"], user.key);
+    assert_eq!(a["email"], user.email);
+    assert_eq!(a["account_type"], "user");
+    assert!(a["last_login_at"].is_string(), "{a}");
+
+    let res = app
+        .call(
+            Method::PATCH,
+            "/api/v1/users/me",
+            Some(&user.bearer()),
+            Some(&json!({"display_name": "Renamed", "locale": "de"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    for res in [by_token().await, by_key().await] {
+        assert_eq!(res.status().as_u16(), 200);
+        let me: Value = res.json().await.expect("json");
+        assert_eq!(me["display_name"], "Renamed");
+        assert_eq!(me["locale"], "de");
+    }
+
+    sqlx::query("UPDATE platform.users SET is_active = false WHERE id = $1::uuid")
+        .bind(&user.key)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("deactivate");
+    assert_error(by_token().await, 401, "INVALID_TOKEN").await;
+    assert_error(by_key().await, 401, "INVALID_TOKEN").await;
+}
+
 #[tokio::test]
 async fn a_scoped_key_sees_only_its_tenant() {
     let app = TestApp::full().await;

@@ -47,6 +47,7 @@ async fn main() -> Result<(), String> {
             ProvisionOptions {
                 placement: None,
                 target_version: Some(behind),
+                ..ProvisionOptions::default()
             },
         )
         .await

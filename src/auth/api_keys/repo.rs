@@ -6,8 +6,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::ApiKey;
-use crate::auth::principal::AccountType;
 use crate::auth::secrets::SecretHash;
+use crate::platform::users::model::User;
+use crate::platform::users::repo::{USER_COLUMNS_OF_U, decode_user};
 
 const KEY_COLUMNS: &str = "k.id, k.label, k.key_prefix, t.slug AS scope_slug, k.created_at, \
      k.last_used_at, k.revoked_at";
@@ -95,9 +96,8 @@ pub async fn revoke_all_of(db: impl PgExecutor<'_>, user: Uuid) -> Result<u64, s
 pub struct KeyOwner {
     pub key_id: Uuid,
     pub stored_hash: SecretHash,
-    pub user: Uuid,
-    pub account_type: AccountType,
-    pub display_name: String,
+    /// The owning account's record (read in the same statement).
+    pub account: User,
     pub tenant_scope: Option<Uuid>,
     pub usable: bool,
     pub last_used_at: Option<OffsetDateTime>,
@@ -107,30 +107,26 @@ pub async fn owner_by_hash(
     db: impl PgExecutor<'_>,
     hash: &SecretHash,
 ) -> Result<Option<KeyOwner>, sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT k.id, k.key_hash, k.user_id, k.tenant_scope_id, k.last_used_at,
-                (k.revoked_at IS NULL AND u.is_active) AS usable,
-                u.account_type, u.display_name
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT k.id AS key_id, k.key_hash, k.tenant_scope_id, k.last_used_at AS key_last_used_at,
+                (k.revoked_at IS NULL AND u.is_active) AS usable, {USER_COLUMNS_OF_U}
          FROM platform.api_keys k JOIN platform.users u ON u.id = k.user_id
-         WHERE k.key_hash = $1",
-    )
-    .bind(hash.as_bytes().as_slice())
-    .fetch_optional(db)
-    .await?;
+         WHERE k.key_hash = $1"
+    ));
+    let row = sqlx::query(sql)
+        .bind(hash.as_bytes().as_slice())
+        .fetch_optional(db)
+        .await?;
     row.map(|row| {
         let stored: Vec<u8> = row.try_get("key_hash")?;
-        let account_type: String = row.try_get("account_type")?;
         Ok(KeyOwner {
-            key_id: row.try_get("id")?,
+            key_id: row.try_get("key_id")?,
             stored_hash: SecretHash::from_bytes(&stored)
                 .ok_or_else(|| sqlx::Error::Decode("key hash of wrong length".into()))?,
-            user: row.try_get("user_id")?,
-            account_type: AccountType::parse(&account_type)
-                .ok_or_else(|| sqlx::Error::Decode("unknown account type".into()))?,
-            display_name: row.try_get("display_name")?,
+            account: decode_user(&row)?,
             tenant_scope: row.try_get("tenant_scope_id")?,
             usable: row.try_get("usable")?,
-            last_used_at: row.try_get("last_used_at")?,
+            last_used_at: row.try_get("key_last_used_at")?,
         })
     })
     .transpose()

@@ -116,12 +116,13 @@ pub async fn authenticate(state: &AppState, raw: &str) -> Result<Option<Principa
         });
     }
     Ok(Some(Principal {
-        user_id: owner.user,
-        account_type: owner.account_type,
+        user_id: owner.account.key,
+        account_type: owner.account.account_type,
         credential: Credential::ApiKey {
             key_id: owner.key_id,
             tenant_scope: owner.tenant_scope,
         },
+        account: Some(std::sync::Arc::new(owner.account)),
     }))
 }
 

@@ -84,11 +84,11 @@ pub struct Credentials {
     pub locked_until: Option<OffsetDateTime>,
 }
 
-/// What every authenticated request checks about its account.
-#[derive(Debug, Clone, Copy)]
+/// What every authenticated request checks about its account, read together with the
+/// account's record (one statement; `GET /users/me` answers with the record as read here).
+#[derive(Debug, Clone)]
 pub struct AccountStatus {
-    pub account_type: AccountType,
-    pub is_active: bool,
+    pub user: User,
     pub token_generation: i32,
 }
 

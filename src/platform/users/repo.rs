@@ -10,6 +10,10 @@ use crate::auth::principal::AccountType;
 
 const USER_COLUMNS: &str = "id, email, display_name, account_type, email_verified, is_active, \
      avatar_url, locale, timezone, last_login_at, created_at";
+/// The same columns of `platform.users u`, for joins (decoded by [`decode_user`] as well).
+pub const USER_COLUMNS_OF_U: &str = "u.id, u.email, u.display_name, u.account_type, \
+     u.email_verified, u.is_active, u.avatar_url, u.locale, u.timezone, u.last_login_at, \
+     u.created_at";
 
 fn account_type(row: &PgRow) -> Result<AccountType, sqlx::Error> {
     let raw: String = row.try_get("account_type")?;
@@ -123,21 +127,18 @@ pub async fn credentials_by_id(
     row.as_ref().map(decode_credentials).transpose()
 }
 
-/// The per-request check of an authenticated account.
+/// The per-request check of an authenticated account, with its record.
 pub async fn status(
     db: impl PgExecutor<'_>,
     id: Uuid,
 ) -> Result<Option<AccountStatus>, sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT account_type, is_active, token_generation FROM platform.users WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(db)
-    .await?;
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {USER_COLUMNS}, token_generation FROM platform.users WHERE id = $1"
+    ));
+    let row = sqlx::query(sql).bind(id).fetch_optional(db).await?;
     row.map(|row| {
         Ok(AccountStatus {
-            account_type: account_type(&row)?,
-            is_active: row.try_get("is_active")?,
+            user: decode_user(&row)?,
             token_generation: row.try_get("token_generation")?,
         })
     })

@@ -25,8 +25,13 @@ pub fn router() -> Router {
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
     ))]
 pub async fn get_me(depot: &mut Depot) -> Result<Json<User>, AppError> {
+    let principal = depot.principal()?;
+    // Authentication read the record with the credential check; light mode has none.
+    if let Some(account) = &principal.account {
+        return Ok(Json(User::clone(account)));
+    }
     let state = depot.app_state()?;
-    let user = repo::get(state.platform_pool(), depot.principal()?.user_id)
+    let user = repo::get(state.platform_pool(), principal.user_id)
         .await?
         .ok_or_else(|| AppError::not_found("user"))?;
     Ok(Json(user))
