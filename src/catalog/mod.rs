@@ -12,6 +12,7 @@ pub mod kits;
 pub mod overwintering;
 pub mod phases;
 pub mod rotation;
+pub mod seed;
 pub mod species;
 pub mod vocab;
 pub mod zones;

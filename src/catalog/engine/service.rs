@@ -317,7 +317,7 @@ pub async fn upsert(
 }
 
 /// Drops what is empty (null, blank, empty lists) unless the field is always shown.
-fn prune(spec: &KindSpec, mut doc: Map<String, Value>) -> Map<String, Value> {
+pub fn prune(spec: &KindSpec, mut doc: Map<String, Value>) -> Map<String, Value> {
     doc.retain(|k, v| {
         let always = spec.field(k).is_some_and(|f| f.always);
         always || !(v.is_null() || v.as_array().is_some_and(Vec::is_empty))
@@ -325,7 +325,10 @@ fn prune(spec: &KindSpec, mut doc: Map<String, Value>) -> Map<String, Value> {
     doc
 }
 
-fn natural_key(spec: &KindSpec, doc: &Map<String, Value>) -> Result<(String, String), AppError> {
+pub fn natural_key(
+    spec: &KindSpec,
+    doc: &Map<String, Value>,
+) -> Result<(String, String), AppError> {
     let missing = || AppError::internal(format!("{} record without its natural key", spec.kind));
     match spec.natural_key {
         NaturalKey::Field(f) => {

@@ -89,6 +89,7 @@ const FIELDS: &[Field] = &[
     Field::opt("sowing_indoor_months", Kind::Months),
     Field::opt("direct_sow_months", Kind::Months),
     Field::opt("bloom_months", Kind::Months),
+    Field::opt("harvest_months", Kind::Months),
     Field::opt("hardiness_zone_min", ZONE),
     Field::opt("hardiness_zone_max", ZONE).doc("not colder than hardiness_zone_min"),
     Field::opt("frost_sensitivity", Kind::Enum(FROST)),
