@@ -9,6 +9,7 @@ pub mod families;
 pub mod glossary;
 pub mod ipm;
 pub mod kits;
+pub mod knowledge;
 pub mod overwintering;
 pub mod phases;
 pub mod rotation;
@@ -33,6 +34,7 @@ pub fn routers() -> Vec<Router> {
         overwintering::routes::router(),
         companions::routes::router(),
         rotation::routes::router(),
+        knowledge::routes::router(),
     ];
     all.extend(phases::routes::router());
     all

@@ -53,7 +53,11 @@ impl Zone {
 
     pub fn name(self) -> String {
         let n = self.index / 2 + 1;
-        let half = if self.index % 2 == 0 { 'a' } else { 'b' };
+        let half = if self.index.is_multiple_of(2) {
+            'a'
+        } else {
+            'b'
+        };
         format!("{n}{half}")
     }
 

@@ -569,10 +569,10 @@ pub fn object_schema(fields: &[Field], shape: Shape, nullable: bool) -> Object {
             Shape::Record => (f.always, f.required || f.always),
         };
         let mut schema = value_schema(&f.kind, nullable, shape != Shape::Record);
-        if !f.doc.is_empty() {
-            if let RefOr::Type(Schema::Object(o)) = schema {
-                schema = RefOr::Type(Schema::Object(Box::new(o.description(f.doc))));
-            }
+        if !f.doc.is_empty()
+            && let RefOr::Type(Schema::Object(o)) = schema
+        {
+            schema = RefOr::Type(Schema::Object(Box::new(o.description(f.doc))));
         }
         obj = obj.property(f.name, schema);
         if required {

@@ -6,6 +6,9 @@ use serde_json::{Map, Value};
 use super::fields::Field;
 use crate::error::ErrorDetail;
 
+/// Computes (display name, normalised natural key) from a whole record.
+pub type KeyOf = fn(&Map<String, Value>) -> Option<(String, String)>;
+
 /// What makes two records of a kind the same record (idempotent seed and import upserts, 409
 /// on create).
 #[derive(Debug, Clone, Copy)]
@@ -19,7 +22,7 @@ pub enum NaturalKey {
     },
     /// Computed from the whole record (pairs, one profile per species); `None` when the record
     /// lacks what it needs (validation has already said why).
-    Computed(fn(&Map<String, Value>) -> Option<(String, String)>),
+    Computed(KeyOf),
 }
 
 /// A query parameter that narrows a list.
@@ -101,13 +104,13 @@ pub fn text<'a>(doc: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 
 /// `min ≤ max` when both are present; the detail names the max field.
 pub fn ordered(doc: &Map<String, Value>, min: &str, max: &str, errors: &mut Vec<ErrorDetail>) {
-    if let (Some(a), Some(b)) = (num(doc, min), num(doc, max)) {
-        if a > b {
-            errors.push(ErrorDetail::new(
-                format!("body.{max}"),
-                format!("must not be below {min}"),
-                "value_error",
-            ));
-        }
+    if let (Some(a), Some(b)) = (num(doc, min), num(doc, max))
+        && a > b
+    {
+        errors.push(ErrorDetail::new(
+            format!("body.{max}"),
+            format!("must not be below {min}"),
+            "value_error",
+        ));
     }
 }

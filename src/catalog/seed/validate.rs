@@ -95,13 +95,13 @@ pub fn to_doc(
                 };
                 for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
                     for n in inner {
-                        if let (Kind::Ref(target), Some(seed_name)) = (n.kind, n.seed_name) {
-                            if let Some(v) = entry.remove(seed_name) {
-                                entry.insert(
-                                    n.name.to_owned(),
-                                    resolve_value(target, v, resolve, &mut missing),
-                                );
-                            }
+                        if let (Kind::Ref(target), Some(seed_name)) = (n.kind, n.seed_name)
+                            && let Some(v) = entry.remove(seed_name)
+                        {
+                            entry.insert(
+                                n.name.to_owned(),
+                                resolve_value(target, v, resolve, &mut missing),
+                            );
                         }
                     }
                 }
@@ -185,13 +185,13 @@ pub fn validate(set: &SeedSet) -> Result<ValidSeed, Vec<String>> {
             let Some(doc) = to_doc(file.spec, r, &resolve, &mut errors) else {
                 continue;
             };
-            if let Ok((_, norm)) = natural_key(file.spec, &doc) {
-                if let Some(first) = seen.insert(norm, r.label.clone()) {
-                    errors.push(format!(
-                        "{}: duplicate of {first} (names compare lower-case, × = x)",
-                        r.label
-                    ));
-                }
+            if let Ok((_, norm)) = natural_key(file.spec, &doc)
+                && let Some(first) = seen.insert(norm, r.label.clone())
+            {
+                errors.push(format!(
+                    "{}: duplicate of {first} (names compare lower-case, × = x)",
+                    r.label
+                ));
             }
         }
     }
@@ -225,10 +225,10 @@ fn cross_checks(
         }
     }
     for r in of("species").unwrap_or_default() {
-        if let Some(b) = &r.binding {
-            if resolve("phase_sequence", &normalise(b)).is_none() {
-                errors.push(format!("{}: unknown phase_sequence {b:?}", r.label));
-            }
+        if let Some(b) = &r.binding
+            && resolve("phase_sequence", &normalise(b)).is_none()
+        {
+            errors.push(format!("{}: unknown phase_sequence {b:?}", r.label));
         }
     }
     for r in of("starter_kit").unwrap_or_default() {

@@ -114,24 +114,24 @@ const FIELDS: &[Field] = &[
 ];
 
 fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
-    if let (Some(name), Some(g)) = (text(doc, "scientific_name"), text(doc, "genus")) {
-        if genus(name) != Some(g) {
-            errors.push(ErrorDetail::new(
-                "body.genus",
-                "must be the first word of scientific_name",
-                "value_error",
-            ));
-        }
+    if let (Some(name), Some(g)) = (text(doc, "scientific_name"), text(doc, "genus"))
+        && genus(name) != Some(g)
+    {
+        errors.push(ErrorDetail::new(
+            "body.genus",
+            "must be the first word of scientific_name",
+            "value_error",
+        ));
     }
     let zone = |f| text(doc, f).and_then(Zone::parse);
-    if let (Some(min), Some(max)) = (zone("hardiness_zone_min"), zone("hardiness_zone_max")) {
-        if min > max {
-            errors.push(ErrorDetail::new(
-                "body.hardiness_zone_max",
-                "must not be colder than hardiness_zone_min",
-                "value_error",
-            ));
-        }
+    if let (Some(min), Some(max)) = (zone("hardiness_zone_min"), zone("hardiness_zone_max"))
+        && min > max
+    {
+        errors.push(ErrorDetail::new(
+            "body.hardiness_zone_max",
+            "must not be colder than hardiness_zone_min",
+            "value_error",
+        ));
     }
     let toxic = doc
         .get("toxicity")
