@@ -66,7 +66,8 @@ pub const SLUG_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 
 /// A capitalised Latin word ending in `suffix` (`aceae` for families, `ales` for orders).
 pub fn latin_ending(s: &str, suffix: &str) -> bool {
-    s.len() > suffix.len()
+    // `^[A-Z][a-z]+suffix$`: a capital, at least one small letter, then the suffix.
+    s.len() > suffix.len() + 1
         && s.ends_with(suffix)
         && s.starts_with(|c: char| c.is_ascii_uppercase())
         && s.chars().skip(1).all(|c| c.is_ascii_lowercase())
@@ -103,7 +104,7 @@ pub fn is_month_day(s: &str) -> bool {
     let days = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     (1..=12).contains(&m) && d >= 1 && d <= days[(m - 1) as usize]
 }
-pub const MONTH_DAY_PATTERN: &str = "^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+pub const MONTH_DAY_PATTERN: &str = "^(02-(0[1-9]|[12][0-9])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01]))$";
 
 #[cfg(test)]
 mod tests {

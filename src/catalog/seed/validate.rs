@@ -261,3 +261,254 @@ fn cross_checks(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn set(files: &[(&'static str, Value)]) -> SeedSet {
+        SeedSet {
+            texts: files.iter().map(|(f, v)| (*f, v.to_string())).collect(),
+        }
+    }
+
+    fn family(name: &str) -> Value {
+        json!({"name": name, "rotation_category": "fruit"})
+    }
+
+    fn species(name: &str, family: &str) -> Value {
+        json!({"scientific_name": name, "family": family})
+    }
+
+    fn problems(files: &[(&'static str, Value)]) -> Vec<String> {
+        validate(&set(files)).err().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_good_set_passes() {
+        let ok = validate(&set(&[
+            ("families.json", json!([family("Solanaceae")])),
+            (
+                "species.json",
+                json!([
+                    species("Solanum lycopersicum", "Solanaceae"),
+                    species("Fragaria × ananassa", "Solanaceae")
+                ]),
+            ),
+            (
+                "companions.json",
+                json!({"compatible": [{"a": "Solanum lycopersicum", "b": "Fragaria x ananassa", "score": 0.5}]}),
+            ),
+        ]));
+        let ok = ok.expect("valid");
+        assert_eq!(ok.files.iter().map(|(_, r)| r.len()).sum::<usize>(), 4);
+    }
+
+    #[test]
+    fn each_kind_of_bad_record_is_rejected() {
+        let fam = || ("families.json", json!([family("Solanaceae")]));
+        let cases: Vec<(&str, Vec<(&'static str, Value)>, &str)> = vec![
+            (
+                "unknown family",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([species("Solanum nigrum", "Rosaceae")]),
+                    ),
+                ],
+                "unknown botanical_family",
+            ),
+            (
+                "× and x are one name",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Fragaria × ananassa", "Solanaceae"),
+                            species("FRAGARIA x Ananassa", "Solanaceae")
+                        ]),
+                    ),
+                ],
+                "duplicate of species.json[0]",
+            ),
+            (
+                "month out of range",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "harvest_months": [7, 13]}]),
+                    ),
+                ],
+                "harvest_months[1]: must be between 1 and 12",
+            ),
+            (
+                "months repeated",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "bloom_months": [7, 7]}]),
+                    ),
+                ],
+                "bloom_months: items must be distinct",
+            ),
+            (
+                "family name form",
+                vec![("families.json", json!([family("Solanales")]))],
+                "name: has the wrong form",
+            ),
+            (
+                "ph range reversed",
+                vec![(
+                    "families.json",
+                    json!([{"name": "Solanaceae", "soil_ph_min": 7, "soil_ph_max": 6}]),
+                )],
+                "soil_ph_max: must not be below soil_ph_min",
+            ),
+            (
+                "fraction above 1",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Solanum nigrum", "Solanaceae"),
+                            species("Solanum dulcamara", "Solanaceae")
+                        ]),
+                    ),
+                    (
+                        "companions.json",
+                        json!({"compatible": [{"a": "Solanum nigrum", "b": "Solanum dulcamara", "score": 1.5}]}),
+                    ),
+                ],
+                "score: must be between 0 and 1",
+            ),
+            (
+                "pair in both lists",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Solanum nigrum", "Solanaceae"),
+                            species("Solanum dulcamara", "Solanaceae")
+                        ]),
+                    ),
+                    (
+                        "companions.json",
+                        json!({"compatible": [{"a": "Solanum nigrum", "b": "Solanum dulcamara", "score": 0.5}],
+                                                "incompatible": [{"a": "Solanum dulcamara", "b": "Solanum nigrum"}]}),
+                    ),
+                ],
+                "duplicate of companions.json[0]",
+            ),
+            (
+                "safety severity without toxicity",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "toxicity": null, "toxicity_severity": "high"}]),
+                    ),
+                ],
+                "toxicity_severity: only a species recorded as toxic",
+            ),
+            (
+                "unknown field",
+                vec![(
+                    "families.json",
+                    json!([{"name": "Solanaceae", "colour": "green"}]),
+                )],
+                "colour: unknown field",
+            ),
+            (
+                "sequence without its terminal entry, unknown phase",
+                vec![
+                    (
+                        "phases.json",
+                        json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+                    ),
+                    (
+                        "phase_sequences.json",
+                        json!([{"name": "indoor_default", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                        "entries": [{"phase": "grow", "order": 0, "terminal": false, "allows_harvest": false},
+                                    {"phase": "bloom", "order": 1, "terminal": false, "allows_harvest": false}]}]),
+                    ),
+                ],
+                "unknown phase_definition",
+            ),
+            (
+                "the selection rules' sequences must exist",
+                vec![
+                    (
+                        "phases.json",
+                        json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+                    ),
+                    (
+                        "phase_sequences.json",
+                        json!([{"name": "indoor_default", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                        "entries": [{"phase": "grow", "order": 0, "terminal": true, "allows_harvest": true}]}]),
+                    ),
+                ],
+                "the sequence fern_spore that the selection rules name is missing",
+            ),
+            (
+                "bound to an unknown sequence",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "phase_sequence": "nope"}]),
+                    ),
+                ],
+                "unknown phase_sequence \"nope\"",
+            ),
+            (
+                "kit with one species",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([species("Solanum nigrum", "Solanaceae")]),
+                    ),
+                    (
+                        "starter_kits.json",
+                        json!([{"slug": "one", "name_en": "One", "difficulty": "beginner", "species": ["Solanum nigrum"]}]),
+                    ),
+                ],
+                "at least 2 species",
+            ),
+            (
+                "not JSON",
+                vec![("families.json", json!("["))],
+                "the file must be a list",
+            ),
+        ];
+        for (what, files, want) in cases {
+            let got = problems(&files);
+            assert!(got.iter().any(|p| p.contains(want)), "{what}: {got:?}");
+        }
+        // The sequence case reports the missing terminal entry too.
+        let got = problems(&[
+            (
+                "phases.json",
+                json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+            ),
+            (
+                "phase_sequences.json",
+                json!([{"name": "annual_x", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                "entries": [{"phase": "grow", "order": 0, "terminal": false, "allows_harvest": false}]}]),
+            ),
+        ]);
+        assert!(
+            got.iter()
+                .any(|p| p.contains("entries: needs exactly one terminal entry")),
+            "{got:?}"
+        );
+    }
+}
