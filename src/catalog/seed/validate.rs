@@ -309,7 +309,8 @@ mod tests {
     #[test]
     fn each_kind_of_bad_record_is_rejected() {
         let fam = || ("families.json", json!([family("Solanaceae")]));
-        let cases: Vec<(&str, Vec<(&'static str, Value)>, &str)> = vec![
+        type Files = Vec<(&'static str, Value)>;
+        let cases: Vec<(&str, Files, &str)> = vec![
             (
                 "unknown family",
                 vec![
