@@ -48,3 +48,19 @@ CREATE TABLE platform.knowledge_documents (
     PRIMARY KEY (record_id, section, language)
 );
 CREATE INDEX knowledge_documents_tsv_idx ON platform.knowledge_documents USING gin (tsv);
+
+-- CSV imports of master data: the uploaded file, its preview with row errors, and what
+-- confirming did.
+CREATE TABLE platform.catalog_imports (
+    id           uuid        PRIMARY KEY,
+    kind         text        NOT NULL,
+    status       text        NOT NULL CHECK (status IN ('previewed', 'confirmed')),
+    csv          text        NOT NULL,
+    row_count    integer     NOT NULL CHECK (row_count >= 0),
+    errors       jsonb       NOT NULL,
+    preview      jsonb       NOT NULL,
+    summary      jsonb,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    confirmed_at timestamptz
+);
+CREATE INDEX catalog_imports_created_idx ON platform.catalog_imports (created_at DESC);

@@ -7,6 +7,7 @@ pub mod companions;
 pub mod engine;
 pub mod families;
 pub mod glossary;
+pub mod imports;
 pub mod ipm;
 pub mod kits;
 pub mod knowledge;
@@ -35,6 +36,7 @@ pub fn routers() -> Vec<Router> {
         companions::routes::router(),
         rotation::routes::router(),
         knowledge::routes::router(),
+        imports::routes::router(),
     ];
     all.extend(phases::routes::router());
     all

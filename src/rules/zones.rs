@@ -22,11 +22,10 @@ pub const ZONE_COUNT: u8 = 26;
 impl Zone {
     /// Parses `1a`…`13b` (lower-case letter, no leading zero).
     pub fn parse(raw: &str) -> Option<Self> {
-        let (number, half) = raw.split_at(raw.len().checked_sub(1)?);
-        let half = match half {
-            "a" => 0,
-            "b" => 1,
-            _ => return None,
+        let (number, half) = if let Some(n) = raw.strip_suffix('a') {
+            (n, 0)
+        } else {
+            (raw.strip_suffix('b')?, 1)
         };
         if number.is_empty()
             || number.starts_with('0')

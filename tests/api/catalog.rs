@@ -315,9 +315,14 @@ async fn create_patch_and_delete_validate_every_field() {
 #[tokio::test]
 async fn species_references_must_exist_and_names_normalise() {
     let app = TestApp::spawn().await;
-    seeded(&app).await;
-    let family = only(&app, "/api/v1/botanical-families?q=fixturaceae").await;
     let word = letters();
+    let res = app
+        .post_json(
+            "/api/v1/botanical-families",
+            &json!({"name": format!("N{word}aceae")}),
+        )
+        .await;
+    let family = json_of(res).await;
     let name = format!("Hybridus × {word}");
     let res = app
         .post_json(
@@ -1023,6 +1028,186 @@ async fn knowledge_search_ranks_sources_in_both_languages() {
         app.get("/api/v1/knowledge/search?q=tomato").await,
         401,
         "UNAUTHORIZED",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn csv_import_previews_then_confirms_all_rows_or_none() {
+    let app = TestApp::full().await;
+    let admin = app.platform_admin().await;
+    let user = app.user("importer").await;
+    seeded(&app).await;
+    let (a, u) = (admin.bearer(), user.bearer());
+    let w = letters();
+    let fam = json!({"name": format!("I{w}aceae")});
+    assert_eq!(
+        send(
+            &app,
+            Method::POST,
+            "/api/v1/botanical-families",
+            Some(&a),
+            Some(&fam)
+        )
+        .await
+        .status()
+        .as_u16(),
+        201
+    );
+    let csv = format!(
+        "scientific_name,family,common_names_en,harvest_months,toxicity,allows_harvest\n\
+         Importus {w},I{w}aceae,\"Import plant;Imported\",7;8,\"{{\"\"is_toxic\"\": false}}\",true\n\
+         Importus × {w}b,i{w}aceae,,,,\n"
+    );
+    let body = json!({"kind": "species", "csv": csv});
+    assert_error(
+        send(&app, Method::POST, "/api/v1/imports", Some(&u), Some(&body)).await,
+        403,
+        "FORBIDDEN",
+    )
+    .await;
+    assert_error(
+        send(&app, Method::GET, "/api/v1/imports", Some(&u), None).await,
+        403,
+        "FORBIDDEN",
+    )
+    .await;
+
+    let res = send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await;
+    assert_eq!(res.status().as_u16(), 201);
+    let job = json_of(res).await;
+    assert_eq!(
+        (
+            job["status"].as_str(),
+            job["valid"].as_bool(),
+            job["rows"].as_i64()
+        ),
+        (Some("previewed"), Some(true), Some(2)),
+        "{job}"
+    );
+    assert_eq!(job["preview"][0]["action"], "create");
+    assert_eq!(
+        count_named(&app, "species", &format!("importus {w}")).await,
+        0,
+        "a preview writes nothing"
+    );
+    let path = format!("/api/v1/imports/{}", job["key"].as_str().expect("key"));
+    let res = send(
+        &app,
+        Method::POST,
+        &format!("{path}/confirm"),
+        Some(&a),
+        None,
+    )
+    .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let done = json_of(res).await;
+    assert_eq!(done["status"], "confirmed");
+    assert_eq!(
+        done["summary"],
+        json!({"created": 2, "updated": 0, "unchanged": 0})
+    );
+    let page = json_of(
+        send(
+            &app,
+            Method::GET,
+            &format!("/api/v1/species?q=importus%20{w}"),
+            Some(&u),
+            None,
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(page["total"], 1, "{page}");
+    let sp = page["items"][0].clone();
+    assert_eq!(sp["harvest_months"], json!([7, 8]));
+    assert_eq!(sp["toxicity"], json!({"is_toxic": false}));
+    assert_eq!(sp["common_names_en"], json!(["Import plant", "Imported"]));
+    assert_error(
+        send(
+            &app,
+            Method::POST,
+            &format!("{path}/confirm"),
+            Some(&a),
+            None,
+        )
+        .await,
+        409,
+        "STATE_CONFLICT",
+    )
+    .await;
+    // The same file again: nothing would change.
+    let again =
+        json_of(send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await).await;
+    assert_eq!(again["preview"][1]["action"], "unchanged", "{again}");
+
+    // One bad row: the preview names it, confirming refuses the whole file.
+    let bad = format!(
+        "scientific_name,family,harvest_months\nGoodus {w},I{w}aceae,5\nBadus {w},Nosuchaceae,13\n"
+    );
+    let job = json_of(
+        send(
+            &app,
+            Method::POST,
+            "/api/v1/imports",
+            Some(&a),
+            Some(&json!({"kind": "species", "csv": bad})),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(job["valid"], false);
+    let rows: Vec<i64> = job["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(|e| e["row"].as_i64())
+        .collect();
+    assert_eq!(rows, [3, 3], "{job}");
+    let res = send(
+        &app,
+        Method::POST,
+        &format!(
+            "/api/v1/imports/{}/confirm",
+            job["key"].as_str().expect("key")
+        ),
+        Some(&a),
+        None,
+    )
+    .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["csv.row[3]", "csv.row[3]"]);
+    assert_eq!(
+        count_named(&app, "species", &format!("goodus {w}")).await,
+        0,
+        "no half import"
+    );
+
+    for (body, field) in [
+        (
+            json!({"kind": "species", "csv": "scientific_name,colour\nA b,red\n"}),
+            "body.csv",
+        ),
+        (json!({"kind": "plants", "csv": "a\n"}), "body.kind"),
+        (json!({"kind": "species", "csv": "\"open"}), "body.csv"),
+        (json!({"kind": "species"}), "body.csv"),
+    ] {
+        let res = send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    let missing = uuid::Uuid::now_v7();
+    assert_error(
+        send(
+            &app,
+            Method::GET,
+            &format!("/api/v1/imports/{missing}"),
+            Some(&a),
+            None,
+        )
+        .await,
+        404,
+        "ENTITY_NOT_FOUND",
     )
     .await;
 }

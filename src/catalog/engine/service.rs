@@ -283,6 +283,34 @@ pub enum Upserted {
     Unchanged,
 }
 
+/// What [`upsert`] would do with this record, without writing.
+pub async fn plan_upsert(
+    db: &mut PgConnection,
+    spec: &KindSpec,
+    doc: &Map<String, Value>,
+) -> Result<(Upserted, Option<Uuid>), AppError> {
+    let (_, norm) = natural_key(spec, doc)?;
+    let Some(existing) = repo::find_by_norm(db, spec.kind, &norm).await? else {
+        return Ok((Upserted::Created, None));
+    };
+    let Value::Object(mut current) = render_one(db, spec, &existing).await? else {
+        return Err(AppError::internal("a stored record is not an object"));
+    };
+    for extra in ["key", "created_at", "updated_at"] {
+        current.remove(extra);
+    }
+    // Read-only fields (bindings) are not part of the upserted record.
+    for f in spec.fields.iter().filter(|f| f.read_only) {
+        current.remove(f.name);
+    }
+    let what = if &current == doc {
+        Upserted::Unchanged
+    } else {
+        Upserted::Updated
+    };
+    Ok((what, Some(existing.id)))
+}
+
 /// Creates or updates the record with the same natural key; a record equal to the stored one
 /// is not written (so running the seed twice changes nothing, not even `updated_at`).
 pub async fn upsert(
@@ -290,28 +318,16 @@ pub async fn upsert(
     spec: &KindSpec,
     doc: &Map<String, Value>,
 ) -> Result<(Upserted, Uuid), AppError> {
-    let (_, norm) = natural_key(spec, doc)?;
-    match repo::find_by_norm(db, spec.kind, &norm).await? {
-        None => {
-            let stored = store(db, spec, None, doc).await?;
-            Ok((Upserted::Created, stored.id))
-        }
-        Some(existing) => {
-            let Value::Object(mut current) = render_one(db, spec, &existing).await? else {
-                return Err(AppError::internal("a stored record is not an object"));
+    match plan_upsert(db, spec, doc).await? {
+        (Upserted::Unchanged, Some(id)) => Ok((Upserted::Unchanged, id)),
+        (_, existing) => {
+            let stored = store(db, spec, existing, doc).await?;
+            let what = if existing.is_some() {
+                Upserted::Updated
+            } else {
+                Upserted::Created
             };
-            for extra in ["key", "created_at", "updated_at"] {
-                current.remove(extra);
-            }
-            // Read-only fields (bindings) are not part of the upserted record.
-            for f in spec.fields.iter().filter(|f| f.read_only) {
-                current.remove(f.name);
-            }
-            if &current == doc {
-                return Ok((Upserted::Unchanged, existing.id));
-            }
-            store(db, spec, Some(existing.id), doc).await?;
-            Ok((Upserted::Updated, existing.id))
+            Ok((what, stored.id))
         }
     }
 }

@@ -1,6 +1,6 @@
 //! REST face of `/phases`, `/phase-sequences` and `/growth-phases`.
 
-use salvo::oapi::extract::{PathParam, QueryParam};
+use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
 use super::model::{GrowthPhase, PhaseKind, ResolvedSequence, SequenceKind};
@@ -50,6 +50,7 @@ pub async fn get_resolved_sequence(
 /// Every phase of every sequence (or of one), with effective duration and flags.
 #[endpoint(tags("phases"), security(["bearer" = []]), operation_id = "list_growth_phases",
     parameters(
+        ("sequence" = Option<uuid::Uuid>, Query, description = "only this sequence (key)"),
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 500, description = "page size (default 100)"),
     ),
@@ -60,13 +61,22 @@ pub async fn get_resolved_sequence(
         (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
     ))]
 pub async fn list_growth_phases(
-    sequence: QueryParam<uuid::Uuid, false>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Page<GrowthPhase>>, AppError> {
     let state = depot.app_state()?;
     let page = PageRequest::from_request(req, 500)?;
-    let key = sequence.into_inner().map(|u| u.to_string());
+    let key = match req.queries().get("sequence") {
+        None => None,
+        Some(raw) => Some(uuid::Uuid::parse_str(raw).map_err(|_| {
+            AppError::validation(vec![crate::error::ErrorDetail::new(
+                "query.sequence",
+                "must be a sequence key (UUID)",
+                "value_error",
+            )])
+        })?),
+    };
+    let key = key.map(|u| u.to_string());
     Ok(Json(
         service::growth_phases(&state, key.as_deref(), page).await?,
     ))

@@ -47,7 +47,10 @@ impl From<sqlx::Error> for SeedError {
 }
 
 /// Every referenceable record of the kinds the seed touches: (kind, normalised name) → key.
-async fn index(db: &mut PgConnection) -> Result<HashMap<(String, String), Uuid>, sqlx::Error> {
+pub type Index = HashMap<(String, String), Uuid>;
+
+/// Builds the [`Index`].
+pub async fn index(db: &mut PgConnection) -> Result<Index, sqlx::Error> {
     let mut out = HashMap::new();
     for f in FILES {
         for (norm, id) in repo::names(db, f.spec.kind).await? {
@@ -81,7 +84,7 @@ pub async fn load(state: &AppState, set: &SeedSet) -> Result<Report, SeedError> 
     Ok(report)
 }
 
-async fn load_in(db: &mut PgConnection, seed: &ValidSeed) -> Result<Report, SeedError> {
+pub async fn load_in(db: &mut PgConnection, seed: &ValidSeed) -> Result<Report, SeedError> {
     let mut report = Report::default();
     let mut ids = index(db).await?;
     for (file, records) in &seed.files {

@@ -56,8 +56,9 @@ fn resolve_value(
     {
         Some(id) => Value::String(id.to_string()),
         None => {
+            // Reported once here; the nil key keeps the field checks from repeating it.
             missing.push(format!("unknown {target} {v}"));
-            v.clone()
+            Value::String(Uuid::nil().to_string())
         }
     };
     match value {

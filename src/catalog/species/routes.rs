@@ -55,43 +55,77 @@ pub async fn list_species_cultivars(
     Ok(Json(records(page)))
 }
 
-/// Body of `PUT /species/{key}/phase-sequence`.
-#[derive(Debug, Clone, serde::Deserialize, salvo::oapi::ToSchema)]
-#[salvo(schema(name = "PhaseSequenceBinding"))]
-#[serde(deny_unknown_fields)]
+/// Body of `PUT /species/{key}/phase-sequence`: `{"phase_sequence_key": "<uuid>" | null}`.
+#[derive(Debug, Clone)]
 pub struct Binding {
     /// The sequence to bind; null unbinds (the selection rules decide again).
     pub phase_sequence_key: Option<uuid::Uuid>,
 }
 
-impl crate::http::json::FromJson for Binding {
-    fn from_json(f: &mut crate::http::json::JsonFields) -> Option<Self> {
-        use crate::http::json::Patch;
-        match f.patch_clearable("phase_sequence_key", 36)? {
-            Patch::Keep => {
-                f.reject_field(
-                    "phase_sequence_key",
+impl salvo::oapi::ToSchema for Binding {
+    fn to_schema(
+        components: &mut salvo::oapi::Components,
+    ) -> salvo::oapi::RefOr<salvo::oapi::schema::Schema> {
+        use salvo::oapi::schema::{
+            AdditionalProperties, BasicType, Object, SchemaFormat, SchemaType,
+        };
+        let name = "PhaseSequenceBinding";
+        let key = Object::new()
+            .schema_type(
+                [BasicType::String, BasicType::Null]
+                    .into_iter()
+                    .collect::<SchemaType>(),
+            )
+            .format(SchemaFormat::KnownFormat(salvo::oapi::KnownFormat::Uuid))
+            .description("the sequence to bind; null unbinds (the selection rules decide again)");
+        let schema = Object::new()
+            .schema_type(SchemaType::basic(BasicType::Object))
+            .property("phase_sequence_key", key)
+            .required("phase_sequence_key")
+            .additional_properties(AdditionalProperties::FreeForm(false));
+        components.schemas.insert(name.to_owned(), schema);
+        salvo::oapi::RefOr::Ref(salvo::oapi::Ref::from_schema_name(name))
+    }
+}
+
+impl Binding {
+    /// The field is required and nullable; anything else is one detail.
+    fn read(mut body: serde_json::Map<String, serde_json::Value>) -> Result<Self, AppError> {
+        use crate::error::ErrorDetail;
+        use serde_json::Value;
+        let mut errors: Vec<ErrorDetail> = Vec::new();
+        let key = match body.remove("phase_sequence_key") {
+            None => {
+                errors.push(ErrorDetail::new(
+                    "body.phase_sequence_key",
                     "field required (null unbinds)",
                     "missing",
-                );
+                ));
                 None
             }
-            Patch::Clear => Some(Self {
-                phase_sequence_key: None,
-            }),
-            Patch::Set(raw) => match uuid::Uuid::parse_str(&raw) {
-                Ok(id) => Some(Self {
-                    phase_sequence_key: Some(id),
-                }),
-                Err(_) => {
-                    f.reject_field(
-                        "phase_sequence_key",
-                        "must be a record key (UUID)",
-                        "type_error",
-                    );
-                    None
-                }
-            },
+            Some(Value::Null) => Some(None),
+            Some(Value::String(s)) if uuid::Uuid::parse_str(&s).is_ok() => {
+                uuid::Uuid::parse_str(&s).ok().map(Some)
+            }
+            Some(_) => {
+                errors.push(ErrorDetail::new(
+                    "body.phase_sequence_key",
+                    "must be a sequence key (UUID) or null",
+                    "type_error",
+                ));
+                None
+            }
+        };
+        let mut extra: Vec<&String> = body.keys().collect();
+        extra.sort();
+        errors.extend(
+            extra
+                .into_iter()
+                .map(|k| ErrorDetail::new(format!("body.{k}"), "unknown field", "extra_forbidden")),
+        );
+        match key {
+            Some(phase_sequence_key) if errors.is_empty() => Ok(Self { phase_sequence_key }),
+            _ => Err(AppError::validation(errors)),
         }
     }
 }
@@ -146,7 +180,8 @@ pub async fn assign_species_phase_sequence(
     depot: &mut Depot,
 ) -> Result<Json<SpeciesSequence>, AppError> {
     let state = depot.app_state()?;
-    let body: Binding = crate::http::json::read_json(req, state.config().max_body_bytes).await?;
+    let body =
+        Binding::read(crate::http::json::read_object(req, state.config().max_body_bytes).await?)?;
     let seq = body.phase_sequence_key.map(|k| k.to_string());
     Ok(Json(
         super::service::assign_phase_sequence(&state, &key, seq.as_deref()).await?,
