@@ -113,6 +113,10 @@ pub struct Config {
     pub frontend_url: String,
     /// Password hashes computed at once (each takes ~19 MiB); the default is the core count.
     pub password_hash_concurrency: u32,
+    /// Base URL of the GBIF species API (catalogue enrichment).
+    pub enrichment_gbif_url: String,
+    /// How long one call to an enrichment source may take.
+    pub enrichment_timeout: Duration,
 }
 
 /// All problems found while reading the environment.
@@ -324,6 +328,22 @@ impl Config {
             r.problems
                 .push("FRONTEND_URL must be an http:// or https:// URL".into());
         }
+        let enrichment_gbif_url = r
+            .string("ENRICHMENT_GBIF_URL", "https://api.gbif.org/v1")
+            .trim_end_matches('/')
+            .to_owned();
+        if !(enrichment_gbif_url.starts_with("http://")
+            || enrichment_gbif_url.starts_with("https://"))
+        {
+            r.problems
+                .push("ENRICHMENT_GBIF_URL must be an http:// or https:// URL".into());
+        }
+        let enrichment_timeout = Duration::from_secs(u64::from(r.bounded(
+            "ENRICHMENT_TIMEOUT_SECONDS",
+            10,
+            1,
+            120,
+        )));
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
 
@@ -356,6 +376,8 @@ impl Config {
             redis_key_prefix,
             frontend_url,
             password_hash_concurrency,
+            enrichment_gbif_url,
+            enrichment_timeout,
         })
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod companions;
 pub mod engine;
+pub mod enrichment;
 pub mod families;
 pub mod glossary;
 pub mod imports;
@@ -37,6 +38,7 @@ pub fn routers() -> Vec<Router> {
         rotation::routes::router(),
         knowledge::routes::router(),
         imports::routes::router(),
+        enrichment::routes::router(),
     ];
     all.extend(phases::routes::router());
     all

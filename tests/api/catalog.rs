@@ -1211,3 +1211,264 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
     )
     .await;
 }
+
+/// A loopback server that answers like GBIF's `/species/match`: `Ratelimitus …` gets 429,
+/// `Brokenus …` 500, `Nothingus …` no match, anything else an exact match in Fixturaceae.
+async fn fake_gbif() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let mut read = 0;
+                while !buf[..read].windows(4).any(|w| w == b"\r\n\r\n") && read < buf.len() {
+                    match socket.read(&mut buf[read..]).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => read += n,
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf[..read]).to_string();
+                let target = head.split(' ').nth(1).unwrap_or("").to_owned();
+                let name = target
+                    .split_once("name=")
+                    .map(|(_, rest)| {
+                        rest.split('&')
+                            .next()
+                            .unwrap_or("")
+                            .replace('+', " ")
+                            .replace("%20", " ")
+                    })
+                    .unwrap_or_default();
+                let (status, extra, body) = if !target.starts_with("/v1/species/match?") {
+                    ("404 Not Found", "", "{}".to_owned())
+                } else if name.starts_with("Ratelimitus") {
+                    (
+                        "429 Too Many Requests",
+                        "retry-after: 30\r\n",
+                        "{}".to_owned(),
+                    )
+                } else if name.starts_with("Brokenus") {
+                    ("500 Internal Server Error", "", "oops".to_owned())
+                } else if name.starts_with("Nothingus") {
+                    (
+                        "200 OK",
+                        "",
+                        json!({"matchType": "NONE", "confidence": 100}).to_string(),
+                    )
+                } else {
+                    let genus = name.split(' ').next().unwrap_or("").to_owned();
+                    let body = json!({"usageKey": 42, "scientificName": format!("{name} L."), "canonicalName": name,
+                        "rank": "SPECIES", "status": "ACCEPTED", "confidence": 97, "matchType": "EXACT",
+                        "kingdom": "Plantae", "family": "Fixturaceae", "genus": genus});
+                    ("200 OK", "", body.to_string())
+                };
+                let response = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
+#[tokio::test]
+async fn enrichment_sources_answer_through_one_adapter() {
+    let upstream = fake_gbif().await;
+    let app =
+        TestApp::spawn_env(&[("SERVICE_MODE", "full"), ("ENRICHMENT_GBIF_URL", &upstream)]).await;
+    let admin = app.platform_admin().await;
+    let user = app.user("enricher").await;
+    seeded(&app).await;
+    let (a, u) = (admin.bearer(), user.bearer());
+
+    assert_error(
+        send(
+            &app,
+            Method::GET,
+            "/api/v1/enrichment/sources",
+            Some(&u),
+            None,
+        )
+        .await,
+        403,
+        "FORBIDDEN",
+    )
+    .await;
+    let sources = json_of(
+        send(
+            &app,
+            Method::GET,
+            "/api/v1/enrichment/sources",
+            Some(&a),
+            None,
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(sources[0]["name"], "gbif");
+    assert_eq!(sources[0]["base_url"], upstream.as_str());
+    assert_error(
+        send(
+            &app,
+            Method::GET,
+            "/api/v1/enrichment/sources/trefle",
+            Some(&a),
+            None,
+        )
+        .await,
+        404,
+        "ADAPTER_NOT_FOUND",
+    )
+    .await;
+
+    let lookup = |name: &str| json!({"scientific_name": name});
+    let res = send(
+        &app,
+        Method::POST,
+        "/api/v1/enrichment/sources/gbif/lookup",
+        Some(&a),
+        Some(&lookup("Fixtura tomatoides")),
+    )
+    .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let found = json_of(res).await;
+    assert_eq!(found["found"], true);
+    assert_eq!(found["match"]["external_id"], "42");
+    assert_eq!(found["match"]["family"], "Fixturaceae");
+    let none = json_of(
+        send(
+            &app,
+            Method::POST,
+            "/api/v1/enrichment/sources/gbif/lookup",
+            Some(&a),
+            Some(&lookup("Nothingus at all")),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(
+        (none["found"].as_bool(), none["match"].clone()),
+        (Some(false), Value::Null)
+    );
+    let res = send(
+        &app,
+        Method::POST,
+        "/api/v1/enrichment/sources/gbif/lookup",
+        Some(&a),
+        Some(&lookup("Ratelimitus x")),
+    )
+    .await;
+    let body = assert_error(res, 429, "RATE_LIMIT_EXCEEDED").await;
+    assert_eq!(body["details"][0]["reason"], "30");
+    let res = send(
+        &app,
+        Method::POST,
+        "/api/v1/enrichment/sources/gbif/lookup",
+        Some(&a),
+        Some(&lookup("Brokenus x")),
+    )
+    .await;
+    assert_error(res, 502, "EXTERNAL_SOURCE_ERROR").await;
+    let res = send(
+        &app,
+        Method::POST,
+        "/api/v1/enrichment/sources/nope/lookup",
+        Some(&a),
+        Some(&lookup("Fixtura x")),
+    )
+    .await;
+    assert_error(res, 404, "ADAPTER_NOT_FOUND").await;
+    let res = send(
+        &app,
+        Method::POST,
+        "/api/v1/enrichment/sources/gbif/lookup",
+        Some(&a),
+        Some(&json!({})),
+    )
+    .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+
+    // A proposal for a species: where the source differs (the fixture tomato has a genus and
+    // family that agree; the mystery plant has no genus recorded).
+    let mystery = json_of(
+        send(
+            &app,
+            Method::GET,
+            "/api/v1/species?q=mockia%20obscura",
+            Some(&u),
+            None,
+        )
+        .await,
+    )
+    .await;
+    let key = mystery["items"][0]["key"].as_str().expect("key");
+    let proposal = json_of(
+        send(
+            &app,
+            Method::GET,
+            &format!("/api/v1/enrichment/species/{key}/sources/gbif"),
+            Some(&a),
+            None,
+        )
+        .await,
+    )
+    .await;
+    let fields: Vec<&str> = proposal["differences"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|d| d["field"].as_str())
+        .collect();
+    assert_eq!(fields, ["genus", "family"], "{proposal}");
+    assert_eq!(proposal["differences"][1]["current"], "Mockaceae");
+    let res = send(
+        &app,
+        Method::GET,
+        &format!("/api/v1/enrichment/species/{key}/sources/nope"),
+        Some(&a),
+        None,
+    )
+    .await;
+    assert_error(res, 404, "ADAPTER_NOT_FOUND").await;
+    let res = send(
+        &app,
+        Method::GET,
+        &format!(
+            "/api/v1/enrichment/species/{}/sources/gbif",
+            uuid::Uuid::now_v7()
+        ),
+        Some(&a),
+        None,
+    )
+    .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+#[tokio::test]
+async fn an_unreachable_source_is_502() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let app = TestApp::spawn_env(&[("ENRICHMENT_GBIF_URL", &url)]).await;
+    let res = app
+        .post_json(
+            "/api/v1/enrichment/sources/gbif/lookup",
+            &json!({"scientific_name": "Fixtura tomatoides"}),
+        )
+        .await;
+    let body = assert_error(res, 502, "EXTERNAL_SOURCE_ERROR").await;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unreachable")),
+        "{body}"
+    );
+}
