@@ -125,7 +125,28 @@ pub struct SeedSet {
 /// The files compiled into this binary.
 const EMBEDDED: &[(&str, &str)] = &[
     ("families.json", include_str!("data/families.json")),
+    ("phases.json", include_str!("data/phases.json")),
+    (
+        "phase_sequences.json",
+        include_str!("data/phase_sequences.json"),
+    ),
     ("species.json", include_str!("data/species.json")),
+    ("cultivars.json", include_str!("data/cultivars.json")),
+    ("pests.json", include_str!("data/pests.json")),
+    ("diseases.json", include_str!("data/diseases.json")),
+    ("treatments.json", include_str!("data/treatments.json")),
+    ("starter_kits.json", include_str!("data/starter_kits.json")),
+    ("glossary.json", include_str!("data/glossary.json")),
+    (
+        "overwintering.json",
+        include_str!("data/overwintering.json"),
+    ),
+    (
+        "hardiness_zones.json",
+        include_str!("data/hardiness_zones.json"),
+    ),
+    ("companions.json", include_str!("data/companions.json")),
+    ("rotation.json", include_str!("data/rotation.json")),
 ];
 
 impl SeedSet {
@@ -216,6 +237,81 @@ pub fn records(file: &SeedFile, text: &str) -> Result<Vec<Map<String, Value>>, S
                     .map(|m| with(m, &[("a", "from"), ("b", "to")], "incompatible")),
             );
             Ok(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate::validate;
+    use super::*;
+
+    /// The built-in seed is valid and at least as large as the reference data set it replaces
+    /// (the anchor's base-version counts: 18 families, 66 core species, 8 cultivars, 33 pests,
+    /// 34 diseases, 40 treatments, 11 phase definitions and kits, ≥ 30 glossary terms, the
+    /// curated zones 5a–9a, 290 compatible companion pairs, 19 rotation
+    /// edges; here also at least 60 incompatible pairs (the anchor has 78) and overwintering
+    /// profiles for at least 50 species).
+    #[test]
+    fn the_real_seed_is_valid_and_meets_the_minimums() {
+        let set = SeedSet::embedded();
+        assert_eq!(set.texts.len(), FILES.len(), "every seed file is built in");
+        let valid = match validate(&set) {
+            Ok(v) => v,
+            Err(problems) => panic!("the seed data is invalid: {problems:#?}"),
+        };
+        let count = |kind: &str| {
+            valid
+                .files
+                .iter()
+                .filter(|(f, _)| f.spec.kind == kind)
+                .map(|(_, r)| r.len())
+                .sum::<usize>()
+        };
+        let relation = |kind: &str, relation: &str| {
+            valid
+                .files
+                .iter()
+                .filter(|(f, _)| f.spec.kind == kind)
+                .flat_map(|(_, r)| r.iter())
+                .filter(|r| r.seed.get("relation").and_then(Value::as_str) == Some(relation))
+                .count()
+        };
+        for (kind, min) in [
+            ("botanical_family", 18),
+            ("species", 66),
+            ("cultivar", 8),
+            ("pest", 33),
+            ("disease", 34),
+            ("treatment", 40),
+            ("phase_definition", 11),
+            ("phase_sequence", 11),
+            ("starter_kit", 11),
+            ("glossary_term", 30),
+            ("hardiness_zone", 9),
+            ("overwintering_profile", 50),
+        ] {
+            assert!(count(kind) >= min, "{kind}: {} < {min}", count(kind));
+        }
+        assert!(relation("companion_pair", "compatible") >= 290);
+        assert!(relation("companion_pair", "incompatible") >= 60);
+        assert!(relation("rotation_rule", "successor") >= 19);
+        // Safety fields are recorded deliberately: every species states them (null allowed).
+        for (_, records) in valid.files.iter().filter(|(f, _)| f.spec.kind == "species") {
+            for r in records {
+                for field in [
+                    "toxicity",
+                    "toxicity_severity",
+                    "allergen_info",
+                    "allows_harvest",
+                ] {
+                    assert!(
+                        r.seed.contains_key(field),
+                        "{}: {field} not stated",
+                        r.label
+                    );
+                }
+            }
         }
     }
 }
