@@ -161,20 +161,42 @@ pub async fn list(
     rows.iter().map(decode).collect()
 }
 
+/// One record of a kind by key or normalised name.
+#[derive(Debug, Clone, Copy)]
+enum One<'a> {
+    Id(Uuid),
+    LockedId(Uuid),
+    Name(&'a str),
+}
+
+async fn one(
+    db: &mut PgConnection,
+    kind: &str,
+    by: One<'_>,
+) -> Result<Option<Stored>, sqlx::Error> {
+    let filter = match by {
+        One::Id(_) => "id = $2",
+        One::LockedId(_) => "id = $2 FOR UPDATE",
+        One::Name(_) => "name_norm = $2",
+    };
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM catalog_records WHERE kind = $1 AND {filter}"
+    ));
+    let q = sqlx::query(sql).bind(kind);
+    let q = match by {
+        One::Id(id) | One::LockedId(id) => q.bind(id),
+        One::Name(name) => q.bind(name),
+    };
+    let row = q.fetch_optional(db).await?;
+    row.as_ref().map(decode).transpose()
+}
+
 pub async fn get(
     db: &mut PgConnection,
     kind: &str,
     id: Uuid,
 ) -> Result<Option<Stored>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM catalog_records WHERE kind = $1 AND id = $2"
-    ));
-    let row = sqlx::query(sql)
-        .bind(kind)
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
-    row.as_ref().map(decode).transpose()
+    one(db, kind, One::Id(id)).await
 }
 
 /// Locks the row for the rest of the transaction (patches read, merge and write it).
@@ -183,15 +205,7 @@ pub async fn get_for_update(
     kind: &str,
     id: Uuid,
 ) -> Result<Option<Stored>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM catalog_records WHERE kind = $1 AND id = $2 FOR UPDATE"
-    ));
-    let row = sqlx::query(sql)
-        .bind(kind)
-        .bind(id)
-        .fetch_optional(db)
-        .await?;
-    row.as_ref().map(decode).transpose()
+    one(db, kind, One::LockedId(id)).await
 }
 
 pub async fn find_by_norm(
@@ -199,15 +213,7 @@ pub async fn find_by_norm(
     kind: &str,
     name_norm: &str,
 ) -> Result<Option<Stored>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM catalog_records WHERE kind = $1 AND name_norm = $2"
-    ));
-    let row = sqlx::query(sql)
-        .bind(kind)
-        .bind(name_norm)
-        .fetch_optional(db)
-        .await?;
-    row.as_ref().map(decode).transpose()
+    one(db, kind, One::Name(name_norm)).await
 }
 
 /// Every record of a kind as (normalised name, id): the seed resolves names with it.

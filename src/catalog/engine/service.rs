@@ -143,6 +143,23 @@ pub async fn list(
     Ok(Listed { items, total, page })
 }
 
+/// The records of `spec` that reference the `parent` record through `field` (404 when the
+/// parent does not exist): a family's species, a species' cultivars, a family's successors.
+pub async fn list_under(
+    state: &AppState,
+    parent: (&KindSpec, &str),
+    spec: &KindSpec,
+    field: &'static str,
+    params: &ListParams,
+    page: PageRequest,
+) -> Result<Listed, AppError> {
+    let parent_id = {
+        let mut db = state.platform_pool().acquire().await?;
+        require(&mut db, parent.0, parent.1).await?
+    };
+    list(state, spec, params, Some((field, parent_id)), page).await
+}
+
 /// Every record of a kind matching the conditions (bounded lists such as zones or rules).
 pub async fn all(
     db: &mut PgConnection,

@@ -41,15 +41,12 @@ pub async fn list_family_species(
     depot: &mut Depot,
 ) -> Result<Json<Page<Record<SpeciesKind>>>, AppError> {
     let state = depot.app_state()?;
-    let family = {
-        let mut db = state.platform_pool().acquire().await?;
-        service::require(&mut db, &FAMILY, &key).await?
-    };
-    let page = service::list(
+    let page = service::list_under(
         &state,
+        (&FAMILY, &key),
         &SPECIES,
+        "family_key",
         &query.params,
-        Some(("family_key", family)),
         query.page,
     )
     .await?;

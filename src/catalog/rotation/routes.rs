@@ -41,18 +41,15 @@ pub async fn family_successors(
     depot: &mut Depot,
 ) -> Result<Json<Page<Record<RuleKind>>>, AppError> {
     let state = depot.app_state()?;
-    let family = {
-        let mut db = state.platform_pool().acquire().await?;
-        service::require(&mut db, &FAMILY, &key).await?
-    };
     let mut params: ListParams = query.params;
     params.filters.retain(|(p, _)| *p != "relation");
     params.filters.push(("relation", "successor".to_owned()));
-    let page = service::list(
+    let page = service::list_under(
         &state,
+        (&FAMILY, &key),
         &RULE,
+        "from_family_key",
         &params,
-        Some(("from_family_key", family)),
         query.page,
     )
     .await?;

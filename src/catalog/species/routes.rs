@@ -40,15 +40,12 @@ pub async fn list_species_cultivars(
     depot: &mut Depot,
 ) -> Result<Json<Page<Record<CultivarKind>>>, AppError> {
     let state = depot.app_state()?;
-    let species = {
-        let mut db = state.platform_pool().acquire().await?;
-        service::require(&mut db, &SPECIES, &key).await?
-    };
-    let page = service::list(
+    let page = service::list_under(
         &state,
+        (&SPECIES, &key),
         &CULTIVAR,
+        "species_key",
         &query.params,
-        Some(("species_key", species)),
         query.page,
     )
     .await?;
