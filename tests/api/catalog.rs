@@ -1472,3 +1472,145 @@ async fn an_unreachable_source_is_502() {
         "{body}"
     );
 }
+
+/// Every catalogue collection answers the same way: lists for any caller with paging bounds,
+/// 401 without a caller, 403 for writes by non-admins, 422 with one detail
+/// per missing field for an admin's empty body, 404 for unknown keys.
+#[tokio::test]
+async fn every_collection_shares_the_same_contract() {
+    let app = TestApp::full().await;
+    let admin = app.platform_admin().await;
+    let user = app.user("every").await;
+    let (a, u) = (admin.bearer(), user.bearer());
+    for (path, required) in [
+        ("/api/v1/botanical-families", vec!["body.name"]),
+        (
+            "/api/v1/species",
+            vec!["body.scientific_name", "body.family_key"],
+        ),
+        ("/api/v1/cultivars", vec!["body.species_key", "body.name"]),
+        ("/api/v1/ipm/pests", vec!["body.scientific_name"]),
+        ("/api/v1/ipm/diseases", vec!["body.scientific_name"]),
+        (
+            "/api/v1/ipm/treatments",
+            vec![
+                "body.name",
+                "body.treatment_type",
+                "body.safety_interval_days",
+            ],
+        ),
+        (
+            "/api/v1/phases",
+            vec![
+                "body.name",
+                "body.display_name_en",
+                "body.typical_duration_days",
+            ],
+        ),
+        (
+            "/api/v1/phase-sequences",
+            vec![
+                "body.name",
+                "body.display_name_en",
+                "body.cycle_type",
+                "body.is_repeating",
+                "body.entries",
+            ],
+        ),
+        (
+            "/api/v1/starter-kits",
+            vec!["body.slug", "body.name_en", "body.difficulty"],
+        ),
+        (
+            "/api/v1/glossary",
+            vec!["body.slug", "body.label_en", "body.category"],
+        ),
+        (
+            "/api/v1/overwintering",
+            vec!["body.species_key", "body.hardiness_rating"],
+        ),
+        (
+            "/api/v1/companion-planting",
+            vec!["body.species_a_key", "body.species_b_key", "body.relation"],
+        ),
+        (
+            "/api/v1/crop-rotation",
+            vec![
+                "body.from_family_key",
+                "body.to_family_key",
+                "body.relation",
+            ],
+        ),
+    ] {
+        assert_error(app.get(path).await, 401, "UNAUTHORIZED").await;
+        let page = json_of(
+            send(
+                &app,
+                Method::GET,
+                &format!("{path}?skip=0&limit=1"),
+                Some(&u),
+                None,
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(page["limit"], 1, "{path}: {page}");
+        assert!(page["items"].is_array() && page["total"].is_i64(), "{path}");
+        let res = send(
+            &app,
+            Method::GET,
+            &format!("{path}?limit=1000"),
+            Some(&u),
+            None,
+        )
+        .await;
+        assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_error(
+            send(&app, Method::POST, path, Some(&u), Some(&json!({}))).await,
+            403,
+            "FORBIDDEN",
+        )
+        .await;
+        let body = assert_error(
+            send(
+                &app,
+                Method::POST,
+                path,
+                Some(&a),
+                Some(&json!({"nope": 1})),
+            )
+            .await,
+            422,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        let mut want: Vec<String> = required.iter().map(|f| (*f).to_owned()).collect();
+        want.push("body.nope".to_owned());
+        assert_eq!(detail_fields(&body), want, "{path}");
+        let missing = format!("{path}/{}", uuid::Uuid::now_v7());
+        assert_error(
+            send(&app, Method::GET, &missing, Some(&u), None).await,
+            404,
+            "ENTITY_NOT_FOUND",
+        )
+        .await;
+        assert_error(
+            send(&app, Method::PATCH, &missing, Some(&u), Some(&json!({}))).await,
+            403,
+            "FORBIDDEN",
+        )
+        .await;
+        assert_error(
+            send(&app, Method::PATCH, &missing, Some(&a), Some(&json!({}))).await,
+            404,
+            "ENTITY_NOT_FOUND",
+        )
+        .await;
+        assert_error(
+            send(&app, Method::DELETE, &missing, Some(&a), None).await,
+            404,
+            "ENTITY_NOT_FOUND",
+        )
+        .await;
+    }
+}
