@@ -25,6 +25,9 @@ pub const KINDS: &[(&str, &str)] = &[
 
 /// Largest number of data rows in one file.
 pub const MAX_ROWS: usize = 2000;
+/// Longest CSV text in characters (a longer one cannot fit the request size limit anyway once
+/// JSON-escaped; split bigger files).
+pub const MAX_CSV_CHARS: usize = 100_000;
 
 /// Body of `POST /imports`.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
@@ -36,7 +39,7 @@ pub struct Upload {
     pub kind: String,
     /// The CSV text: a header row of the seed file's field names (references by name, lists
     /// separated by `;`, objects as JSON), then one row per record.
-    #[salvo(schema(min_length = 1, max_length = 1000000))]
+    #[salvo(schema(min_length = 1, max_length = 100000))]
     pub csv: String,
 }
 
@@ -62,7 +65,7 @@ impl FromJson for Upload {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
         let kinds: Vec<(&str, &str)> = KINDS.iter().map(|(k, _)| (*k, *k)).collect();
         let kind = f.choice("kind", &kinds);
-        let csv = f.opt_long_text("csv", 1_000_000);
+        let csv = f.opt_long_text("csv", MAX_CSV_CHARS);
         let csv = match csv? {
             Some(c) => Some(c),
             None => {
