@@ -131,6 +131,10 @@ pub struct Config {
     pub rate_limit_general_per_minute: u32,
     /// Peers whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
+    /// Base URL of the GBIF species API (catalogue enrichment).
+    pub enrichment_gbif_url: String,
+    /// How long one call to an enrichment source may take.
+    pub enrichment_timeout: Duration,
 }
 
 /// All problems found while reading the environment.
@@ -351,6 +355,22 @@ impl Config {
             r.problems
                 .push("PUBLIC_URL must be an http:// or https:// URL".into());
         }
+        let enrichment_gbif_url = r
+            .string("ENRICHMENT_GBIF_URL", "https://api.gbif.org/v1")
+            .trim_end_matches('/')
+            .to_owned();
+        if !(enrichment_gbif_url.starts_with("http://")
+            || enrichment_gbif_url.starts_with("https://"))
+        {
+            r.problems
+                .push("ENRICHMENT_GBIF_URL must be an http:// or https:// URL".into());
+        }
+        let enrichment_timeout = Duration::from_secs(u64::from(r.bounded(
+            "ENRICHMENT_TIMEOUT_SECONDS",
+            10,
+            1,
+            120,
+        )));
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
         let smtp_url = r.raw("SMTP_URL").map(Secret::new);
@@ -409,6 +429,8 @@ impl Config {
             rate_limit_auth_per_minute,
             rate_limit_general_per_minute,
             trusted_proxies,
+            enrichment_gbif_url,
+            enrichment_timeout,
         })
     }
 }

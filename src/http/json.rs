@@ -25,6 +25,22 @@ pub trait FromJson: Sized {
 
 /// Reads, size-checks and validates the request body as `T`.
 pub async fn read_json<T: FromJson>(req: &mut Request, max_bytes: usize) -> Result<T, AppError> {
+    let bytes = read_body(req, max_bytes).await?;
+    parse_json(&bytes)
+}
+
+/// Reads and size-checks the body as a JSON object, for types that check their fields from a
+/// table (the master-data catalogue) instead of a [`FromJson`] implementation.
+pub async fn read_object(
+    req: &mut Request,
+    max_bytes: usize,
+) -> Result<Map<String, Value>, AppError> {
+    let bytes = read_body(req, max_bytes).await?;
+    parse_object(&bytes)
+}
+
+/// The body bytes of an `application/json` request of at most `max_bytes`.
+async fn read_body(req: &mut Request, max_bytes: usize) -> Result<Vec<u8>, AppError> {
     let is_json = req.content_type().is_some_and(|m| {
         m.type_() == "application"
             && (m.subtype() == "json" || m.suffix().is_some_and(|s| s == "json"))
@@ -35,25 +51,20 @@ pub async fn read_json<T: FromJson>(req: &mut Request, max_bytes: usize) -> Resu
             "request body must be sent as Content-Type: application/json",
         ));
     }
-    let bytes = match req.payload_with_max_size(max_bytes).await {
-        Ok(bytes) => bytes,
-        Err(salvo::http::ParseError::PayloadTooLarge) => {
-            return Err(AppError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("request body is larger than {max_bytes} bytes"),
-            ));
-        }
-        Err(err) => {
-            return Err(AppError::malformed(format!(
-                "request body could not be read: {err}"
-            )));
-        }
-    };
-    parse_json(bytes)
+    match req.payload_with_max_size(max_bytes).await {
+        Ok(bytes) => Ok(bytes.to_vec()),
+        Err(salvo::http::ParseError::PayloadTooLarge) => Err(AppError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("request body is larger than {max_bytes} bytes"),
+        )),
+        Err(err) => Err(AppError::malformed(format!(
+            "request body could not be read: {err}"
+        ))),
+    }
 }
 
-/// Parses and validates bytes as `T` (separate from HTTP for unit tests).
-pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
+/// Parses bytes as a JSON object: not JSON is a 400, not an object a 422.
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, AppError> {
     let value: Value =
         serde_json::from_slice(bytes).map_err(|e| AppError::malformed(e.to_string()))?;
     let Value::Object(map) = value else {
@@ -63,7 +74,12 @@ pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
             "type_error",
         )]));
     };
-    let mut fields = JsonFields::new(map);
+    Ok(map)
+}
+
+/// Parses and validates bytes as `T` (separate from HTTP for unit tests).
+pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
+    let mut fields = JsonFields::new(parse_object(bytes)?);
     let value = T::from_json(&mut fields);
     fields.finish(value)
 }

@@ -48,6 +48,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::users::routes::router())
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::admin::routes::router())
+        .append(&mut crate::catalog::routers())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together

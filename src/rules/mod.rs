@@ -3,3 +3,6 @@
 pub mod client_ip;
 pub mod lockout;
 pub mod mail;
+pub mod names;
+pub mod sequence_selection;
+pub mod zones;

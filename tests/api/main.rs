@@ -7,6 +7,7 @@ mod accounts;
 mod admin;
 mod api_keys;
 mod auth;
+mod catalog;
 mod cli;
 mod conventions;
 mod health;

@@ -1,0 +1,4 @@
+//! Companion planting (`/companion-planting`): compatible and incompatible species pairs.
+
+pub mod model;
+pub mod routes;

@@ -1,0 +1,4 @@
+//! The glossary (`/glossary`): terms in German and English, searchable.
+
+pub mod model;
+pub mod routes;

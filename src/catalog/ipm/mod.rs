@@ -1,0 +1,4 @@
+//! Pests, diseases and treatments: `/ipm/pests`, `/ipm/diseases`, `/ipm/treatments`.
+
+pub mod model;
+pub mod routes;

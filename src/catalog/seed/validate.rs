@@ -1,0 +1,516 @@
+//! Seed validation, before anything is written: every record must pass its kind's field table
+//! and rules, every name it references must exist in the set (unknown family, unknown phase…),
+//! natural keys must be unique after normalisation (`×` and `x` alike), and the set must hold
+//! what the rules depend on (the sequences the selection rules name). No I/O: the same checks
+//! run in unit tests and in `kultiva seed --check`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::{FILES, SeedFile, SeedSet, records};
+use crate::catalog::engine::fields::{Kind, Mode, check_object};
+use crate::catalog::engine::service::{natural_key, prune};
+use crate::catalog::engine::spec::{KindSpec, NaturalKey};
+use crate::rules::names::normalise;
+use crate::rules::sequence_selection;
+
+/// A record of the seed in its file's terms (references by name).
+#[derive(Debug, Clone)]
+pub struct SeedRecord {
+    pub seed: Map<String, Value>,
+    /// `species.json[3] Solanum lycopersicum`, for messages.
+    pub label: String,
+    /// The sequence a species is bound to explicitly (`phase_sequence`).
+    pub binding: Option<String>,
+}
+
+/// A seed set that passed validation, in load order.
+#[derive(Debug, Clone)]
+pub struct ValidSeed {
+    pub files: Vec<(&'static SeedFile, Vec<SeedRecord>)>,
+}
+
+/// Finds the key of a record by kind and normalised name.
+pub type Resolve<'a> = dyn Fn(&str, &str) -> Option<Uuid> + 'a;
+
+/// The name other files use to reference a record of this kind (none for scoped or computed
+/// natural keys: nothing references cultivars, pairs or rules by name).
+pub fn reference_name(spec: &KindSpec, seed: &Map<String, Value>) -> Option<String> {
+    match spec.natural_key {
+        NaturalKey::Field(f) => seed.get(f).and_then(Value::as_str).map(normalise),
+        _ => None,
+    }
+}
+
+fn resolve_value(
+    target: &str,
+    value: Value,
+    resolve: &Resolve,
+    missing: &mut Vec<String>,
+) -> Value {
+    let one = |v: &Value, missing: &mut Vec<String>| match v
+        .as_str()
+        .and_then(|n| resolve(target, &normalise(n)))
+    {
+        Some(id) => Value::String(id.to_string()),
+        None => {
+            // Reported once here; the nil key keeps the field checks from repeating it.
+            missing.push(format!("unknown {target} {v}"));
+            Value::String(Uuid::nil().to_string())
+        }
+    };
+    match value {
+        Value::Array(list) => Value::Array(list.iter().map(|v| one(v, missing)).collect()),
+        other => one(&other, missing),
+    }
+}
+
+/// Turns a seed record into a checked record of the kind (references as keys). Every problem
+/// is one line in `errors`.
+pub fn to_doc(
+    spec: &KindSpec,
+    record: &SeedRecord,
+    resolve: &Resolve,
+    errors: &mut Vec<String>,
+) -> Option<Map<String, Value>> {
+    let mut m = record.seed.clone();
+    if spec.kind == "species" {
+        m.remove("phase_sequence");
+    }
+    let mut missing = Vec::new();
+    for f in spec.fields {
+        match (f.kind, f.seed_name) {
+            (Kind::Ref(target) | Kind::RefList(target, _), Some(seed_name)) => {
+                if let Some(v) = m.remove(seed_name) {
+                    m.insert(
+                        f.name.to_owned(),
+                        resolve_value(target, v, resolve, &mut missing),
+                    );
+                }
+            }
+            (Kind::ObjectList(inner, _), _) => {
+                let Some(Value::Array(entries)) = m.get_mut(f.name) else {
+                    continue;
+                };
+                for entry in entries.iter_mut().filter_map(Value::as_object_mut) {
+                    for n in inner {
+                        if let (Kind::Ref(target), Some(seed_name)) = (n.kind, n.seed_name)
+                            && let Some(v) = entry.remove(seed_name)
+                        {
+                            entry.insert(
+                                n.name.to_owned(),
+                                resolve_value(target, v, resolve, &mut missing),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut details = Vec::new();
+    let doc = check_object(spec.fields, m, Mode::Create, "", &mut details);
+    if details.is_empty() && missing.is_empty() {
+        (spec.rules)(&doc, &mut details);
+    }
+    let before = errors.len();
+    errors.extend(
+        missing
+            .into_iter()
+            .map(|m| format!("{}: {m}", record.label)),
+    );
+    for d in details {
+        let field = d.field.strip_prefix("body.").unwrap_or(&d.field).to_owned();
+        errors.push(format!("{}: {field}: {}", record.label, d.reason));
+    }
+    (errors.len() == before).then(|| prune(spec, doc))
+}
+
+/// Validates the whole set; every problem is one line.
+pub fn validate(set: &SeedSet) -> Result<ValidSeed, Vec<String>> {
+    let mut errors = Vec::new();
+    let mut files = Vec::new();
+    for file in FILES {
+        let Some(text) = set.text(file.file) else {
+            continue;
+        };
+        match records(file, text) {
+            Ok(list) => {
+                let recs: Vec<SeedRecord> = list
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, mut seed)| {
+                        let binding = if file.spec.kind == "species" {
+                            seed.get("phase_sequence")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned)
+                        } else {
+                            None
+                        };
+                        let name = reference_name(file.spec, &seed).unwrap_or_default();
+                        if file.spec.kind == "species"
+                            && seed.get("phase_sequence") == Some(&Value::Null)
+                        {
+                            seed.remove("phase_sequence");
+                        }
+                        SeedRecord {
+                            seed,
+                            label: format!("{}[{i}] {name}", file.file),
+                            binding,
+                        }
+                    })
+                    .collect();
+                files.push((file, recs));
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    // Placeholder keys for every referenceable name in the set.
+    let mut index: HashMap<(&str, String), Uuid> = HashMap::new();
+    for (file, recs) in &files {
+        for r in recs {
+            if let Some(name) = reference_name(file.spec, &r.seed) {
+                let n = index.len() as u128 + 1;
+                index
+                    .entry((file.spec.kind, name))
+                    .or_insert_with(|| Uuid::from_u128(n));
+            }
+        }
+    }
+    let resolve = |kind: &str, name: &str| index.get(&(kind, name.to_owned())).copied();
+    for (file, recs) in &files {
+        let mut seen: HashMap<String, String> = HashMap::new();
+        for r in recs {
+            let Some(doc) = to_doc(file.spec, r, &resolve, &mut errors) else {
+                continue;
+            };
+            if let Ok((_, norm)) = natural_key(file.spec, &doc)
+                && let Some(first) = seen.insert(norm, r.label.clone())
+            {
+                errors.push(format!(
+                    "{}: duplicate of {first} (names compare lower-case, × = x)",
+                    r.label
+                ));
+            }
+        }
+    }
+    cross_checks(&files, &resolve, &mut errors);
+    if errors.is_empty() {
+        Ok(ValidSeed { files })
+    } else {
+        Err(errors)
+    }
+}
+
+fn cross_checks(
+    files: &[(&'static SeedFile, Vec<SeedRecord>)],
+    resolve: &Resolve,
+    errors: &mut Vec<String>,
+) {
+    let of = |kind: &str| {
+        files
+            .iter()
+            .find(|(f, _)| f.spec.kind == kind)
+            .map(|(_, r)| r.as_slice())
+    };
+    if let Some(sequences) = of("phase_sequence") {
+        for name in sequence_selection::ALL {
+            if !sequences
+                .iter()
+                .any(|r| r.seed.get("name").and_then(Value::as_str) == Some(*name))
+            {
+                errors.push(format!("phase_sequences.json: the sequence {name} that the selection rules name is missing"));
+            }
+        }
+    }
+    for r in of("species").unwrap_or_default() {
+        if let Some(b) = &r.binding
+            && resolve("phase_sequence", &normalise(b)).is_none()
+        {
+            errors.push(format!("{}: unknown phase_sequence {b:?}", r.label));
+        }
+    }
+    for r in of("starter_kit").unwrap_or_default() {
+        if r.seed
+            .get("species")
+            .and_then(Value::as_array)
+            .is_none_or(|l| l.len() < 2)
+        {
+            errors.push(format!(
+                "{}: a starter kit holds at least 2 species",
+                r.label
+            ));
+        }
+    }
+    for r in of("glossary_term").unwrap_or_default() {
+        for slug in r
+            .seed
+            .get("related")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if slug
+                .as_str()
+                .and_then(|s| resolve("glossary_term", s))
+                .is_none()
+            {
+                errors.push(format!("{}: related term {slug} does not exist", r.label));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn set(files: &[(&'static str, Value)]) -> SeedSet {
+        SeedSet {
+            texts: files.iter().map(|(f, v)| (*f, v.to_string())).collect(),
+        }
+    }
+
+    fn family(name: &str) -> Value {
+        json!({"name": name, "rotation_category": "fruit"})
+    }
+
+    fn species(name: &str, family: &str) -> Value {
+        json!({"scientific_name": name, "family": family})
+    }
+
+    fn problems(files: &[(&'static str, Value)]) -> Vec<String> {
+        validate(&set(files)).err().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_good_set_passes() {
+        let ok = validate(&set(&[
+            ("families.json", json!([family("Solanaceae")])),
+            (
+                "species.json",
+                json!([
+                    species("Solanum lycopersicum", "Solanaceae"),
+                    species("Fragaria × ananassa", "Solanaceae")
+                ]),
+            ),
+            (
+                "companions.json",
+                json!({"compatible": [{"a": "Solanum lycopersicum", "b": "Fragaria x ananassa", "score": 0.5}]}),
+            ),
+        ]));
+        let ok = ok.expect("valid");
+        assert_eq!(ok.files.iter().map(|(_, r)| r.len()).sum::<usize>(), 4);
+    }
+
+    #[test]
+    fn each_kind_of_bad_record_is_rejected() {
+        let fam = || ("families.json", json!([family("Solanaceae")]));
+        type Files = Vec<(&'static str, Value)>;
+        let cases: Vec<(&str, Files, &str)> = vec![
+            (
+                "unknown family",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([species("Solanum nigrum", "Rosaceae")]),
+                    ),
+                ],
+                "unknown botanical_family",
+            ),
+            (
+                "× and x are one name",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Fragaria × ananassa", "Solanaceae"),
+                            species("FRAGARIA x Ananassa", "Solanaceae")
+                        ]),
+                    ),
+                ],
+                "duplicate of species.json[0]",
+            ),
+            (
+                "month out of range",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "harvest_months": [7, 13]}]),
+                    ),
+                ],
+                "harvest_months[1]: must be between 1 and 12",
+            ),
+            (
+                "months repeated",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "bloom_months": [7, 7]}]),
+                    ),
+                ],
+                "bloom_months: items must be distinct",
+            ),
+            (
+                "family name form",
+                vec![("families.json", json!([family("Solanales")]))],
+                "name: has the wrong form",
+            ),
+            (
+                "ph range reversed",
+                vec![(
+                    "families.json",
+                    json!([{"name": "Solanaceae", "soil_ph_min": 7, "soil_ph_max": 6}]),
+                )],
+                "soil_ph_max: must not be below soil_ph_min",
+            ),
+            (
+                "fraction above 1",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Solanum nigrum", "Solanaceae"),
+                            species("Solanum dulcamara", "Solanaceae")
+                        ]),
+                    ),
+                    (
+                        "companions.json",
+                        json!({"compatible": [{"a": "Solanum nigrum", "b": "Solanum dulcamara", "score": 1.5}]}),
+                    ),
+                ],
+                "score: must be between 0 and 1",
+            ),
+            (
+                "pair in both lists",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([
+                            species("Solanum nigrum", "Solanaceae"),
+                            species("Solanum dulcamara", "Solanaceae")
+                        ]),
+                    ),
+                    (
+                        "companions.json",
+                        json!({"compatible": [{"a": "Solanum nigrum", "b": "Solanum dulcamara", "score": 0.5}],
+                                                "incompatible": [{"a": "Solanum dulcamara", "b": "Solanum nigrum"}]}),
+                    ),
+                ],
+                "duplicate of companions.json[0]",
+            ),
+            (
+                "safety severity without toxicity",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "toxicity": null, "toxicity_severity": "high"}]),
+                    ),
+                ],
+                "toxicity_severity: only a species recorded as toxic",
+            ),
+            (
+                "unknown field",
+                vec![(
+                    "families.json",
+                    json!([{"name": "Solanaceae", "colour": "green"}]),
+                )],
+                "colour: unknown field",
+            ),
+            (
+                "sequence without its terminal entry, unknown phase",
+                vec![
+                    (
+                        "phases.json",
+                        json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+                    ),
+                    (
+                        "phase_sequences.json",
+                        json!([{"name": "indoor_default", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                        "entries": [{"phase": "grow", "order": 0, "terminal": false, "allows_harvest": false},
+                                    {"phase": "bloom", "order": 1, "terminal": false, "allows_harvest": false}]}]),
+                    ),
+                ],
+                "unknown phase_definition",
+            ),
+            (
+                "the selection rules' sequences must exist",
+                vec![
+                    (
+                        "phases.json",
+                        json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+                    ),
+                    (
+                        "phase_sequences.json",
+                        json!([{"name": "indoor_default", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                        "entries": [{"phase": "grow", "order": 0, "terminal": true, "allows_harvest": true}]}]),
+                    ),
+                ],
+                "the sequence fern_spore that the selection rules name is missing",
+            ),
+            (
+                "bound to an unknown sequence",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([{"scientific_name": "Solanum nigrum", "family": "Solanaceae", "phase_sequence": "nope"}]),
+                    ),
+                ],
+                "unknown phase_sequence \"nope\"",
+            ),
+            (
+                "kit with one species",
+                vec![
+                    fam(),
+                    (
+                        "species.json",
+                        json!([species("Solanum nigrum", "Solanaceae")]),
+                    ),
+                    (
+                        "starter_kits.json",
+                        json!([{"slug": "one", "name_en": "One", "difficulty": "beginner", "species": ["Solanum nigrum"]}]),
+                    ),
+                ],
+                "at least 2 species",
+            ),
+            (
+                "not JSON",
+                vec![("families.json", json!("["))],
+                "the file must be a list",
+            ),
+        ];
+        for (what, files, want) in cases {
+            let got = problems(&files);
+            assert!(got.iter().any(|p| p.contains(want)), "{what}: {got:?}");
+        }
+        // The sequence case reports the missing terminal entry too.
+        let got = problems(&[
+            (
+                "phases.json",
+                json!([{"name": "grow", "display_name_en": "Grow", "typical_duration_days": 10}]),
+            ),
+            (
+                "phase_sequences.json",
+                json!([{"name": "annual_x", "display_name_en": "x", "cycle_type": "annual", "is_repeating": false,
+                "entries": [{"phase": "grow", "order": 0, "terminal": false, "allows_harvest": false}]}]),
+            ),
+        ]);
+        assert!(
+            got.iter()
+                .any(|p| p.contains("entries: needs exactly one terminal entry")),
+            "{got:?}"
+        );
+    }
+}
