@@ -15,6 +15,7 @@ pub mod state;
 pub mod store;
 pub mod telemetry;
 pub mod tenancy;
+pub mod tls;
 
 pub use config::Config;
 pub use http::build_service;

@@ -44,6 +44,7 @@ impl AppState {
     }
 
     pub fn with_placements(config: Config, placements: Placements) -> Result<Self, StateError> {
+        crate::tls::install_crypto_provider();
         let redis = redis::create_pool(config.redis_url.expose())?;
         let passwords = PasswordHasherPool::new(config.password_hash_concurrency as usize)
             .map_err(StateError::Crypto)?;

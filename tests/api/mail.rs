@@ -654,6 +654,7 @@ impl Server {
                 }
             }
         });
+        kultiva::tls::install_crypto_provider();
         let client = reqwest::Client::new();
         let start = Instant::now();
         loop {

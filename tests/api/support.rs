@@ -160,6 +160,7 @@ impl TestApp {
         let addr = bound.local_addr();
         let handle = bound.handle();
         tokio::spawn(bound.serve(state.clone()));
+        kultiva::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()

@@ -43,6 +43,7 @@ async fn main() -> Result<(), String> {
     let out = args.next().ok_or(usage)?;
     let password =
         std::env::var("AUTH_SEED_PASSWORD").unwrap_or_else(|_| DEFAULT_PASSWORD.to_owned());
+    kultiva::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(60))
         .build()
