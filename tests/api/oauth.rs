@@ -238,12 +238,17 @@ async fn start(app: &TestApp, slug: &str) -> (url::Url, String) {
     assert!(lower.contains("httponly"), "{line}");
     assert!(lower.contains("samesite=lax"), "{line}");
     assert!(lower.contains("path=/api/v1/auth/oauth"), "{line}");
+    (location_of(&res), value)
+}
+
+/// The `Location` of a redirect, parsed.
+fn location_of(res: &reqwest::Response) -> url::Url {
     let location = res
         .headers()
         .get("location")
         .and_then(|v| v.to_str().ok())
         .expect("location");
-    (url::Url::parse(location).expect("url"), value)
+    url::Url::parse(location).expect("url")
 }
 
 async fn callback(app: &TestApp, slug: &str, query: &str, cookie: Option<&str>) -> url::Url {
@@ -255,12 +260,7 @@ async fn callback(app: &TestApp, slug: &str, query: &str, cookie: Option<&str>) 
     }
     let res = req.send().await.expect("sent");
     assert_eq!(res.status().as_u16(), 302);
-    let location = res
-        .headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .expect("location");
-    url::Url::parse(location).expect("url")
+    location_of(&res)
 }
 
 fn error_of(url: &url::Url) -> String {
