@@ -145,6 +145,9 @@ for r in R:
     for k in GOOSE:
         codes[k].update({c: n for c, n in r[k]["status_codes"].items()})
 p("Status codes: " + "; ".join(f"{k} {dict(v)}" for k, v in codes.items()) + ".\n")
+failed = sum(r[k]["failures"] for r in R for k in GOOSE)
+if failed:
+    p(f"**{failed:,} requests failed: rates count successes only, but this run is not a clean measurement.**\n")
 p(
     f"goose `-u {clients} -r {clients} -t {secs}s`: no think time, keep-alive, one account per "
     "client, figures from the hold phase after the 1 s ramp; per round the order is a, b, c (JWT, "
