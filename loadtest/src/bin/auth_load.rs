@@ -159,7 +159,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "me_key" => transaction!(me_key),
         other => return Err(format!("unknown AUTH_SCENARIO {other:?}").into()),
     };
+    // No telnet/WebSocket controllers: nothing listens besides the services under test.
     let metrics = GooseAttack::initialize()?
+        .set_default(GooseDefault::NoTelnet, true)?
+        .set_default(GooseDefault::NoWebSocket, true)?
         .register_scenario(scenario!("auth").register_transaction(transaction))
         .execute()
         .await?;
