@@ -7,7 +7,7 @@ use crate::auth::password::PasswordHasherPool;
 use crate::config::Config;
 use crate::store::pg::Placements;
 use crate::store::rate_limit::RateLimits;
-use crate::store::redis::{self, RedisPool};
+use crate::store::redis::{self, RedisPool, SharedRedis};
 use crate::tenancy::migrate::TenantMigrations;
 
 #[derive(Clone, Debug)]
@@ -18,6 +18,7 @@ struct Inner {
     config: Config,
     placements: Placements,
     redis: RedisPool,
+    shared_redis: SharedRedis,
     tenant_migrations: TenantMigrations,
     passwords: PasswordHasherPool,
     jwt: JwtKeys,
@@ -32,6 +33,8 @@ pub enum StateError {
     Database(#[from] sqlx::Error),
     #[error("redis configuration: {0}")]
     Redis(#[from] deadpool_redis::CreatePoolError),
+    #[error("redis configuration: {0}")]
+    RedisUrl(#[from] ::redis::RedisError),
     #[error("{0}")]
     Crypto(String),
 }
@@ -46,6 +49,7 @@ impl AppState {
     pub fn with_placements(config: Config, placements: Placements) -> Result<Self, StateError> {
         crate::tls::install_crypto_provider();
         let redis = redis::create_pool(config.redis_url.expose())?;
+        let shared_redis = SharedRedis::new(config.redis_url.expose())?;
         let passwords = PasswordHasherPool::new(config.password_hash_concurrency as usize)
             .map_err(StateError::Crypto)?;
         let jwt = JwtKeys::new(
@@ -60,6 +64,7 @@ impl AppState {
             config,
             placements,
             redis,
+            shared_redis,
             tenant_migrations: TenantMigrations::default(),
             passwords,
             jwt,
@@ -84,6 +89,11 @@ impl AppState {
 
     pub fn redis(&self) -> &RedisPool {
         &self.0.redis
+    }
+
+    /// The shared multiplexed connection for per-request paths (see `store::redis`).
+    pub fn shared_redis(&self) -> &SharedRedis {
+        &self.0.shared_redis
     }
 
     /// A Redis key under the configured prefix: `prefix:part:part…`.

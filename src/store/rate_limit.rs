@@ -15,7 +15,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 use redis::Script;
 
-use super::redis::RedisPool;
+use super::redis::SharedRedis;
 
 /// Longest wait for Redis on a limit check before the in-process limiter decides.
 const REDIS_DEADLINE: Duration = Duration::from_secs(1);
@@ -149,7 +149,7 @@ impl RateLimits {
 
     /// Draws one request from the bucket `key` (a full Redis key, its bucket identity in a
     /// `{hash tag}`). Redis decides; when it cannot, the in-process limiter does.
-    pub async fn check(&self, redis: &RedisPool, limit: Limit, key: &str) -> Decision {
+    pub async fn check(&self, redis: &SharedRedis, limit: Limit, key: &str) -> Decision {
         let budget = self.budget(limit);
         if self.now_ms() >= self.skip_redis_until.load(Ordering::Relaxed) {
             match tokio::time::timeout(REDIS_DEADLINE, check_redis(redis, budget, key)).await {
@@ -200,16 +200,16 @@ impl RateLimits {
 }
 
 async fn check_redis(
-    redis: &RedisPool,
+    redis: &SharedRedis,
     budget: &Budget,
     key: &str,
-) -> Result<Decision, Box<dyn std::error::Error + Send + Sync>> {
-    let mut conn = redis.get().await?;
+) -> Result<Decision, redis::RedisError> {
+    let mut conn = redis.connection()?;
     let (allowed, retry_micros): (i64, i64) = GCRA
         .key(key)
         .arg(budget.emission_micros())
         .arg(budget.per_minute.get())
-        .invoke_async(&mut *conn)
+        .invoke_async(&mut conn)
         .await?;
     Ok(if allowed == 1 {
         Decision::Allow
