@@ -8,6 +8,7 @@ pub mod error;
 pub mod garden;
 pub mod http;
 pub mod mail;
+pub mod mcp;
 pub mod platform;
 pub mod rules;
 pub mod serve;

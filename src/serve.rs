@@ -37,14 +37,18 @@ impl Bound {
         self.server.handle()
     }
 
-    /// Serves (with the mail delivery worker beside it) until the handle stops the server, then
+    /// Serves (with the mail delivery and tool-audit workers beside it) until the handle stops the server, then
     /// stops the worker and closes the state's pools.
     pub async fn serve(self, state: AppState) {
         let service = build_service(state.clone());
         let mail = crate::mail::worker::start(state.clone());
+        let audit = crate::mcp::audit::start(state.clone());
         self.server.serve(service).await;
         if let Some(mail) = mail {
             mail.stop().await;
+        }
+        if let Some(audit) = audit {
+            audit.stop().await;
         }
         state.close().await;
         tracing::info!("server stopped; pools closed");

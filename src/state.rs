@@ -25,6 +25,7 @@ struct Inner {
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
     mail_signal: tokio::sync::Notify,
     rate_limits: RateLimits,
+    mcp_audit: crate::mcp::audit::AuditSink,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +72,7 @@ impl AppState {
             light_identity: tokio::sync::OnceCell::new(),
             mail_signal: tokio::sync::Notify::new(),
             rate_limits,
+            mcp_audit: crate::mcp::audit::AuditSink::default(),
         })))
     }
 
@@ -108,6 +110,11 @@ impl AppState {
 
     pub fn rate_limits(&self) -> &RateLimits {
         &self.0.rate_limits
+    }
+
+    /// Where tool calls leave their audit rows.
+    pub fn mcp_audit(&self) -> &crate::mcp::audit::AuditSink {
+        &self.0.mcp_audit
     }
 
     pub fn passwords(&self) -> &PasswordHasherPool {

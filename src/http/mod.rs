@@ -49,6 +49,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::admin::routes::router())
         .append(&mut crate::catalog::routers())
+        .push(crate::mcp::routes::router())
+        .push(crate::mcp::routes::activity_router())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together

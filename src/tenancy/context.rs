@@ -80,7 +80,7 @@ pub async fn resolve(state: &AppState, raw_slug: &str) -> Result<TenantRecord, A
     migrate_if_behind(state, tenant).await
 }
 
-async fn migrate_if_behind(
+pub async fn migrate_if_behind(
     state: &AppState,
     mut tenant: TenantRecord,
 ) -> Result<TenantRecord, AppError> {

@@ -1,0 +1,265 @@
+//! One tool call from name and raw arguments to envelope, the same for both faces:
+//! (1) find the tool, (2) validate the arguments, (3) bind the tenant, (4) check the
+//! permission for the role there, (5) dry run / idempotency / run, (6) audit. Every call, also
+//! a refused one, leaves exactly one audit row.
+
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use super::args;
+use super::audit::{self, AuditEntry};
+use super::envelope::{ToolError, ToolErrorCode, WriteMeta};
+use super::idempotency::{self, Begin};
+use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
+use crate::auth::principal::{Credential, Principal, Role};
+use crate::platform::tenants::repo as memberships;
+use crate::state::AppState;
+use crate::tenancy::TenantStatus;
+use crate::tenancy::context::resolve_for;
+
+/// The tenants a caller may address through the tool server, with its role in each: active
+/// memberships, narrowed to the key's `tenant_scope`.
+pub async fn visible_tenants(
+    state: &AppState,
+    principal: &Principal,
+) -> Result<Vec<BoundTenant>, ToolError> {
+    Ok(
+        memberships::tenants_of(state.platform_pool(), principal.user_id)
+            .await
+            .map_err(crate::error::AppError::from)?
+            .into_iter()
+            .filter(|(t, _)| t.status == TenantStatus::Active)
+            .filter(|(t, _)| principal.tenant_scope().is_none_or(|s| s == t.id))
+            .map(|(record, role)| BoundTenant { record, role })
+            .collect(),
+    )
+}
+
+/// The tools a caller may use in at least one of its gardens (`tools/list`).
+pub async fn listed_tools(
+    state: &AppState,
+    principal: &Principal,
+) -> Result<(Vec<&'static Tool>, Vec<BoundTenant>), ToolError> {
+    let tenants = visible_tenants(state, principal).await?;
+    let strongest = tenants.iter().map(|t| t.role).max();
+    let tools = super::tools::ALL
+        .iter()
+        .copied()
+        .filter(|t| strongest.is_some_and(|r| t.permission.granted_to(r)))
+        .collect();
+    Ok((tools, tenants))
+}
+
+/// SHA-256 of the canonical JSON of arguments (object keys sorted: serde_json's map is ordered).
+pub fn args_hash(args: &Value) -> String {
+    hex::encode(Sha256::digest(
+        serde_json::to_vec(args).unwrap_or_default(),
+    ))
+}
+
+/// How a call ended, for the audit row.
+struct Ending {
+    status: &'static str,
+    error_class: Option<&'static str>,
+}
+
+/// Runs one tool call; the `Ok` side is the envelope (`structuredContent`).
+pub async fn call(
+    state: &AppState,
+    principal: &Principal,
+    name: &str,
+    raw_args: &Value,
+) -> Result<Map<String, Value>, ToolError> {
+    let started = Instant::now();
+    let mut tenant_id = None;
+    let (outcome, ending) = match call_inner(state, principal, name, raw_args, &mut tenant_id).await
+    {
+        Ok((env, status)) => (Ok(env), Ending {
+            status,
+            error_class: None,
+        }),
+        Err(err) => {
+            let ending = Ending {
+                status: err.code.audit_status(),
+                error_class: Some(err.code.as_str()),
+            };
+            (Err(err), ending)
+        }
+    };
+    let response_bytes = match &outcome {
+        Ok(env) => serde_json::to_vec(env).map_or(0, |v| v.len()),
+        Err(err) => serde_json::to_vec(&err.envelope()).map_or(0, |v| v.len()),
+    };
+    let tool_name: String = if registry::find(name).is_some() {
+        name.to_owned()
+    } else {
+        // Unknown names are audited too, bounded and printable.
+        let shown: String = name
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(100)
+            .collect();
+        if shown.is_empty() { "(empty)".into() } else { shown }
+    };
+    audit::record(
+        state,
+        AuditEntry {
+            account_id: principal.user_id,
+            api_key_id: match principal.credential {
+                Credential::ApiKey { key_id, .. } => Some(key_id),
+                _ => None,
+            },
+            tenant_id,
+            tool_name,
+            input_hash: args_hash(raw_args),
+            response_bytes: i32::try_from(response_bytes).unwrap_or(i32::MAX),
+            duration_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
+            status: ending.status,
+            error_class: ending.error_class,
+            created_at: OffsetDateTime::now_utc(),
+        },
+    );
+    outcome
+}
+
+async fn call_inner(
+    state: &AppState,
+    principal: &Principal,
+    name: &str,
+    raw_args: &Value,
+    tenant_id: &mut Option<uuid::Uuid>,
+) -> Result<(Map<String, Value>, &'static str), ToolError> {
+    let tool = registry::find(name)
+        .ok_or_else(|| ToolError::new(ToolErrorCode::NotFound, "unknown tool; see tools/list"))?;
+    let args = args::validate(tool.all_args(), raw_args)?;
+    let (tenant, role) = bind_tenant(state, principal, tool, args.text(args::TENANT.name)).await?;
+    *tenant_id = tenant.as_ref().map(|t| t.record.id);
+    if !tool.permission.granted_to(role) {
+        return Err(ToolError::new(
+            ToolErrorCode::PermissionDenied,
+            format!(
+                "{} needs {}; your role here is {}",
+                tool.name,
+                tool.permission.as_str(),
+                role.as_str()
+            ),
+        ));
+    }
+    let dry_run = tool.writes() && args.flag(args::DRY_RUN.name);
+    let idempotency_key = tool
+        .writes()
+        .then(|| args.text(args::IDEMPOTENCY_KEY.name).map(str::to_owned))
+        .flatten();
+    let meta = |replay| WriteMeta {
+        dry_run,
+        idempotency_key: idempotency_key.clone(),
+        replay,
+    };
+    let claim = match (&idempotency_key, dry_run) {
+        (Some(key), false) => {
+            let scope = idempotency::Scope {
+                account: principal.user_id,
+                tenant: *tenant_id,
+                tool: tool.name,
+                key,
+            };
+            let acting = args_hash(&Value::Object(args.acting()));
+            match idempotency::begin(state, &scope, &acting).await? {
+                Begin::Replay(mut env) => {
+                    env.insert("idempotent_replay".into(), Value::Bool(true));
+                    return Ok((env, "replay"));
+                }
+                Begin::Execute(claim) => Some(claim),
+            }
+        }
+        _ => None,
+    };
+    let ctx = Ctx {
+        state,
+        principal,
+        tenant,
+        dry_run,
+    };
+    match (tool.run)(&ctx, args).await {
+        Ok(output) => {
+            let env = output.envelope(tool.writes().then(|| meta(false)).as_ref());
+            if let Some(claim) = claim {
+                claim.finish(state, &env).await;
+            }
+            Ok((env, if dry_run { "dry_run" } else { "ok" }))
+        }
+        Err(err) => {
+            if let Some(claim) = claim {
+                claim.release(state).await;
+            }
+            Err(err)
+        }
+    }
+}
+
+fn tenant_not_found() -> ToolError {
+    ToolError::not_found("tenant")
+}
+
+/// Binds the call's tenant (the specification: resolved before permissions; outside the
+/// caller's gardens is `not_found`, never `permission.denied`) and returns the role that
+/// decides the permission.
+async fn bind_tenant(
+    state: &AppState,
+    principal: &Principal,
+    tool: &Tool,
+    slug: Option<&str>,
+) -> Result<(Option<BoundTenant>, Role), ToolError> {
+    if let Some(slug) = slug {
+        let ctx = resolve_for(state, principal, slug)
+            .await
+            .map_err(|e| match e.code() {
+                crate::error::ErrorCode::EntityNotFound => tenant_not_found(),
+                _ => ToolError::from(e),
+            })?;
+        let role = ctx.role;
+        return Ok((
+            Some(BoundTenant {
+                record: ctx.tenant,
+                role,
+            }),
+            role,
+        ));
+    }
+    let mut visible = visible_tenants(state, principal).await?;
+    match tool.scope {
+        Scope::Tenant => match visible.len() {
+            0 => Err(ToolError::new(
+                ToolErrorCode::NotFound,
+                "this key covers no garden",
+            )),
+            1 => {
+                let bound = visible.remove(0);
+                let role = bound.role;
+                // A garden behind on migrations is brought up to date, as on REST.
+                let record =
+                    crate::tenancy::context::migrate_if_behind(state, bound.record).await?;
+                Ok((Some(BoundTenant { record, role }), role))
+            }
+            _ => Err(ToolError::new(
+                ToolErrorCode::TenantRequired,
+                "this key covers several gardens: name one in the argument tenant",
+            )
+            .with_details(serde_json::json!({
+                "tenants": visible.iter().map(|t| t.record.slug.as_str()).collect::<Vec<_>>()
+            }))),
+        },
+        Scope::Global => {
+            let role = visible.iter().map(|t| t.role).max().ok_or_else(|| {
+                ToolError::new(
+                    ToolErrorCode::PermissionDenied,
+                    "this key covers no garden, so it holds no tool permission",
+                )
+            })?;
+            Ok((None, role))
+        }
+    }
+}

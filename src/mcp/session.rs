@@ -1,0 +1,84 @@
+//! Tool-server sessions in Redis: issued by `initialize`, bound to the account of the key that
+//! made them, expiring after an idle period (each use renews it). Any replica sharing the Redis
+//! server and key prefix serves any session.
+
+use std::time::Duration;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::state::AppState;
+
+/// Idle time after which a session is gone (the client then re-initialises).
+pub const IDLE: Duration = Duration::from_secs(12 * 3600);
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Session {
+    pub account: Uuid,
+    /// The negotiated protocol revision.
+    pub version: String,
+}
+
+fn redis_key(state: &AppState, id: &str) -> String {
+    state.redis_key(&["mcp", "session", id])
+}
+
+/// A session id: 32 random bytes, hex (visible ASCII as the transport requires).
+fn new_id() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    hex::encode(bytes)
+}
+
+/// Whether a presented id can be one of ours (anything else is unknown without a lookup).
+fn well_formed(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+pub async fn create(state: &AppState, session: &Session) -> Result<String, redis::RedisError> {
+    let id = new_id();
+    let mut conn = state.shared_redis().connection()?;
+    redis::cmd("SET")
+        .arg(redis_key(state, &id))
+        .arg(serde_json::to_string(session).unwrap_or_default())
+        .arg("EX")
+        .arg(IDLE.as_secs())
+        .query_async::<()>(&mut conn)
+        .await?;
+    Ok(id)
+}
+
+/// The session of an id, renewed; `None` when unknown, expired or another account's.
+pub async fn touch(
+    state: &AppState,
+    id: &str,
+    account: Uuid,
+) -> Result<Option<Session>, redis::RedisError> {
+    if !well_formed(id) {
+        return Ok(None);
+    }
+    let mut conn = state.shared_redis().connection()?;
+    let raw: Option<String> = redis::cmd("GETEX")
+        .arg(redis_key(state, id))
+        .arg("EX")
+        .arg(IDLE.as_secs())
+        .query_async(&mut conn)
+        .await?;
+    Ok(raw
+        .and_then(|r| serde_json::from_str::<Session>(&r).ok())
+        .filter(|s| s.account == account))
+}
+
+/// Ends a session of the account; false when there was none.
+pub async fn end(state: &AppState, id: &str, account: Uuid) -> Result<bool, redis::RedisError> {
+    if touch(state, id, account).await?.is_none() {
+        return Ok(false);
+    }
+    let mut conn = state.shared_redis().connection()?;
+    let removed: i64 = redis::cmd("DEL")
+        .arg(redis_key(state, id))
+        .query_async(&mut conn)
+        .await?;
+    Ok(removed > 0)
+}
