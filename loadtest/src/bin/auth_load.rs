@@ -12,6 +12,7 @@
 use std::sync::OnceLock;
 
 use goose::prelude::*;
+use kultiva_loadtest::{send, summary};
 use serde_json::json;
 
 struct Account {
@@ -34,34 +35,6 @@ fn account(user: &GooseUser) -> Result<&'static Account, Box<TransactionError>> 
         )));
     }
     Ok(&accounts[user.weighted_users_index % accounts.len()])
-}
-
-/// Sends the request and reads the whole body, so the connection is kept alive and reused.
-async fn send(
-    user: &mut GooseUser,
-    method: GooseMethod,
-    path: &'static str,
-    builder: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
-) -> TransactionResult {
-    let request_builder = builder(user.get_request_builder(&method, path)?);
-    let request = GooseRequest::builder()
-        .method(method)
-        .path(path)
-        .expect_status_code(200)
-        .set_request_builder(request_builder)
-        .build();
-    let mut goose = user.request(request).await?;
-    if let Ok(response) = goose.response
-        && let Err(err) = response.bytes().await
-    {
-        return user.set_failure(
-            &format!("reading the body failed: {err}"),
-            &mut goose.request,
-            None,
-            None,
-        );
-    }
-    Ok(())
 }
 
 async fn login(user: &mut GooseUser) -> TransactionResult {
@@ -105,49 +78,6 @@ fn load_accounts(path: &str) -> Result<Vec<Account>, String> {
         .collect()
 }
 
-fn summary(metrics: &GooseMetrics) -> serde_json::Value {
-    let ms = |us: u64| (us as f64 / 10.0).round() / 100.0;
-    let seconds = metrics.duration.max(1) as f64;
-    let mut requests = 0usize;
-    let mut failures = 0usize;
-    let mut rows = Vec::new();
-    let mut statuses = std::collections::BTreeMap::new();
-    for (name, agg) in &metrics.requests {
-        let data = &agg.raw_data;
-        requests += data.counter;
-        failures += agg.fail_count;
-        for (code, count) in &agg.status_code_counts {
-            *statuses.entry(code.to_string()).or_insert(0usize) += count;
-        }
-        // Only answered-as-expected requests count towards the rate.
-        let ok = data.counter.saturating_sub(agg.fail_count);
-        rows.push(json!({
-            "name": name,
-            "requests": data.counter,
-            "failures": agg.fail_count,
-            "per_second": (ok as f64 / seconds * 10.0).round() / 10.0,
-            "p50_ms": ms(data.percentile_us(0.50)),
-            "p95_ms": ms(data.percentile_us(0.95)),
-            "p99_ms": ms(data.percentile_us(0.99)),
-            "max_ms": ms(data.maximum_time_us),
-        }));
-    }
-    // One request name per scenario, so the first row is the whole run.
-    let first = rows.first().cloned().unwrap_or_else(|| json!({}));
-    json!({
-        "seconds": metrics.duration,
-        "users": metrics.maximum_users,
-        "requests": requests,
-        "failures": failures,
-        "per_second": first.get("per_second").cloned().unwrap_or(json!(0)),
-        "p50_ms": first.get("p50_ms").cloned().unwrap_or(json!(0)),
-        "p95_ms": first.get("p95_ms").cloned().unwrap_or(json!(0)),
-        "p99_ms": first.get("p99_ms").cloned().unwrap_or(json!(0)),
-        "max_ms": first.get("max_ms").cloned().unwrap_or(json!(0)),
-        "status_codes": statuses,
-    })
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scenario_name = std::env::var("AUTH_SCENARIO").unwrap_or_else(|_| "me_jwt".to_owned());
@@ -166,7 +96,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .register_scenario(scenario!("auth").register_transaction(transaction))
         .execute()
         .await?;
-    let summary = summary(&metrics);
+    let summary = summary(&metrics, &[]);
     match std::env::var("AUTH_SUMMARY") {
         Ok(path) => std::fs::write(&path, format!("{summary}\n"))?,
         Err(_) => println!("{summary}"),
