@@ -81,7 +81,8 @@ async fn enforce(
 ) {
     let key = bucket_key(state, identity, limit);
     let limits = state.rate_limits();
-    let Decision::Deny { retry_after } = limits.check(state.shared_redis(), limit, &key).await else {
+    let Decision::Deny { retry_after } = limits.check(state.shared_redis(), limit, &key).await
+    else {
         return;
     };
     let what = match limit {

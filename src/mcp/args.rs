@@ -9,12 +9,25 @@ use super::envelope::{ToolError, ToolErrorCode};
 #[derive(Debug, Clone, Copy)]
 pub enum ArgKind {
     /// A string of `min..=max` characters (after trimming: blank counts as empty).
-    Text { min: usize, max: usize },
+    Text {
+        min: usize,
+        max: usize,
+    },
     /// An integer within bounds.
-    Int { min: i64, max: i64, default: Option<i64> },
+    Int {
+        min: i64,
+        max: i64,
+        default: Option<i64>,
+    },
     /// A number within bounds.
-    Number { min: f64, max: f64, default: Option<f64> },
-    Bool { default: bool },
+    Number {
+        min: f64,
+        max: f64,
+        default: Option<f64>,
+    },
+    Bool {
+        default: bool,
+    },
     /// One of fixed values.
     Choice {
         values: &'static [&'static str],
@@ -275,10 +288,16 @@ fn check(kind: ArgKind, value: &Value) -> Result<Value, (String, &'static str)> 
             let s = s.trim();
             let n = s.chars().count();
             if n < min {
-                return Err((format!("must have at least {min} character(s)"), "string_too_short"));
+                return Err((
+                    format!("must have at least {min} character(s)"),
+                    "string_too_short",
+                ));
             }
             if n > max {
-                return Err((format!("must have at most {max} characters"), "string_too_long"));
+                return Err((
+                    format!("must have at most {max} characters"),
+                    "string_too_long",
+                ));
             }
             if s.chars().any(char::is_control) {
                 return Err(("must not contain control characters".into(), "value_error"));
@@ -362,7 +381,10 @@ mod tests {
             .iter()
             .map(|d| d["field"].as_str().unwrap())
             .collect();
-        assert_eq!(fields, ["extra", "species_key", "limit", "deep", "language"]);
+        assert_eq!(
+            fields,
+            ["extra", "species_key", "limit", "deep", "language"]
+        );
     }
 
     #[test]
@@ -379,6 +401,9 @@ mod tests {
         assert_eq!(schema["additionalProperties"], json!(false));
         assert_eq!(schema["required"], json!(["species_key"]));
         assert_eq!(schema["properties"]["limit"]["maximum"], json!(100));
-        assert_eq!(schema["properties"]["language"]["enum"], json!(["de", "en"]));
+        assert_eq!(
+            schema["properties"]["language"]["enum"],
+            json!(["de", "en"])
+        );
     }
 }

@@ -154,11 +154,7 @@ impl AuditWorker {
     }
 }
 
-async fn run(
-    pool: PgPool,
-    mut rx: mpsc::Receiver<AuditEntry>,
-    mut stopped: watch::Receiver<bool>,
-) {
+async fn run(pool: PgPool, mut rx: mpsc::Receiver<AuditEntry>, mut stopped: watch::Receiver<bool>) {
     let mut purge_tick = tokio::time::interval(PURGE_EVERY);
     let mut batch = Vec::with_capacity(BATCH);
     loop {

@@ -55,9 +55,7 @@ pub async fn listed_tools(
 
 /// SHA-256 of the canonical JSON of arguments (object keys sorted: serde_json's map is ordered).
 pub fn args_hash(args: &Value) -> String {
-    hex::encode(Sha256::digest(
-        serde_json::to_vec(args).unwrap_or_default(),
-    ))
+    hex::encode(Sha256::digest(serde_json::to_vec(args).unwrap_or_default()))
 }
 
 /// How a call ended, for the audit row.
@@ -77,10 +75,13 @@ pub async fn call(
     let mut tenant_id = None;
     let (outcome, ending) = match call_inner(state, principal, name, raw_args, &mut tenant_id).await
     {
-        Ok((env, status)) => (Ok(env), Ending {
-            status,
-            error_class: None,
-        }),
+        Ok((env, status)) => (
+            Ok(env),
+            Ending {
+                status,
+                error_class: None,
+            },
+        ),
         Err(err) => {
             let ending = Ending {
                 status: err.code.audit_status(),
@@ -97,12 +98,12 @@ pub async fn call(
         name.to_owned()
     } else {
         // Unknown names are audited too, bounded and printable.
-        let shown: String = name
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(100)
-            .collect();
-        if shown.is_empty() { "(empty)".into() } else { shown }
+        let shown: String = name.chars().filter(|c| !c.is_control()).take(100).collect();
+        if shown.is_empty() {
+            "(empty)".into()
+        } else {
+            shown
+        }
     };
     audit::record(
         state,

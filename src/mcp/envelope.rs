@@ -176,15 +176,20 @@ impl ToolError {
 
     pub fn validation(field: &str, reason: impl Into<String>, code: &str) -> Self {
         let reason = reason.into();
-        Self::new(ToolErrorCode::Validation, format!("argument {field}: {reason}")).with_details(
-            json!([{ "field": field, "reason": reason, "code": code }]),
+        Self::new(
+            ToolErrorCode::Validation,
+            format!("argument {field}: {reason}"),
         )
+        .with_details(json!([{ "field": field, "reason": reason, "code": code }]))
     }
 
     /// The `structuredContent` of the error result.
     pub fn envelope(&self) -> Map<String, Value> {
         let mut env = Map::new();
-        env.insert("error_code".into(), Value::String(self.code.as_str().into()));
+        env.insert(
+            "error_code".into(),
+            Value::String(self.code.as_str().into()),
+        );
         env.insert("message".into(), Value::String(self.message.clone()));
         if let Some(details) = &self.details {
             env.insert("details".into(), details.clone());

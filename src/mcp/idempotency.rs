@@ -58,9 +58,15 @@ fn reused() -> ToolError {
 }
 
 /// Claims the key, or returns the earlier result.
-pub async fn begin(state: &AppState, scope: &Scope<'_>, args_hash: &str) -> Result<Begin, ToolError> {
+pub async fn begin(
+    state: &AppState,
+    scope: &Scope<'_>,
+    args_hash: &str,
+) -> Result<Begin, ToolError> {
     let key_hash = hex::encode(Sha256::digest(scope.key.as_bytes()));
-    let tenant = scope.tenant.map_or_else(|| "-".to_owned(), |t| t.to_string());
+    let tenant = scope
+        .tenant
+        .map_or_else(|| "-".to_owned(), |t| t.to_string());
     let redis_key = state.redis_key(&[
         "mcp",
         "idem",

@@ -118,8 +118,10 @@ impl Tool {
 #[macro_export]
 macro_rules! tool_handler {
     ($f:path) => {{
-        fn run<'a>(ctx: &'a $crate::mcp::registry::Ctx<'a>, args: $crate::mcp::args::Args)
-            -> $crate::mcp::registry::ToolFuture<'a> {
+        fn run<'a>(
+            ctx: &'a $crate::mcp::registry::Ctx<'a>,
+            args: $crate::mcp::args::Args,
+        ) -> $crate::mcp::registry::ToolFuture<'a> {
             Box::pin($f(ctx, args))
         }
         run

@@ -51,13 +51,23 @@ pub fn activity_router() -> Router {
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
     ))]
-pub async fn my_mcp_activity(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
+pub async fn my_mcp_activity(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
     let page = crate::http::pagination::PageRequest::from_request(req, ACTIVITY_MAX_LIMIT)?;
-    let (items, total) =
-        super::audit::activity(state.platform_pool(), principal.user_id, page.skip, page.limit)
-            .await?;
-    res.render(Json(json!({ "items": items, "total": total, "skip": page.skip, "limit": page.limit })));
+    let (items, total) = super::audit::activity(
+        state.platform_pool(),
+        principal.user_id,
+        page.skip,
+        page.limit,
+    )
+    .await?;
+    res.render(Json(
+        json!({ "items": items, "total": total, "skip": page.skip, "limit": page.limit }),
+    ));
     Ok(())
 }
 
@@ -78,7 +88,12 @@ async fn gate(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &m
 
 /// The tool server takes API keys (personal or service account) only.
 #[handler]
-async fn api_keys_only(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+async fn api_keys_only(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
     let refused = match depot.principal() {
         Ok(p) => matches!(p.credential, Credential::AccessToken),
         Err(_) => true,
@@ -111,7 +126,11 @@ fn caller(depot: &Depot) -> Result<(AppState, Principal), AppError> {
         (status_code = 413, description = "body too large"),
         (status_code = 415, description = "Content-Type is not application/json"),
     ))]
-pub async fn mcp_post(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
+pub async fn mcp_post(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
     transport::post(&state, &principal, req, res).await;
     Ok(())
@@ -126,7 +145,11 @@ pub async fn mcp_post(req: &mut Request, depot: &mut Depot, res: &mut Response) 
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled, or unknown/expired session"),
     ))]
-pub async fn mcp_rpc(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
+pub async fn mcp_rpc(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
     res.headers_mut()
         .insert("deprecation", HeaderValue::from_static("true"));
@@ -157,7 +180,11 @@ pub async fn mcp_get(res: &mut Response) {
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled, or no such session of yours"),
     ))]
-pub async fn mcp_delete(req: &mut Request, depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
+pub async fn mcp_delete(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
     transport::delete(&state, &principal, req, res).await;
     Ok(())
@@ -225,8 +252,7 @@ pub async fn call_tool(
     res: &mut Response,
 ) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
-    let args =
-        crate::http::json::read_object(req, state.config().max_body_bytes).await?;
+    let args = crate::http::json::read_object(req, state.config().max_body_bytes).await?;
     match dispatch::call(&state, &principal, &tool_name, &Value::Object(args)).await {
         Ok(env) => res.render(Json(Value::Object(env))),
         Err(err) => render_tool_error(err, req, res),
@@ -236,7 +262,8 @@ pub async fn call_tool(
 
 /// A tool error on the REST face: the error record with the tool's code.
 fn render_tool_error(err: ToolError, req: &Request, res: &mut Response) {
-    let status = StatusCode::from_u16(err.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(err.code.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let details = match &err.details {
         Some(Value::Array(items)) => Value::Array(items.clone()),
         _ => json!([]),

@@ -90,7 +90,12 @@ fn accepts_json(req: &Request) -> bool {
         return false;
     };
     accept.split(',').any(|part| {
-        let media = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let media = part
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         matches!(media.as_str(), "application/json" | "application/*" | "*/*")
     })
 }
@@ -128,15 +133,13 @@ fn classify(value: &Value) -> Message<'_> {
             if params.is_some_and(|p| !p.is_object() && !p.is_array() && !p.is_null()) {
                 return Message::Invalid { id: echo };
             }
-            Message::Request {
-                id,
-                method,
-                params,
-            }
+            Message::Request { id, method, params }
         }
         (Some(Value::String(_)), None) => Message::NoReply,
         (Some(_), _) => Message::Invalid { id: echo },
-        (None, Some(id)) if valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) => {
+        (None, Some(id))
+            if valid_id(id) && (obj.contains_key("result") || obj.contains_key("error")) =>
+        {
             Message::NoReply
         }
         _ => Message::Invalid { id: echo },
@@ -146,7 +149,12 @@ fn classify(value: &Value) -> Message<'_> {
 /// `POST /api/v1/mcp` (and its deprecated alias).
 pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, res: &mut Response) {
     if !origin_allowed(state, req) {
-        return refuse(res, StatusCode::FORBIDDEN, SERVER_ERROR, "Origin not allowed");
+        return refuse(
+            res,
+            StatusCode::FORBIDDEN,
+            SERVER_ERROR,
+            "Origin not allowed",
+        );
     }
     if !is_json_content(req) {
         return refuse(
@@ -379,14 +387,26 @@ async fn handle(
         },
         "tools/call" => {
             let Some(params) = params.and_then(Value::as_object) else {
-                return rpc_error(id, INVALID_PARAMS, "Invalid params: an object with name is required");
+                return rpc_error(
+                    id,
+                    INVALID_PARAMS,
+                    "Invalid params: an object with name is required",
+                );
             };
             let Some(name) = params.get("name").and_then(Value::as_str) else {
-                return rpc_error(id, INVALID_PARAMS, "Invalid params: name (string) is required");
+                return rpc_error(
+                    id,
+                    INVALID_PARAMS,
+                    "Invalid params: name (string) is required",
+                );
             };
             let arguments = params.get("arguments").unwrap_or(&Value::Null);
             if !(arguments.is_object() || arguments.is_null()) {
-                return rpc_error(id, INVALID_PARAMS, "Invalid params: arguments must be an object");
+                return rpc_error(
+                    id,
+                    INVALID_PARAMS,
+                    "Invalid params: arguments must be an object",
+                );
             }
             let outcome = dispatch::call(state, principal, name, arguments).await;
             let mut result = result_json(&outcome);
@@ -424,7 +444,12 @@ pub async fn delete(state: &AppState, principal: &Principal, req: &Request, res:
         Ok(true) => {
             res.status_code(StatusCode::NO_CONTENT);
         }
-        Ok(false) => refuse(res, StatusCode::NOT_FOUND, SESSION_NOT_FOUND, "Session not found"),
+        Ok(false) => refuse(
+            res,
+            StatusCode::NOT_FOUND,
+            SESSION_NOT_FOUND,
+            "Session not found",
+        ),
         Err(err) => {
             tracing::warn!(error = %err, "MCP session store unavailable");
             refuse(

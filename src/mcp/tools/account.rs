@@ -38,8 +38,10 @@ async fn list_tenants(ctx: &Ctx<'_>, _args: Args) -> Result<ToolOutput, ToolErro
         1 => "This key covers 1 garden.".to_owned(),
         n => format!("This key covers {n} gardens."),
     };
-    Ok(ToolOutput::new(summary, json!({ "items": items, "total": items.len() }))
-        .link_api("/api/v1/tenants/"))
+    Ok(
+        ToolOutput::new(summary, json!({ "items": items, "total": items.len() }))
+            .link_api("/api/v1/tenants/"),
+    )
 }
 
 pub static GET_MCP_ACTIVITY: Tool = Tool {
