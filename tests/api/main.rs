@@ -13,6 +13,7 @@ mod conventions;
 mod health;
 mod light;
 mod mail;
+mod mcp_transport;
 mod oauth;
 mod openapi;
 mod placement;
