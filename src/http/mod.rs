@@ -82,5 +82,7 @@ pub fn build_service(state: AppState) -> Service {
         .hoop(observe::observe)
         .hoop(headers::SecurityHeaders::new(config.debug))
         .hoop(cors::cors(&config.cors_origins))
+        // Last: answered inside the headers, CORS and request log like every route.
+        .hoop(crate::mcp::routes::gate_unrouted)
         .catcher(Catcher::new(catch_error))
 }

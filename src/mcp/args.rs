@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn defaults_are_filled_and_values_kept() {
-        let args = validate(TABLE.iter(), &json!({"species_key": " abc "})).unwrap();
+        let args = validate(TABLE.iter(), &json!({"species_key": " abc "})).expect("valid");
         assert_eq!(args.key("species_key"), "abc");
         assert_eq!(args.limit(), 25);
         assert!(!args.flag("deep"));
@@ -372,14 +372,14 @@ mod tests {
             TABLE.iter(),
             &json!({"limit": 101, "deep": "yes", "language": "fr", "extra": 1}),
         )
-        .unwrap_err();
+        .expect_err("invalid");
         assert_eq!(err.code, ToolErrorCode::Validation);
-        let details = err.details.unwrap();
+        let details = err.details.expect("details");
         let fields: Vec<&str> = details
             .as_array()
-            .unwrap()
+            .expect("array")
             .iter()
-            .map(|d| d["field"].as_str().unwrap())
+            .map(|d| d["field"].as_str().expect("field"))
             .collect();
         assert_eq!(
             fields,

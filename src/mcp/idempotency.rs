@@ -104,10 +104,10 @@ pub async fn begin(
             if record["args"].as_str() != Some(args_hash) {
                 return Err(reused());
             }
-            if record["state"] == "done" {
-                if let Some(env) = record["result"].as_object() {
-                    return Ok(Begin::Replay(env.clone()));
-                }
+            if record["state"] == "done"
+                && let Some(env) = record["result"].as_object()
+            {
+                return Ok(Begin::Replay(env.clone()));
             }
         }
         // The first call is still running (or has just released the key): wait and look again.

@@ -86,6 +86,24 @@ async fn gate(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &m
     }
 }
 
+/// The gate for `/mcp` requests no route serves (another method such as `GET /mcp/tools/x`
+/// or `PUT /mcp`, an unknown sub-path). Router hoops never run for those: salvo answers them
+/// itself, with 405 and an `Allow` header that would show a disabled server's routes. Mounted
+/// as the last service hoop (service hoops run for unrouted requests too) so that these get
+/// the gate's 404, with the usual headers and request log.
+#[handler]
+pub async fn gate_unrouted(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let path = req.uri().path();
+    if path == "/api/v1/mcp" || path.starts_with("/api/v1/mcp/") {
+        gate.handle(req, depot, res, ctrl).await;
+    }
+}
+
 /// The tool server takes API keys (personal or service account) only.
 #[handler]
 async fn api_keys_only(
@@ -177,6 +195,7 @@ pub async fn mcp_get(res: &mut Response) {
     responses(
         (status_code = 204, description = "session ended"),
         (status_code = 400, description = "Mcp-Session-Id missing"),
+        (status_code = 403, description = "Origin not allowed"),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled, or no such session of yours"),
     ))]

@@ -190,15 +190,15 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
     let Ok(message) = serde_json::from_slice::<Value>(&body) else {
         return refuse(res, StatusCode::BAD_REQUEST, PARSE_ERROR, "Parse error");
     };
-    if let Some(version) = header(req, VERSION_HEADER) {
-        if !SUPPORTED.contains(&version) {
-            let text = format!(
-                "Bad Request: Unsupported protocol version (MCP-Protocol-Version: {}); supported: {}",
-                version.chars().take(40).collect::<String>(),
-                SUPPORTED.join(", ")
-            );
-            return refuse(res, StatusCode::BAD_REQUEST, INVALID_REQUEST, &text);
-        }
+    if let Some(version) = header(req, VERSION_HEADER)
+        && !SUPPORTED.contains(&version)
+    {
+        let text = format!(
+            "Bad Request: Unsupported protocol version (MCP-Protocol-Version: {}); supported: {}",
+            version.chars().take(40).collect::<String>(),
+            SUPPORTED.join(", ")
+        );
+        return refuse(res, StatusCode::BAD_REQUEST, INVALID_REQUEST, &text);
     }
     // initialize: a single request; any session header it carries is stale and ignored.
     if let Message::Request {
@@ -400,29 +400,35 @@ async fn handle(
                     "Invalid params: name (string) is required",
                 );
             };
-            let arguments = params.get("arguments").unwrap_or(&Value::Null);
-            if !(arguments.is_object() || arguments.is_null()) {
-                return rpc_error(
-                    id,
-                    INVALID_PARAMS,
-                    "Invalid params: arguments must be an object",
-                );
-            }
-            let outcome = dispatch::call(state, principal, name, arguments).await;
-            let mut result = result_json(&outcome);
-            if !modern(&session.version) {
-                if let Some(obj) = result.as_object_mut() {
-                    obj.remove("structuredContent");
-                    // Older revisions carry the data only as text: put the envelope there.
-                    let env = match &outcome {
-                        Ok(env) => Value::Object(env.clone()),
-                        Err(err) => Value::Object(err.envelope()),
-                    };
-                    obj.insert(
-                        "content".into(),
-                        json!([{"type": "text", "text": env.to_string()}]),
+            // Omitted (or null) arguments are the empty object: the audit hash of a call must
+            // not depend on how a client spells "no arguments", nor on the face (REST sends {}).
+            let no_arguments = Value::Object(serde_json::Map::new());
+            let arguments = match params.get("arguments") {
+                None | Some(Value::Null) => &no_arguments,
+                Some(a @ Value::Object(_)) => a,
+                Some(_) => {
+                    return rpc_error(
+                        id,
+                        INVALID_PARAMS,
+                        "Invalid params: arguments must be an object",
                     );
                 }
+            };
+            let outcome = dispatch::call(state, principal, name, arguments).await;
+            let mut result = result_json(&outcome);
+            if !modern(&session.version)
+                && let Some(obj) = result.as_object_mut()
+            {
+                obj.remove("structuredContent");
+                // Older revisions carry the data only as text: put the envelope there.
+                let env = match &outcome {
+                    Ok(env) => Value::Object(env.clone()),
+                    Err(err) => Value::Object(err.envelope()),
+                };
+                obj.insert(
+                    "content".into(),
+                    json!([{"type": "text", "text": env.to_string()}]),
+                );
             }
             rpc_result(id, result)
         }
@@ -432,6 +438,16 @@ async fn handle(
 
 /// `DELETE /api/v1/mcp`: ends the caller's session.
 pub async fn delete(state: &AppState, principal: &Principal, req: &Request, res: &mut Response) {
+    // The transport's Origin rule covers every request that acts on a session, not only POST:
+    // a page elsewhere must not be able to end a user's session either.
+    if !origin_allowed(state, req) {
+        return refuse(
+            res,
+            StatusCode::FORBIDDEN,
+            SERVER_ERROR,
+            "Origin not allowed",
+        );
+    }
     let Some(id) = header(req, SESSION_HEADER) else {
         return refuse(
             res,
