@@ -59,6 +59,14 @@ fn refuse(res: &mut Response, status: StatusCode, code: i64, message: &str) {
     res.render(Json(rpc_error(Value::Null, code, message)));
 }
 
+/// 202 with an empty body. Salvo logs a warning for every 2xx POST answered without a body
+/// (one per session: each starts with `notifications/initialized`); an explicit empty body is
+/// the same on the wire (`content-length: 0`) and keeps the log quiet.
+fn accepted(res: &mut Response) {
+    res.status_code(StatusCode::ACCEPTED);
+    res.body("");
+}
+
 fn header<'a>(req: &'a Request, name: &str) -> Option<&'a str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
@@ -253,7 +261,7 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
                 }
             }
             if replies.is_empty() {
-                res.status_code(StatusCode::ACCEPTED);
+                accepted(res);
             } else {
                 res.render(Json(Value::Array(replies)));
             }
@@ -263,9 +271,7 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
                 let reply = handle(state, principal, &session, id, method, params).await;
                 res.render(Json(reply));
             }
-            Message::NoReply => {
-                res.status_code(StatusCode::ACCEPTED);
-            }
+            Message::NoReply => accepted(res),
             Message::Invalid { id } => {
                 res.status_code(StatusCode::BAD_REQUEST);
                 res.render(Json(rpc_error(id, INVALID_REQUEST, "Invalid Request")));
@@ -501,6 +507,16 @@ mod tests {
         }
         assert_eq!(negotiate("2026-07-28"), FALLBACK);
         assert_eq!(negotiate("nonsense"), FALLBACK);
+    }
+
+    #[test]
+    fn accepted_has_an_empty_body_not_none() {
+        let mut res = Response::new();
+        accepted(&mut res);
+        assert_eq!(res.status_code, Some(StatusCode::ACCEPTED));
+        // None would make salvo log "content type header not set" for every notification.
+        assert!(!res.body.is_none());
+        assert!(matches!(&res.body, salvo::http::ResBody::Once(b) if b.is_empty()));
     }
 
     #[test]

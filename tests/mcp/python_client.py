@@ -1,0 +1,282 @@
+"""The official Python MCP SDK (mcp 2.3.0, pinned in tests/requirements.txt) against a live
+Kultiva tool server; started by tests/mcp/run, which provides:
+
+  MCP_URL         the endpoint, http://127.0.0.1:PORT/api/v1/mcp
+  MCP_TENANT      the slug of the garden both keys belong to
+  MCP_ADMIN_KEY   a service-account key with role admin there
+  MCP_VIEWER_KEY  a service-account key with role viewer there
+
+Every check runs even when an earlier one failed; the exit status is 1 when any failed.
+Beside what the SDK reports, an httpx2 event hook records what went over the wire (methods,
+session ids, protocol-version headers, statuses), so the checks also cover what the SDK
+would hide (the DELETE at session end, the discover probe before initialize).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import traceback
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+URL = os.environ["MCP_URL"]
+TENANT = os.environ["MCP_TENANT"]
+ADMIN_KEY = os.environ["MCP_ADMIN_KEY"]
+VIEWER_KEY = os.environ["MCP_VIEWER_KEY"]
+
+# The client asks for 2025-11-25 (its newest handshake revision); the server echoes a revision
+# it speaks or answers 2025-06-18. Either is a revision with structuredContent and outputSchema.
+MODERN_REVISIONS = ("2025-11-25", "2025-06-18")
+EXPECTED_TOOLS = ("list_tenants", "get_mcp_activity")
+
+# ping is deprecated for 2026-era connections; this server is handshake-era.
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+warnings.filterwarnings("ignore", message=".*ping.*")
+
+
+@dataclass
+class Exchange:
+    method: str
+    rpc_method: str | None
+    session_id: str | None
+    protocol_header: str | None
+    status: int | None = None
+
+
+@dataclass
+class Wire:
+    """What one HTTP client sent and got back, in order."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    async def on_request(self, request: httpx2.Request) -> None:
+        rpc_method = None
+        if request.method == "POST":
+            try:
+                rpc_method = json.loads(request.content).get("method")
+            except (ValueError, AttributeError):
+                rpc_method = None
+        exchange = Exchange(
+            method=request.method,
+            rpc_method=rpc_method,
+            session_id=request.headers.get("mcp-session-id"),
+            protocol_header=request.headers.get("mcp-protocol-version"),
+        )
+        self.exchanges.append(exchange)
+        # The GET stream and POSTs overlap: the response finds its exchange through the request.
+        request.extensions["kultiva_exchange"] = exchange
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        exchange = response.request.extensions.get("kultiva_exchange")
+        if exchange is not None:
+            exchange.status = response.status_code
+
+    def client(self, headers: dict[str, str]) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(
+            headers=headers,
+            timeout=30,
+            # Loopback only: a proxy from the environment must not take these requests.
+            trust_env=False,
+            event_hooks={"request": [self.on_request], "response": [self.on_response]},
+        )
+
+
+def structured(result: Any) -> dict[str, Any]:
+    sc = result.structured_content
+    assert isinstance(sc, dict), f"structuredContent missing: {result!r}"
+    return sc
+
+
+def tool_error(result: Any, code: str) -> dict[str, Any]:
+    """Asserts an isError result carrying error_code `code` (and a non-empty text block)."""
+    assert result.is_error is True, f"expected isError, got {result!r}"
+    sc = structured(result)
+    assert sc.get("error_code") == code, f"expected error_code {code}, got {sc}"
+    assert sc.get("message"), sc
+    assert result.content and result.content[0].type == "text", result.content
+    assert result.content[0].text.startswith(code), result.content[0].text
+    return sc
+
+
+async def legacy_session_with_x_api_key() -> None:
+    """mode="legacy": initialize, ping, tools/list, tools/call (success and tool errors), and
+    the session end (DELETE), after which the old session id answers 404."""
+    wire = Wire()
+    async with wire.client({"X-API-Key": ADMIN_KEY}) as http:
+        async with Client(streamable_http_client(URL, http_client=http), mode="legacy") as client:
+            version = client.protocol_version
+            assert version in MODERN_REVISIONS, version
+            assert client.server_info is not None and client.server_info.name == "kultiva"
+            caps = client.server_capabilities
+            assert caps.tools is not None, caps
+            assert caps.resources is None and caps.prompts is None, caps
+            assert client.instructions and "list_tenants" in client.instructions
+
+            await client.send_ping()
+
+            listing = await client.list_tools()
+            tools = {t.name: t for t in listing.tools}
+            for name in EXPECTED_TOOLS:
+                assert name in tools, f"{name} not listed: {sorted(tools)}"
+            for tool in listing.tools:
+                schema = tool.input_schema
+                assert schema.get("type") == "object", (tool.name, schema)
+                assert schema.get("additionalProperties") is False, (tool.name, schema)
+                assert "tenant" in schema.get("properties", {}), (tool.name, schema)
+                assert tool.description, tool.name
+                assert tool.output_schema is not None, tool.name
+
+            result = await client.call_tool("list_tenants", {})
+            assert result.is_error is False, result
+            env = structured(result)
+            assert env["summary"] == result.content[0].text, (env, result.content)
+            gardens = {g["slug"]: g for g in env["data"]["items"]}
+            assert TENANT in gardens, gardens
+            assert gardens[TENANT]["role"] == "admin", gardens[TENANT]
+            assert env["links"] and env["links"][0]["type"] == "api", env["links"]
+
+            # Invalid arguments are a tool result with isError, never a JSON-RPC error.
+            details = tool_error(
+                await client.call_tool("get_mcp_activity", {"limit": 0}), "validation.error"
+            )["details"]
+            assert any(d["field"] == "limit" for d in details), details
+            tool_error(
+                await client.call_tool("get_mcp_activity", {"no_such_argument": 1}),
+                "validation.error",
+            )
+            tool_error(await client.call_tool("no_such_tool", {}), "not_found")
+            # A garden outside the key's gardens is not_found (never permission.denied).
+            tool_error(
+                await client.call_tool("list_tenants", {"tenant": "no-such-garden-mcp"}),
+                "not_found",
+            )
+            session_id = next(e.session_id for e in wire.exchanges if e.session_id)
+
+        # After initialize every request carried the session id and the negotiated revision.
+        after_init = [e for e in wire.exchanges if e.rpc_method != "initialize"]
+        assert after_init, wire.exchanges
+        for ex in after_init:
+            if ex.method == "GET":
+                continue  # the client's optional event stream: 405 and no session needed
+            assert ex.session_id == session_id, ex
+            assert ex.protocol_header == version, ex
+        gets = [e for e in wire.exchanges if e.method == "GET"]
+        assert all(e.status == 405 for e in gets), gets
+        # Leaving the client ended the session.
+        deletes = [e for e in wire.exchanges if e.method == "DELETE"]
+        assert len(deletes) == 1 and deletes[0].status == 204, deletes
+
+        # The old session id is gone: 404 with JSON-RPC -32001.
+        stale = await http.post(
+            URL,
+            headers={
+                "Mcp-Session-Id": session_id,
+                "MCP-Protocol-Version": version,
+                "Accept": "application/json, text/event-stream",
+            },
+            json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+        )
+        assert stale.status_code == 404, (stale.status_code, stale.text)
+        assert stale.json()["error"]["code"] == -32001, stale.text
+        again = await http.delete(URL, headers={"Mcp-Session-Id": session_id})
+        assert again.status_code == 404, (again.status_code, again.text)
+
+
+async def auto_session_with_bearer() -> None:
+    """The default mode="auto" probes server/discover (a 2026-07-28 request) first; the server
+    refuses the revision with a 4xx and the client falls back to initialize."""
+    wire = Wire()
+    async with wire.client({"Authorization": f"Bearer {ADMIN_KEY}"}) as http:
+        async with Client(streamable_http_client(URL, http_client=http)) as client:
+            assert client.protocol_version in MODERN_REVISIONS, client.protocol_version
+            result = await client.call_tool("list_tenants", {})
+            assert result.is_error is False, result
+            assert TENANT in {g["slug"] for g in structured(result)["data"]["items"]}
+    posts = [e for e in wire.exchanges if e.method == "POST"]
+    assert posts[0].rpc_method == "server/discover", posts[:2]
+    assert posts[0].status is not None and 400 <= posts[0].status < 500, posts[0]
+    assert posts[0].session_id is None, posts[0]
+    assert posts[1].rpc_method == "initialize", posts[:2]
+
+
+async def viewer_session() -> None:
+    """A viewer key: its role shows in list_tenants, and tools/list offers no tool that needs
+    more than read (write and setup tools are listed only for roles that hold them)."""
+    async with Wire().client({"X-API-Key": ADMIN_KEY}) as http:
+        async with Client(streamable_http_client(URL, http_client=http), mode="legacy") as client:
+            admin_tools = {t.name: t for t in (await client.list_tools()).tools}
+    async with Wire().client({"X-API-Key": VIEWER_KEY}) as http:
+        async with Client(streamable_http_client(URL, http_client=http), mode="legacy") as client:
+            viewer_tools = {t.name: t for t in (await client.list_tools()).tools}
+            result = await client.call_tool("list_tenants", {})
+            assert result.is_error is False, result
+            roles = {g["slug"]: g["role"] for g in structured(result)["data"]["items"]}
+            assert roles == {TENANT: "viewer"}, roles
+    assert set(viewer_tools) <= set(admin_tools), (sorted(viewer_tools), sorted(admin_tools))
+    for name, tool in viewer_tools.items():
+        hints = tool.annotations
+        assert hints is not None and hints.read_only_hint is True, (name, hints)
+    for name in EXPECTED_TOOLS:
+        assert name in viewer_tools, name
+
+
+async def activity_records_calls() -> None:
+    """get_mcp_activity shows this account's calls, refused ones included (the audit worker
+    writes in batches, so the row may take a moment to appear)."""
+    async with Wire().client({"X-API-Key": ADMIN_KEY}) as http:
+        async with Client(streamable_http_client(URL, http_client=http), mode="legacy") as client:
+            for _ in range(100):
+                result = await client.call_tool("get_mcp_activity", {"limit": 200})
+                assert result.is_error is False, result
+                items = structured(result)["data"]["items"]
+                if any(
+                    i["tool_name"] == "no_such_tool" and i["error_class"] == "not_found"
+                    for i in items
+                ):
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError(f"the unknown-tool call is not in the activity: {items}")
+            assert all("arguments" not in i for i in items), items[0]
+            assert any(
+                i["tool_name"] == "list_tenants" and i["status"] == "ok" for i in items
+            ), items
+
+
+CHECKS: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+    ("legacy session with X-API-Key", legacy_session_with_x_api_key),
+    ("auto mode (server/discover probe) with Authorization: Bearer", auto_session_with_bearer),
+    ("viewer key", viewer_session),
+    ("get_mcp_activity shows the calls", activity_records_calls),
+]
+
+
+async def main() -> int:
+    failed = 0
+    for name, check in CHECKS:
+        try:
+            await check()
+        except Exception:  # noqa: BLE001 - report every check, then fail
+            failed += 1
+            print(f"[mcp-python] FAIL {name}", file=sys.stderr)
+            traceback.print_exc()
+        else:
+            print(f"[mcp-python] ok   {name}", file=sys.stderr)
+    print(
+        f"[mcp-python] {len(CHECKS) - failed}/{len(CHECKS)} checks passed",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
