@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod idempotency;
 pub mod registry;
 pub mod routes;
+pub mod schemas;
 pub mod session;
 pub mod tools;
 pub mod transport;

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::dispatch;
 use super::envelope::{ToolError, ToolErrorCode};
+use super::schemas::{JsonRpcError, McpRefusal, ToolErrorRecord};
 use super::transport;
 use crate::auth::principal::{Credential, Principal};
 use crate::error::{AppError, ErrorBody, ErrorCode, now_rfc3339};
@@ -136,13 +137,13 @@ fn caller(depot: &Depot) -> Result<(AppState, Principal), AppError> {
     responses(
         (status_code = 200, description = "JSON-RPC response (or array for a 2025-03-26 batch)"),
         (status_code = 202, description = "notification or response accepted"),
-        (status_code = 400, description = "parse error, invalid request, missing Mcp-Session-Id, unsupported MCP-Protocol-Version"),
+        (status_code = 400, description = "parse error, invalid request, missing Mcp-Session-Id, unsupported MCP-Protocol-Version", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED: no API key, or a JWT", body = ErrorBody),
-        (status_code = 403, description = "Origin not allowed"),
-        (status_code = 404, description = "tool server disabled, or unknown/expired session"),
-        (status_code = 406, description = "Accept excludes application/json"),
-        (status_code = 413, description = "body too large"),
-        (status_code = 415, description = "Content-Type is not application/json"),
+        (status_code = 403, description = "Origin not allowed", body = JsonRpcError),
+        (status_code = 404, description = "tool server disabled (error record), or unknown/expired session (JSON-RPC)", body = McpRefusal),
+        (status_code = 406, description = "Accept excludes application/json", body = JsonRpcError),
+        (status_code = 413, description = "body too large", body = McpRefusal),
+        (status_code = 415, description = "Content-Type is not application/json", body = JsonRpcError),
     ))]
 pub async fn mcp_post(
     req: &mut Request,
@@ -159,9 +160,9 @@ pub async fn mcp_post(
     responses(
         (status_code = 200, description = "as POST /api/v1/mcp; headers Deprecation and Link name the successor"),
         (status_code = 202, description = "notification or response accepted"),
-        (status_code = 400, description = "as POST /api/v1/mcp"),
+        (status_code = 400, description = "as POST /api/v1/mcp", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
-        (status_code = 404, description = "tool server disabled, or unknown/expired session"),
+        (status_code = 404, description = "tool server disabled (error record), or unknown/expired session (JSON-RPC)", body = McpRefusal),
     ))]
 pub async fn mcp_rpc(
     req: &mut Request,
@@ -182,9 +183,9 @@ pub async fn mcp_rpc(
 /// Always 405: no server-initiated stream.
 #[endpoint(tags("mcp"), operation_id = "mcp_get", security(["bearer" = []]),
     responses(
-        (status_code = 405, description = "no server-initiated messages; Allow: POST, DELETE"),
+        (status_code = 405, description = "no server-initiated messages; Allow: POST, DELETE", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
-        (status_code = 404, description = "tool server disabled"),
+        (status_code = 404, description = "tool server disabled", body = ErrorBody),
     ))]
 pub async fn mcp_get(res: &mut Response) {
     transport::get(res);
@@ -194,10 +195,10 @@ pub async fn mcp_get(res: &mut Response) {
 #[endpoint(tags("mcp"), operation_id = "mcp_delete", security(["bearer" = []]),
     responses(
         (status_code = 204, description = "session ended"),
-        (status_code = 400, description = "Mcp-Session-Id missing"),
-        (status_code = 403, description = "Origin not allowed"),
+        (status_code = 400, description = "Mcp-Session-Id missing", body = JsonRpcError),
+        (status_code = 403, description = "Origin not allowed", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
-        (status_code = 404, description = "tool server disabled, or no such session of yours"),
+        (status_code = 404, description = "tool server disabled (error record), or no such session of yours (JSON-RPC)", body = McpRefusal),
     ))]
 pub async fn mcp_delete(
     req: &mut Request,
@@ -257,12 +258,12 @@ pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), App
         (status_code = 200, description = "the tool result envelope {summary, data, links, …}"),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
-        (status_code = 403, description = "permission.denied"),
-        (status_code = 404, description = "not_found (tool, tenant or entry), or tool server disabled"),
-        (status_code = 409, description = "conflict.*"),
+        (status_code = 403, description = "permission.denied", body = ToolErrorRecord),
+        (status_code = 404, description = "not_found (tool, tenant or entry), or tool server disabled", body = ToolErrorRecord),
+        (status_code = 409, description = "conflict.*", body = ToolErrorRecord),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
-        (status_code = 422, description = "validation.error or validation.tenant_required"),
+        (status_code = 422, description = "validation.error or validation.tenant_required", body = ToolErrorRecord),
     ))]
 pub async fn call_tool(
     tool_name: PathParam<String>,

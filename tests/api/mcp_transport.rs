@@ -1969,8 +1969,9 @@ async fn audit_purge_deletes_rows_past_the_90_day_retention() {
         .await
         .expect("insert audit row");
     }
-    let purged = kultiva::mcp::audit::purge(pool).await.expect("purge");
-    assert!(purged >= 1, "at least the old row: {purged}");
+    // Every test service's audit worker also purges (at start, then hourly), so another one
+    // may have taken the old row first: what counts is that it is gone and the others stay.
+    kultiva::mcp::audit::purge(pool).await.expect("purge");
     let left: Vec<String> = sqlx::query_scalar(
         "SELECT tool_name FROM platform.mcp_audit_log WHERE account_id = $1 ORDER BY created_at",
     )

@@ -61,16 +61,31 @@ async fn document_lists_every_route_with_params_and_errors() {
                 "{method} {path} has an operationId"
             );
             let responses = op["responses"].as_object().expect("responses");
+            // `GET /api/v1/mcp` is specified as always 405 (no server-initiated stream).
             assert!(
-                responses.keys().any(|c| c.starts_with('2')),
+                responses.keys().any(|c| c.starts_with('2'))
+                    || (path == "/api/v1/mcp" && method == "get"),
                 "{method} {path} documents success"
             );
+            // The tool server's JSON-RPC endpoint answers transport faults as JSON-RPC errors,
+            // and its REST face carries the tools' own error codes; everything else uses the
+            // error record.
+            let allowed: &[&str] = if path.starts_with("/api/v1/mcp") {
+                &[
+                    "#/components/schemas/ErrorRecord",
+                    "#/components/schemas/JsonRpcError",
+                    "#/components/schemas/McpRefusal",
+                    "#/components/schemas/ToolErrorRecord",
+                ]
+            } else {
+                &["#/components/schemas/ErrorRecord"]
+            };
             for (code, response) in responses {
                 if code.starts_with('4') || code == "500" {
                     let schema = &response["content"]["application/json"]["schema"]["$ref"];
-                    assert_eq!(
-                        schema, "#/components/schemas/ErrorRecord",
-                        "{method} {path} {code} uses the error record"
+                    assert!(
+                        schema.as_str().is_some_and(|s| allowed.contains(&s)),
+                        "{method} {path} {code} uses the error record: {schema}"
                     );
                 }
             }
