@@ -18,7 +18,7 @@ fn fixture_set() -> SeedSet {
 }
 
 /// Loads the fixture catalogue (idempotent; parallel tests serialise on the seed lock).
-async fn seeded(app: &TestApp) {
+pub(crate) async fn seeded(app: &TestApp) {
     load(&app.state, &fixture_set())
         .await
         .expect("fixture seed loads");
@@ -26,7 +26,7 @@ async fn seeded(app: &TestApp) {
 
 /// Lower-case letters only, unique per call (names must match `^[A-Z][a-z]+aceae$` and
 /// binomial forms).
-fn letters() -> String {
+pub(crate) fn letters() -> String {
     uuid::Uuid::new_v4()
         .simple()
         .to_string()

@@ -14,6 +14,7 @@ mod health;
 mod light;
 mod mail;
 mod mcp_idempotency;
+mod mcp_tools;
 mod mcp_transport;
 mod oauth;
 mod openapi;

@@ -224,6 +224,17 @@ pub async fn names(db: &mut PgConnection, kind: &str) -> Result<Vec<(String, Uui
         .await
 }
 
+/// The display names of records by key (any kind); unknown keys are left out.
+pub async fn display_names(
+    db: &mut PgConnection,
+    ids: &[Uuid],
+) -> Result<Vec<(Uuid, String)>, sqlx::Error> {
+    sqlx::query_as("SELECT id, name FROM catalog_records WHERE id = ANY($1)")
+        .bind(ids)
+        .fetch_all(db)
+        .await
+}
+
 /// `None` when the natural key is taken.
 pub async fn insert(
     db: &mut PgConnection,

@@ -2,7 +2,7 @@
 //! partial update, delete, and the idempotent upsert by natural key that the seed and the CSV
 //! import use. Records travel as JSON objects checked against the kind's field table.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 use sqlx::PgConnection;
@@ -198,6 +198,27 @@ pub async fn require(db: &mut PgConnection, spec: &KindSpec, key: &str) -> Resul
         .await?
         .map(|s| s.id)
         .ok_or_else(|| AppError::not_found(spec.label))
+}
+
+/// The display names (natural-key names, e.g. a species' scientific name) of records by key,
+/// so a view can name what it references; keys that are not records are left out.
+pub async fn names_by_key(
+    state: &AppState,
+    keys: impl IntoIterator<Item = Uuid>,
+) -> Result<HashMap<Uuid, String>, AppError> {
+    let ids: Vec<Uuid> = keys
+        .into_iter()
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let mut db = state.platform_pool().acquire().await?;
+    Ok(repo::display_names(&mut db, &ids)
+        .await?
+        .into_iter()
+        .collect())
 }
 
 /// Checks a create body against the field table and the kind's rules.

@@ -16,6 +16,8 @@ pub struct Hit {
     pub language: String,
     pub title: String,
     pub excerpt: String,
+    /// The whole text.
+    pub body: String,
     pub score: f32,
 }
 
@@ -47,7 +49,7 @@ pub async fn search(
     page: PageRequest,
 ) -> Result<Vec<Hit>, sqlx::Error> {
     let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT d.record_id, r.kind, d.section, d.language, d.title, \
+        "SELECT d.record_id, r.kind, d.section, d.language, d.title, d.body, \
          ts_rank_cd(d.tsv, CASE d.language WHEN 'de' THEN q.de ELSE q.en END, 32) AS score, \
          ts_headline(CASE d.language WHEN 'de' THEN 'german'::regconfig ELSE 'english'::regconfig END, \
                      d.body, CASE d.language WHEN 'de' THEN q.de ELSE q.en END, \
@@ -71,6 +73,7 @@ pub async fn search(
                 language: row.try_get("language")?,
                 title: row.try_get("title")?,
                 excerpt: row.try_get("excerpt")?,
+                body: row.try_get("body")?,
                 score: row.try_get("score")?,
             })
         })

@@ -71,6 +71,30 @@ pub async fn search(
     params: &SearchParams,
     page: PageRequest,
 ) -> Result<Page<KnowledgeHit>, AppError> {
+    let (hits, total) = search_texts(state, params, page, Q_MAX).await?;
+    Ok(Page::new(
+        hits.into_iter().map(|h| h.hit).collect(),
+        total,
+        page,
+    ))
+}
+
+/// A hit with the whole text it was found in.
+#[derive(Debug, Clone)]
+pub struct FullHit {
+    pub hit: KnowledgeHit,
+    pub body: String,
+}
+
+/// The search behind [`search`], with the whole texts and a caller-chosen bound on the query
+/// length (the tool server accepts longer questions than the REST query parameter): one page
+/// of hits, best first, and the number of matching texts.
+pub async fn search_texts(
+    state: &AppState,
+    params: &SearchParams,
+    page: PageRequest,
+    q_max: usize,
+) -> Result<(Vec<FullHit>, i64), AppError> {
     let mut errors = Vec::new();
     let q = params.q.as_deref().map(str::trim).unwrap_or_default();
     let raw_len = params.q.as_deref().map_or(0, |q| q.chars().count());
@@ -78,11 +102,11 @@ pub async fn search(
         .q
         .as_deref()
         .is_some_and(|q| q.chars().any(char::is_control))
-        || raw_len > Q_MAX
+        || raw_len > q_max
     {
         errors.push(ErrorDetail::new(
             "query.q",
-            format!("at most {Q_MAX} characters, no control characters"),
+            format!("at most {q_max} characters, no control characters"),
             "value_error",
         ));
     } else if q.is_empty() {
@@ -126,17 +150,20 @@ pub async fn search(
                 .iter()
                 .find(|(k, _)| *k == h.kind)
                 .map_or("species", |(_, c)| *c);
-            KnowledgeHit {
-                source_url: format!("/api/v1/{collection}/{}", h.record_id),
-                source_key: h.record_id.to_string(),
-                source_type: h.kind,
-                section: h.section,
-                language: h.language,
-                title: h.title,
-                excerpt: h.excerpt,
-                score: (f64::from(h.score) * 10_000.0).round() / 10_000.0,
+            FullHit {
+                hit: KnowledgeHit {
+                    source_url: format!("/api/v1/{collection}/{}", h.record_id),
+                    source_key: h.record_id.to_string(),
+                    source_type: h.kind,
+                    section: h.section,
+                    language: h.language,
+                    title: h.title,
+                    excerpt: h.excerpt,
+                    score: (f64::from(h.score) * 10_000.0).round() / 10_000.0,
+                },
+                body: h.body,
             }
         })
         .collect();
-    Ok(Page::new(items, total, page))
+    Ok((items, total))
 }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::model::{GrowthPhase, PHASE, ResolvedEntry, ResolvedSequence, SEQUENCE};
 use crate::catalog::engine::repo::Conditions;
-use crate::catalog::engine::service;
+use crate::catalog::engine::service::{self, ListParams};
 use crate::error::AppError;
 use crate::http::pagination::{Page, PageRequest};
 use crate::state::AppState;
@@ -26,11 +26,25 @@ pub async fn resolve(
     db: &mut PgConnection,
     sequence: &Value,
 ) -> Result<ResolvedSequence, AppError> {
+    let mut all = resolve_all(db, std::slice::from_ref(sequence)).await?;
+    all.pop()
+        .ok_or_else(|| AppError::internal("resolving lost a sequence"))
+}
+
+/// Resolves several sequence records, reading the phase definitions once.
+pub async fn resolve_all(
+    db: &mut PgConnection,
+    sequences: &[Value],
+) -> Result<Vec<ResolvedSequence>, AppError> {
     let phases = service::all(db, &PHASE, &Conditions::default()).await?;
     let by_key: HashMap<String, &Value> = phases
         .iter()
         .filter_map(|p| Some((str_of(p, "key")?, p)))
         .collect();
+    Ok(sequences.iter().map(|s| resolve_with(&by_key, s)).collect())
+}
+
+fn resolve_with(by_key: &HashMap<String, &Value>, sequence: &Value) -> ResolvedSequence {
     let mut entries = Vec::new();
     for e in sequence
         .get("entries")
@@ -60,7 +74,7 @@ pub async fn resolve(
         });
     }
     let is_repeating = flag(sequence, "is_repeating");
-    Ok(ResolvedSequence {
+    ResolvedSequence {
         key: str_of(sequence, "key").unwrap_or_default(),
         name: str_of(sequence, "name").unwrap_or_default(),
         display_name_en: str_of(sequence, "display_name_en").unwrap_or_default(),
@@ -75,7 +89,19 @@ pub async fn resolve(
         terminates_in_harvest: !is_repeating
             && entries.iter().any(|e| e.terminal && e.allows_harvest),
         entries,
-    })
+    }
+}
+
+/// One page of sequences (`q` searches the names), each resolved, and the total.
+pub async fn list_resolved(
+    state: &AppState,
+    params: &ListParams,
+    page: PageRequest,
+) -> Result<(Vec<ResolvedSequence>, i64), AppError> {
+    let listed = service::list(state, &SEQUENCE, params, None, page).await?;
+    let mut db = state.platform_pool().acquire().await?;
+    let items = resolve_all(&mut db, &listed.items).await?;
+    Ok((items, listed.total))
 }
 
 pub async fn resolved_by_id(db: &mut PgConnection, id: Uuid) -> Result<ResolvedSequence, AppError> {
@@ -104,8 +130,7 @@ pub async fn growth_phases(
         None => service::all(&mut db, &SEQUENCE, &Conditions::default()).await?,
     };
     let mut all = Vec::new();
-    for s in &sequences {
-        let r = resolve(&mut db, s).await?;
+    for r in resolve_all(&mut db, &sequences).await? {
         for entry in r.entries {
             all.push(GrowthPhase {
                 sequence_key: r.key.clone(),

@@ -181,6 +181,8 @@ pub async fn assign_species_phase_sequence(
         Binding::read(crate::http::json::read_object(req, state.config().max_body_bytes).await?)?;
     let seq = body.phase_sequence_key.map(|k| k.to_string());
     Ok(Json(
-        super::service::assign_phase_sequence(&state, &key, seq.as_deref()).await?,
+        super::service::assign_phase_sequence(&state, &key, seq.as_deref(), true)
+            .await?
+            .after,
     ))
 }

@@ -5,13 +5,16 @@
 use salvo::oapi::ToSchema;
 use serde::Serialize;
 use serde_json::Value;
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::model::SPECIES;
+use crate::catalog::engine::repo::Conditions;
 use crate::catalog::engine::{repo, service};
 use crate::catalog::phases::model::{ResolvedSequence, SEQUENCE};
 use crate::catalog::phases::service::resolved_by_id;
 use crate::error::{AppError, ErrorCode};
+use crate::http::pagination::PageRequest;
 use crate::rules::names::genus;
 use crate::rules::sequence_selection::{SelectionInput, select};
 use crate::state::AppState;
@@ -55,8 +58,17 @@ pub fn selection_input(species: &Value) -> SelectionInput<'_> {
 
 pub async fn phase_sequence_of(state: &AppState, key: &str) -> Result<SpeciesSequence, AppError> {
     let mut db = state.platform_pool().acquire().await?;
-    let id = service::require(&mut db, &SPECIES, key).await?;
-    let species = service::get_by_id(&mut db, &SPECIES, id).await?;
+    phase_sequence_in(&mut db, key).await
+}
+
+/// [`phase_sequence_of`] on a given connection (inside a transaction it sees that
+/// transaction's binding).
+pub async fn phase_sequence_in(
+    db: &mut PgConnection,
+    key: &str,
+) -> Result<SpeciesSequence, AppError> {
+    let id = service::require(db, &SPECIES, key).await?;
+    let species = service::get_by_id(db, &SPECIES, id).await?;
     let bound = species
         .get(BINDING)
         .and_then(Value::as_str)
@@ -65,7 +77,7 @@ pub async fn phase_sequence_of(state: &AppState, key: &str) -> Result<SpeciesSeq
         Some(seq) => (SequenceSource::Bound, None, seq),
         None => {
             let (rule, name) = select(&selection_input(&species));
-            let found = repo::find_by_norm(&mut db, SEQUENCE.kind, name).await?.ok_or_else(|| {
+            let found = repo::find_by_norm(db, SEQUENCE.kind, name).await?.ok_or_else(|| {
                 AppError::new(
                     ErrorCode::EntityNotFound,
                     format!("the selected phase sequence {name} is not in the catalogue (run `kultiva seed`)"),
@@ -78,26 +90,140 @@ pub async fn phase_sequence_of(state: &AppState, key: &str) -> Result<SpeciesSeq
         species_key: id.to_string(),
         source,
         rule,
-        sequence: resolved_by_id(&mut db, seq_id).await?,
+        sequence: resolved_by_id(db, seq_id).await?,
     })
+}
+
+/// A binding change: the sequence in force before and after.
+#[derive(Debug, Clone)]
+pub struct Reassigned {
+    pub before: SpeciesSequence,
+    pub after: SpeciesSequence,
 }
 
 /// Binds a species to a sequence (`None` unbinds: the selection rules decide again). The
 /// binding lives on the species row of the platform schema, so every plant of the species in
-/// every tenant follows it at once.
+/// every tenant follows it at once. With `commit: false` (a dry run) everything is checked and
+/// the result computed inside the transaction, which is then rolled back: nothing changes.
 pub async fn assign_phase_sequence(
     state: &AppState,
     species_key: &str,
     sequence_key: Option<&str>,
-) -> Result<SpeciesSequence, AppError> {
+    commit: bool,
+) -> Result<Reassigned, AppError> {
     let mut tx = state.platform_pool().begin().await?;
     let species = service::require(&mut tx, &SPECIES, species_key).await?;
     let targets = match sequence_key {
         Some(k) => vec![service::require(&mut tx, &SEQUENCE, k).await?],
         None => Vec::new(),
     };
+    let before = phase_sequence_in(&mut tx, species_key).await?;
     repo::set_links(&mut tx, species, BINDING, &targets).await?;
-    tx.commit().await?;
-    tracing::info!(%species, sequence = ?targets.first(), "species phase sequence binding changed");
-    phase_sequence_of(state, species_key).await
+    let after = phase_sequence_in(&mut tx, species_key).await?;
+    if commit {
+        tx.commit().await?;
+        tracing::info!(%species, sequence = ?targets.first(), "species phase sequence binding changed");
+    } else {
+        tx.rollback().await?;
+    }
+    Ok(Reassigned { before, after })
+}
+
+/// A species that runs on a given sequence, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeciesOnSequence {
+    pub species_key: String,
+    pub scientific_name: String,
+    pub common_name_en: Option<String>,
+    pub source: SequenceSource,
+    /// The selection rule that gave the sequence; null when bound.
+    pub rule: Option<u8>,
+}
+
+/// The species that run on a sequence: bound to it, or given it by the selection rules
+/// (scientific name order), one page of them and the total.
+pub async fn species_on_sequence(
+    state: &AppState,
+    sequence_key: &str,
+    page: PageRequest,
+) -> Result<(ResolvedSequence, Vec<SpeciesOnSequence>, i64), AppError> {
+    let mut db = state.platform_pool().acquire().await?;
+    let seq_id = service::require(&mut db, &SEQUENCE, sequence_key).await?;
+    let sequence = resolved_by_id(&mut db, seq_id).await?;
+    let all = service::all(&mut db, &SPECIES, &Conditions::default()).await?;
+    let text = |v: &Value, f: &str| v.get(f).and_then(Value::as_str).map(str::to_owned);
+    let on: Vec<SpeciesOnSequence> = all
+        .iter()
+        .filter_map(|sp| {
+            let (source, rule) = match sp.get(BINDING).and_then(Value::as_str) {
+                Some(bound) if bound == sequence.key => (SequenceSource::Bound, None),
+                Some(_) => return None,
+                None => {
+                    let (rule, name) = select(&selection_input(sp));
+                    if name != sequence.name {
+                        return None;
+                    }
+                    (SequenceSource::Selected, Some(rule))
+                }
+            };
+            Some(SpeciesOnSequence {
+                species_key: text(sp, "key")?,
+                scientific_name: text(sp, "scientific_name").unwrap_or_default(),
+                common_name_en: sp
+                    .get("common_names_en")
+                    .and_then(|l| l.get(0))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                source,
+                rule,
+            })
+        })
+        .collect();
+    let total = on.len() as i64;
+    let items = on
+        .into_iter()
+        .skip(usize::try_from(page.skip).unwrap_or(usize::MAX))
+        .take(usize::try_from(page.limit).unwrap_or(0))
+        .collect();
+    Ok((sequence, items, total))
+}
+
+/// What a species record says about its lifecycle.
+#[derive(Debug, Clone, Serialize)]
+pub struct Lifecycle {
+    /// Botanical: annual, biennial or perennial.
+    pub cycle_type: Option<String>,
+    /// `annual` when a perennial is grown as an annual.
+    pub cultivation_cycle_type: Option<String>,
+    /// What the schedule follows: the cultivation cycle type when set, else the botanical one.
+    pub effective_cycle_type: String,
+    pub flowering_strategy: Option<String>,
+    pub photoperiod_type: Option<String>,
+    pub photosynthesis_type: Option<String>,
+    pub growth_habit: Option<String>,
+}
+
+/// The lifecycle of a species (`None` when no cycle type is recorded) and the sequence it
+/// runs on (404 for an unknown species).
+pub async fn lifecycle_of(
+    state: &AppState,
+    key: &str,
+) -> Result<(Value, Option<Lifecycle>, SpeciesSequence), AppError> {
+    let mut db = state.platform_pool().acquire().await?;
+    let sequence = phase_sequence_in(&mut db, key).await?;
+    let id = service::parse_key(&SPECIES, key)?;
+    let species = service::get_by_id(&mut db, &SPECIES, id).await?;
+    let text = |f: &str| species.get(f).and_then(Value::as_str).map(str::to_owned);
+    let lifecycle = selection_input(&species)
+        .cycle_type
+        .map(|effective| Lifecycle {
+            cycle_type: text("cycle_type"),
+            cultivation_cycle_type: text("cultivation_cycle_type"),
+            effective_cycle_type: effective.to_owned(),
+            flowering_strategy: text("flowering_strategy"),
+            photoperiod_type: text("photoperiod_type"),
+            photosynthesis_type: text("photosynthesis_type"),
+            growth_habit: text("growth_habit"),
+        });
+    Ok((species, lifecycle, sequence))
 }

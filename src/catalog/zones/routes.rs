@@ -1,36 +1,20 @@
 //! REST face of `/hardiness-zones` (read-only; curated texts come from the seed).
 
-use std::collections::HashMap;
-
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
-use super::model::{HardinessZone, ZONE_TEXT};
-use crate::catalog::engine::repo::Conditions;
-use crate::catalog::engine::service;
+use super::model::HardinessZone;
+use super::service::zones;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
 use crate::rules::zones::Zone;
-use crate::state::AppState;
 
 pub fn router() -> Router {
     Router::with_path("hardiness-zones")
         .hoop(crate::auth::require_caller)
         .get(list_hardiness_zones)
         .push(Router::with_path("{zone}").get(get_hardiness_zone))
-}
-
-async fn zones(state: &AppState) -> Result<Vec<HardinessZone>, AppError> {
-    let mut db = state.platform_pool().acquire().await?;
-    let texts = service::all(&mut db, &ZONE_TEXT, &Conditions::default()).await?;
-    let by_zone: HashMap<String, &serde_json::Value> = texts
-        .iter()
-        .filter_map(|t| Some((t.get("zone")?.as_str()?.to_owned(), t)))
-        .collect();
-    Ok(Zone::all()
-        .map(|z| HardinessZone::new(z, by_zone.get(&z.name()).copied()))
-        .collect())
 }
 
 /// All 26 zones, coldest first, with computed limits (°F and °C).

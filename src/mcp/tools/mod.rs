@@ -2,7 +2,53 @@
 //! order `tools/list` shows them.
 
 pub mod account;
+pub mod catalog;
+pub mod knowledge;
+pub mod phases;
+pub mod view;
 
 use super::registry::Tool;
 
-pub static ALL: &[&Tool] = &[&account::LIST_TENANTS, &account::GET_MCP_ACTIVITY];
+pub static ALL: &[&Tool] = &[
+    &account::LIST_TENANTS,
+    &account::GET_MCP_ACTIVITY,
+    &catalog::LIST_SPECIES,
+    &catalog::GET_SPECIES_INFO,
+    &catalog::LIST_CULTIVARS,
+    &catalog::GET_CULTIVAR,
+    &catalog::LIST_PESTS,
+    &catalog::GET_PEST,
+    &catalog::LIST_DISEASES,
+    &catalog::GET_DISEASE,
+    &catalog::GET_TREATMENT,
+    &phases::LIST_PHASE_DEFINITIONS,
+    &phases::GET_SPECIES_PHASE_SEQUENCE,
+    &phases::LIST_PHASE_SEQUENCES,
+    &phases::LIST_SPECIES_BY_PHASE_SEQUENCE,
+    &phases::GET_SPECIES_LIFECYCLE,
+    &catalog::LIST_HARDINESS_ZONES,
+    &catalog::SEARCH_GLOSSARY,
+    &knowledge::SEARCH_PLANT_KNOWLEDGE,
+    &catalog::LIST_STARTER_KITS,
+    &catalog::LIST_OVERWINTERING_PROFILES,
+    &phases::ASSIGN_SPECIES_PHASE_SEQUENCE,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_schemas_closed() {
+        let mut names: Vec<&str> = ALL.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate tool names");
+        for tool in ALL {
+            let schema = crate::mcp::args::input_schema(tool.all_args());
+            assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+            assert!(!tool.description.is_empty(), "{}", tool.name);
+        }
+    }
+}
