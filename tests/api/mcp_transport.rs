@@ -25,6 +25,11 @@ const BARRIER_TOOL: &str = "__audit_barrier";
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
+/// The registered tools' names in `tools/list` order: a personal-garden admin sees them all.
+fn registered() -> Vec<&'static str> {
+    kultiva::mcp::tools::ALL.iter().map(|t| t.name).collect()
+}
+
 async fn enabled() -> TestApp {
     TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await
 }
@@ -490,7 +495,7 @@ async fn only_live_api_keys_pass_and_a_jwt_is_refused() {
 
     // Both header forms of a key work.
     let s1 = open(&app, &c.key, MODERN).await;
-    assert_eq!(s1.tools().await.len(), 2);
+    assert_eq!(s1.tools().await.len(), registered().len());
     let res = send(
         app.client
             .post(app.url(MCP))
@@ -714,7 +719,7 @@ async fn get_is_405_with_allow_and_notifications_and_responses_get_202() {
     }
     // Requests before notifications/initialized are served (clients pipeline).
     let fresh = open(&app, &c.key, MODERN).await;
-    assert_eq!(fresh.tools().await.len(), 2);
+    assert_eq!(fresh.tools().await.len(), registered().len());
     // A notification still needs a session.
     let res = post_mcp(
         &app,
@@ -770,7 +775,10 @@ async fn protocol_version_header_must_name_a_supported_revision() {
     )
     .await;
     let body = json_of(res, 200).await;
-    assert_eq!(body["result"]["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        body["result"]["tools"].as_array().map(Vec::len),
+        Some(registered().len())
+    );
     assert!(
         body["result"]["tools"][0].get("outputSchema").is_none(),
         "2024-11-05 shapes"
@@ -857,7 +865,7 @@ async fn batches_are_served_only_on_2025_03_26_sessions() {
     assert_eq!(replies[1]["id"], "two");
     assert_eq!(
         replies[1]["result"]["tools"].as_array().map(Vec::len),
-        Some(2)
+        Some(registered().len())
     );
     assert!(
         replies[1]["result"]["tools"][0]
@@ -1323,7 +1331,7 @@ async fn old_revisions_get_no_output_schema_title_or_structured_content() {
         assert_eq!(sess.version, version);
         let tools = sess.tools().await;
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names, ["list_tenants", "get_mcp_activity"]);
+        assert_eq!(names, registered());
         for tool in &tools {
             assert!(tool.get("outputSchema").is_none(), "{version}: {tool}");
             assert!(tool.get("title").is_none(), "{version}: {tool}");
@@ -1363,7 +1371,7 @@ async fn modern_revisions_declare_output_schema_and_every_result_conforms() {
     for version in ["2025-06-18", "2025-11-25"] {
         let sess = open(&app, &c.key, version).await;
         let tools = sess.tools().await;
-        assert_eq!(tools.len(), 2);
+        assert_eq!(tools.len(), registered().len());
         for tool in &tools {
             assert!(
                 tool["title"].as_str().is_some_and(|t| !t.is_empty()),
@@ -1372,7 +1380,9 @@ async fn modern_revisions_declare_output_schema_and_every_result_conforms() {
             assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
             assert_eq!(tool["inputSchema"]["additionalProperties"], false);
             assert!(tool["inputSchema"]["properties"]["tenant"].is_object());
-            assert_eq!(tool["annotations"]["readOnlyHint"], true);
+            let read_only = kultiva::mcp::registry::find(tool["name"].as_str().unwrap_or(""))
+                .is_some_and(|t| !t.writes());
+            assert_eq!(tool["annotations"]["readOnlyHint"], read_only, "{tool}");
         }
         let schema = tools[0]["outputSchema"].clone();
 
@@ -1450,7 +1460,7 @@ async fn the_rpc_alias_works_like_mcp_and_says_it_is_deprecated() {
         json_of(res, 200).await["result"]["tools"]
             .as_array()
             .map(Vec::len),
-        Some(2)
+        Some(registered().len())
     );
     let result = sess.call("list_tenants", json!({})).await;
     assert_eq!(result["isError"], false);
@@ -1493,9 +1503,11 @@ async fn rest_face_lists_tools_with_tenants_and_maps_errors_to_statuses() {
     let body = json_of(res, 200).await;
     let tools = body["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["list_tenants", "get_mcp_activity"]);
+    assert_eq!(names, registered());
     for tool in tools {
-        assert_eq!(tool["permission"], "mcp.read");
+        let permission = kultiva::mcp::registry::find(tool["name"].as_str().unwrap_or(""))
+            .map(|t| t.permission.as_str());
+        assert_eq!(tool["permission"].as_str(), permission, "{tool}");
         assert_eq!(tool["input_schema"]["type"], "object");
         assert_eq!(tool["input_schema"]["additionalProperties"], false);
         assert!(tool["title"].is_string() && tool["description"].is_string());
