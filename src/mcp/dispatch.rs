@@ -19,6 +19,7 @@ use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
 use crate::tenancy::TenantStatus;
 use crate::tenancy::context::resolve_for;
+use crate::tenancy::registry::TenantKind;
 
 /// The tenants a caller may address through the tool server, with its role in each: active
 /// memberships, narrowed to the key's `tenant_scope`.
@@ -45,10 +46,20 @@ pub async fn listed_tools(
 ) -> Result<(Vec<&'static Tool>, Vec<BoundTenant>), ToolError> {
     let tenants = visible_tenants(state, principal).await?;
     let strongest = tenants.iter().map(|t| t.role).max();
+    let in_platform = tenants
+        .iter()
+        .find(|t| t.record.kind == TenantKind::Platform)
+        .map(|t| t.role);
     let tools = super::tools::ALL
         .iter()
         .copied()
-        .filter(|t| strongest.is_some_and(|r| t.permission.granted_to(r)))
+        .filter(|t| {
+            let role = match t.scope {
+                Scope::Platform => in_platform,
+                Scope::Tenant | Scope::Global => strongest,
+            };
+            role.is_some_and(|r| t.permission.granted_to(r))
+        })
         .collect();
     Ok((tools, tenants))
 }
@@ -201,6 +212,19 @@ async fn call_inner(
     }
 }
 
+/// A master-data write addressed to a garden other than the platform garden.
+fn platform_only(tool: &Tool) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::PermissionDenied,
+        format!(
+            "{} changes shared master data that every garden uses: it needs {} in the \
+             platform garden (platform administrators), not in a garden of your own",
+            tool.name,
+            tool.permission.as_str()
+        ),
+    )
+}
+
 fn tenant_not_found() -> ToolError {
     ToolError::not_found("tenant")
 }
@@ -221,6 +245,9 @@ async fn bind_tenant(
                 crate::error::ErrorCode::EntityNotFound => tenant_not_found(),
                 _ => ToolError::from(e),
             })?;
+        if tool.scope == Scope::Platform && ctx.tenant.kind != TenantKind::Platform {
+            return Err(platform_only(tool));
+        }
         let role = ctx.role;
         return Ok((
             Some(BoundTenant {
@@ -253,6 +280,14 @@ async fn bind_tenant(
                 "tenants": visible.iter().map(|t| t.record.slug.as_str()).collect::<Vec<_>>()
             }))),
         },
+        Scope::Platform => {
+            let bound = visible
+                .into_iter()
+                .find(|t| t.record.kind == TenantKind::Platform)
+                .ok_or_else(|| platform_only(tool))?;
+            let role = bound.role;
+            Ok((Some(bound), role))
+        }
         Scope::Global => {
             let role = visible.iter().map(|t| t.role).max().ok_or_else(|| {
                 ToolError::new(

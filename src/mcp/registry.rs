@@ -45,6 +45,10 @@ pub enum Scope {
     /// binds like a garden tool, otherwise the strongest role the caller holds in any of its
     /// gardens decides.
     Global,
+    /// Writes to shared master data, which every garden sees: the role that decides is the
+    /// caller's role in the platform garden (its admins administer the catalogue), so a
+    /// garden's admin cannot change what other gardens run on.
+    Platform,
 }
 
 /// The tenant a call is bound to, with the caller's role there.

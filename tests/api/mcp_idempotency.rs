@@ -135,7 +135,7 @@ async fn audit_statuses(app: &TestApp, user: &TestUser, n: usize) -> Vec<String>
 async fn a_dry_run_computes_the_result_and_writes_nothing() {
     let app = app().await;
     let (species, fern, _) = species_and_sequences(&app).await;
-    let admin = app.user("mcp-dry").await;
+    let admin = app.platform_admin().await;
     let key = app.api_key(&admin, None).await;
     let (status, body) = call_tool(
         &app,
@@ -185,7 +185,7 @@ async fn a_dry_run_computes_the_result_and_writes_nothing() {
 async fn a_key_replays_the_first_result_and_refuses_other_arguments() {
     let app = app().await;
     let (species, fern, geophyte) = species_and_sequences(&app).await;
-    let admin = app.user("mcp-idem").await;
+    let admin = app.platform_admin().await;
     let key = app.api_key(&admin, None).await;
     let first_args =
         json!({"species_key": species, "sequence_key": fern, "idempotency_key": "order-1"});
@@ -226,7 +226,7 @@ async fn a_key_replays_the_first_result_and_refuses_other_arguments() {
     assert_eq!(bound_sequence(&app, &key, &species).await, Some(geophyte));
 
     // Another account's identical call is not a replay of this one.
-    let stranger = app.user("mcp-idem-other").await;
+    let stranger = app.platform_admin().await;
     let stranger_key = app.api_key(&stranger, None).await;
     let (status, theirs) = call_tool(&app, &stranger_key, &first_args).await;
     assert_eq!(status, 200, "{theirs}");
@@ -238,60 +238,72 @@ async fn a_key_replays_the_first_result_and_refuses_other_arguments() {
     );
 }
 
+/// The record's scope, at the level of the records themselves: the only write tool so far
+/// binds the platform garden, so "another garden" and "another tool" are taken here directly.
 #[tokio::test]
-async fn a_key_never_replays_across_tenants() {
-    let app = app().await;
-    let (species, fern, _) = species_and_sequences(&app).await;
-    let admin = app.user("mcp-two").await;
-    let second = app.tenant("mcp-second").await;
-    let id = uuid::Uuid::parse_str(&admin.key).expect("uuid");
-    kultiva::platform::tenants::repo::add(
-        app.state.platform_pool(),
-        second.id,
-        id,
-        kultiva::auth::Role::Admin,
-    )
-    .await
-    .expect("membership");
-    let key = app.api_key(&admin, None).await;
-    let tenants = json_of(
-        app.client
-            .get(app.url("/api/v1/mcp/tools"))
-            .header("x-api-key", &key)
-            .send()
-            .await
-            .expect("sent"),
-    )
-    .await;
-    let slugs: Vec<String> = tenants["tenants"]
-        .as_array()
-        .expect("tenants")
-        .iter()
-        .map(|t| t["slug"].as_str().expect("slug").to_owned())
-        .collect();
-    assert_eq!(slugs.len(), 2, "{tenants}");
-    for slug in &slugs {
-        let (status, body) = call_tool(
-            &app,
-            &key,
-            &json!({"species_key": species, "sequence_key": fern, "idempotency_key": "same", "tenant": slug}),
-        )
-        .await;
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(
-            body["idempotent_replay"],
-            json!(false),
-            "executed in {slug}"
-        );
+async fn a_key_never_replays_across_tenants_tools_or_accounts() {
+    use kultiva::mcp::idempotency::{Begin, Scope, begin};
+    let app = TestApp::spawn().await;
+    let state = &app.state;
+    let account = uuid::Uuid::new_v4();
+    let (garden_a, garden_b) = (Some(uuid::Uuid::new_v4()), Some(uuid::Uuid::new_v4()));
+    let scope = |account, tenant, tool| Scope {
+        account,
+        tenant,
+        tool,
+        key: "same-key",
+    };
+    let first = scope(account, garden_a, "tool_x");
+    let env: serde_json::Map<String, Value> =
+        json!({"summary": "done", "data": {"n": 1}, "links": []})
+            .as_object()
+            .cloned()
+            .expect("object");
+    match begin(state, &first, "hash-1").await.expect("begin") {
+        Begin::Execute(claim) => claim.finish(state, &env).await,
+        Begin::Replay(_) => panic!("a fresh key replayed"),
     }
-    assert_eq!(audit_statuses(&app, &admin, 2).await, ["ok", "ok"]);
+    match begin(state, &first, "hash-1").await.expect("begin") {
+        Begin::Replay(stored) => assert_eq!(stored, env),
+        Begin::Execute(_) => panic!("the same call executed twice"),
+    }
+    for (other, what) in [
+        (scope(account, garden_b, "tool_x"), "another garden"),
+        (scope(account, None, "tool_x"), "no garden"),
+        (scope(account, garden_a, "tool_y"), "another tool"),
+        (
+            scope(uuid::Uuid::new_v4(), garden_a, "tool_x"),
+            "another account",
+        ),
+    ] {
+        match begin(state, &other, "hash-1").await.expect("begin") {
+            Begin::Execute(claim) => claim.release(state).await,
+            Begin::Replay(_) => panic!("replayed for {what}"),
+        }
+    }
+    // Other arguments under the same key: refused.
+    let refused = match begin(state, &first, "hash-2").await {
+        Err(err) => err,
+        Ok(_) => panic!("other arguments accepted"),
+    };
+    assert_eq!(refused.code.as_str(), "validation.error");
+    // A released claim (a failed call) frees the key for a corrected retry.
+    let retry = scope(account, garden_b, "tool_z");
+    match begin(state, &retry, "hash-1").await.expect("begin") {
+        Begin::Execute(claim) => claim.release(state).await,
+        Begin::Replay(_) => panic!("fresh key replayed"),
+    }
+    assert!(matches!(
+        begin(state, &retry, "hash-3").await.expect("begin"),
+        Begin::Execute(_)
+    ));
 }
 
 #[tokio::test]
 async fn concurrent_calls_with_one_key_execute_once() {
     let app = app().await;
     let (species, fern, _) = species_and_sequences(&app).await;
-    let admin = app.user("mcp-race").await;
+    let admin = app.platform_admin().await;
     let key = app.api_key(&admin, None).await;
     let args = json!({"species_key": species, "sequence_key": fern, "idempotency_key": "race"});
     let calls = (0..8).map(|_| call_tool(&app, &key, &args));

@@ -1491,6 +1491,8 @@ async fn mcp_tools_assign_species_phase_sequence() {
     let viewer = app.api_key(&viewer_user, Some(tenant.slug.as_str())).await;
     let grower = scoped_key(&app, &tenant, Role::Grower).await;
     let admin = scoped_key(&app, &tenant, Role::Admin).await;
+    // The binding is shared master data: mcp.setup in the platform garden decides.
+    let setup = app.api_key(&padmin, None).await;
     let species = own_species(&app, &padmin, json!({})).await;
     let fern = sequence_key(&app, &viewer, "fern_spore").await;
     let evergreen = sequence_key(&app, &viewer, "evergreen_foliage_perennial").await;
@@ -1501,8 +1503,9 @@ async fn mcp_tools_assign_species_phase_sequence() {
     assert_eq!(current(&app, &viewer, &species).await, selected);
     let args = json!({"species_key": species, "sequence_key": fern});
 
-    // Viewers and growers lack mcp.setup: refused, nothing changes.
-    for key in [&viewer, &grower] {
+    // Viewers and growers lack mcp.setup, and a garden's admin holds it only in that garden:
+    // refused, nothing changes.
+    for key in [&viewer, &grower, &admin] {
         let body = fails(
             &app,
             key,
@@ -1512,7 +1515,11 @@ async fn mcp_tools_assign_species_phase_sequence() {
             "permission.denied",
         )
         .await;
-        assert!(body["message"].as_str().expect("m").contains("mcp.setup"));
+        let message = body["message"].as_str().expect("m");
+        assert!(
+            message.contains("mcp.setup") && message.contains("platform garden"),
+            "{message}"
+        );
         let body = fails(
             &app,
             key,
@@ -1543,7 +1550,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     // A dry run computes the result and writes nothing.
     let mut dry = args.clone();
     dry["dry_run"] = json!(true);
-    let preview = ok(&app, &admin, "assign_species_phase_sequence", dry).await;
+    let preview = ok(&app, &setup, "assign_species_phase_sequence", dry).await;
     assert_eq!(preview["dry_run"], true);
     assert_eq!(preview["idempotent_replay"], false);
     assert_eq!(preview["data"]["source"], "bound");
@@ -1578,7 +1585,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     // Unknown keys and bad arguments.
     fails(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species, "sequence_key": MISSING}),
         404,
@@ -1587,7 +1594,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     fails(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": MISSING, "sequence_key": fern}),
         404,
@@ -1596,7 +1603,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     fails(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species, "sequence_key": species}),
         404,
@@ -1605,7 +1612,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     invalid(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species}),
         "sequence_key",
@@ -1614,7 +1621,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     invalid(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species, "sequence_key": null, "dry_run": "no"}),
         "dry_run",
@@ -1623,7 +1630,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     invalid(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species, "sequence_key": fern, "force": true}),
         "force",
@@ -1632,7 +1639,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     .await;
     assert_eq!(current(&app, &viewer, &species).await, selected);
 
-    // A tenant admin may not use the platform-admin REST route, but holds mcp.setup.
+    // A garden admin may not use the platform-admin REST route either.
     let res = app
         .call(
             Method::PUT,
@@ -1645,11 +1652,11 @@ async fn mcp_tools_assign_species_phase_sequence() {
     assert_eq!(current(&app, &viewer, &species).await, selected);
 
     // The real call, over JSON-RPC.
-    let mut rpc = Rpc::open(&app, &admin).await;
+    let mut rpc = Rpc::open(&app, &setup).await;
     let r = rpc
         .call(
             "assign_species_phase_sequence",
-            json!({"species_key": species, "sequence_key": fern, "tenant": tenant.slug.as_str()}),
+            json!({"species_key": species, "sequence_key": fern}),
         )
         .await;
     assert_eq!(r["isError"], false, "{r}");
@@ -1680,7 +1687,7 @@ async fn mcp_tools_assign_species_phase_sequence() {
     // Rebinding replaces the bound sequence; a dry run now leaves fern_spore in force.
     let back = ok(
         &app,
-        &admin,
+        &setup,
         "assign_species_phase_sequence",
         json!({"species_key": species, "sequence_key": evergreen, "dry_run": true}),
     )
@@ -1691,8 +1698,13 @@ async fn mcp_tools_assign_species_phase_sequence() {
         current(&app, &viewer, &species).await,
         ("bound".to_owned(), "fern_spore".to_owned())
     );
-    // The tool listing shows the setup tool to the admin only.
-    for (k, listed) in [(&viewer, false), (&grower, false), (&admin, true)] {
+    // The tool listing shows the setup tool to the platform admin only.
+    for (k, listed) in [
+        (&viewer, false),
+        (&grower, false),
+        (&admin, false),
+        (&setup, true),
+    ] {
         let res = app
             .call(Method::GET, "/api/v1/mcp/tools", Some(&bearer(k)), None)
             .await;
@@ -1775,13 +1787,15 @@ async fn mcp_tools_tenant_isolation_matrix() {
     let outsider = app.api_key(&app.member(&b, Role::Admin).await, None).await;
     let admin = keys[2].1.clone();
     let species = own_species(&app, &padmin, json!({})).await;
+    let setup = app.api_key(&padmin, None).await;
 
-    // The registry is exactly the expected catalogue, with the permission table.
+    // The registry is exactly the expected catalogue, with the permission table (a platform
+    // admin's listing: the only one that shows the setup tool).
     let res = app
         .call(
             Method::GET,
             "/api/v1/mcp/tools",
-            Some(&bearer(&admin)),
+            Some(&bearer(&setup)),
             None,
         )
         .await;
@@ -1837,7 +1851,8 @@ async fn mcp_tools_tenant_isolation_matrix() {
         }
         for (role, key) in &keys {
             let (status, body) = call(&app, key, tool, in_a.clone()).await;
-            let allowed = *tool != "assign_species_phase_sequence" || *role == Role::Admin;
+            // The setup tool binds the platform garden, so no role in A reaches it.
+            let allowed = *tool != "assign_species_phase_sequence";
             if allowed {
                 assert_eq!(status, 200, "{tool} as {role:?}: {body}");
             } else {

@@ -25,9 +25,14 @@ const BARRIER_TOOL: &str = "__audit_barrier";
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-/// The registered tools' names in `tools/list` order: a personal-garden admin sees them all.
+/// The registered tools' names in `tools/list` order that a personal-garden admin sees: all
+/// but the master-data writes, which need the platform garden.
 fn registered() -> Vec<&'static str> {
-    kultiva::mcp::tools::ALL.iter().map(|t| t.name).collect()
+    kultiva::mcp::tools::ALL
+        .iter()
+        .filter(|t| t.scope != kultiva::mcp::registry::Scope::Platform)
+        .map(|t| t.name)
+        .collect()
 }
 
 async fn enabled() -> TestApp {

@@ -337,9 +337,11 @@ pub static ASSIGN_SPECIES_PHASE_SEQUENCE: Tool = Tool {
                   garden follows at once. Returns the sequence now in force (as \
                   get_species_phase_sequence shows it) and replaced_sequence_key. Check the \
                   candidates with list_phase_sequences first; dry_run: true shows the result \
-                  without changing anything. Needs mcp.setup (admin).",
+                  without changing anything. Needs mcp.setup in the platform garden \
+                  (platform administrators): a garden's own admin role does not reach shared \
+                  master data.",
     permission: Permission::Setup,
-    scope: Scope::Global,
+    scope: Scope::Platform,
     args: &[
         Arg::required("species_key", KEY, "Species key."),
         Arg::required(
