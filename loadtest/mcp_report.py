@@ -41,12 +41,13 @@ cpu = next(
     (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
     "?",
 )
+LOADS_AT_START = ", ".join(f"{r['load']:.2f}" for r in R)
 lines = [
     "# Tool-server benchmark (loadtest/mcp)",
     "",
     f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {cpu}; {platform.machine()}; "
     f"{clients} clients, {secs} s per load, {rounds} round(s); 1-minute load average at each "
-    f"round's start: {', '.join(f'{r['load']:.2f}' for r in R)}. Audit rows written: {audit_rows}.",
+    f"round's start: {LOADS_AT_START}. Audit rows written: {audit_rows}.",
     "",
     "| Load | req/s | p50 | p95 | p99 | failed |",
     "|---|---|---|---|---|---|",

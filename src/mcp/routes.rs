@@ -8,6 +8,7 @@ use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 use serde_json::{Value, json};
 
+use super::audit::Activity;
 use super::dispatch;
 use super::envelope::{ToolError, ToolErrorCode};
 use super::schemas::{JsonRpcError, McpRefusal, ToolErrorRecord};
@@ -15,6 +16,7 @@ use super::transport;
 use crate::auth::principal::{Credential, Principal};
 use crate::error::{AppError, ErrorBody, ErrorCode, now_rfc3339};
 use crate::http::depot::DepotExt;
+use crate::http::pagination::{Page, PageRequest};
 use crate::state::AppState;
 
 pub fn router() -> Router {
@@ -44,21 +46,20 @@ pub fn activity_router() -> Router {
 /// Your own tool-server calls, newest first (90 days kept; arguments only as SHA-256).
 #[endpoint(tags("mcp"), operation_id = "my_mcp_activity", security(["bearer" = []]),
     parameters(
-        ("skip" = Option<i64>, Query, description = "items to skip (default 0)"),
-        ("limit" = Option<i64>, Query, description = "1 to 200 (default 100)"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
     ),
     responses(
-        (status_code = 200, description = "{items, total, skip, limit}"),
+        (status_code = 200, description = "one page of your audited tool calls", body = Page<Activity>),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
     ))]
 pub async fn my_mcp_activity(
     req: &mut Request,
     depot: &mut Depot,
-    res: &mut Response,
-) -> Result<(), AppError> {
+) -> Result<Json<Page<Activity>>, AppError> {
     let (state, principal) = caller(depot)?;
-    let page = crate::http::pagination::PageRequest::from_request(req, ACTIVITY_MAX_LIMIT)?;
+    let page = PageRequest::from_request(req, ACTIVITY_MAX_LIMIT)?;
     let (items, total) = super::audit::activity(
         state.platform_pool(),
         principal.user_id,
@@ -66,10 +67,7 @@ pub async fn my_mcp_activity(
         page.limit,
     )
     .await?;
-    res.render(Json(
-        json!({ "items": items, "total": total, "skip": page.skip, "limit": page.limit }),
-    ));
-    Ok(())
+    Ok(Json(Page::new(items, total, page)))
 }
 
 pub const ACTIVITY_MAX_LIMIT: i64 = 200;
