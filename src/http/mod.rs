@@ -71,7 +71,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
 pub fn build_service(state: AppState) -> Service {
     let config = state.config().clone();
     let api = api_router(config.service_mode);
-    let docs = openapi::router(&api, config.service_mode);
+    let docs = openapi::router(&api, config.service_mode, config.mcp_server_enabled);
     let root = Router::new()
         .hoop(CatchPanic::new())
         .hoop(max_size(config.max_body_bytes as u64))

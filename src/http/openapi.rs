@@ -88,8 +88,13 @@ fn document_rate_limits(doc: &mut OpenApi) {
     }
 }
 
-pub fn router(api: &Router, mode: ServiceMode) -> Router {
-    let doc = document(api, mode);
+pub fn router(api: &Router, mode: ServiceMode, mcp_enabled: bool) -> Router {
+    let mut doc = document(api, mode);
+    if !mcp_enabled {
+        // A disabled tool server answers 404 on every /mcp path, before any credential check:
+        // it is not part of this service's interface, so the document leaves it out.
+        doc.paths.retain(|path, _| !path.starts_with("/api/v1/mcp"));
+    }
     Router::new()
         .push(doc.into_router(OPENAPI_PATH))
         .push(SwaggerUi::new(OPENAPI_PATH).into_router("/api/v1/docs"))

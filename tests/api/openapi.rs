@@ -6,7 +6,8 @@ use crate::support::TestApp;
 
 #[tokio::test]
 async fn document_lists_every_route_with_params_and_errors() {
-    let app = TestApp::spawn().await;
+    // With the tool server on, so its routes are checked too.
+    let app = TestApp::spawn_env(&[("MCP_SERVER_ENABLED", "true")]).await;
     let res = app.get("/api/v1/openapi.json").await;
     assert_eq!(res.status().as_u16(), 200);
     let doc: Value = res.json().await.expect("json");
@@ -21,6 +22,10 @@ async fn document_lists_every_route_with_params_and_errors() {
         ("/api/v1/t/{slug}/sites", "get"),
         ("/api/v1/t/{slug}/sites", "post"),
         ("/api/v1/t/{slug}/sites/{site_key}", "get"),
+        ("/api/v1/mcp", "post"),
+        ("/api/v1/mcp", "delete"),
+        ("/api/v1/mcp/tools/{tool_name}", "post"),
+        ("/api/v1/users/me/mcp-activity", "get"),
     ] {
         assert!(
             paths.get(path).and_then(|p| p.get(method)).is_some(),
@@ -161,4 +166,23 @@ async fn the_document_follows_the_mode() {
     let body = &doc["components"]["schemas"]["SiteCreate"];
     assert_eq!(body["additionalProperties"], false);
     assert_eq!(body["properties"]["name"]["maxLength"], 120);
+}
+
+#[tokio::test]
+async fn a_disabled_tool_server_is_not_in_the_document() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let paths = doc["paths"].as_object().expect("paths");
+    let mcp: Vec<&String> = paths
+        .keys()
+        .filter(|p| p.starts_with("/api/v1/mcp"))
+        .collect();
+    assert!(mcp.is_empty(), "{mcp:?}");
+    // The caller's own audit history is a REST route of its own and stays.
+    assert!(paths.contains_key("/api/v1/users/me/mcp-activity"));
 }
