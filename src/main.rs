@@ -13,6 +13,10 @@ use kultiva::tenancy::provision::{self, ProvisionOptions};
 use kultiva::tenancy::{TenantSlug, registry};
 use kultiva::{serve, telemetry};
 
+/// mimalloc instead of glibc malloc: see Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "kultiva", version, about = "Kultiva plant-cultivation backend")]
 struct Cli {
