@@ -39,13 +39,17 @@ pub async fn read_object(
     parse_object(&bytes)
 }
 
-/// The body bytes of an `application/json` request of at most `max_bytes`.
-async fn read_body(req: &mut Request, max_bytes: usize) -> Result<Vec<u8>, AppError> {
-    let is_json = req.content_type().is_some_and(|m| {
+/// Whether the request says its body is JSON (`application/json` or `application/*+json`).
+pub fn has_json_body(req: &Request) -> bool {
+    req.content_type().is_some_and(|m| {
         m.type_() == "application"
             && (m.subtype() == "json" || m.suffix().is_some_and(|s| s == "json"))
-    });
-    if !is_json {
+    })
+}
+
+/// The body bytes of an `application/json` request of at most `max_bytes`.
+async fn read_body(req: &mut Request, max_bytes: usize) -> Result<Vec<u8>, AppError> {
+    if !has_json_body(req) {
         return Err(AppError::new(
             ErrorCode::UnsupportedMediaType,
             "request body must be sent as Content-Type: application/json",

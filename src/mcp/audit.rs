@@ -95,8 +95,12 @@ async fn insert(pool: &PgPool, rows: &[AuditEntry]) -> Result<(), sqlx::Error> {
         "INSERT INTO platform.mcp_audit_log
            (account_id, api_key_id, tenant_id, tool_name, input_hash, response_bytes,
             duration_ms, status, error_class, created_at)
-         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-                              $6::int[], $7::int[], $8::text[], $9::text[], $10::timestamptz[])",
+         SELECT r.account_id, r.api_key_id, r.tenant_id, r.tool_name, r.input_hash,
+                r.response_bytes, r.duration_ms, r.status, r.error_class, r.created_at
+         FROM UNNEST($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
+                     $6::int[], $7::int[], $8::text[], $9::text[], $10::timestamptz[])
+              AS r(account_id, api_key_id, tenant_id, tool_name, input_hash, response_bytes,
+                   duration_ms, status, error_class, created_at)",
     )
     .bind(account)
     .bind(key)

@@ -15,9 +15,7 @@ use super::envelope::{ToolError, ToolErrorCode, WriteMeta};
 use super::idempotency::{self, Begin};
 use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
 use crate::auth::principal::{Credential, Principal, Role};
-use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
-use crate::tenancy::TenantStatus;
 use crate::tenancy::context::resolve_for;
 use crate::tenancy::registry::TenantKind;
 
@@ -28,12 +26,9 @@ pub async fn visible_tenants(
     principal: &Principal,
 ) -> Result<Vec<BoundTenant>, ToolError> {
     Ok(
-        memberships::tenants_of(state.platform_pool(), principal.user_id)
-            .await
-            .map_err(crate::error::AppError::from)?
+        crate::platform::tenants::service::active_memberships(state, principal)
+            .await?
             .into_iter()
-            .filter(|(t, _)| t.status == TenantStatus::Active)
-            .filter(|(t, _)| principal.tenant_scope().is_none_or(|s| s == t.id))
             .map(|(record, role)| BoundTenant { record, role })
             .collect(),
     )
@@ -83,8 +78,9 @@ pub async fn call(
     raw_args: &Value,
 ) -> Result<Map<String, Value>, ToolError> {
     let started = Instant::now();
+    let tool = registry::find(name);
     let mut tenant_id = None;
-    let (outcome, ending) = match call_inner(state, principal, name, raw_args, &mut tenant_id).await
+    let (outcome, ending) = match call_inner(state, principal, tool, raw_args, &mut tenant_id).await
     {
         Ok((env, status)) => (
             Ok(env),
@@ -105,8 +101,8 @@ pub async fn call(
         Ok(env) => serde_json::to_vec(env).map_or(0, |v| v.len()),
         Err(err) => serde_json::to_vec(&err.envelope()).map_or(0, |v| v.len()),
     };
-    let tool_name: String = if registry::find(name).is_some() {
-        name.to_owned()
+    let tool_name: String = if let Some(tool) = tool {
+        tool.name.to_owned()
     } else {
         // Unknown names are audited too, bounded and printable.
         let shown: String = name.chars().filter(|c| !c.is_control()).take(100).collect();
@@ -140,11 +136,11 @@ pub async fn call(
 async fn call_inner(
     state: &AppState,
     principal: &Principal,
-    name: &str,
+    tool: Option<&'static Tool>,
     raw_args: &Value,
     tenant_id: &mut Option<uuid::Uuid>,
 ) -> Result<(Map<String, Value>, &'static str), ToolError> {
-    let tool = registry::find(name)
+    let tool = tool
         .ok_or_else(|| ToolError::new(ToolErrorCode::NotFound, "unknown tool; see tools/list"))?;
     let args = args::validate(tool.all_args(), raw_args)?;
     let (tenant, role) = bind_tenant(state, principal, tool, args.text(args::TENANT.name)).await?;

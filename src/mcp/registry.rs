@@ -58,6 +58,19 @@ pub struct BoundTenant {
     pub role: Role,
 }
 
+impl BoundTenant {
+    /// How a garden is shown to a tool-server caller (`list_tenants`, `GET /mcp/tools`).
+    pub fn listing(&self) -> Value {
+        json!({
+            "tenant_key": self.record.id,
+            "slug": self.record.slug.as_str(),
+            "name": self.record.name,
+            "role": self.role.as_str(),
+            "mcp_permissions": self.role.mcp_permissions(),
+        })
+    }
+}
+
 /// Everything a handler may use.
 pub struct Ctx<'a> {
     pub state: &'a AppState,

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::audit::Activity;
 use super::dispatch;
 use super::envelope::{ToolError, ToolErrorCode};
+use super::registry::BoundTenant;
 use super::schemas::{JsonRpcError, McpRefusal, ToolErrorRecord};
 use super::transport;
 use crate::auth::principal::{Credential, Principal};
@@ -232,18 +233,7 @@ pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), App
             })
         })
         .collect();
-    let tenants: Vec<Value> = tenants
-        .iter()
-        .map(|t| {
-            json!({
-                "tenant_key": t.record.id,
-                "slug": t.record.slug.as_str(),
-                "name": t.record.name,
-                "role": t.role.as_str(),
-                "mcp_permissions": t.role.mcp_permissions(),
-            })
-        })
-        .collect();
+    let tenants: Vec<Value> = tenants.iter().map(BoundTenant::listing).collect();
     res.render(Json(json!({ "tools": tools, "tenants": tenants })));
     Ok(())
 }

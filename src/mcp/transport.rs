@@ -81,13 +81,6 @@ fn origin_allowed(state: &AppState, req: &Request) -> bool {
     }
 }
 
-fn is_json_content(req: &Request) -> bool {
-    req.content_type().is_some_and(|m| {
-        m.type_() == "application"
-            && (m.subtype() == "json" || m.suffix().is_some_and(|s| s == "json"))
-    })
-}
-
 /// Only that JSON is acceptable is required (several real clients send partial Accept
 /// headers); no Accept header at all means anything.
 fn accepts_json(req: &Request) -> bool {
@@ -164,7 +157,7 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
             "Origin not allowed",
         );
     }
-    if !is_json_content(req) {
+    if !crate::http::json::has_json_body(req) {
         return refuse(
             res,
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

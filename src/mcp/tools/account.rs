@@ -6,7 +6,7 @@ use crate::mcp::args::{self, Args};
 use crate::mcp::audit;
 use crate::mcp::dispatch::visible_tenants;
 use crate::mcp::envelope::{ToolError, ToolOutput};
-use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
+use crate::mcp::registry::{BoundTenant, Ctx, Permission, Scope, Tool};
 use crate::tool_handler;
 
 pub static LIST_TENANTS: Tool = Tool {
@@ -22,18 +22,7 @@ pub static LIST_TENANTS: Tool = Tool {
 
 async fn list_tenants(ctx: &Ctx<'_>, _args: Args) -> Result<ToolOutput, ToolError> {
     let tenants = visible_tenants(ctx.state, ctx.principal).await?;
-    let items: Vec<_> = tenants
-        .iter()
-        .map(|t| {
-            json!({
-                "tenant_key": t.record.id,
-                "slug": t.record.slug.as_str(),
-                "name": t.record.name,
-                "role": t.role.as_str(),
-                "mcp_permissions": t.role.mcp_permissions(),
-            })
-        })
-        .collect();
+    let items: Vec<_> = tenants.iter().map(BoundTenant::listing).collect();
     let summary = match items.len() {
         1 => "This key covers 1 garden.".to_owned(),
         n => format!("This key covers {n} gardens."),

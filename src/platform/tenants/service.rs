@@ -12,7 +12,7 @@ use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
-use crate::tenancy::{TenantKind, TenantSlug};
+use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
 
 pub async fn create(
     state: &AppState,
@@ -43,17 +43,29 @@ pub async fn create(
     Ok(Tenant::from_record(&tenant, Role::Admin))
 }
 
+/// The caller's active memberships with the role in each, by slug; a key scoped to one tenant
+/// sees only that one. (REST `GET /tenants/` and the tool server's gardens.)
+pub async fn active_memberships(
+    state: &AppState,
+    principal: &Principal,
+) -> Result<Vec<(TenantRecord, Role)>, AppError> {
+    Ok(repo::tenants_of(state.platform_pool(), principal.user_id)
+        .await?
+        .into_iter()
+        .filter(|(t, _)| t.status == crate::tenancy::TenantStatus::Active)
+        .filter(|(t, _)| principal.tenant_scope().is_none_or(|s| s == t.id))
+        .collect())
+}
+
 /// The caller's tenants (active ones; a key scoped to one tenant sees only that one).
 pub async fn list_mine(
     state: &AppState,
     principal: &Principal,
     page: PageRequest,
 ) -> Result<Page<Tenant>, AppError> {
-    let all: Vec<Tenant> = repo::tenants_of(state.platform_pool(), principal.user_id)
+    let all: Vec<Tenant> = active_memberships(state, principal)
         .await?
         .into_iter()
-        .filter(|(t, _)| t.status == crate::tenancy::TenantStatus::Active)
-        .filter(|(t, _)| principal.tenant_scope().is_none_or(|s| s == t.id))
         .map(|(t, role)| Tenant::from_record(&t, role))
         .collect();
     let total = all.len() as i64;
