@@ -634,3 +634,20 @@ ensure_test_venv() {
   fi
   export KULTIVA_TEST_VENV=$venv
 }
+
+# ensure_chromium: Debian's Chromium for the browser tests (tests/browser/run), installed with
+# apt when missing. Exports KULTIVA_CHROMIUM (its path). Playwright drives it; its own browser
+# download is never used (it fetches from outside the package registries).
+ensure_chromium() {
+  local bin
+  bin=$(command -v chromium || command -v chromium-browser || true)
+  if [[ -z $bin ]]; then
+    _kv_apt_install chromium || return 1
+    bin=$(command -v chromium || true)
+  fi
+  if [[ -z $bin ]]; then
+    _kv_die "chromium is not on PATH after apt-get install chromium"
+    return 1
+  fi
+  export KULTIVA_CHROMIUM=$bin
+}

@@ -10,6 +10,7 @@ pub mod observe;
 pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
+pub mod redoc;
 
 use salvo::catcher::Catcher;
 use salvo::prelude::*;

@@ -1,11 +1,13 @@
 //! The OpenAPI document at `/api/v1/openapi.json`, Swagger UI at `/api/v1/docs`, ReDoc at
-//! `/api/v1/redoc`.
+//! `/api/v1/redoc` (src/http/redoc.rs). Both pages load their scripts from this service only
+//! (Swagger UI's assets come with salvo, ReDoc's bundle is vendored), so they work offline and
+//! behind a proxy.
 
 use salvo::oapi::naming::{self, FlexNamer};
 use salvo::oapi::schema::{BasicType, Object};
 use salvo::oapi::security::{Http, HttpAuthScheme};
 use salvo::oapi::swagger_ui::SwaggerUi;
-use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema, redoc::ReDoc};
+use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema};
 use salvo::prelude::*;
 
 use super::health::VERSION;
@@ -98,5 +100,5 @@ pub fn router(api: &Router, mode: ServiceMode, mcp_enabled: bool) -> Router {
     Router::new()
         .push(doc.into_router(OPENAPI_PATH))
         .push(SwaggerUi::new(OPENAPI_PATH).into_router("/api/v1/docs"))
-        .push(ReDoc::new(OPENAPI_PATH).into_router("/api/v1/redoc"))
+        .push(super::redoc::router(OPENAPI_PATH))
 }

@@ -120,11 +120,74 @@ async fn docs_pages_are_served() {
         "swagger ui page"
     );
     assert!(html.contains("/api/v1/openapi.json"));
+    // ReDoc (issue 17): the page, its start script and the bundle all come from this service;
+    // the page names no other origin and forbids every other origin by its CSP.
     let res = app.get("/api/v1/redoc").await;
     assert_eq!(res.status().as_u16(), 200);
+    let csp = header(&res, "content-security-policy");
+    assert!(
+        csp.starts_with("default-src 'none'; script-src 'self';"),
+        "{csp}"
+    );
+    assert!(csp.contains("img-src 'self' data:;"), "{csp}");
     let html = res.text().await.expect("html");
-    assert!(html.to_lowercase().contains("redoc"));
-    assert!(html.contains("/api/v1/openapi.json"));
+    assert!(
+        html.contains("data-spec-url=\"/api/v1/openapi.json\""),
+        "{html}"
+    );
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "{html}"
+    );
+    let bundle = format!("/api/v1/redoc/assets/{}", kultiva::http::redoc::BUNDLE_FILE);
+    assert!(
+        html.contains(&format!("<script src=\"{bundle}\"></script>")),
+        "{html}"
+    );
+    assert!(html.contains("<script src=\"/api/v1/redoc/assets/start.js\"></script>"));
+    assert_eq!(
+        html.matches("<script").count(),
+        2,
+        "no inline script: {html}"
+    );
+
+    let res = app.get(&bundle).await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(
+        header(&res, "content-type"),
+        "text/javascript; charset=utf-8"
+    );
+    assert_eq!(
+        header(&res, "cache-control"),
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(header(&res, "x-content-type-options"), "nosniff");
+    let js = res.text().await.expect("bundle");
+    assert!(js.len() > 500_000, "the whole standalone bundle");
+    assert!(js.contains("Version: \"2.5.2\"") || js.contains("2.5.2"));
+
+    let res = app.get("/api/v1/redoc/assets/start.js").await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(
+        header(&res, "content-type"),
+        "text/javascript; charset=utf-8"
+    );
+    let start = res.text().await.expect("start script");
+    assert!(
+        start.contains("Redoc.init(\"/api/v1/openapi.json\""),
+        "{start}"
+    );
+    // Only these exact files are served.
+    let res = app.get("/api/v1/redoc/assets/redoc.standalone.js").await;
+    assert_eq!(res.status().as_u16(), 404);
+}
+
+fn header(res: &reqwest::Response, name: &str) -> String {
+    res.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
 }
 
 #[tokio::test]
