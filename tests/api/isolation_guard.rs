@@ -169,6 +169,23 @@ async fn snapshot(app: &TestApp, tenant: &TenantRecord) -> BTreeMap<String, (i64
     out
 }
 
+/// The tables whose rows differ between two snapshots, with their row counts.
+fn changed(
+    was: &BTreeMap<String, (i64, String)>,
+    is: &BTreeMap<String, (i64, String)>,
+) -> String {
+    let tables: BTreeSet<&String> = was.keys().chain(is.keys()).collect();
+    tables
+        .into_iter()
+        .filter(|t| was.get(*t) != is.get(*t))
+        .map(|t| {
+            let rows = |m: &BTreeMap<String, (i64, String)>| m.get(t).map_or(0, |r| r.0);
+            format!("{t} ({} -> {} rows)", rows(was), rows(is))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 // ---------------------------------------------------------------------------------------------
 // Routes
 // ---------------------------------------------------------------------------------------------
@@ -376,8 +393,8 @@ async fn isolation_guard_covers_every_garden_route() {
     }
     ops.retain(|o| o.params.iter().all(|p| ids_a.contains_key(p)));
 
-    // Refusals: nothing may change in either garden.
-    let before = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+    // Refusals: nothing may change in either garden (compared after each operation).
+    let mut before = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
     for op in &ops {
         let own = op.url(a.slug(), &ids_a);
         let unknown = op.url(&ghost, &ids_a);
@@ -449,19 +466,16 @@ async fn isolation_guard_covers_every_garden_route() {
                 ));
             }
         }
-    }
-    let after = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
-    if before.0 != after.0 {
-        failures.push(format!(
-            "refused requests changed garden A: {:?} -> {:?}",
-            before.0, after.0
-        ));
-    }
-    if before.1 != after.1 {
-        failures.push(format!(
-            "refused requests changed garden B: {:?} -> {:?}",
-            before.1, after.1
-        ));
+        let after = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+        for (garden, was, is) in [("A", &before.0, &after.0), ("B", &before.1, &after.1)] {
+            if was != is {
+                failures.push(format!(
+                    "{label}: refused requests changed garden {garden}: {}",
+                    changed(was, is)
+                ));
+            }
+        }
+        before = after;
     }
 
     // The minimum role itself is let through, with the garden's own records (fresh ones:
@@ -721,11 +735,13 @@ async fn isolation_guard_covers_every_tool() {
         }
     }
     let after = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
-    if before.0 != after.0 {
-        failures.push(format!("tool calls changed garden A: {:?} -> {:?}", before.0, after.0));
-    }
-    if before.1 != after.1 {
-        failures.push(format!("tool calls changed garden B: {:?} -> {:?}", before.1, after.1));
+    for (garden, was, is) in [("A", &before.0, &after.0), ("B", &before.1, &after.1)] {
+        if was != is {
+            failures.push(format!(
+                "refused and dry-run tool calls changed garden {garden}: {}",
+                changed(was, is)
+            ));
+        }
     }
     assert!(
         failures.is_empty(),
