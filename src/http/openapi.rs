@@ -79,11 +79,15 @@ fn min_role(method: &oapi::PathItemType, operation: &oapi::Operation) -> Role {
             .find(|(op, _)| *op == id)
             .map(|(_, role)| *role)
     });
-    [Some(roles::floor(&method)), roles::declared(operation), in_handler]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(Role::Admin)
+    [
+        Some(roles::floor(&method)),
+        roles::declared(operation),
+        in_handler,
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(Role::Admin)
 }
 
 /// Every operation under `/api/v1/t/{slug}/` states its minimum role as `x-min-role`, and a

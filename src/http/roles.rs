@@ -39,7 +39,12 @@ pub fn floor(method: &Method) -> Role {
 
 /// Hoop for the tenant sub-tree, after `tenant_hoop`: 403 `FORBIDDEN` below the method's floor.
 #[handler]
-pub async fn role_floor(req: &mut Request, depot: &mut Depot, res: &mut Response, ctrl: &mut FlowCtrl) {
+pub async fn role_floor(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
     let needed = floor(req.method());
     if let Err(err) = depot.tenant_ctx().and_then(|ctx| ctx.require(needed)) {
         err.halt(req, res, ctrl);

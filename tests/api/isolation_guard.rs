@@ -41,21 +41,25 @@ use crate::support::{TestApp, TestUser, unique_slug};
 /// the API, and returns its key. One arm per parameter name; `None`: the guard does not know it
 /// yet (the test then fails naming the route or tool).
 async fn make(app: &TestApp, garden: &Garden, name: &str) -> Option<String> {
-    let created = match name {
-        "site_key" => {
-            garden
+    let created =
+        match name {
+            "site_key" => garden
                 .post(
                     app,
                     "sites",
                     json!({"name": format!("Guard site {}", unique_slug("s")), "kind": "balcony"}),
                 )
-                .await
-        }
-        // A record inside another one makes its parent first, e.g.
-        // "location_key" => { let site = Box::pin(make(app, garden, "site_key")).await?; … }
-        _ => return None,
-    };
-    Some(created["key"].as_str().expect("created record has a key").to_owned())
+                .await,
+            // A record inside another one makes its parent first, e.g.
+            // "location_key" => { let site = Box::pin(make(app, garden, "site_key")).await?; … }
+            _ => return None,
+        };
+    Some(
+        created["key"]
+            .as_str()
+            .expect("created record has a key")
+            .to_owned(),
+    )
 }
 
 /// Tool arguments that name shared catalogue records (the same in every garden), so no other
@@ -170,10 +174,7 @@ async fn snapshot(app: &TestApp, tenant: &TenantRecord) -> BTreeMap<String, (i64
 }
 
 /// The tables whose rows differ between two snapshots, with their row counts.
-fn changed(
-    was: &BTreeMap<String, (i64, String)>,
-    is: &BTreeMap<String, (i64, String)>,
-) -> String {
+fn changed(was: &BTreeMap<String, (i64, String)>, is: &BTreeMap<String, (i64, String)>) -> String {
     let tables: BTreeSet<&String> = was.keys().chain(is.keys()).collect();
     tables
         .into_iter()
@@ -211,11 +212,9 @@ fn walk(router: &salvo::Router, path: &[String], method: Option<String>, out: &m
     let mut method = method;
     for filter in router.filters() {
         match filter.info() {
-            FilterInfo::Path(p) => path.extend(
-                p.split('/')
-                    .filter(|s| !s.is_empty())
-                    .map(normalize),
-            ),
+            FilterInfo::Path(p) => {
+                path.extend(p.split('/').filter(|s| !s.is_empty()).map(normalize))
+            }
             FilterInfo::Method(m) => method = Some(m.as_str().to_lowercase()),
             _ => {}
         }
@@ -275,12 +274,7 @@ impl Operation {
 }
 
 /// Status and JSON body (Null when the body is not JSON).
-async fn send(
-    app: &TestApp,
-    op: &Operation,
-    url: &str,
-    auth: Option<&str>,
-) -> (u16, Value) {
+async fn send(app: &TestApp, op: &Operation, url: &str, auth: Option<&str>) -> (u16, Value) {
     let res = app
         .call(op.method.clone(), url, auth, op.body().as_ref())
         .await;
@@ -394,7 +388,10 @@ async fn isolation_guard_covers_every_garden_route() {
     ops.retain(|o| o.params.iter().all(|p| ids_a.contains_key(p)));
 
     // Refusals: nothing may change in either garden (compared after each operation).
-    let mut before = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+    let mut before = (
+        snapshot(&app, &a.tenant).await,
+        snapshot(&app, &b.tenant).await,
+    );
     for op in &ops {
         let own = op.url(a.slug(), &ids_a);
         let unknown = op.url(&ghost, &ids_a);
@@ -466,7 +463,10 @@ async fn isolation_guard_covers_every_garden_route() {
                 ));
             }
         }
-        let after = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+        let after = (
+            snapshot(&app, &a.tenant).await,
+            snapshot(&app, &b.tenant).await,
+        );
         for (garden, was, is) in [("A", &before.0, &after.0), ("B", &before.1, &after.1)] {
             if was != is {
                 failures.push(format!(
@@ -488,8 +488,7 @@ async fn isolation_guard_covers_every_garden_route() {
             }
         }
         let url = op.url(a.slug(), &fresh);
-        let (status, body) =
-            send(&app, op, &url, Some(&a.user(op.min_role).bearer())).await;
+        let (status, body) = send(&app, op, &url, Some(&a.user(op.min_role).bearer())).await;
         if matches!(status, 401 | 403 | 404) || status >= 500 {
             failures.push(format!(
                 "{} ({} {}), {} (its x-min-role) with its own garden's records: {status} {body}",
@@ -605,7 +604,10 @@ async fn isolation_guard_covers_every_tool() {
             }
         }
     }
-    let before = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+    let before = (
+        snapshot(&app, &a.tenant).await,
+        snapshot(&app, &b.tenant).await,
+    );
     for listing in &tools {
         let name = listing["name"].as_str().expect("name");
         let tool = kultiva::mcp::registry::find(name).expect("registered");
@@ -619,7 +621,9 @@ async fn isolation_guard_covers_every_tool() {
         let mut base = serde_json::Map::new();
         for (arg, property) in props {
             if required.contains(arg.as_str()) {
-                let value = own_ids.get(arg).map_or_else(|| sample(property), |id| json!(id));
+                let value = own_ids
+                    .get(arg)
+                    .map_or_else(|| sample(property), |id| json!(id));
                 base.insert(arg.clone(), value);
             }
         }
@@ -648,7 +652,9 @@ async fn isolation_guard_covers_every_tool() {
         )
         .await;
         if !refused(status, &body, (404, "not_found")) {
-            failures.push(format!("{name}, non-member: {status} {body}, want not_found"));
+            failures.push(format!(
+                "{name}, non-member: {status} {body}, want not_found"
+            ));
         } else if face(&body) != face(&missing) {
             failures.push(format!(
                 "{name}, non-member: {body} differs from an unknown garden's {missing}"
@@ -678,7 +684,11 @@ async fn isolation_guard_covers_every_tool() {
                 }
             }
             let admin = &a.keys[&Role::Admin];
-            let dry_runs: &[bool] = if tool.writes() { &[true, false] } else { &[false] };
+            let dry_runs: &[bool] = if tool.writes() {
+                &[true, false]
+            } else {
+                &[false]
+            };
             for dry in dry_runs {
                 let mut call = args.clone();
                 call.insert((*arg).clone(), json!(foreign));
@@ -722,9 +732,13 @@ async fn isolation_guard_covers_every_tool() {
             .filter(|r| !tool.permission.granted_to(*r))
             .collect();
         for role in weaker {
-            let (status, body) =
-                mcp_tools::call(&app, &keys_here(role), name, in_garden(base.clone(), own_garden))
-                    .await;
+            let (status, body) = mcp_tools::call(
+                &app,
+                &keys_here(role),
+                name,
+                in_garden(base.clone(), own_garden),
+            )
+            .await;
             if !refused(status, &body, (403, "permission.denied")) {
                 failures.push(format!(
                     "{name} ({}), {}: {status} {body}, want permission.denied",
@@ -734,7 +748,10 @@ async fn isolation_guard_covers_every_tool() {
             }
         }
     }
-    let after = (snapshot(&app, &a.tenant).await, snapshot(&app, &b.tenant).await);
+    let after = (
+        snapshot(&app, &a.tenant).await,
+        snapshot(&app, &b.tenant).await,
+    );
     for (garden, was, is) in [("A", &before.0, &after.0), ("B", &before.1, &after.1)] {
         if was != is {
             failures.push(format!(
