@@ -60,7 +60,7 @@ const CHECKED_IN_HANDLER: &[(&str, Role)] = &[("create_site", Role::Admin)];
 
 /// The role an operation of the tenant tree needs: the method's floor (enforced by the hoop
 /// `roles::role_floor`), raised by a `Requires<…>` argument or a `CHECKED_IN_HANDLER` entry.
-fn min_role(method: &oapi::PathItemType, operation: &oapi::Operation) -> Role {
+fn min_role(path: &str, method: &oapi::PathItemType, operation: &oapi::Operation) -> Role {
     use oapi::PathItemType as T;
     let method = match method {
         T::Get => salvo::http::Method::GET,
@@ -80,7 +80,7 @@ fn min_role(method: &oapi::PathItemType, operation: &oapi::Operation) -> Role {
             .map(|(_, role)| *role)
     });
     [
-        Some(roles::floor(&method)),
+        Some(roles::floor(&method, path)),
         roles::declared(operation),
         in_handler,
     ]
@@ -99,7 +99,7 @@ fn document_min_roles(doc: &mut OpenApi) {
             continue;
         }
         for (method, operation) in item.operations.iter_mut() {
-            let role = min_role(method, operation);
+            let role = min_role(path, method, operation);
             operation
                 .extensions
                 .insert(MIN_ROLE_EXTENSION.to_owned(), role.as_str().into());

@@ -2,7 +2,7 @@
 //! one declaration so the two cannot drift:
 //!
 //! - the **floor** by method ([`floor`]): reads need `viewer` (any member), every write
-//!   (POST/PUT/PATCH/DELETE) at least `grower`. The hoop [`role_floor`] enforces it for the
+//!   (POST/PUT/PATCH/DELETE) at least `grower`, except the few listed in [`COMPUTE_ONLY`]. The hoop [`role_floor`] enforces it for the
 //!   whole tenant tree, right after the slug resolved, so no garden write is open to a viewer
 //!   even when its handler forgets to check, and the refusal comes before any body is read;
 //! - a **stronger need** of one operation is declared as a handler argument,
@@ -28,16 +28,31 @@ use crate::http::depot::DepotExt;
 /// The OpenAPI extension that names an operation's minimum role in the garden.
 pub const MIN_ROLE_EXTENSION: &str = "x-min-role";
 
-/// The role every tenant operation of a method needs at least: reads `viewer`, writes
-/// `grower` (the specification: viewers read all tenant resources, growers write).
-pub fn floor(method: &Method) -> Role {
+/// Garden operations that use a write method but persist nothing (a calculation, a preview):
+/// open to viewers like a read. `(method, path below /api/v1/t/{slug}/)`, for example
+/// `("POST", "substrates/mix-preview")`. Empty so far.
+pub const COMPUTE_ONLY: &[(&str, &str)] = &[];
+
+/// The role every tenant operation needs at least: reads (and `COMPUTE_ONLY` operations)
+/// `viewer`, writes `grower` (the specification: viewers read all tenant resources, growers
+/// write). `path` is the route's template, `/api/v1/t/{slug}/…` (leading and trailing slashes
+/// do not matter).
+pub fn floor(method: &Method, path: &str) -> Role {
+    let below_slug = path.trim_matches('/').strip_prefix("api/v1/t/{slug}/");
+    let compute_only = below_slug.is_some_and(|rest| {
+        COMPUTE_ONLY
+            .iter()
+            .any(|(m, p)| *m == method.as_str() && p.trim_matches('/') == rest.trim_matches('/'))
+    });
     match *method {
         Method::GET | Method::HEAD | Method::OPTIONS => Role::Viewer,
+        _ if compute_only => Role::Viewer,
         _ => Role::Grower,
     }
 }
 
-/// Hoop for the tenant sub-tree, after `tenant_hoop`: 403 `FORBIDDEN` below the method's floor.
+/// Hoop for the tenant sub-tree, after `tenant_hoop`: 403 `FORBIDDEN` below the floor of the
+/// matched route.
 #[handler]
 pub async fn role_floor(
     req: &mut Request,
@@ -45,7 +60,7 @@ pub async fn role_floor(
     res: &mut Response,
     ctrl: &mut FlowCtrl,
 ) {
-    let needed = floor(req.method());
+    let needed = floor(req.method(), req.matched_path());
     if let Err(err) = depot.tenant_ctx().and_then(|ctx| ctx.require(needed)) {
         err.halt(req, res, ctrl);
     }
@@ -128,11 +143,22 @@ mod tests {
 
     #[test]
     fn reads_need_viewer_and_writes_grower() {
+        let path = "api/v1/t/{slug}/sites/{site_key}";
         for m in [Method::GET, Method::HEAD, Method::OPTIONS] {
-            assert_eq!(floor(&m), Role::Viewer, "{m}");
+            assert_eq!(floor(&m, path), Role::Viewer, "{m}");
         }
         for m in [Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
-            assert_eq!(floor(&m), Role::Grower, "{m}");
+            assert_eq!(floor(&m, path), Role::Grower, "{m}");
+            assert_eq!(floor(&m, &format!("/{path}/")), Role::Grower, "{m}");
+        }
+    }
+
+    #[test]
+    fn compute_only_writes_are_open_to_viewers() {
+        for (method, path) in COMPUTE_ONLY {
+            let method = Method::from_bytes(method.as_bytes()).expect("method");
+            let template = format!("/api/v1/t/{{slug}}/{path}");
+            assert_eq!(floor(&method, &template), Role::Viewer, "{template}");
         }
     }
 }

@@ -437,16 +437,18 @@ async fn isolation_guard_covers_every_garden_route() {
             }
         }
 
-        // Roles below the minimum (a viewer never writes).
-        let mut below: Vec<Role> = [Role::Viewer, Role::Grower]
+        // Roles below the minimum (a viewer writes nothing).
+        let below: Vec<Role> = [Role::Viewer, Role::Grower]
             .into_iter()
             .filter(|r| *r < op.min_role)
             .collect();
         if op.writes() && op.min_role == Role::Viewer {
-            failures.push(format!(
-                "{label}: a write with x-min-role viewer (the floor is grower)"
-            ));
-            below.push(Role::Viewer);
+            // A write open to viewers (`http::roles::COMPUTE_ONLY`) must persist nothing: the
+            // viewer's call runs here, inside the write check below.
+            let (status, body) = send(&app, op, &own, Some(&a.viewer.bearer())).await;
+            if matches!(status, 401 | 403 | 404) || status >= 500 {
+                failures.push(format!("{label}, viewer (its x-min-role): {status} {body}"));
+            }
         }
         for role in below {
             let (status, body) = send(&app, op, &own, Some(&a.user(role).bearer())).await;
