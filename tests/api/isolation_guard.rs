@@ -472,7 +472,7 @@ async fn isolation_guard_covers_every_garden_route() {
         for (garden, was, is) in [("A", &before.0, &after.0), ("B", &before.1, &after.1)] {
             if was != is {
                 failures.push(format!(
-                    "{label}: refused requests changed garden {garden}: {}",
+                    "{label}: requests that must write nothing changed garden {garden}: {}",
                     changed(was, is)
                 ));
             }
