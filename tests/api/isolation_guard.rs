@@ -39,27 +39,35 @@ use crate::support::{TestApp, TestUser, unique_slug};
 
 /// Creates a record of the kind a path parameter or tool argument names, in `garden`, through
 /// the API, and returns its key. One arm per parameter name; `None`: the guard does not know it
-/// yet (the test then fails naming the route or tool).
-async fn make(app: &TestApp, garden: &Garden, name: &str) -> Option<String> {
-    let created =
-        match name {
-            "site_key" => garden
-                .post(
-                    app,
-                    "sites",
-                    json!({"name": format!("Guard site {}", unique_slug("s")), "kind": "balcony"}),
-                )
-                .await,
-            // A record inside another one makes its parent first, e.g.
-            // "location_key" => { let site = Box::pin(make(app, garden, "site_key")).await?; … }
-            _ => return None,
-        };
-    Some(
-        created["key"]
-            .as_str()
-            .expect("created record has a key")
-            .to_owned(),
-    )
+/// yet (the test then fails naming the route or tool). `ids` holds what was made so far in this
+/// garden: a record that lives inside another takes its parent from there (making it first
+/// when missing), so one set of ids fits every nested path.
+async fn make(
+    app: &TestApp,
+    garden: &Garden,
+    name: &str,
+    ids: &mut HashMap<String, String>,
+) -> Option<String> {
+    if let Some(id) = ids.get(name) {
+        return Some(id.clone());
+    }
+    let created = match name {
+        "site_key" => {
+            let body =
+                json!({"name": format!("Guard site {}", unique_slug("s")), "kind": "balcony"});
+            garden.post(app, "sites", body).await
+        }
+        // A record inside another one makes its parent first, for example:
+        // "location_key" => {
+        //     let site = Box::pin(make(app, garden, "site_key", ids)).await?;
+        //     let body = json!({"name": "Guard box"});
+        //     garden.post(app, &format!("sites/{site}/locations"), body).await
+        // }
+        _ => return None,
+    };
+    let key = created["key"].as_str().expect("created record has a key");
+    ids.insert(name.to_owned(), key.to_owned());
+    Some(key.to_owned())
 }
 
 /// Tool arguments that name shared catalogue records (the same in every garden), so no other
@@ -367,11 +375,10 @@ async fn isolation_guard_covers_every_garden_route() {
     let mut ids_b = HashMap::new();
     let all_params: BTreeSet<&String> = ops.iter().flat_map(|o| &o.params).collect();
     for param in all_params {
-        match (make(&app, &a, param).await, make(&app, &b, param).await) {
-            (Some(in_a), Some(in_b)) => {
-                ids_a.insert(param.clone(), in_a);
-                ids_b.insert(param.clone(), in_b);
-            }
+        let in_a = make(&app, &a, param, &mut ids_a).await;
+        let in_b = make(&app, &b, param, &mut ids_b).await;
+        match (in_a, in_b) {
+            (Some(_), Some(_)) => {}
             _ => {
                 let users: Vec<&str> = ops
                     .iter()
@@ -485,9 +492,7 @@ async fn isolation_guard_covers_every_garden_route() {
     for op in &ops {
         let mut fresh = HashMap::new();
         for param in &op.params {
-            if let Some(id) = make(&app, &a, param).await {
-                fresh.insert(param.clone(), id);
-            }
+            make(&app, &a, param, &mut fresh).await;
         }
         let url = op.url(a.slug(), &fresh);
         let (status, body) = send(&app, op, &url, Some(&a.user(op.min_role).bearer())).await;
@@ -588,11 +593,10 @@ async fn isolation_guard_covers_every_tool() {
         .cloned()
         .collect();
     for arg in &garden_args {
-        match (make(&app, &a, arg).await, make(&app, &b, arg).await) {
-            (Some(own), Some(foreign)) => {
-                own_ids.insert(arg.clone(), own);
-                foreign_ids.insert(arg.clone(), foreign);
-            }
+        let own = make(&app, &a, arg, &mut own_ids).await;
+        let foreign = make(&app, &b, arg, &mut foreign_ids).await;
+        match (own, foreign) {
+            (Some(_), Some(_)) => {}
             _ => {
                 let users: Vec<&str> = tools
                     .iter()
