@@ -11,6 +11,7 @@ pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
 pub mod redoc;
+pub mod roles;
 
 use salvo::catcher::Catcher;
 use salvo::prelude::*;
@@ -55,10 +56,13 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together
-            // with the caller's role (not a member: the same 404 as an unknown slug).
+            // with the caller's role (not a member: the same 404 as an unknown slug); then the
+            // method's role floor (viewers read, writes need a grower), before any handler
+            // reads a body. Stronger needs are `roles::Requires<…>` handler arguments.
             Router::with_path("t/{slug}")
                 .hoop(crate::auth::require_caller)
                 .hoop(tenant_hoop)
+                .hoop(roles::role_floor)
                 .push(crate::garden::sites::routes::router()),
         );
     Router::new()

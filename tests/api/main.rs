@@ -11,6 +11,7 @@ mod catalog;
 mod cli;
 mod conventions;
 mod health;
+mod isolation_guard;
 mod light;
 mod mail;
 mod mcp_idempotency;

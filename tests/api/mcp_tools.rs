@@ -38,18 +38,18 @@ const ALL_TOOLS: &[&str] = &[
     "assign_species_phase_sequence",
 ];
 
-async fn app() -> TestApp {
+pub(crate) async fn app() -> TestApp {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
     seeded(&app).await;
     app
 }
 
-fn bearer(key: &str) -> String {
+pub(crate) fn bearer(key: &str) -> String {
     format!("Bearer {key}")
 }
 
 /// A tool call on the REST face: status and body.
-async fn call(app: &TestApp, key: &str, tool: &str, args: Value) -> (u16, Value) {
+pub(crate) async fn call(app: &TestApp, key: &str, tool: &str, args: Value) -> (u16, Value) {
     let res = app
         .call(
             Method::POST,
@@ -122,7 +122,7 @@ async fn invalid(
 }
 
 /// A JSON-RPC session of one key.
-struct Rpc<'a> {
+pub(crate) struct Rpc<'a> {
     app: &'a TestApp,
     key: String,
     session: String,
@@ -130,7 +130,7 @@ struct Rpc<'a> {
 }
 
 impl<'a> Rpc<'a> {
-    async fn open(app: &'a TestApp, key: &str) -> Self {
+    pub(crate) async fn open(app: &'a TestApp, key: &str) -> Self {
         let res = app
             .client
             .post(app.url("/api/v1/mcp"))
@@ -156,7 +156,7 @@ impl<'a> Rpc<'a> {
         }
     }
 
-    async fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         let res = self
@@ -223,7 +223,7 @@ async fn sequence_key(app: &TestApp, key: &str, name: &str) -> String {
 
 /// A key scoped to `tenant` of a fresh account that holds `role` there. (Every account also
 /// administers its own personal garden, which an unscoped key covers too.)
-async fn scoped_key(app: &TestApp, tenant: &TenantRecord, role: Role) -> String {
+pub(crate) async fn scoped_key(app: &TestApp, tenant: &TenantRecord, role: Role) -> String {
     let user = app.member(tenant, role).await;
     app.api_key(&user, Some(tenant.slug.as_str())).await
 }

@@ -249,3 +249,38 @@ async fn a_disabled_tool_server_is_not_in_the_document() {
     // The caller's own audit history is a REST route of its own and stays.
     assert!(paths.contains_key("/api/v1/users/me/mcp-activity"));
 }
+
+#[tokio::test]
+async fn every_garden_operation_states_its_minimum_role() {
+    let app = TestApp::spawn_env(&[("SERVICE_MODE", "full")]).await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let paths = doc["paths"].as_object().expect("paths");
+    for (path, item) in paths {
+        for (method, op) in item.as_object().expect("path item") {
+            let role = op.get("x-min-role").and_then(Value::as_str);
+            if path.starts_with("/api/v1/t/") {
+                assert!(
+                    matches!(role, Some("viewer" | "grower" | "admin")),
+                    "{method} {path}: x-min-role {role:?}"
+                );
+                if role != Some("viewer") {
+                    assert!(op["responses"].get("403").is_some(), "{method} {path} 403");
+                }
+            } else {
+                assert!(role.is_none(), "{method} {path} is not a garden route");
+            }
+        }
+    }
+    let sites = &paths["/api/v1/t/{slug}/sites"];
+    assert_eq!(sites["get"]["x-min-role"], "viewer");
+    assert_eq!(sites["post"]["x-min-role"], "admin");
+    assert_eq!(
+        paths["/api/v1/t/{slug}/sites/{site_key}"]["get"]["x-min-role"],
+        "viewer"
+    );
+}
