@@ -1745,7 +1745,11 @@ async fn mcp_tools_assign_species_phase_sequence() {
 
 /// Garden fixtures in `tenant` for the place and substrate tools, made over REST with `key`
 /// (an admin's): (location key, global substrate key, batch key).
-async fn garden_fixtures(app: &TestApp, key: &str, tenant: &TenantRecord) -> (String, String, String) {
+async fn garden_fixtures(
+    app: &TestApp,
+    key: &str,
+    tenant: &TenantRecord,
+) -> (String, String, String) {
     let slug = tenant.slug.as_str();
     let post = |path: String, body: Value| async move {
         let res = app
@@ -1854,7 +1858,10 @@ async fn valid_args(
                 {"substrate_key": other, "fraction": 0.5}
             ]}),
         ),
-        ("create_site", json!({"name": "Matrix greenhouse", "kind": "greenhouse"})),
+        (
+            "create_site",
+            json!({"name": "Matrix greenhouse", "kind": "greenhouse"}),
+        ),
     ]
 }
 
