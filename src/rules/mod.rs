@@ -5,4 +5,6 @@ pub mod lockout;
 pub mod mail;
 pub mod names;
 pub mod sequence_selection;
+pub mod substrate_mix;
+pub mod substrate_reuse;
 pub mod zones;

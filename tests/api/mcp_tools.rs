@@ -36,7 +36,30 @@ const ALL_TOOLS: &[&str] = &[
     "list_starter_kits",
     "list_overwintering_profiles",
     "assign_species_phase_sequence",
+    "get_location",
+    "list_substrates",
+    "get_substrate",
+    "preview_substrate_mix",
+    "list_substrate_batches",
+    "get_substrate_batch",
+    "check_batch_reusability",
+    "create_substrate_mix",
+    "create_site",
 ];
+
+/// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
+fn permission_of(tool: &str) -> &'static str {
+    match tool {
+        "assign_species_phase_sequence" | "create_site" => "mcp.setup",
+        "create_substrate_mix" => "mcp.write",
+        _ => "mcp.read",
+    }
+}
+
+/// Tools whose calls in the matrix run as dry runs (no side effects).
+fn writes(tool: &str) -> bool {
+    permission_of(tool) != "mcp.read"
+}
 
 pub(crate) async fn app() -> TestApp {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
@@ -1720,8 +1743,53 @@ async fn mcp_tools_assign_species_phase_sequence() {
     }
 }
 
+/// Garden fixtures in `tenant` for the place and substrate tools, made over REST with `key`
+/// (an admin's): (location key, global substrate key, batch key).
+async fn garden_fixtures(
+    app: &TestApp,
+    key: &str,
+    tenant: &TenantRecord,
+) -> (String, String, String) {
+    let slug = tenant.slug.as_str();
+    let post = |path: String, body: Value| async move {
+        let res = app
+            .call(Method::POST, &path, Some(&bearer(key)), Some(&body))
+            .await;
+        assert_eq!(res.status().as_u16(), 201, "{path}");
+        res.json::<Value>().await.expect("json")
+    };
+    let site = post(
+        format!("/api/v1/t/{slug}/sites/"),
+        json!({"name": "Matrix balcony", "kind": "balcony"}),
+    )
+    .await;
+    let location = post(
+        format!("/api/v1/t/{slug}/locations/"),
+        json!({"site_key": site["key"], "name": "Box 1", "kind": "container"}),
+    )
+    .await;
+    let substrate = crate::substrates::global_substrate(app, "coco", 5.8, true, 3).await;
+    let batch = post(
+        format!("/api/v1/t/{slug}/substrate-batches/"),
+        json!({"substrate_key": substrate, "label": "Matrix batch"}),
+    )
+    .await;
+    (
+        location["key"].as_str().expect("key").to_owned(),
+        substrate,
+        batch["key"].as_str().expect("key").to_owned(),
+    )
+}
+
 /// Arguments that make each tool succeed (fixture content; `species` is one the test owns).
-async fn valid_args(app: &TestApp, key: &str, species: &str) -> Vec<(&'static str, Value)> {
+async fn valid_args(
+    app: &TestApp,
+    key: &str,
+    species: &str,
+    tenant: &TenantRecord,
+) -> Vec<(&'static str, Value)> {
+    let (location, substrate, batch) = garden_fixtures(app, key, tenant).await;
+    let other = crate::substrates::global_substrate(app, "perlite", 7.0, true, 3).await;
     let tomato = species_key(app, key, "fixtura%20tomatoides").await;
     let cultivars = ok(app, key, "list_cultivars", json!({"species_key": tomato})).await;
     let pests = ok(app, key, "list_pests", json!({"query": "fixturia"})).await;
@@ -1770,6 +1838,30 @@ async fn valid_args(app: &TestApp, key: &str, species: &str) -> Vec<(&'static st
             "assign_species_phase_sequence",
             json!({"species_key": species, "sequence_key": fern}),
         ),
+        ("get_location", json!({"location_key": location})),
+        ("list_substrates", json!({"limit": 5})),
+        ("get_substrate", json!({"substrate_key": substrate})),
+        (
+            "preview_substrate_mix",
+            json!({"components": [
+                {"substrate_key": substrate, "fraction": 0.7},
+                {"substrate_key": other, "fraction": 0.3}
+            ]}),
+        ),
+        ("list_substrate_batches", json!({})),
+        ("get_substrate_batch", json!({"batch_key": batch})),
+        ("check_batch_reusability", json!({"batch_key": batch})),
+        (
+            "create_substrate_mix",
+            json!({"name_en": "Matrix mix", "components": [
+                {"substrate_key": substrate, "fraction": 0.5},
+                {"substrate_key": other, "fraction": 0.5}
+            ]}),
+        ),
+        (
+            "create_site",
+            json!({"name": "Matrix greenhouse", "kind": "greenhouse"}),
+        ),
     ]
 }
 
@@ -1808,11 +1900,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         .collect();
     assert_eq!(names, ALL_TOOLS);
     for t in listing["tools"].as_array().expect("tools") {
-        let want = if t["name"] == "assign_species_phase_sequence" {
-            "mcp.setup"
-        } else {
-            "mcp.read"
-        };
+        let want = permission_of(t["name"].as_str().unwrap_or_default());
         assert_eq!(t["permission"], want, "{}", t["name"]);
         assert_eq!(t["input_schema"]["additionalProperties"], false);
         assert!(
@@ -1822,7 +1910,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
     }
 
-    let calls = valid_args(&app, &admin, &species).await;
+    let calls = valid_args(&app, &admin, &species, &a).await;
     assert_eq!(calls.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ALL_TOOLS);
     // Every tool refuses an unknown argument and a wrongly typed one, naming them.
     for (tool, args) in &calls {
@@ -1845,14 +1933,20 @@ async fn mcp_tools_tenant_isolation_matrix() {
     for (tool, args) in &calls {
         let mut in_a = args.clone();
         in_a["tenant"] = json!(a.slug.as_str());
-        if *tool == "assign_species_phase_sequence" {
-            // Keep the matrix free of side effects; the real write is tested above.
+        if writes(tool) {
+            // Keep the matrix free of side effects; the real writes are tested elsewhere.
             in_a["dry_run"] = json!(true);
         }
         for (role, key) in &keys {
             let (status, body) = call(&app, key, tool, in_a.clone()).await;
-            // The setup tool binds the platform garden, so no role in A reaches it.
-            let allowed = *tool != "assign_species_phase_sequence";
+            // The catalogue setup tool binds the platform garden, so no role in A reaches it;
+            // the garden's write and setup tools follow the role in A.
+            let allowed = match permission_of(tool) {
+                _ if *tool == "assign_species_phase_sequence" => false,
+                "mcp.setup" => *role == Role::Admin,
+                "mcp.write" => *role != Role::Viewer,
+                _ => true,
+            };
             if allowed {
                 assert_eq!(status, 200, "{tool} as {role:?}: {body}");
             } else {
@@ -1877,7 +1971,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
         // The same key in its own garden: whatever it answers, nothing of A.
         let mut own_args = args.clone();
-        if *tool == "assign_species_phase_sequence" {
+        if writes(tool) {
             own_args["dry_run"] = json!(true);
         }
         let (_, own) = call(&app, &outsider, tool, own_args).await;

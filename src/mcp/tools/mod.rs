@@ -5,6 +5,8 @@ pub mod account;
 pub mod catalog;
 pub mod knowledge;
 pub mod phases;
+pub mod places;
+pub mod substrates;
 pub mod view;
 
 use super::registry::Tool;
@@ -32,6 +34,15 @@ pub static ALL: &[&Tool] = &[
     &catalog::LIST_STARTER_KITS,
     &catalog::LIST_OVERWINTERING_PROFILES,
     &phases::ASSIGN_SPECIES_PHASE_SEQUENCE,
+    &places::GET_LOCATION,
+    &substrates::LIST_SUBSTRATES,
+    &substrates::GET_SUBSTRATE,
+    &substrates::PREVIEW_SUBSTRATE_MIX,
+    &substrates::LIST_SUBSTRATE_BATCHES,
+    &substrates::GET_SUBSTRATE_BATCH,
+    &substrates::CHECK_BATCH_REUSABILITY,
+    &substrates::CREATE_SUBSTRATE_MIX,
+    &places::CREATE_SITE,
 ];
 
 #[cfg(test)]
