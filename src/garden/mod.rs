@@ -1,3 +1,5 @@
 //! Tenant data, one folder per capability; each reaches its tables only through `TenantTx`.
 
+pub mod plants;
 pub mod sites;
+pub mod statements;

@@ -58,7 +58,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
             Router::with_path("t/{slug}")
                 .hoop(crate::auth::require_caller)
                 .hoop(tenant_hoop)
-                .push(crate::garden::sites::routes::router()),
+                .push(crate::garden::sites::routes::router())
+                .push(crate::garden::plants::routes::router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
