@@ -59,7 +59,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .hoop(crate::auth::require_caller)
                 .hoop(tenant_hoop)
                 .push(crate::garden::sites::routes::router())
-                .push(crate::garden::plants::routes::router()),
+                .push(crate::garden::plants::routes::router())
+                .push(crate::garden::runs::routes::router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
