@@ -36,3 +36,10 @@ CREATE TABLE slot_neighbours (
     PRIMARY KEY (slot_id, neighbour_id),
     CHECK (slot_id <> neighbour_id)
 );
+
+-- Added by the places capability (Garden I): the location kinds of the domain's location types,
+-- and the reverse lookup of slot adjacency.
+ALTER TABLE locations
+    ADD CONSTRAINT locations_kind_check CHECK (kind IS NULL OR kind IN ('zone', 'home', 'garden',
+        'greenhouse', 'building', 'room', 'balcony', 'terrace', 'tent', 'bed', 'shelf', 'container'));
+CREATE INDEX slot_neighbours_neighbour_idx ON slot_neighbours (neighbour_id);

@@ -31,3 +31,26 @@ CREATE TABLE substrate_batches (
     updated_at     timestamptz NOT NULL DEFAULT now()
 );
 CREATE UNIQUE INDEX substrate_batches_label_uq ON substrate_batches (lower(label));
+
+-- Added by the substrates capability (Garden I): the reuse facts of the batch's substrate as
+-- they were when the batch was made (a batch is physical material: later edits of a catalogue
+-- substrate do not change it, and the reuse check needs no catalogue read), pH and EC readings
+-- of a batch (the history the reuse rule looks at; `ph_current` / `ec_current_ms` hold the
+-- latest), bounds of readings.
+ALTER TABLE substrate_batches
+    ADD COLUMN substrate_type   text    NOT NULL DEFAULT 'soil',
+    ADD COLUMN reusable         boolean NOT NULL DEFAULT false,
+    ADD COLUMN max_reuse_cycles integer NOT NULL DEFAULT 1 CHECK (max_reuse_cycles >= 1),
+    ADD COLUMN ec_base_ms       numeric(6, 3) NOT NULL DEFAULT 0.5,
+    ADD CONSTRAINT substrate_batches_ph_range CHECK (ph_current BETWEEN 0 AND 14),
+    ADD CONSTRAINT substrate_batches_ec_range CHECK (ec_current_ms BETWEEN 0 AND 20);
+CREATE TABLE substrate_batch_readings (
+    id          uuid        PRIMARY KEY,
+    batch_id    uuid        NOT NULL REFERENCES substrate_batches (id) ON DELETE CASCADE,
+    ph          numeric(4, 2) CHECK (ph BETWEEN 0 AND 14),
+    ec_ms       numeric(6, 3) CHECK (ec_ms BETWEEN 0 AND 20),
+    measured_at timestamptz NOT NULL DEFAULT now(),
+    CHECK (ph IS NOT NULL OR ec_ms IS NOT NULL)
+);
+CREATE INDEX substrate_batch_readings_batch_idx ON substrate_batch_readings (batch_id, measured_at, id);
+CREATE INDEX substrate_batches_substrate_idx ON substrate_batches (substrate_key, created_at, id);

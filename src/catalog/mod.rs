@@ -17,6 +17,7 @@ pub mod phases;
 pub mod rotation;
 pub mod seed;
 pub mod species;
+pub mod substrates;
 pub mod vocab;
 pub mod zones;
 
@@ -34,6 +35,7 @@ pub fn routers() -> Vec<Router> {
         glossary::routes::router(),
         kits::routes::router(),
         overwintering::routes::router(),
+        substrates::routes::router(),
         companions::routes::router(),
         rotation::routes::router(),
         knowledge::routes::router(),

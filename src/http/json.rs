@@ -384,6 +384,13 @@ impl JsonFields {
         }
     }
 
+    /// The raw value of a field the body type checks itself: `None` when absent,
+    /// `Some(Value::Null)` when sent as null.
+    pub fn raw(&mut self, name: &'static str) -> Option<Value> {
+        self.known.push(name);
+        self.map.remove(name)
+    }
+
     /// Unknown fields are errors: a typo must not be silently ignored.
     fn finish<T>(mut self, value: Option<T>) -> Result<T, AppError> {
         let mut extra: Vec<String> = self

@@ -9,4 +9,6 @@ pub mod phase_transition;
 pub mod rotation;
 pub mod run_status;
 pub mod sequence_selection;
+pub mod substrate_mix;
+pub mod substrate_reuse;
 pub mod zones;

@@ -21,6 +21,7 @@ use super::overwintering::model::PROFILE;
 use super::phases::model::{PHASE, SEQUENCE};
 use super::rotation::model::RULE;
 use super::species::model::{CULTIVAR, SPECIES};
+use super::substrates::model::SUBSTRATE;
 use super::zones::model::ZONE_TEXT;
 
 /// How a file holds its records.
@@ -105,6 +106,11 @@ pub const FILES: &[SeedFile] = &[
         layout: Layout::Array,
     },
     SeedFile {
+        file: "substrates.json",
+        spec: &SUBSTRATE,
+        layout: Layout::Array,
+    },
+    SeedFile {
         file: "companions.json",
         spec: &PAIR,
         layout: Layout::Companions,
@@ -145,6 +151,7 @@ const EMBEDDED: &[(&str, &str)] = &[
         "hardiness_zones.json",
         include_str!("data/hardiness_zones.json"),
     ),
+    ("substrates.json", include_str!("data/substrates.json")),
     ("companions.json", include_str!("data/companions.json")),
     ("rotation.json", include_str!("data/rotation.json")),
 ];

@@ -1,0 +1,382 @@
+use salvo::oapi::ToSchema;
+use serde::Serialize;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::garden::fields;
+use crate::garden::sites::model::{DESCRIPTION_MAX, NAME_MAX};
+use crate::http::json::{FromJson, JsonFields, Patch};
+
+/// Location types (domain 1.6), for the schema.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationKind {
+    Zone,
+    Home,
+    Garden,
+    Greenhouse,
+    Building,
+    Room,
+    Balcony,
+    Terrace,
+    Tent,
+    Bed,
+    Shelf,
+    Container,
+}
+
+/// Location types (domain 1.6).
+pub const LOCATION_KINDS: &[(&str, &str)] = &[
+    ("zone", "zone"),
+    ("home", "home"),
+    ("garden", "garden"),
+    ("greenhouse", "greenhouse"),
+    ("building", "building"),
+    ("room", "room"),
+    ("balcony", "balcony"),
+    ("terrace", "terrace"),
+    ("tent", "tent"),
+    ("bed", "bed"),
+    ("shelf", "shelf"),
+    ("container", "container"),
+];
+
+pub const SLOT_CODE_MAX: usize = 40;
+pub const CAPACITY_MIN: i64 = 1;
+pub const CAPACITY_MAX: i64 = 20;
+pub const POSITION_MAX: i64 = 10_000;
+pub const NEIGHBOURS_MAX: usize = 50;
+/// Schema pattern of a slot code: uppercase letters and digits in at least two `_`-joined parts.
+pub const SLOT_CODE_PATTERN: &str = "^[A-Z0-9]+(_[A-Z0-9]+)+$";
+
+/// Whether a code is a slot code (`BOX1_A1`).
+pub fn is_slot_code(code: &str) -> bool {
+    let parts: Vec<&str> = code.split('_').collect();
+    parts.len() >= 2
+        && code.chars().count() <= SLOT_CODE_MAX
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+}
+
+/// A location of a site: a room, a bed, a shelf, a box; locations nest to any depth.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Location {
+    pub key: Uuid,
+    pub site_key: Uuid,
+    /// The location it hangs below; null directly under the site.
+    pub parent_key: Option<Uuid>,
+    /// 0 directly under the site.
+    pub depth: i32,
+    pub name: String,
+    /// zone, home, garden, greenhouse, building, room, balcony, terrace, tent, bed, shelf or
+    /// container.
+    pub kind: Option<String>,
+    pub description: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// A location with what hangs directly below it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LocationDetail {
+    #[serde(flatten)]
+    pub location: Location,
+    /// Live plants standing in this location (not counting child locations).
+    pub live_plants: i64,
+    pub children: Vec<Location>,
+    pub slots: Vec<Slot>,
+}
+
+/// One planting position in a location.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Slot {
+    pub key: Uuid,
+    pub location_key: Uuid,
+    /// Uppercase, `_`-joined (`BOX1_A1`), unique per garden.
+    pub code: String,
+    /// Plants the slot holds, 1–20.
+    pub capacity: i32,
+    pub position_x: Option<i32>,
+    pub position_y: Option<i32>,
+    /// Live plants standing in the slot.
+    pub live_plants: i64,
+    /// Adjacent slots (for companion checks), symmetric.
+    pub neighbour_keys: Vec<Uuid>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// Body of `POST /t/{slug}/locations/`.
+#[derive(Debug, Clone, ToSchema)]
+#[salvo(schema(name = "LocationCreate"))]
+pub struct LocationCreateBody {
+    /// The site the location belongs to.
+    pub site_key: Uuid,
+    /// A location of the same site to hang below; omitted or null: directly under the site.
+    pub parent_key: Option<Uuid>,
+    /// Up to 120 characters, unique within the site (case-insensitive).
+    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    pub name: String,
+    #[salvo(schema(value_type = Option<LocationKind>))]
+    pub kind: Option<String>,
+    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewLocation {
+    pub site_id: Uuid,
+    pub parent_id: Option<Uuid>,
+    pub name: String,
+    pub kind: Option<&'static str>,
+    pub description: Option<String>,
+}
+
+impl FromJson for NewLocation {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let site_id = fields::key(f, "site_key");
+        let parent_id = fields::opt_key(f, "parent_key");
+        let name = f.text("name", NAME_MAX);
+        let kind = fields::opt_choice(f, "kind", LOCATION_KINDS);
+        let description = f.opt_long_text("description", DESCRIPTION_MAX);
+        Some(Self {
+            site_id: site_id?,
+            parent_id: parent_id?,
+            name: name?,
+            kind: kind?,
+            description: description?,
+        })
+    }
+}
+
+/// Body of `PATCH /t/{slug}/locations/{location_key}`: omitted fields stay. Moving: `site_key`
+/// and/or `parent_key` (null = directly under the site); the subtree moves along.
+#[derive(Debug, Clone, ToSchema)]
+#[salvo(schema(name = "LocationPatch"))]
+pub struct LocationPatchBody {
+    pub site_key: Option<Uuid>,
+    pub parent_key: Option<Uuid>,
+    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    pub name: Option<String>,
+    #[salvo(schema(value_type = Option<LocationKind>))]
+    pub kind: Option<String>,
+    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocationPatch {
+    pub site_id: Option<Uuid>,
+    pub parent_id: Patch<Uuid>,
+    pub name: Option<String>,
+    pub kind: Patch<&'static str>,
+    pub description: Patch<String>,
+}
+
+impl FromJson for LocationPatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let site_id = fields::patch_required_key(f, "site_key");
+        let parent_id = fields::patch_key(f, "parent_key");
+        let name = f.patch_text("name", NAME_MAX);
+        let kind = fields::patch_choice(f, "kind", LOCATION_KINDS);
+        let description = match f.raw("description") {
+            None => Some(Patch::Keep),
+            Some(serde_json::Value::Null) => Some(Patch::Clear),
+            Some(v) => {
+                let mut inner = JsonFields::new(
+                    [("description".to_owned(), v)].into_iter().collect(),
+                );
+                match inner.opt_long_text("description", DESCRIPTION_MAX) {
+                    Some(Some(t)) => Some(Patch::Set(t)),
+                    Some(None) => Some(Patch::Clear),
+                    None => {
+                        f.reject_field(
+                            "description",
+                            "must be a text of at most 2000 characters without control characters",
+                            "value_error",
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        Some(Self {
+            site_id: site_id?,
+            parent_id: parent_id?,
+            name: name?,
+            kind: kind?,
+            description: description?,
+        })
+    }
+}
+
+/// Body of `POST /t/{slug}/slots/`.
+#[derive(Debug, Clone, ToSchema)]
+#[salvo(schema(name = "SlotCreate"))]
+pub struct SlotCreateBody {
+    pub location_key: Uuid,
+    /// Uppercase letters and digits joined by `_` (`BOX1_A1`), unique per garden.
+    #[salvo(schema(min_length = 3, max_length = 40, pattern = "^[A-Z0-9]+(_[A-Z0-9]+)+$"))]
+    pub code: String,
+    /// 1–20 plants; default 1.
+    #[salvo(schema(minimum = 1, maximum = 20))]
+    pub capacity: Option<i32>,
+    #[salvo(schema(minimum = 0, maximum = 10000))]
+    pub position_x: Option<i32>,
+    #[salvo(schema(minimum = 0, maximum = 10000))]
+    pub position_y: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSlot {
+    pub location_id: Uuid,
+    pub code: String,
+    pub capacity: i64,
+    pub position_x: Option<i64>,
+    pub position_y: Option<i64>,
+}
+
+fn slot_code(f: &mut JsonFields, code: Option<String>) -> Option<String> {
+    let code = code?;
+    if is_slot_code(&code) {
+        Some(code)
+    } else {
+        f.reject_field(
+            "code",
+            "must be uppercase letters and digits joined by _ (e.g. BOX1_A1), at most 40 characters",
+            "value_error",
+        );
+        None
+    }
+}
+
+impl FromJson for NewSlot {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let location_id = fields::key(f, "location_key");
+        let code = f.text("code", SLOT_CODE_MAX);
+        let code = slot_code(f, code);
+        let capacity = f.opt_int("capacity", CAPACITY_MIN, CAPACITY_MAX);
+        let position_x = f.opt_int("position_x", 0, POSITION_MAX);
+        let position_y = f.opt_int("position_y", 0, POSITION_MAX);
+        Some(Self {
+            location_id: location_id?,
+            code: code?,
+            capacity: capacity?.unwrap_or(1),
+            position_x: position_x?,
+            position_y: position_y?,
+        })
+    }
+}
+
+/// Body of `PATCH /t/{slug}/slots/{slot_key}`: omitted fields stay; positions clear with null.
+#[derive(Debug, Clone, ToSchema)]
+#[salvo(schema(name = "SlotPatch"))]
+pub struct SlotPatchBody {
+    #[salvo(schema(min_length = 3, max_length = 40, pattern = "^[A-Z0-9]+(_[A-Z0-9]+)+$"))]
+    pub code: Option<String>,
+    /// 1–20, not below the live plants standing in the slot.
+    #[salvo(schema(minimum = 1, maximum = 20))]
+    pub capacity: Option<i32>,
+    #[salvo(schema(minimum = 0, maximum = 10000))]
+    pub position_x: Option<i32>,
+    #[salvo(schema(minimum = 0, maximum = 10000))]
+    pub position_y: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotPatch {
+    pub code: Option<String>,
+    pub capacity: Option<i64>,
+    pub position_x: Patch<i64>,
+    pub position_y: Patch<i64>,
+}
+
+impl FromJson for SlotPatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let code = f.patch_text("code", SLOT_CODE_MAX);
+        let code = match code {
+            Some(Some(c)) => slot_code(f, Some(c)).map(Some),
+            other => other,
+        };
+        let capacity = fields::patch_required_int(f, "capacity", CAPACITY_MIN, CAPACITY_MAX);
+        let position_x = fields::patch_int(f, "position_x", 0, POSITION_MAX);
+        let position_y = fields::patch_int(f, "position_y", 0, POSITION_MAX);
+        Some(Self {
+            code: code?,
+            capacity: capacity?,
+            position_x: position_x?,
+            position_y: position_y?,
+        })
+    }
+}
+
+/// Body of `PUT /t/{slug}/slots/{slot_key}/neighbours`: the complete set of adjacent slots
+/// (same site), replacing the previous one; adjacency is symmetric.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[salvo(schema(name = "SlotNeighbours"))]
+pub struct Neighbours {
+    /// Up to 50 slot keys of the same site; an empty list removes every neighbour.
+    #[salvo(schema(max_items = 50))]
+    pub neighbour_keys: Vec<Uuid>,
+}
+
+impl FromJson for Neighbours {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let keys = fields::key_list(f, "neighbour_keys", NEIGHBOURS_MAX);
+        Some(Self {
+            neighbour_keys: keys?,
+        })
+    }
+}
+
+/// Where a plant is to be placed, as the plants capability receives it from
+/// [`super::service::placement_target`].
+#[derive(Debug, Clone)]
+pub struct PlacementTarget {
+    /// The location (its `site_key` is the site).
+    pub location: Location,
+    /// The slot, when one was named.
+    pub slot: Option<SlotTarget>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SlotTarget {
+    pub key: Uuid,
+    pub code: String,
+    pub capacity: i32,
+    /// Live plants standing in the slot now (before the placement).
+    pub live_plants: i64,
+    /// Adjacent slots (companion checks look at their live plants).
+    pub neighbour_keys: Vec<Uuid>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_codes() {
+        for (code, ok) in [
+            ("BOX1_A1", true),
+            ("TENT01_A1_B", true),
+            ("A_1", true),
+            ("BOX1", false),
+            ("box1_a1", false),
+            ("BOX1__A1", false),
+            ("_A1", false),
+            ("A1_", false),
+            ("BOX-1_A1", false),
+            ("ÄB_1", false),
+        ] {
+            assert_eq!(is_slot_code(code), ok, "{code}");
+        }
+        assert!(!is_slot_code(&format!("{}_1", "A".repeat(39))));
+    }
+}

@@ -1,0 +1,1 @@
+pub fn router() -> salvo::Router { salvo::Router::new() }
