@@ -46,7 +46,7 @@ pub struct PlantRow {
 const SELECT: &str = "SELECT p.id, p.name, p.species_key, p.cultivar_key, p.location_id, \
     l.name AS location_name, l.site_id, p.slot_id, s.code AS slot_code, p.substrate_batch_id, \
     coalesce(p.substrate_key, b.substrate_key) AS substrate_key, ts.name AS ts_name, \
-    ts.type AS ts_type, p.planted_on, p.archived_at, p.archive_reason, p.current_phase_key, \
+    coalesce(ts.type, b.substrate_type) AS ts_type, p.planted_on, p.archived_at, p.archive_reason, p.current_phase_key, \
     p.current_phase_started_at, p.current_cycle, h.phase_name AS open_phase_name, \
     (SELECT count(*) FROM plant_phase_history x WHERE x.plant_id = p.id) AS history_rows, \
     (SELECT max(x.cycle_number) FROM plant_phase_history x WHERE x.plant_id = p.id) AS last_cycle, \

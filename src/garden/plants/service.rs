@@ -748,27 +748,6 @@ pub async fn set_location(
     resolve_now(state, tenant.id, row).await
 }
 
-/// A substrate key names a substrate of this garden (`tenant:<uuid>`) or of the catalogue.
-async fn check_substrate_key(state: &AppState, tx: &mut GardenTx, key: &str) -> Result<(), AppError> {
-    let found = if let Some(own) = key.strip_prefix("tenant:") {
-        match Uuid::parse_str(own) {
-            Ok(id) => sqlx::query_scalar::<_, i64>("SELECT count(*) FROM substrates WHERE id = $1")
-                .bind(id)
-                .fetch_one(tx.conn())
-                .await?
-                > 0,
-            Err(_) => false,
-        }
-    } else {
-        !catalog::names(state, [key.to_owned()]).await?.is_empty()
-    };
-    if found {
-        Ok(())
-    } else {
-        Err(AppError::not_found("substrate"))
-    }
-}
-
 pub async fn set_substrate(
     state: &AppState,
     tenant: &TenantRecord,
@@ -786,8 +765,10 @@ pub async fn set_substrate(
     if let Some(b) = body.substrate_batch_key {
         places::assert_batch_usable(tx.inner(), b).await?;
     }
-    if let Some(k) = &body.substrate_key {
-        check_substrate_key(state, &mut tx, k).await?;
+    if let Some(k) = &body.substrate_key
+        && places::substrate(state, tx.inner(), k).await?.is_none()
+    {
+        return Err(AppError::not_found("substrate"));
     }
     // Partial: what is not named stays; a batch alone drops a substrate key that contradicts it.
     let batch = body.substrate_batch_key.or(row.substrate_batch_id);

@@ -241,7 +241,7 @@ pub async fn create_plants(
         )]));
     };
     places::placement_target(tx.inner(), location, None).await?;
-    let free = places::free_places(tx.inner(), location).await?;
+    let free = places::free_slots(tx.inner(), location).await?;
     let n = usize::try_from(body.quantity).unwrap_or(0);
     if free.len() < n {
         tx.rollback().await?;
@@ -253,7 +253,7 @@ pub async fn create_plants(
     }
     let names = free_names(&mut tx, &body.id_prefix, n).await?;
     let mut created = Vec::with_capacity(n);
-    for ((slot, _), name) in free.iter().zip(names) {
+    for (slot, name) in free.iter().zip(names) {
         let target = places::placement_target(tx.inner(), location, Some(*slot)).await?;
         let plant = insert_plant(
             state,
