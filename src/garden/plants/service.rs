@@ -867,3 +867,28 @@ pub async fn transition(
         kind: decision.kind,
     })
 }
+
+/// 404 unless the named site, location and slot exist in this garden (a key of another garden
+/// finds nothing here).
+pub async fn check_places(
+    state: &AppState,
+    tenant: &TenantRecord,
+    site: Option<Uuid>,
+    location: Option<Uuid>,
+    slot: Option<Uuid>,
+) -> Result<(), AppError> {
+    let mut tx = GardenTx::begin(state, tenant).await?;
+    if let Some(s) = site
+        && !places::site_exists(tx.inner(), s).await?
+    {
+        return Err(AppError::not_found("site"));
+    }
+    if let Some(l) = location {
+        places::placement_target(tx.inner(), l, None).await?;
+    }
+    if let Some(s) = slot {
+        places::slot_location(tx.inner(), s).await?;
+    }
+    tx.rollback().await?;
+    Ok(())
+}
