@@ -36,7 +36,62 @@ const ALL_TOOLS: &[&str] = &[
     "list_starter_kits",
     "list_overwintering_profiles",
     "assign_species_phase_sequence",
+    "list_plants",
+    "get_plant",
+    "list_plants_at_location",
+    "get_plant_phase_status",
+    "get_plant_phase_history",
+    "list_planting_runs",
+    "archive_plant",
+    "set_plant_location",
+    "set_plant_substrate",
+    "transition_plant_phase",
 ];
+
+/// The garden write tools (mcp.write): the matrix calls them as dry runs.
+const WRITE_TOOLS: &[&str] = &[
+    "archive_plant",
+    "set_plant_location",
+    "set_plant_substrate",
+    "transition_plant_phase",
+];
+
+/// Arguments that make the plant tools succeed in `tenant`: a plant in a slot of a fresh
+/// location, a second free slot, a usable batch.
+async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, Value)> {
+    let tomato = crate::garden::species(app, "Fixtura tomatoides").await;
+    let phases = crate::garden::phases(app, &tomato).await;
+    let (site, loc, slots) = crate::garden::bed(app, tenant, "Matrix box", 2).await;
+    let batch = crate::garden::batch(app, tenant, "matrix soil", 0).await;
+    let new = kultiva::garden::plants::model::NewPlant {
+        species_key: tomato,
+        name: Some("Matrix plant".into()),
+        cultivar_key: None,
+        location_key: Some(loc),
+        slot_key: Some(slots[0]),
+        substrate_batch_key: None,
+        planted_on: None,
+        phase_key: None,
+        notes: None,
+        start_phase: kultiva::garden::plants::model::StartPhase::First,
+    };
+    let plant = kultiva::garden::plants::service::create_plant(&app.state, tenant, &new, "test", true)
+        .await
+        .expect("plant");
+    let k = plant.key.to_string();
+    vec![
+        ("list_plants", json!({"query": "matrix"})),
+        ("get_plant", json!({"plant_key": k})),
+        ("list_plants_at_location", json!({"site_key": site})),
+        ("get_plant_phase_status", json!({"plant_key": k})),
+        ("get_plant_phase_history", json!({"plant_key": k})),
+        ("list_planting_runs", json!({"status": "planned"})),
+        ("archive_plant", json!({"plant_key": k, "termination_type": "died"})),
+        ("set_plant_location", json!({"plant_key": k, "slot_key": slots[1]})),
+        ("set_plant_substrate", json!({"plant_key": k, "substrate_batch_key": batch})),
+        ("transition_plant_phase", json!({"plant_key": k, "target_phase_key": phases[1]})),
+    ]
+}
 
 async fn app() -> TestApp {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
@@ -1810,6 +1865,8 @@ async fn mcp_tools_tenant_isolation_matrix() {
     for t in listing["tools"].as_array().expect("tools") {
         let want = if t["name"] == "assign_species_phase_sequence" {
             "mcp.setup"
+        } else if t["name"].as_str().is_some_and(|n| WRITE_TOOLS.contains(&n)) {
+            "mcp.write"
         } else {
             "mcp.read"
         };
@@ -1822,7 +1879,8 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
     }
 
-    let calls = valid_args(&app, &admin, &species).await;
+    let mut calls = valid_args(&app, &admin, &species).await;
+    calls.extend(plant_args(&app, &a).await);
     assert_eq!(calls.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ALL_TOOLS);
     // Every tool refuses an unknown argument and a wrongly typed one, naming them.
     for (tool, args) in &calls {
@@ -1845,14 +1903,17 @@ async fn mcp_tools_tenant_isolation_matrix() {
     for (tool, args) in &calls {
         let mut in_a = args.clone();
         in_a["tenant"] = json!(a.slug.as_str());
-        if *tool == "assign_species_phase_sequence" {
+        let writes = WRITE_TOOLS.contains(tool);
+        if *tool == "assign_species_phase_sequence" || writes {
             // Keep the matrix free of side effects; the real write is tested above.
             in_a["dry_run"] = json!(true);
         }
         for (role, key) in &keys {
             let (status, body) = call(&app, key, tool, in_a.clone()).await;
-            // The setup tool binds the platform garden, so no role in A reaches it.
-            let allowed = *tool != "assign_species_phase_sequence";
+            // The setup tool binds the platform garden, so no role in A reaches it; the write
+            // tools need mcp.write (grower and admin).
+            let allowed = *tool != "assign_species_phase_sequence"
+                && !(writes && *role == Role::Viewer);
             if allowed {
                 assert_eq!(status, 200, "{tool} as {role:?}: {body}");
             } else {
@@ -1877,7 +1938,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
         // The same key in its own garden: whatever it answers, nothing of A.
         let mut own_args = args.clone();
-        if *tool == "assign_species_phase_sequence" {
+        if *tool == "assign_species_phase_sequence" || WRITE_TOOLS.contains(tool) {
             own_args["dry_run"] = json!(true);
         }
         let (_, own) = call(&app, &outsider, tool, own_args).await;

@@ -45,7 +45,7 @@ pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
     let q = |n: &str| req.queries().get(n).map(|v| v.trim().to_owned());
     let mut errors = Vec::new();
     let mut uuid = |n: &str| -> Option<Uuid> {
-        let raw = q(n)?;
+        let raw = q(n).filter(|v| !v.is_empty())?;
         match Uuid::parse_str(&raw) {
             Ok(u) => Some(u),
             Err(_) => {
