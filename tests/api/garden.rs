@@ -41,8 +41,19 @@ pub async fn bed(
     name: &str,
     slots: usize,
 ) -> (Uuid, Uuid, Vec<Uuid>) {
-    let site = app.create_site(tenant, &format!("{name} site")).await;
-    let site_id = Uuid::parse_str(site["key"].as_str().expect("site key")).expect("uuid");
+    // Through the sites service: the same use case as the REST route, in any service mode.
+    let site_id = kultiva::garden::sites::service::create_site(
+        &app.state,
+        tenant,
+        &kultiva::garden::sites::model::NewSite {
+            name: format!("{name} site"),
+            kind: kultiva::garden::sites::model::SiteKind::Balcony,
+            description: None,
+        },
+    )
+    .await
+    .expect("site")
+    .key;
     let location = location_in(app, tenant, site_id, name).await;
     let code = name.to_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "");
     let mut ids = Vec::new();

@@ -61,7 +61,7 @@ async fn plants_create_get_list_and_update() {
     // A second plant: defaults (no place, name from the species).
     let perennial = species(&app, PERENNIAL).await;
     let q = plant(&app, &t, json!({"species_key": perennial, "phase_key": null})).await;
-    assert_eq!(q["name"], PERENNIAL);
+    assert_eq!(q["name"], "Probe bean", "the common name by default");
     assert_eq!(q["phase_state"], "never_initialised");
     assert_eq!(q["current_phase_key"], Value::Null);
     assert_eq!(q["phase"], Value::Null);
