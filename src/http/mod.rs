@@ -60,7 +60,11 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .hoop(tenant_hoop)
                 .push(crate::garden::sites::routes::router())
                 .push(crate::garden::plants::routes::router())
-                .push(crate::garden::runs::routes::router()),
+                .push(crate::garden::runs::routes::router())
+                .push(crate::garden::places::routes::locations_router())
+                .push(crate::garden::places::routes::slots_router())
+                .push(crate::garden::substrates::routes::substrates_router())
+                .push(crate::garden::substrates::routes::batches_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))

@@ -33,6 +33,12 @@ pub enum ArgKind {
         values: &'static [&'static str],
         default: Option<&'static str>,
     },
+    /// A list of `min..=max` objects, each checked against its own argument table.
+    ObjectList {
+        fields: &'static [Arg],
+        min: usize,
+        max: usize,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +134,12 @@ fn property(arg: &Arg) -> Value {
             p
         }
         ArgKind::Bool { default } => json!({"type": "boolean", "default": default}),
+        ArgKind::ObjectList { fields, min, max } => json!({
+            "type": "array",
+            "minItems": min,
+            "maxItems": max,
+            "items": input_schema(fields.iter()),
+        }),
         ArgKind::Choice { values, default } => {
             let mut p = json!({"type": "string", "enum": values});
             if let Some(d) = default {
@@ -181,6 +193,19 @@ impl Args {
 
     pub fn number(&self, name: &str) -> Option<f64> {
         self.0.get(name).and_then(Value::as_f64)
+    }
+
+    /// The items of an object-list argument, each validated by its table.
+    pub fn items(&self, name: &str) -> Vec<Args> {
+        self.0
+            .get(name)
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(|v| v.as_object().cloned().map(Args))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -275,7 +300,7 @@ fn default_of(kind: ArgKind) -> Option<Value> {
         ArgKind::Number { default, .. } => default.map(Value::from),
         ArgKind::Bool { default } => Some(Value::Bool(default)),
         ArgKind::Choice { default, .. } => default.map(Value::from),
-        ArgKind::Text { .. } => None,
+        ArgKind::Text { .. } | ArgKind::ObjectList { .. } => None,
     }
 }
 
@@ -321,6 +346,28 @@ fn check(kind: ArgKind, value: &Value) -> Result<Value, (String, &'static str)> 
                 return Err((format!("must be between {min} and {max}"), "out_of_range"));
             }
             Ok(Value::from(n))
+        }
+        ArgKind::ObjectList { fields, min, max } => {
+            let list = value
+                .as_array()
+                .ok_or_else(|| ("must be a list of objects".to_owned(), "type_error"))?;
+            if list.len() < min || list.len() > max {
+                return Err((
+                    format!("must have between {min} and {max} entries"),
+                    "out_of_range",
+                ));
+            }
+            let mut out = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                if !item.is_object() {
+                    return Err((format!("entry {i} must be an object"), "type_error"));
+                }
+                match validate(fields.iter(), item) {
+                    Ok(args) => out.push(Value::Object(args.0)),
+                    Err(err) => return Err((format!("entry {i}: {}", err.message), "value_error")),
+                }
+            }
+            Ok(Value::Array(out))
         }
         ArgKind::Bool { .. } => value
             .as_bool()

@@ -9,6 +9,9 @@ use salvo::oapi::ToSchema;
 use serde::Serialize;
 use time::{Date, Duration, OffsetDateTime};
 
+// Calendar dates as `YYYY-MM-DD` in JSON.
+time::serde::format_description!(pub iso_date, Date, "[year]-[month]-[day]");
+
 pub const DISPOSABLE: &[&str] = &["rockwool_plug", "peat"];
 /// EC drift above this (mS/cm) from the substrate's base EC blocks reuse.
 pub const EC_DRIFT_MAX: f64 = 1.5;
@@ -55,7 +58,9 @@ pub struct Reusability {
     pub preparation_steps: Vec<PreparationStep>,
     pub preparation_hours: u32,
     /// When the batch is ready for the next cycle (now + preparation hours); null when it
-    /// cannot be reused.
+    /// cannot be reused. YYYY-MM-DD.
+    #[serde(with = "iso_date::option")]
+    #[salvo(schema(value_type = Option<String>, format = Date))]
     pub ready_on: Option<Date>,
 }
 

@@ -3,7 +3,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields};
+use crate::http::json::{FromJson, JsonFields, Patch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -94,5 +94,71 @@ impl<'de> serde::Deserialize<'de> for SiteKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
         Self::parse(&raw).ok_or_else(|| serde::de::Error::custom("unknown site kind"))
+    }
+}
+
+/// Body of `PATCH /t/{slug}/sites/{site_key}`: omitted fields stay; `description` clears with
+/// null or blank.
+#[derive(Debug, Clone, PartialEq, Eq, ToSchema)]
+#[salvo(schema(name = "SitePatch"))]
+pub struct SitePatchBody {
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub name: Option<String>,
+    pub kind: Option<SiteKind>,
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SitePatch {
+    pub name: Option<String>,
+    pub kind: Option<SiteKind>,
+    pub description: Patch<String>,
+}
+
+impl FromJson for SitePatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let name = f.patch_text("name", NAME_MAX);
+        let kind = match crate::garden::fields::patch_choice(f, "kind", SiteKind::ALL) {
+            Some(Patch::Keep) => Some(None),
+            Some(Patch::Set(k)) => Some(Some(k)),
+            Some(Patch::Clear) => {
+                f.reject_field("kind", "cannot be null; omit it to keep the value", "type_error");
+                None
+            }
+            None => None,
+        };
+        let description = match f.raw("description") {
+            None => Some(Patch::Keep),
+            Some(serde_json::Value::Null) => Some(Patch::Clear),
+            Some(v) => {
+                let mut inner =
+                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
+                match inner.opt_long_text("description", DESCRIPTION_MAX) {
+                    Some(Some(t)) => Some(Patch::Set(t)),
+                    Some(None) => Some(Patch::Clear),
+                    None => {
+                        f.reject_field(
+                            "description",
+                            "must be a text of at most 2000 characters without control characters",
+                            "value_error",
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        Some(Self {
+            name: name?,
+            kind: kind?,
+            description: description?,
+        })
     }
 }

@@ -5,6 +5,7 @@ use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use super::model::{NewSite, Site, SiteKind};
+use crate::http::json::Patch;
 use crate::http::pagination::PageRequest;
 use crate::tenancy::TenantTx;
 
@@ -61,4 +62,61 @@ pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, s
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode).transpose()
+}
+
+/// Locks the site row until the transaction ends.
+pub async fn lock(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM sites WHERE id = $1 FOR UPDATE"));
+    let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
+    row.as_ref().map(decode).transpose()
+}
+
+pub async fn name_taken(tx: &mut TenantTx, name: &str, except: Uuid) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM sites WHERE lower(name) = lower($1) AND id <> $2)")
+        .bind(name)
+        .bind(except)
+        .fetch_one(tx.conn())
+        .await
+}
+
+pub async fn update(
+    tx: &mut TenantTx,
+    current: &Site,
+    name: &str,
+    kind: SiteKind,
+    description: &Patch<String>,
+) -> Result<Option<Site>, sqlx::Error> {
+    let description = match description {
+        Patch::Keep => current.description.clone(),
+        Patch::Clear => None,
+        Patch::Set(d) => Some(d.clone()),
+    };
+    let sql = sqlx::AssertSqlSafe(format!(
+        "UPDATE sites SET name = $2, kind = $3, description = $4, updated_at = now() \
+         WHERE id = $1 RETURNING {COLUMNS}"
+    ));
+    let row = sqlx::query(sql)
+        .bind(current.key)
+        .bind(name)
+        .bind(kind.as_str())
+        .bind(description)
+        .fetch_optional(tx.conn())
+        .await?;
+    row.as_ref().map(decode).transpose()
+}
+
+/// Locations of the site.
+pub async fn location_count(tx: &mut TenantTx, id: Uuid) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT count(*) FROM locations WHERE site_id = $1")
+        .bind(id)
+        .fetch_one(tx.conn())
+        .await
+}
+
+pub async fn delete(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM sites WHERE id = $1")
+        .bind(id)
+        .execute(tx.conn())
+        .await?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
-use super::model::{NewSite, Site};
+use super::model::{NewSite, Site, SitePatch, SitePatchBody};
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody};
@@ -15,7 +15,12 @@ pub fn router() -> Router {
     Router::with_path("sites")
         .get(list_sites)
         .post(create_site)
-        .push(Router::with_path("{site_key}").get(get_site))
+        .push(
+            Router::with_path("{site_key}")
+                .get(get_site)
+                .patch(update_site)
+                .delete(delete_site),
+        )
 }
 
 /// List the garden's sites, oldest first.
@@ -88,4 +93,57 @@ pub async fn create_site(
     let site = service::create_site(&state, tenant, &new).await?;
     res.status_code(StatusCode::CREATED);
     Ok(Json(site))
+}
+
+/// Change a site's name, kind or description (admin).
+#[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "update_site",
+    status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = SitePatchBody,
+    responses(
+        (status_code = 200, description = "the updated site", body = Site),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or site", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: a site of that name exists", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
+    ))]
+pub async fn update_site(
+    site_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Site>, AppError> {
+    let state = depot.app_state()?;
+    let ctx = depot.tenant_ctx()?;
+    ctx.require(Role::Admin)?;
+    let patch: SitePatch = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::patch_site(&state, tenant, &site_key, &patch).await?))
+}
+
+/// Delete an empty site (admin); refused while locations stand in it.
+#[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "delete_site",
+    status_codes(204, 401, 403, 404, 409, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 204, description = "site deleted"),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or site", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: locations (and so plants) stand in the site", body = ErrorBody),
+    ))]
+pub async fn delete_site(
+    site_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let ctx = depot.tenant_ctx()?;
+    ctx.require(Role::Admin)?;
+    service::delete_site(&state, &ctx.tenant, &site_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
 }

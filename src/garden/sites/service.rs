@@ -2,9 +2,9 @@
 
 use uuid::Uuid;
 
-use super::model::{NewSite, Site};
+use super::model::{NewSite, Site, SitePatch};
 use super::repo;
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 use crate::http::pagination::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
@@ -45,6 +45,17 @@ pub async fn create_site(
     tenant: &TenantRecord,
     new: &NewSite,
 ) -> Result<Site, AppError> {
+    create_site_checked(state, tenant, new, true).await
+}
+
+/// Creates a site; `write: false` runs every check (the name too) and writes nothing (a tool's
+/// dry run).
+pub async fn create_site_checked(
+    state: &AppState,
+    tenant: &TenantRecord,
+    new: &NewSite,
+    write: bool,
+) -> Result<Site, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
     let Some(site) = repo::insert(&mut tx, new).await? else {
         tx.rollback().await?;
@@ -53,6 +64,58 @@ pub async fn create_site(
             new.name
         )));
     };
+    if write {
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
+    }
+    Ok(site)
+}
+
+pub async fn patch_site(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+    patch: &SitePatch,
+) -> Result<Site, AppError> {
+    let id = Uuid::parse_str(key).map_err(|_| AppError::not_found("site"))?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    let current = repo::lock(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("site"))?;
+    let name = patch.name.clone().unwrap_or_else(|| current.name.clone());
+    if repo::name_taken(&mut tx, &name, id).await? {
+        return Err(AppError::duplicate(format!("a site named {name:?} exists")));
+    }
+    let site = repo::update(
+        &mut tx,
+        &current,
+        &name,
+        patch.kind.unwrap_or(current.kind),
+        &patch.description,
+    )
+    .await?
+    .ok_or_else(|| AppError::not_found("site"))?;
     tx.commit().await?;
     Ok(site)
+}
+
+/// Deletes an empty site: 409 `STATE_CONFLICT` while locations stand in it (plants stand in
+/// locations, so a site without locations has no plants).
+pub async fn delete_site(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<(), AppError> {
+    let id = Uuid::parse_str(key).map_err(|_| AppError::not_found("site"))?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if repo::lock(&mut tx, id).await?.is_none() {
+        return Err(AppError::not_found("site"));
+    }
+    let locations = repo::location_count(&mut tx, id).await?;
+    if locations > 0 {
+        return Err(AppError::new(
+            ErrorCode::StateConflict,
+            format!("the site has {locations} location(s); move or delete them first"),
+        ));
+    }
+    repo::delete(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(())
 }

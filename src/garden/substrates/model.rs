@@ -384,6 +384,8 @@ pub struct SubstrateBatch {
     pub label: String,
     pub volume_liters: Option<f64>,
     /// YYYY-MM-DD.
+    #[serde(with = "crate::rules::substrate_reuse::iso_date::option")]
+    #[salvo(schema(value_type = Option<String>, format = Date))]
     pub mixed_on: Option<Date>,
     /// Completed growing cycles.
     pub cycles_used: i32,

@@ -5,8 +5,10 @@ pub mod account;
 pub mod catalog;
 pub mod knowledge;
 pub mod phases;
+pub mod places;
 pub mod plants;
 pub mod runs;
+pub mod substrates;
 pub mod view;
 
 use super::registry::Tool;
@@ -44,6 +46,15 @@ pub static ALL: &[&Tool] = &[
     &plants::SET_PLANT_LOCATION,
     &plants::SET_PLANT_SUBSTRATE,
     &plants::TRANSITION_PLANT_PHASE,
+    &places::GET_LOCATION,
+    &substrates::LIST_SUBSTRATES,
+    &substrates::GET_SUBSTRATE,
+    &substrates::PREVIEW_SUBSTRATE_MIX,
+    &substrates::LIST_SUBSTRATE_BATCHES,
+    &substrates::GET_SUBSTRATE_BATCH,
+    &substrates::CHECK_BATCH_REUSABILITY,
+    &substrates::CREATE_SUBSTRATE_MIX,
+    &places::CREATE_SITE,
 ];
 
 #[cfg(test)]

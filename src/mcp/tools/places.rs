@@ -1,0 +1,210 @@
+//! Place tools: a location with what stands in it, and the setup tool that creates a site.
+//! Both call the same services as the REST routes.
+
+use serde_json::{Value, json};
+
+use super::view::compact;
+use crate::error::AppError;
+use crate::garden::places::model::{Location, LocationDetail, Slot};
+use crate::garden::places::service as places;
+use crate::garden::sites::model::{NewSite, SiteKind};
+use crate::garden::sites::service as sites;
+use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::envelope::{ToolError, ToolOutput};
+use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
+use crate::tenancy::TenantRecord;
+use crate::tool_handler;
+
+/// The garden a tenant-scoped call is bound to (the dispatcher always binds one).
+pub fn bound<'a>(ctx: &'a Ctx<'_>) -> Result<&'a TenantRecord, ToolError> {
+    ctx.tenant
+        .as_ref()
+        .map(|t| &t.record)
+        .ok_or_else(|| ToolError::not_found("tenant"))
+}
+
+/// A service error as a tool error, with field names as the tool's arguments name them
+/// (`components[0].fraction`, not `body.components[0].fraction`).
+pub fn tool_error(err: AppError) -> ToolError {
+    let mut e = ToolError::from(err);
+    if let Some(Value::Array(details)) = e.details.as_mut() {
+        for d in details {
+            if let Some(f) = d.get("field").and_then(Value::as_str)
+                && let Some(rest) = f.strip_prefix("body.")
+            {
+                d["field"] = json!(rest);
+            }
+        }
+    }
+    e
+}
+
+fn location_view(l: &Location) -> Value {
+    compact(
+        json!({
+            "location_key": l.key,
+            "name": l.name,
+            "kind": l.kind,
+            "site_key": l.site_key,
+            "parent_key": l.parent_key,
+            "depth": l.depth,
+            "description": l.description,
+        }),
+        &["parent_key", "kind"],
+    )
+}
+
+fn slot_view(s: &Slot) -> Value {
+    compact(
+        json!({
+            "slot_key": s.key,
+            "code": s.code,
+            "capacity": s.capacity,
+            "live_plants": s.live_plants,
+            "free": (i64::from(s.capacity) - s.live_plants).max(0),
+            "position_x": s.position_x,
+            "position_y": s.position_y,
+            "neighbour_keys": s.neighbour_keys,
+        }),
+        &["neighbour_keys"],
+    )
+}
+
+fn detail_data(d: &LocationDetail, site_name: Option<&str>) -> Value {
+    let mut v = location_view(&d.location);
+    v["site_name"] = json!(site_name);
+    v["live_plants"] = json!(d.live_plants);
+    v["children"] = d.children.iter().map(location_view).collect();
+    v["slots"] = d.slots.iter().map(slot_view).collect();
+    v
+}
+
+pub static GET_LOCATION: Tool = Tool {
+    name: "get_location",
+    title: "A location and what is in it",
+    description: "One location of the garden (a room, bed, shelf, box): its name, kind, site \
+                  (key and name), parent location and depth in the site's tree, the live plants \
+                  standing in it, its child locations, and its slots with capacity, live plants, \
+                  free places and neighbour slots (adjacency used by the companion check). A \
+                  location key of another garden is not_found.",
+    permission: Permission::Read,
+    scope: Scope::Tenant,
+    args: &[Arg::required("location_key", KEY, "Location key.")],
+    run: tool_handler!(get_location),
+};
+
+async fn get_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let tenant = bound(ctx)?;
+    let key = args.key("location_key");
+    let d = places::get_location(ctx.state, tenant, key)
+        .await
+        .map_err(tool_error)?;
+    let site = sites::get_site(ctx.state, tenant, &d.location.site_key.to_string())
+        .await
+        .ok();
+    let site_name = site.as_ref().map(|s| s.name.as_str());
+    let free: i64 = d
+        .slots
+        .iter()
+        .map(|s| (i64::from(s.capacity) - s.live_plants).max(0))
+        .sum();
+    let summary = format!(
+        "{} ({}) in site {}: {} live plant(s), {} child location(s), {} slot(s) with {free} free \
+         place(s).",
+        d.location.name,
+        d.location.kind.as_deref().unwrap_or("no kind"),
+        site_name.unwrap_or("?"),
+        d.live_plants,
+        d.children.len(),
+        d.slots.len(),
+    );
+    let slug = tenant.slug.as_str();
+    Ok(ToolOutput::new(summary, detail_data(&d, site_name))
+        .link_api(format!("/api/v1/t/{slug}/locations/{key}"))
+        .link_ui(format!("/t/{slug}/locations/{key}")))
+}
+
+const SITE_KINDS: &[&str] = &[
+    "apartment",
+    "garden",
+    "balcony",
+    "greenhouse",
+    "windowsill",
+    "grow_tent",
+];
+
+pub static CREATE_SITE: Tool = Tool {
+    name: "create_site",
+    title: "Create a site",
+    description: "Creates a site: the root of a garden's places, of kind apartment, garden, \
+                  balcony, greenhouse, windowsill or grow_tent (default apartment). Names are \
+                  unique per garden (case-insensitive); a taken name is conflict.state. \
+                  Locations and slots are then added on the REST routes. dry_run: true checks \
+                  everything and creates nothing. Needs mcp.setup (the garden's admins).",
+    permission: Permission::Setup,
+    scope: Scope::Tenant,
+    args: &[
+        Arg::required(
+            "name",
+            ArgKind::Text { min: 1, max: 120 },
+            "Site name, up to 120 characters.",
+        ),
+        Arg::optional(
+            "kind",
+            ArgKind::Choice {
+                values: SITE_KINDS,
+                default: Some("apartment"),
+            },
+            "Kind of site.",
+        ),
+        Arg::optional(
+            "description",
+            ArgKind::Text { min: 1, max: 2000 },
+            "Free text, up to 2000 characters.",
+        ),
+    ],
+    run: tool_handler!(create_site),
+};
+
+async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let tenant = bound(ctx)?;
+    let new = NewSite {
+        name: args.key("name").to_owned(),
+        kind: SiteKind::parse(args.text("kind").unwrap_or("apartment")).unwrap_or(SiteKind::Apartment),
+        description: args.text("description").map(str::to_owned),
+    };
+    let site = sites::create_site_checked(ctx.state, tenant, &new, !ctx.dry_run)
+        .await
+        .map_err(tool_error)?;
+    let mut data = compact(
+        json!({
+            "site_key": site.key,
+            "name": site.name,
+            "kind": site.kind,
+            "description": site.description,
+        }),
+        &[],
+    );
+    let slug = tenant.slug.as_str();
+    if ctx.dry_run {
+        // The key of a site that was not created would name nothing.
+        if let Some(m) = data.as_object_mut() {
+            m.remove("site_key");
+        }
+        return Ok(ToolOutput::new(
+            format!(
+                "Dry run: site {} ({}) can be created; nothing was written.",
+                site.name,
+                site.kind.as_str()
+            ),
+            data,
+        )
+        .link_api(format!("/api/v1/t/{slug}/sites")));
+    }
+    Ok(ToolOutput::new(
+        format!("Created site {} ({}).", site.name, site.kind.as_str()),
+        data,
+    )
+    .link_api(format!("/api/v1/t/{slug}/sites/{}", site.key))
+    .link_ui(format!("/t/{slug}/sites/{}", site.key)))
+}
