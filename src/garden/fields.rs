@@ -78,7 +78,11 @@ fn number_in(f: &mut JsonFields, name: &str, v: &Value, min: f64, max: f64) -> O
     match v.as_f64() {
         Some(n) if (min..=max).contains(&n) => Some(n),
         Some(_) => {
-            f.reject_field(name, format!("must be between {min} and {max}"), "value_error");
+            f.reject_field(
+                name,
+                format!("must be between {min} and {max}"),
+                "value_error",
+            );
             None
         }
         None => {
@@ -89,7 +93,12 @@ fn number_in(f: &mut JsonFields, name: &str, v: &Value, min: f64, max: f64) -> O
 }
 
 /// An optional number within bounds; absent and null mean none.
-pub fn opt_number(f: &mut JsonFields, name: &'static str, min: f64, max: f64) -> Option<Option<f64>> {
+pub fn opt_number(
+    f: &mut JsonFields,
+    name: &'static str,
+    min: f64,
+    max: f64,
+) -> Option<Option<f64>> {
     match f.raw(name) {
         None | Some(Value::Null) => Some(None),
         Some(v) => number_in(f, name, &v, min, max).map(Some),
@@ -97,7 +106,12 @@ pub fn opt_number(f: &mut JsonFields, name: &'static str, min: f64, max: f64) ->
 }
 
 /// A patch of a number: absent keeps, null clears.
-pub fn patch_number(f: &mut JsonFields, name: &'static str, min: f64, max: f64) -> Option<Patch<f64>> {
+pub fn patch_number(
+    f: &mut JsonFields,
+    name: &'static str,
+    min: f64,
+    max: f64,
+) -> Option<Patch<f64>> {
     match f.raw(name) {
         None => Some(Patch::Keep),
         Some(Value::Null) => Some(Patch::Clear),
@@ -109,7 +123,11 @@ fn int_in(f: &mut JsonFields, name: &str, v: &Value, min: i64, max: i64) -> Opti
     match v.as_i64() {
         Some(n) if (min..=max).contains(&n) => Some(n),
         Some(_) => {
-            f.reject_field(name, format!("must be between {min} and {max}"), "value_error");
+            f.reject_field(
+                name,
+                format!("must be between {min} and {max}"),
+                "value_error",
+            );
             None
         }
         None => {
@@ -129,11 +147,20 @@ pub fn patch_int(f: &mut JsonFields, name: &'static str, min: i64, max: i64) -> 
 }
 
 /// A patch of an integer that cannot be cleared: absent keeps, null is refused.
-pub fn patch_required_int(f: &mut JsonFields, name: &'static str, min: i64, max: i64) -> Option<Option<i64>> {
+pub fn patch_required_int(
+    f: &mut JsonFields,
+    name: &'static str,
+    min: i64,
+    max: i64,
+) -> Option<Option<i64>> {
     match f.raw(name) {
         None => Some(None),
         Some(Value::Null) => {
-            f.reject_field(name, "cannot be null; omit it to keep the value", "type_error");
+            f.reject_field(
+                name,
+                "cannot be null; omit it to keep the value",
+                "type_error",
+            );
             None
         }
         Some(v) => int_in(f, name, &v, min, max).map(Some),
@@ -141,7 +168,11 @@ pub fn patch_required_int(f: &mut JsonFields, name: &'static str, min: i64, max:
 }
 
 /// A value from a fixed list, optional for creates: absent and null mean none.
-pub fn opt_choice<T: Copy>(f: &mut JsonFields, name: &'static str, options: &[(&str, T)]) -> Option<Option<T>> {
+pub fn opt_choice<T: Copy>(
+    f: &mut JsonFields,
+    name: &'static str,
+    options: &[(&str, T)],
+) -> Option<Option<T>> {
     match patch_choice(f, name, options)? {
         Patch::Keep | Patch::Clear => Some(None),
         Patch::Set(v) => Some(Some(v)),
@@ -149,7 +180,11 @@ pub fn opt_choice<T: Copy>(f: &mut JsonFields, name: &'static str, options: &[(&
 }
 
 /// A patch of a value from a fixed list: absent keeps, null clears.
-pub fn patch_choice<T: Copy>(f: &mut JsonFields, name: &'static str, options: &[(&str, T)]) -> Option<Patch<T>> {
+pub fn patch_choice<T: Copy>(
+    f: &mut JsonFields,
+    name: &'static str,
+    options: &[(&str, T)],
+) -> Option<Patch<T>> {
     match f.raw(name) {
         None => Some(Patch::Keep),
         Some(Value::Null) => Some(Patch::Clear),
@@ -159,7 +194,11 @@ pub fn patch_choice<T: Copy>(f: &mut JsonFields, name: &'static str, options: &[
                 .and_then(|s| options.iter().find(|(n, _)| *n == s).map(|(_, t)| *t));
             if found.is_none() {
                 let allowed: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-                f.reject_field(name, format!("must be one of: {}", allowed.join(", ")), "value_error");
+                f.reject_field(
+                    name,
+                    format!("must be one of: {}", allowed.join(", ")),
+                    "value_error",
+                );
             }
             found.map(Patch::Set)
         }
@@ -193,13 +232,21 @@ pub fn key_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Ve
         return None;
     };
     if items.len() > max {
-        f.reject_field(name, format!("must have at most {max} entries"), "value_error");
+        f.reject_field(
+            name,
+            format!("must have at most {max} entries"),
+            "value_error",
+        );
         return None;
     }
     let mut keys = Vec::with_capacity(items.len());
     for item in items {
         let Some(k) = as_key(item) else {
-            f.reject_field(name, "every entry must be a record key (UUID)", "value_error");
+            f.reject_field(
+                name,
+                "every entry must be a record key (UUID)",
+                "value_error",
+            );
             return None;
         };
         if !keys.contains(&k) {

@@ -350,7 +350,11 @@ mod tests {
             let mut p2 = props("soil", 6.5, 0.5, 25.0);
             p2.water_retention = Some(b.into());
             let mix = preview(&[comp("a", fa, &p1), comp("b", 1.0 - fa, &p2)]).expect("mix");
-            assert_eq!(mix.water_retention.as_deref(), Some(expected), "{a}/{b} {fa}");
+            assert_eq!(
+                mix.water_retention.as_deref(),
+                Some(expected),
+                "{a}/{b} {fa}"
+            );
         }
         let mut reusable = props("clay_pebbles", 7.0, 0.1, 40.0);
         reusable.reusable = true;

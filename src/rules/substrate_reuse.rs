@@ -240,20 +240,55 @@ mod tests {
     fn the_rules_in_order() {
         // (substrate, batch, can_reuse, first issue contains)
         let cases: &[(SubstrateFacts<'_>, BatchFacts<'_>, bool, &str)] = &[
-            (sub("peat", true, 5), batch(0, &[], None), false, "disposable"),
-            (sub("rockwool_plug", true, 5), batch(0, &[], None), false, "disposable"),
-            (sub("soil", false, 1), batch(0, &[], None), false, "not reusable"),
+            (
+                sub("peat", true, 5),
+                batch(0, &[], None),
+                false,
+                "disposable",
+            ),
+            (
+                sub("rockwool_plug", true, 5),
+                batch(0, &[], None),
+                false,
+                "disposable",
+            ),
+            (
+                sub("soil", false, 1),
+                batch(0, &[], None),
+                false,
+                "not reusable",
+            ),
             (sub("coco", true, 3), batch(3, &[], None), false, "(3/3)"),
             (sub("coco", true, 3), batch(4, &[], None), false, "(4/3)"),
             (sub("coco", true, 3), batch(2, &[], None), true, ""),
             // coco threshold 0.3: [5.5, 6.0] sd 0.354 → issue; living soil 0.7 tolerates it.
-            (sub("coco", true, 3), batch(0, &[5.5, 6.0], None), false, "pH unstable"),
-            (sub("living_soil", true, 5), batch(0, &[5.5, 6.0], None), true, ""),
+            (
+                sub("coco", true, 3),
+                batch(0, &[5.5, 6.0], None),
+                false,
+                "pH unstable",
+            ),
+            (
+                sub("living_soil", true, 5),
+                batch(0, &[5.5, 6.0], None),
+                true,
+                "",
+            ),
             // One reading says nothing about stability.
             (sub("coco", true, 3), batch(0, &[4.0], None), true, ""),
             // EC drift: 2.0 − 0.5 = 1.5 is not above the limit; 2.01 is.
-            (sub("clay_pebbles", true, 10), batch(1, &[], Some(2.0)), true, ""),
-            (sub("clay_pebbles", true, 10), batch(1, &[], Some(2.01)), false, "EC drift"),
+            (
+                sub("clay_pebbles", true, 10),
+                batch(1, &[], Some(2.0)),
+                true,
+                "",
+            ),
+            (
+                sub("clay_pebbles", true, 10),
+                batch(1, &[], Some(2.01)),
+                false,
+                "EC drift",
+            ),
         ];
         for (i, (s, b, can, issue)) in cases.iter().enumerate() {
             let r = check(*s, *b, NOW);

@@ -5,7 +5,7 @@
 use kultiva::garden::places::model::{NewLocation, NewSlot, Neighbours};
 use kultiva::garden::places::service as places;
 use kultiva::tenancy::TenantRecord;
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::support::TestApp;

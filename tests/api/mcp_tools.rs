@@ -46,15 +46,34 @@ const ALL_TOOLS: &[&str] = &[
     "set_plant_location",
     "set_plant_substrate",
     "transition_plant_phase",
+    "get_location",
+    "list_substrates",
+    "get_substrate",
+    "preview_substrate_mix",
+    "list_substrate_batches",
+    "get_substrate_batch",
+    "check_batch_reusability",
+    "create_substrate_mix",
+    "create_site",
 ];
 
-/// The garden write tools (mcp.write): the matrix calls them as dry runs.
-const WRITE_TOOLS: &[&str] = &[
-    "archive_plant",
-    "set_plant_location",
-    "set_plant_substrate",
-    "transition_plant_phase",
-];
+/// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
+fn permission_of(tool: &str) -> &'static str {
+    match tool {
+        "assign_species_phase_sequence" | "create_site" => "mcp.setup",
+        "create_substrate_mix"
+        | "archive_plant"
+        | "set_plant_location"
+        | "set_plant_substrate"
+        | "transition_plant_phase" => "mcp.write",
+        _ => "mcp.read",
+    }
+}
+
+/// Tools whose calls in the matrix run as dry runs (no side effects).
+fn writes(tool: &str) -> bool {
+    permission_of(tool) != "mcp.read"
+}
 
 /// Arguments that make the plant tools succeed in `tenant`: a plant in a slot of a fresh
 /// location, a second free slot, a usable batch.
@@ -1775,8 +1794,53 @@ async fn mcp_tools_assign_species_phase_sequence() {
     }
 }
 
+/// Garden fixtures in `tenant` for the place and substrate tools, made over REST with `key`
+/// (an admin's): (location key, global substrate key, batch key).
+async fn garden_fixtures(
+    app: &TestApp,
+    key: &str,
+    tenant: &TenantRecord,
+) -> (String, String, String) {
+    let slug = tenant.slug.as_str();
+    let post = |path: String, body: Value| async move {
+        let res = app
+            .call(Method::POST, &path, Some(&bearer(key)), Some(&body))
+            .await;
+        assert_eq!(res.status().as_u16(), 201, "{path}");
+        res.json::<Value>().await.expect("json")
+    };
+    let site = post(
+        format!("/api/v1/t/{slug}/sites/"),
+        json!({"name": "Matrix balcony", "kind": "balcony"}),
+    )
+    .await;
+    let location = post(
+        format!("/api/v1/t/{slug}/locations/"),
+        json!({"site_key": site["key"], "name": "Box 1", "kind": "container"}),
+    )
+    .await;
+    let substrate = crate::substrates::global_substrate(app, "coco", 5.8, true, 3).await;
+    let batch = post(
+        format!("/api/v1/t/{slug}/substrate-batches/"),
+        json!({"substrate_key": substrate, "label": "Matrix batch"}),
+    )
+    .await;
+    (
+        location["key"].as_str().expect("key").to_owned(),
+        substrate,
+        batch["key"].as_str().expect("key").to_owned(),
+    )
+}
+
 /// Arguments that make each tool succeed (fixture content; `species` is one the test owns).
-async fn valid_args(app: &TestApp, key: &str, species: &str) -> Vec<(&'static str, Value)> {
+async fn valid_args(
+    app: &TestApp,
+    key: &str,
+    species: &str,
+    tenant: &TenantRecord,
+) -> Vec<(&'static str, Value)> {
+    let (location, substrate, batch) = garden_fixtures(app, key, tenant).await;
+    let other = crate::substrates::global_substrate(app, "perlite", 7.0, true, 3).await;
     let tomato = species_key(app, key, "fixtura%20tomatoides").await;
     let cultivars = ok(app, key, "list_cultivars", json!({"species_key": tomato})).await;
     let pests = ok(app, key, "list_pests", json!({"query": "fixturia"})).await;
@@ -1825,6 +1889,30 @@ async fn valid_args(app: &TestApp, key: &str, species: &str) -> Vec<(&'static st
             "assign_species_phase_sequence",
             json!({"species_key": species, "sequence_key": fern}),
         ),
+        ("get_location", json!({"location_key": location})),
+        ("list_substrates", json!({"limit": 5})),
+        ("get_substrate", json!({"substrate_key": substrate})),
+        (
+            "preview_substrate_mix",
+            json!({"components": [
+                {"substrate_key": substrate, "fraction": 0.7},
+                {"substrate_key": other, "fraction": 0.3}
+            ]}),
+        ),
+        ("list_substrate_batches", json!({})),
+        ("get_substrate_batch", json!({"batch_key": batch})),
+        ("check_batch_reusability", json!({"batch_key": batch})),
+        (
+            "create_substrate_mix",
+            json!({"name_en": "Matrix mix", "components": [
+                {"substrate_key": substrate, "fraction": 0.5},
+                {"substrate_key": other, "fraction": 0.5}
+            ]}),
+        ),
+        (
+            "create_site",
+            json!({"name": "Matrix greenhouse", "kind": "greenhouse"}),
+        ),
     ]
 }
 
@@ -1863,13 +1951,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         .collect();
     assert_eq!(names, ALL_TOOLS);
     for t in listing["tools"].as_array().expect("tools") {
-        let want = if t["name"] == "assign_species_phase_sequence" {
-            "mcp.setup"
-        } else if t["name"].as_str().is_some_and(|n| WRITE_TOOLS.contains(&n)) {
-            "mcp.write"
-        } else {
-            "mcp.read"
-        };
+        let want = permission_of(t["name"].as_str().unwrap_or_default());
         assert_eq!(t["permission"], want, "{}", t["name"]);
         assert_eq!(t["input_schema"]["additionalProperties"], false);
         assert!(
@@ -1879,8 +1961,14 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
     }
 
-    let mut calls = valid_args(&app, &admin, &species).await;
-    calls.extend(plant_args(&app, &a).await);
+    let mut calls = valid_args(&app, &admin, &species, &a).await;
+    // The plant tools stand between the catalogue tools and the place tools in the registry.
+    let at = calls
+        .iter()
+        .position(|(n, _)| *n == "get_location")
+        .unwrap_or(calls.len());
+    let plant_calls = plant_args(&app, &a).await;
+    calls.splice(at..at, plant_calls);
     assert_eq!(calls.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ALL_TOOLS);
     // Every tool refuses an unknown argument and a wrongly typed one, naming them.
     for (tool, args) in &calls {
@@ -1903,17 +1991,20 @@ async fn mcp_tools_tenant_isolation_matrix() {
     for (tool, args) in &calls {
         let mut in_a = args.clone();
         in_a["tenant"] = json!(a.slug.as_str());
-        let writes = WRITE_TOOLS.contains(tool);
-        if *tool == "assign_species_phase_sequence" || writes {
-            // Keep the matrix free of side effects; the real write is tested above.
+        if writes(tool) {
+            // Keep the matrix free of side effects; the real writes are tested elsewhere.
             in_a["dry_run"] = json!(true);
         }
         for (role, key) in &keys {
             let (status, body) = call(&app, key, tool, in_a.clone()).await;
-            // The setup tool binds the platform garden, so no role in A reaches it; the write
-            // tools need mcp.write (grower and admin).
-            let allowed = *tool != "assign_species_phase_sequence"
-                && !(writes && *role == Role::Viewer);
+            // The catalogue setup tool binds the platform garden, so no role in A reaches it;
+            // the garden's write and setup tools follow the role in A.
+            let allowed = match permission_of(tool) {
+                _ if *tool == "assign_species_phase_sequence" => false,
+                "mcp.setup" => *role == Role::Admin,
+                "mcp.write" => *role != Role::Viewer,
+                _ => true,
+            };
             if allowed {
                 assert_eq!(status, 200, "{tool} as {role:?}: {body}");
             } else {
@@ -1938,7 +2029,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
         // The same key in its own garden: whatever it answers, nothing of A.
         let mut own_args = args.clone();
-        if *tool == "assign_species_phase_sequence" || WRITE_TOOLS.contains(tool) {
+        if writes(tool) {
             own_args["dry_run"] = json!(true);
         }
         let (_, own) = call(&app, &outsider, tool, own_args).await;

@@ -122,11 +122,18 @@ pub struct LocationCreateBody {
     /// A location of the same site to hang below; omitted or null: directly under the site.
     pub parent_key: Option<Uuid>,
     /// Up to 120 characters, unique within the site (case-insensitive).
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
     #[salvo(schema(value_type = Option<LocationKind>))]
     pub kind: Option<String>,
-    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub description: Option<String>,
 }
 
@@ -163,11 +170,18 @@ impl FromJson for NewLocation {
 pub struct LocationPatchBody {
     pub site_key: Option<Uuid>,
     pub parent_key: Option<Uuid>,
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: Option<String>,
     #[salvo(schema(value_type = Option<LocationKind>))]
     pub kind: Option<String>,
-    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub description: Option<String>,
 }
 
@@ -190,9 +204,8 @@ impl FromJson for LocationPatch {
             None => Some(Patch::Keep),
             Some(serde_json::Value::Null) => Some(Patch::Clear),
             Some(v) => {
-                let mut inner = JsonFields::new(
-                    [("description".to_owned(), v)].into_iter().collect(),
-                );
+                let mut inner =
+                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
                 match inner.opt_long_text("description", DESCRIPTION_MAX) {
                     Some(Some(t)) => Some(Patch::Set(t)),
                     Some(None) => Some(Patch::Clear),

@@ -10,8 +10,7 @@ use crate::http::json::Patch;
 use crate::http::pagination::PageRequest;
 use crate::tenancy::TenantTx;
 
-const LOC_COLUMNS: &str =
-    "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, l.created_at, l.updated_at";
+const LOC_COLUMNS: &str = "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, l.created_at, l.updated_at";
 
 fn decode_location(row: &PgRow) -> Result<Location, sqlx::Error> {
     Ok(Location {
@@ -34,10 +33,13 @@ pub struct LocationFilter {
     pub parent: Option<Uuid>,
 }
 
-const LOC_WHERE: &str = "($1::uuid IS NULL OR l.site_id = $1) AND ($2::uuid IS NULL OR l.parent_id = $2)";
+const LOC_WHERE: &str =
+    "($1::uuid IS NULL OR l.site_id = $1) AND ($2::uuid IS NULL OR l.parent_id = $2)";
 
 pub async fn count_locations(tx: &mut TenantTx, f: LocationFilter) -> Result<i64, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT count(*) FROM locations l WHERE {LOC_WHERE}"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM locations l WHERE {LOC_WHERE}"
+    ));
     sqlx::query_scalar(sql)
         .bind(f.site)
         .bind(f.parent)
@@ -65,7 +67,9 @@ pub async fn list_locations(
 }
 
 pub async fn get_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1"
+    ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_location).transpose()
 }
@@ -74,6 +78,16 @@ pub async fn get_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location
 pub async fn lock_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1 FOR UPDATE"
+    ));
+    let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
+    row.as_ref().map(decode_location).transpose()
+}
+
+/// The location, held against a concurrent delete or move until the transaction ends (a
+/// placement waits for a delete in flight and then sees the location gone).
+pub async fn share_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1 FOR KEY SHARE"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_location).transpose()
@@ -230,12 +244,10 @@ pub async fn delete_location(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Er
 }
 
 pub async fn live_plants_in_location(tx: &mut TenantTx, id: Uuid) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT count(*) FROM plants WHERE location_id = $1 AND archived_at IS NULL",
-    )
-    .bind(id)
-    .fetch_one(tx.conn())
-    .await
+    sqlx::query_scalar("SELECT count(*) FROM plants WHERE location_id = $1 AND archived_at IS NULL")
+        .bind(id)
+        .fetch_one(tx.conn())
+        .await
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,10 +275,12 @@ fn decode_slot(row: &PgRow) -> Result<Slot, sqlx::Error> {
 }
 
 pub async fn count_slots(tx: &mut TenantTx, location: Option<Uuid>) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM slots s WHERE ($1::uuid IS NULL OR s.location_id = $1)")
-        .bind(location)
-        .fetch_one(tx.conn())
-        .await
+    sqlx::query_scalar(
+        "SELECT count(*) FROM slots s WHERE ($1::uuid IS NULL OR s.location_id = $1)",
+    )
+    .bind(location)
+    .fetch_one(tx.conn())
+    .await
 }
 
 pub async fn list_slots(
@@ -301,7 +315,9 @@ pub async fn slots_of(tx: &mut TenantTx, location: Uuid) -> Result<Vec<Slot>, sq
 }
 
 pub async fn get_slot(tx: &mut TenantTx, id: Uuid) -> Result<Option<Slot>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {SLOT_COLUMNS} FROM slots s WHERE s.id = $1"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {SLOT_COLUMNS} FROM slots s WHERE s.id = $1"
+    ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_slot).transpose()
 }
@@ -332,7 +348,11 @@ pub async fn insert_slot(tx: &mut TenantTx, new: &NewSlot) -> Result<Option<Uuid
     .await
 }
 
-pub async fn slot_code_taken(tx: &mut TenantTx, code: &str, except: Uuid) -> Result<bool, sqlx::Error> {
+pub async fn slot_code_taken(
+    tx: &mut TenantTx,
+    code: &str,
+    except: Uuid,
+) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM slots WHERE code = $1 AND id <> $2)")
         .bind(code)
         .bind(except)

@@ -227,7 +227,10 @@ pub async fn delete_location(
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: skip, limit or a key out of range", body = ErrorBody),
     ))]
-pub async fn list_slots(req: &mut Request, depot: &mut Depot) -> Result<Json<Page<Slot>>, AppError> {
+pub async fn list_slots(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<Slot>>, AppError> {
     let state = depot.app_state()?;
     let (page, keys) = page_and_keys(req, &["location_key"])?;
     let tenant = &depot.tenant_ctx()?.tenant;
@@ -244,7 +247,10 @@ pub async fn list_slots(req: &mut Request, depot: &mut Depot) -> Result<Json<Pag
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or slot", body = ErrorBody),
     ))]
-pub async fn get_slot(slot_key: PathParam<String>, depot: &mut Depot) -> Result<Json<Slot>, AppError> {
+pub async fn get_slot(
+    slot_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Slot>, AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(service::get_slot(&state, tenant, &slot_key).await?))

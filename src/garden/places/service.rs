@@ -52,7 +52,8 @@ pub fn parse_key(key: &str, what: &str) -> Result<Uuid, AppError> {
 /// Where a plant is to go: the location (with its site) and, when `slot_id` is given, the slot
 /// with its capacity, live plants and neighbours. Unknown location or slot: 404; a slot of
 /// another location or a full slot: 422 (`body.slot_key`). The slot row stays locked until the
-/// caller's transaction ends, so concurrent placements into one slot cannot overfill it.
+/// caller's transaction ends, so concurrent placements into one slot cannot overfill it, and the
+/// location is held against a concurrent delete.
 /// `live_plants` counts every live plant in the slot, including one the caller may be moving
 /// within the same slot (the caller decides about that case before calling).
 pub async fn placement_target(
@@ -60,7 +61,7 @@ pub async fn placement_target(
     location_id: Uuid,
     slot_id: Option<Uuid>,
 ) -> Result<PlacementTarget, AppError> {
-    let location = repo::get_location(tx, location_id)
+    let location = repo::share_location(tx, location_id)
         .await?
         .ok_or_else(|| AppError::not_found("location"))?;
     let Some(slot_id) = slot_id else {
@@ -78,10 +79,7 @@ pub async fn placement_target(
     if slot.location_key != location.key {
         return Err(invalid(
             "slot_key",
-            format!(
-                "slot {} is not in location {:?}",
-                slot.code, location.name
-            ),
+            format!("slot {} is not in location {:?}", slot.code, location.name),
         ));
     }
     if slot.live_plants >= i64::from(slot.capacity) {
@@ -167,7 +165,8 @@ pub async fn create_location(
     new: &NewLocation,
 ) -> Result<LocationDetail, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
-    if sites::get(&mut tx, new.site_id).await?.is_none() {
+    // Locked: a concurrent delete of the site waits and then sees this location.
+    if sites::lock(&mut tx, new.site_id).await?.is_none() {
         return Err(AppError::not_found("site"));
     }
     let depth = match new.parent_id {
@@ -213,7 +212,7 @@ pub async fn patch_location(
         .ok_or_else(|| AppError::not_found("location"))?;
     let site = patch.site_id.unwrap_or(current.site_key);
     let site_changes = site != current.site_key;
-    if site_changes && sites::get(&mut tx, site).await?.is_none() {
+    if site_changes && sites::lock(&mut tx, site).await?.is_none() {
         return Err(AppError::not_found("site"));
     }
     // A move to another site without a parent puts the location directly under that site.
@@ -361,7 +360,11 @@ pub async fn list_slots(
     Ok(Page::new(items, total, page))
 }
 
-pub async fn get_slot(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<Slot, AppError> {
+pub async fn get_slot(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<Slot, AppError> {
     let id = parse_key(key, "slot")?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     let slot = repo::get_slot(&mut tx, id).await?;
@@ -375,7 +378,10 @@ pub async fn create_slot(
     new: &NewSlot,
 ) -> Result<Slot, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
-    if repo::lock_location(&mut tx, new.location_id).await?.is_none() {
+    if repo::lock_location(&mut tx, new.location_id)
+        .await?
+        .is_none()
+    {
         return Err(AppError::not_found("location"));
     }
     let Some(id) = repo::insert_slot(&mut tx, new).await? else {
@@ -421,7 +427,9 @@ pub async fn patch_slot(
         )]));
     }
     if repo::slot_code_taken(&mut tx, &code, id).await? {
-        return Err(AppError::duplicate(format!("a slot with code {code} exists")));
+        return Err(AppError::duplicate(format!(
+            "a slot with code {code} exists"
+        )));
     }
     repo::update_slot(
         &mut tx,
@@ -439,7 +447,11 @@ pub async fn patch_slot(
     Ok(slot)
 }
 
-pub async fn delete_slot(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<(), AppError> {
+pub async fn delete_slot(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<(), AppError> {
     let id = parse_key(key, "slot")?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     if !repo::lock_slot(&mut tx, id).await? {
@@ -470,7 +482,10 @@ pub async fn set_neighbours(
 ) -> Result<Slot, AppError> {
     let id = parse_key(key, "slot")?;
     if body.neighbour_keys.contains(&id) {
-        return Err(invalid("neighbour_keys", "a slot cannot be its own neighbour"));
+        return Err(invalid(
+            "neighbour_keys",
+            "a slot cannot be its own neighbour",
+        ));
     }
     let mut tx = TenantTx::begin(state, tenant).await?;
     if !repo::lock_slot(&mut tx, id).await? {

@@ -130,7 +130,11 @@ impl FromJson for SitePatch {
             Some(Patch::Keep) => Some(None),
             Some(Patch::Set(k)) => Some(Some(k)),
             Some(Patch::Clear) => {
-                f.reject_field("kind", "cannot be null; omit it to keep the value", "type_error");
+                f.reject_field(
+                    "kind",
+                    "cannot be null; omit it to keep the value",
+                    "type_error",
+                );
                 None
             }
             None => None,

@@ -66,17 +66,21 @@ pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, s
 
 /// Locks the site row until the transaction ends.
 pub async fn lock(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM sites WHERE id = $1 FOR UPDATE"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM sites WHERE id = $1 FOR UPDATE"
+    ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode).transpose()
 }
 
 pub async fn name_taken(tx: &mut TenantTx, name: &str, except: Uuid) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM sites WHERE lower(name) = lower($1) AND id <> $2)")
-        .bind(name)
-        .bind(except)
-        .fetch_one(tx.conn())
-        .await
+    sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM sites WHERE lower(name) = lower($1) AND id <> $2)",
+    )
+    .bind(name)
+    .bind(except)
+    .fetch_one(tx.conn())
+    .await
 }
 
 pub async fn update(

@@ -121,7 +121,9 @@ pub async fn update_site(
     ctx.require(Role::Admin)?;
     let patch: SitePatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::patch_site(&state, tenant, &site_key, &patch).await?))
+    Ok(Json(
+        service::patch_site(&state, tenant, &site_key, &patch).await?,
+    ))
 }
 
 /// Delete an empty site (admin); refused while locations stand in it.

@@ -102,7 +102,11 @@ pub async fn patch_site(
 
 /// Deletes an empty site: 409 `STATE_CONFLICT` while locations stand in it (plants stand in
 /// locations, so a site without locations has no plants).
-pub async fn delete_site(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<(), AppError> {
+pub async fn delete_site(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<(), AppError> {
     let id = Uuid::parse_str(key).map_err(|_| AppError::not_found("site"))?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     if repo::lock(&mut tx, id).await?.is_none() {

@@ -6,9 +6,7 @@ use uuid::Uuid;
 
 use crate::garden::fields;
 use crate::http::json::{FromJson, JsonFields, Patch};
-use crate::rules::substrate_mix::{
-    COMPONENTS_MAX, IRRIGATION, LEVELS, SubstrateProps, TYPES,
-};
+use crate::rules::substrate_mix::{COMPONENTS_MAX, IRRIGATION, LEVELS, SubstrateProps, TYPES};
 
 pub const NAME_MAX: usize = 120;
 pub const KEY_MAX: usize = 200;
@@ -111,11 +109,23 @@ fn choice_of(list: &'static [&'static str]) -> Vec<(&'static str, &'static str)>
 #[salvo(schema(name = "SubstrateCreate"))]
 pub struct SubstrateCreateBody {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name_de: Option<String>,
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub brand: Option<String>,
     #[salvo(schema(value_type = SubstrateType))]
     pub r#type: String,
@@ -148,7 +158,10 @@ pub struct SubstrateCreateBody {
     /// Default by type (domain rule).
     #[salvo(schema(value_type = Option<Irrigation>))]
     pub irrigation_strategy: Option<String>,
-    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub description: Option<String>,
 }
 
@@ -261,7 +274,11 @@ fn components(f: &mut JsonFields) -> Option<Vec<MixComponent>> {
         return None;
     };
     let Some(items) = v.as_array() else {
-        f.reject_field("components", "must be a list of {substrate_key, fraction}", "type_error");
+        f.reject_field(
+            "components",
+            "must be a list of {substrate_key, fraction}",
+            "type_error",
+        );
         return None;
     };
     if items.len() > COMPONENTS_MAX {
@@ -279,7 +296,9 @@ fn components(f: &mut JsonFields) -> Option<Vec<MixComponent>> {
             .get("substrate_key")
             .and_then(Value::as_str)
             .map(str::trim)
-            .filter(|k| !k.is_empty() && k.chars().count() <= KEY_MAX && !k.chars().any(char::is_control));
+            .filter(|k| {
+                !k.is_empty() && k.chars().count() <= KEY_MAX && !k.chars().any(char::is_control)
+            });
         let fraction = item.get("fraction").and_then(Value::as_f64);
         let extra = item
             .as_object()
@@ -295,11 +314,19 @@ fn components(f: &mut JsonFields) -> Option<Vec<MixComponent>> {
             continue;
         }
         if key.is_none() {
-            f.reject_field(&format!("components[{i}].substrate_key"), "must be a substrate key", "value_error");
+            f.reject_field(
+                &format!("components[{i}].substrate_key"),
+                "must be a substrate key",
+                "value_error",
+            );
             ok = false;
         }
         if fraction.is_none() {
-            f.reject_field(&format!("components[{i}].fraction"), "must be a number", "type_error");
+            f.reject_field(
+                &format!("components[{i}].fraction"),
+                "must be a number",
+                "type_error",
+            );
             ok = false;
         }
         if let (Some(k), Some(fr)) = (key, fraction) {
@@ -325,11 +352,22 @@ impl FromJson for MixRequest {
 #[salvo(schema(name = "SubstrateMixCreate"))]
 pub struct NewMix {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name_de: Option<String>,
-    #[salvo(schema(max_length = 2000, pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub description: Option<String>,
     #[salvo(schema(min_items = 2, max_items = 10))]
     pub components: Vec<MixComponent>,
@@ -413,7 +451,11 @@ pub struct BatchCreateBody {
     #[salvo(schema(min_length = 1, max_length = 200))]
     pub substrate_key: String,
     /// Up to 120 characters, unique per garden (case-insensitive).
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub label: String,
     #[salvo(schema(minimum = 0.01, maximum = 100000))]
     pub volume_liters: Option<f64>,
@@ -442,7 +484,11 @@ pub struct NewBatch {
 
 pub const VOLUME_MAX: f64 = 100_000.0;
 
-fn not_future(f: &mut JsonFields, name: &'static str, d: Option<Option<Date>>) -> Option<Option<Date>> {
+fn not_future(
+    f: &mut JsonFields,
+    name: &'static str,
+    d: Option<Option<Date>>,
+) -> Option<Option<Date>> {
     let d = d?;
     if let Some(date) = d
         && date > OffsetDateTime::now_utc().date()
@@ -480,7 +526,11 @@ impl FromJson for NewBatch {
 #[derive(Debug, Clone, ToSchema)]
 #[salvo(schema(name = "SubstrateBatchPatch"))]
 pub struct BatchPatchBody {
-    #[salvo(schema(min_length = 1, max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub label: Option<String>,
     /// Null clears.
     #[salvo(schema(minimum = 0.01, maximum = 100000))]

@@ -6,7 +6,9 @@ use sqlx::postgres::PgRow;
 use time::Date;
 use uuid::Uuid;
 
-use super::model::{NewBatch, Reading, StoredProps, Substrate, SubstrateBatch, SubstrateScope, TENANT_PREFIX};
+use super::model::{
+    NewBatch, Reading, StoredProps, Substrate, SubstrateBatch, SubstrateScope, TENANT_PREFIX,
+};
 use crate::http::json::Patch;
 use crate::http::pagination::PageRequest;
 use crate::tenancy::TenantTx;
@@ -80,7 +82,9 @@ pub async fn list_substrates(
 }
 
 pub async fn get_substrate(tx: &mut TenantTx, id: Uuid) -> Result<Option<Substrate>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {SUB_COLUMNS} FROM substrates WHERE id = $1"));
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {SUB_COLUMNS} FROM substrates WHERE id = $1"
+    ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_substrate).transpose()
 }
@@ -156,7 +160,10 @@ fn decode_batch(row: &PgRow) -> Result<SubstrateBatch, sqlx::Error> {
     })
 }
 
-pub async fn count_batches(tx: &mut TenantTx, substrate_key: Option<&str>) -> Result<i64, sqlx::Error> {
+pub async fn count_batches(
+    tx: &mut TenantTx,
+    substrate_key: Option<&str>,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT count(*) FROM substrate_batches b WHERE ($1::text IS NULL OR b.substrate_key = $1)",
     )
@@ -244,7 +251,11 @@ pub async fn insert_batch(
     Ok(id)
 }
 
-pub async fn label_taken(tx: &mut TenantTx, label: &str, except: Uuid) -> Result<bool, sqlx::Error> {
+pub async fn label_taken(
+    tx: &mut TenantTx,
+    label: &str,
+    except: Uuid,
+) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM substrate_batches WHERE lower(label) = lower($1) AND id <> $2)",
     )

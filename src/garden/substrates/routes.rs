@@ -71,11 +71,13 @@ pub async fn list_substrates(
         .map_err(|e| details.extend(e.details().iter().cloned()))
         .ok();
     let q = req.queries().get("q").cloned();
-    if q
-        .as_deref()
+    if q.as_deref()
         .is_some_and(|q| q.chars().count() > 100 || q.chars().any(char::is_control))
     {
-        details.push(query_error("q", "at most 100 characters, no control characters"));
+        details.push(query_error(
+            "q",
+            "at most 100 characters, no control characters",
+        ));
     }
     let scope = match req.queries().get("scope").map(String::as_str) {
         None => None,

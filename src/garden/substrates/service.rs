@@ -190,8 +190,7 @@ pub async fn list_substrates(
     if want_tenant {
         let mut tx = TenantTx::begin(state, tenant).await?;
         let q = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
-        tenant_total =
-            repo::count_substrates(&mut tx, q, query.substrate_type.as_deref()).await?;
+        tenant_total = repo::count_substrates(&mut tx, q, query.substrate_type.as_deref()).await?;
         let room = page.limit - i64::try_from(items.len()).unwrap_or(page.limit);
         let skip = (page.skip - global_total).max(0);
         if room > 0 && tenant_total > skip {
@@ -246,9 +245,9 @@ async fn compute_mix(
 ) -> Result<SubstrateProps, AppError> {
     let mut resolved = Vec::with_capacity(components.len());
     for c in components {
-        let s = resolve(state, tx, &c.substrate_key).await?.ok_or_else(|| {
-            AppError::not_found(&format!("substrate {}", c.substrate_key))
-        })?;
+        let s = resolve(state, tx, &c.substrate_key)
+            .await?
+            .ok_or_else(|| AppError::not_found(&format!("substrate {}", c.substrate_key)))?;
         resolved.push(s);
     }
     let parts: Vec<Component<'_>> = components

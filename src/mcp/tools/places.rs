@@ -170,7 +170,8 @@ async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError>
     let tenant = bound(ctx)?;
     let new = NewSite {
         name: args.key("name").to_owned(),
-        kind: SiteKind::parse(args.text("kind").unwrap_or("apartment")).unwrap_or(SiteKind::Apartment),
+        kind: SiteKind::parse(args.text("kind").unwrap_or("apartment"))
+            .unwrap_or(SiteKind::Apartment),
         description: args.text("description").map(str::to_owned),
     };
     let site = sites::create_site_checked(ctx.state, tenant, &new, !ctx.dry_run)

@@ -101,7 +101,11 @@ pub static LIST_SUBSTRATES: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
-        Arg::optional("query", args::QUERY, "Part of a name (English or German) or brand."),
+        Arg::optional(
+            "query",
+            args::QUERY,
+            "Part of a name (English or German) or brand.",
+        ),
         Arg::optional(
             "scope",
             ArgKind::Choice {
@@ -270,10 +274,8 @@ async fn create_substrate_mix(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, T
         .link_api(format!("/api/v1/t/{slug}/substrates/mixes")));
     }
     Ok(
-        ToolOutput::new(format!("Stored the mix {}.", substrate_line(&s)), data).link_api(format!(
-            "/api/v1/t/{slug}/substrates/{}",
-            s.key
-        )),
+        ToolOutput::new(format!("Stored the mix {}.", substrate_line(&s)), data)
+            .link_api(format!("/api/v1/t/{slug}/substrates/{}", s.key)),
     )
 }
 
@@ -327,11 +329,16 @@ async fn list_substrate_batches(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
         .await
         .map_err(tool_error)?;
     let items: Vec<Value> = listed.items.iter().map(batch_view).collect();
-    let summary = format!("{}.", counted(items.len(), listed.total, "substrate batch(es)"));
-    Ok(ToolOutput::new(summary, paged(items, listed.total, page)).link_api(format!(
-        "/api/v1/t/{}/substrate-batches",
-        tenant.slug.as_str()
-    )))
+    let summary = format!(
+        "{}.",
+        counted(items.len(), listed.total, "substrate batch(es)")
+    );
+    Ok(
+        ToolOutput::new(summary, paged(items, listed.total, page)).link_api(format!(
+            "/api/v1/t/{}/substrate-batches",
+            tenant.slug.as_str()
+        )),
+    )
 }
 
 pub static GET_SUBSTRATE_BATCH: Tool = Tool {
@@ -353,9 +360,11 @@ async fn get_substrate_batch(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, To
         .await
         .map_err(tool_error)?;
     let slug = tenant.slug.as_str();
-    Ok(ToolOutput::new(format!("{}.", batch_line(&b)), batch_view(&b))
-        .link_api(format!("/api/v1/t/{slug}/substrate-batches/{key}"))
-        .link_ui(format!("/t/{slug}/substrate-batches/{key}")))
+    Ok(
+        ToolOutput::new(format!("{}.", batch_line(&b)), batch_view(&b))
+            .link_api(format!("/api/v1/t/{slug}/substrate-batches/{key}"))
+            .link_ui(format!("/t/{slug}/substrate-batches/{key}")),
+    )
 }
 
 pub static CHECK_BATCH_REUSABILITY: Tool = Tool {
