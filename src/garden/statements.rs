@@ -72,7 +72,10 @@ impl std::fmt::Debug for GardenTx {
 }
 
 impl GardenTx {
-    pub async fn begin(state: &AppState, tenant: &TenantRecord) -> Result<Self, crate::error::AppError> {
+    pub async fn begin(
+        state: &AppState,
+        tenant: &TenantRecord,
+    ) -> Result<Self, crate::error::AppError> {
         Ok(Self {
             tx: TenantTx::begin(state, tenant).await?,
             tenant: tenant.id,

@@ -105,10 +105,34 @@ mod tests {
         // (case, planned species, neighbours, conflicting plants, benefiting plants best first)
         let cases: Vec<(&str, &str, Vec<Neighbour>, Vec<&str>, Vec<&str>)> = vec![
             ("no neighbours", "tomato", vec![], vec![], vec![]),
-            ("unrelated neighbour", "tomato", vec![n("p1", "carrot")], vec![], vec![]),
-            ("same species", "tomato", vec![n("p1", "tomato")], vec![], vec![]),
-            ("incompatible, listed the other way round", "tomato", vec![n("p1", "fennel")], vec!["p1"], vec![]),
-            ("incompatible as the planned one", "fennel", vec![n("p1", "tomato")], vec!["p1"], vec![]),
+            (
+                "unrelated neighbour",
+                "tomato",
+                vec![n("p1", "carrot")],
+                vec![],
+                vec![],
+            ),
+            (
+                "same species",
+                "tomato",
+                vec![n("p1", "tomato")],
+                vec![],
+                vec![],
+            ),
+            (
+                "incompatible, listed the other way round",
+                "tomato",
+                vec![n("p1", "fennel")],
+                vec!["p1"],
+                vec![],
+            ),
+            (
+                "incompatible as the planned one",
+                "fennel",
+                vec![n("p1", "tomato")],
+                vec!["p1"],
+                vec![],
+            ),
             (
                 "benefits best first",
                 "tomato",

@@ -159,7 +159,12 @@ pub fn decide(seq: &Sequence, current: Current, target: &str) -> Result<Decision
 mod tests {
     use super::*;
 
-    const fn e(phase_key: &'static str, order: i64, terminal: bool, recurring: bool) -> Entry<'static> {
+    const fn e(
+        phase_key: &'static str,
+        order: i64,
+        terminal: bool,
+        recurring: bool,
+    ) -> Entry<'static> {
         Entry {
             phase_key,
             order,
@@ -217,48 +222,144 @@ mod tests {
     fn transitions_table() {
         use Move::*;
         let cases: Vec<(&str, Sequence, Current, &str, Result<(Move, i32), Refusal>)> = vec![
-            ("first phase", annual(), Current::Never, "germ", Ok((Initial, 1))),
-            ("start anywhere", annual(), Current::Never, "flower", Ok((Initial, 1))),
-            ("forward by one", annual(), inp("germ", 1), "veg", Ok((Forward, 1))),
-            ("forward skipping", annual(), inp("germ", 2), "ripe", Ok((Forward, 2))),
-            ("same phase", annual(), inp("veg", 1), "veg", Err(Refusal::AlreadyInPhase)),
+            (
+                "first phase",
+                annual(),
+                Current::Never,
+                "germ",
+                Ok((Initial, 1)),
+            ),
+            (
+                "start anywhere",
+                annual(),
+                Current::Never,
+                "flower",
+                Ok((Initial, 1)),
+            ),
+            (
+                "forward by one",
+                annual(),
+                inp("germ", 1),
+                "veg",
+                Ok((Forward, 1)),
+            ),
+            (
+                "forward skipping",
+                annual(),
+                inp("germ", 2),
+                "ripe",
+                Ok((Forward, 2)),
+            ),
+            (
+                "same phase",
+                annual(),
+                inp("veg", 1),
+                "veg",
+                Err(Refusal::AlreadyInPhase),
+            ),
             (
                 "backward in an annual",
                 annual(),
                 inp("flower", 1),
                 "veg",
-                Err(Refusal::Backward { from_order: 2, to_order: 1 }),
+                Err(Refusal::Backward {
+                    from_order: 2,
+                    to_order: 1,
+                }),
             ),
             (
                 "terminal annual cannot restart",
                 annual(),
                 inp("ripe", 1),
                 "germ",
-                Err(Refusal::Backward { from_order: 3, to_order: 0 }),
+                Err(Refusal::Backward {
+                    from_order: 3,
+                    to_order: 0,
+                }),
             ),
-            ("unknown target", annual(), inp("veg", 1), "nope", Err(Refusal::NotInSequence)),
-            ("unknown target, never", annual(), Current::Never, "nope", Err(Refusal::NotInSequence)),
-            ("perennial restart", perennial(), inp("rest", 3), "veg", Ok((CycleRestart, 4))),
-            ("back to a recurring phase", perennial(), inp("flower", 1), "veg", Ok((Recurring, 1))),
+            (
+                "unknown target",
+                annual(),
+                inp("veg", 1),
+                "nope",
+                Err(Refusal::NotInSequence),
+            ),
+            (
+                "unknown target, never",
+                annual(),
+                Current::Never,
+                "nope",
+                Err(Refusal::NotInSequence),
+            ),
+            (
+                "perennial restart",
+                perennial(),
+                inp("rest", 3),
+                "veg",
+                Ok((CycleRestart, 4)),
+            ),
+            (
+                "back to a recurring phase",
+                perennial(),
+                inp("flower", 1),
+                "veg",
+                Ok((Recurring, 1)),
+            ),
             (
                 "restart only from the cycle end",
                 restart_at_1(),
                 inp("prune", 1),
                 "grow",
-                Err(Refusal::Backward { from_order: 2, to_order: 1 }),
+                Err(Refusal::Backward {
+                    from_order: 2,
+                    to_order: 1,
+                }),
             ),
-            ("restart at its order", restart_at_1(), inp("sleep", 1), "grow", Ok((CycleRestart, 2))),
+            (
+                "restart at its order",
+                restart_at_1(),
+                inp("sleep", 1),
+                "grow",
+                Ok((CycleRestart, 2)),
+            ),
             (
                 "end of cycle to a non-restart, non-recurring phase",
                 restart_at_1(),
                 inp("sleep", 1),
                 "wake",
-                Err(Refusal::Backward { from_order: 3, to_order: 0 }),
+                Err(Refusal::Backward {
+                    from_order: 3,
+                    to_order: 0,
+                }),
             ),
-            ("end of cycle to a recurring phase", restart_at_1(), inp("sleep", 1), "prune", Ok((Recurring, 1))),
-            ("between cycles", perennial(), Current::BetweenCycles { last_cycle: 2 }, "veg", Ok((NewCycle, 3))),
-            ("unresolved is corrected", annual(), Current::Unresolved { cycle: 2 }, "veg", Ok((Correction, 2))),
-            ("open row off the sequence", annual(), inp("gone", 1), "germ", Ok((Correction, 1))),
+            (
+                "end of cycle to a recurring phase",
+                restart_at_1(),
+                inp("sleep", 1),
+                "prune",
+                Ok((Recurring, 1)),
+            ),
+            (
+                "between cycles",
+                perennial(),
+                Current::BetweenCycles { last_cycle: 2 },
+                "veg",
+                Ok((NewCycle, 3)),
+            ),
+            (
+                "unresolved is corrected",
+                annual(),
+                Current::Unresolved { cycle: 2 },
+                "veg",
+                Ok((Correction, 2)),
+            ),
+            (
+                "open row off the sequence",
+                annual(),
+                inp("gone", 1),
+                "germ",
+                Ok((Correction, 1)),
+            ),
         ];
         for (name, seq, current, target, want) in cases {
             let got = decide(&seq, current, target).map(|d| (d.kind, d.cycle));
@@ -273,13 +374,23 @@ mod tests {
             repeating: false,
             restart_order: None,
         };
-        assert_eq!(decide(&seq, Current::Never, "x"), Err(Refusal::EmptySequence));
+        assert_eq!(
+            decide(&seq, Current::Never, "x"),
+            Err(Refusal::EmptySequence)
+        );
     }
 
     #[test]
     fn the_decision_names_the_target_order() {
         let d = decide(&annual(), inp("germ", 1), "ripe").expect("forward");
         assert_eq!(d.target_order, 3);
-        assert!(Refusal::Backward { from_order: 2, to_order: 1 }.message().contains("backward"));
+        assert!(
+            Refusal::Backward {
+                from_order: 2,
+                to_order: 1
+            }
+            .message()
+            .contains("backward")
+        );
     }
 }

@@ -263,7 +263,10 @@ mod tests {
 
     #[test]
     fn window_start_handles_leap_days() {
-        assert_eq!(window_start(date!(2028 - 02 - 29), 3), date!(2025 - 02 - 28));
+        assert_eq!(
+            window_start(date!(2028 - 02 - 29), 3),
+            date!(2025 - 02 - 28)
+        );
         assert_eq!(window_start(TODAY, 3), date!(2023 - 06 - 15));
     }
 }

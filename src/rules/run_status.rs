@@ -128,7 +128,13 @@ mod tests {
             (RunOp::CreatePlants, Completed, false),
         ];
         for (op, status, want) in cases {
-            assert_eq!(op.allowed_in(status), want, "{} in {}", op.as_str(), status.as_str());
+            assert_eq!(
+                op.allowed_in(status),
+                want,
+                "{} in {}",
+                op.as_str(),
+                status.as_str()
+            );
         }
     }
 

@@ -2,7 +2,7 @@
 //! places built through the places service, batches, and counts read straight from a tenant's
 //! schema (to assert what a rejected request did NOT write).
 
-use kultiva::garden::places::model::{NewLocation, NewSlot, Neighbours};
+use kultiva::garden::places::model::{Neighbours, NewLocation, NewSlot};
 use kultiva::garden::places::service as places;
 use kultiva::tenancy::TenantRecord;
 use serde_json::Value;
@@ -55,7 +55,9 @@ pub async fn bed(
     .expect("site")
     .key;
     let location = location_in(app, tenant, site_id, name).await;
-    let code = name.to_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let code = name
+        .to_uppercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "");
     let mut ids = Vec::new();
     for i in 1..=slots {
         let slot = places::create_slot(
@@ -139,7 +141,10 @@ pub async fn batch(app: &TestApp, tenant: &TenantRecord, label: &str, cycles_use
 
 /// `SELECT count(*) FROM <tenant>.<table>` (table names from the tests only).
 pub async fn count(app: &TestApp, tenant: &TenantRecord, table: &str) -> i64 {
-    let sql = format!("SELECT count(*) FROM {}.{table}", tenant.schema_name.quoted());
+    let sql = format!(
+        "SELECT count(*) FROM {}.{table}",
+        tenant.schema_name.quoted()
+    );
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .fetch_one(app.state.platform_pool())
         .await

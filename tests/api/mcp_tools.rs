@@ -94,9 +94,10 @@ async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, 
         notes: None,
         start_phase: kultiva::garden::plants::model::StartPhase::First,
     };
-    let plant = kultiva::garden::plants::service::create_plant(&app.state, tenant, &new, "test", true)
-        .await
-        .expect("plant");
+    let plant =
+        kultiva::garden::plants::service::create_plant(&app.state, tenant, &new, "test", true)
+            .await
+            .expect("plant");
     let k = plant.key.to_string();
     vec![
         ("list_plants", json!({"query": "matrix"})),
@@ -105,10 +106,22 @@ async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, 
         ("get_plant_phase_status", json!({"plant_key": k})),
         ("get_plant_phase_history", json!({"plant_key": k})),
         ("list_planting_runs", json!({"status": "planned"})),
-        ("archive_plant", json!({"plant_key": k, "termination_type": "died"})),
-        ("set_plant_location", json!({"plant_key": k, "slot_key": slots[1]})),
-        ("set_plant_substrate", json!({"plant_key": k, "substrate_batch_key": batch})),
-        ("transition_plant_phase", json!({"plant_key": k, "target_phase_key": phases[1]})),
+        (
+            "archive_plant",
+            json!({"plant_key": k, "termination_type": "died"}),
+        ),
+        (
+            "set_plant_location",
+            json!({"plant_key": k, "slot_key": slots[1]}),
+        ),
+        (
+            "set_plant_substrate",
+            json!({"plant_key": k, "substrate_batch_key": batch}),
+        ),
+        (
+            "transition_plant_phase",
+            json!({"plant_key": k, "target_phase_key": phases[1]}),
+        ),
     ]
 }
 

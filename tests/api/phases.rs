@@ -11,7 +11,12 @@ const TOMATO: &str = "Fixtura tomatoides";
 const PERENNIAL: &str = "Probus perennis";
 
 async fn transition(app: &TestApp, path: &str, target: &str) -> (u16, Value) {
-    post(app, &format!("{path}/phase-transitions"), json!({"target_phase_key": target})).await
+    post(
+        app,
+        &format!("{path}/phase-transitions"),
+        json!({"target_phase_key": target}),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -20,7 +25,11 @@ async fn phases_forward_refusals_and_history() {
     let t = app.tenant("phases").await;
     let tomato = species(&app, TOMATO).await;
     let ph = phases(&app, &tomato).await;
-    assert_eq!(ph.len(), 3, "annual_harvest of the fixture: germination, vegetative, ripening");
+    assert_eq!(
+        ph.len(),
+        3,
+        "annual_harvest of the fixture: germination, vegetative, ripening"
+    );
     let p = plant(&app, &t, json!({"species_key": tomato})).await;
     let path = format!("{}{}", plants_path(&t), key(&p));
 
@@ -38,13 +47,19 @@ async fn phases_forward_refusals_and_history() {
         (uuid::Uuid::now_v7().to_string(), "PHASE_TRANSITION_INVALID"),
     ] {
         let res = app
-            .post_json(&format!("{path}/phase-transitions"), &json!({"target_phase_key": target}))
+            .post_json(
+                &format!("{path}/phase-transitions"),
+                &json!({"target_phase_key": target}),
+            )
             .await;
         let err = assert_error(res, 422, field_code).await;
         assert_eq!(err["details"][0]["field"], "body.target_phase_key");
     }
     let res = app
-        .post_json(&format!("{path}/phase-transitions"), &json!({"target": ph[2]}))
+        .post_json(
+            &format!("{path}/phase-transitions"),
+            &json!({"target": ph[2]}),
+        )
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(count(&app, &t, "plant_phase_history").await, 2);
@@ -62,13 +77,20 @@ async fn phases_forward_refusals_and_history() {
     assert_eq!(s, 200);
     assert_eq!(hist["total"], 3);
     let items = hist["items"].as_array().expect("items");
-    let keys: Vec<&str> = items.iter().filter_map(|h| h["phase_key"].as_str()).collect();
+    let keys: Vec<&str> = items
+        .iter()
+        .filter_map(|h| h["phase_key"].as_str())
+        .collect();
     assert_eq!(keys, [ph[0].as_str(), ph[1].as_str(), ph[2].as_str()]);
     assert_eq!(items[0]["reason"], "initial");
     assert_eq!(items[1]["reason"], "manual");
     assert!(items[0]["exited_at"].is_string() && items[1]["exited_at"].is_string());
     assert_eq!(items[2]["exited_at"], Value::Null);
-    assert!(items.iter().all(|h| h["actor"].as_str().is_some_and(|a| a.starts_with("user:"))));
+    assert!(
+        items
+            .iter()
+            .all(|h| h["actor"].as_str().is_some_and(|a| a.starts_with("user:")))
+    );
     let (_, page) = get_json(&app, &format!("{path}/phase-history?skip=1&limit=1")).await;
     assert_eq!(page["items"][0]["phase_key"], ph[1]);
     let res = app.get(&format!("{path}/phase-history?limit=201")).await;
@@ -83,10 +105,18 @@ async fn phases_forward_refusals_and_history() {
     assert_eq!(st["cycle_type"], "annual");
 
     // Archived plants do not change phase.
-    let (s, _) = post(&app, &format!("{path}/archive"), json!({"reason": "disposed"})).await;
+    let (s, _) = post(
+        &app,
+        &format!("{path}/archive"),
+        json!({"reason": "disposed"}),
+    )
+    .await;
     assert_eq!(s, 200);
     let (s, err) = transition(&app, &path, &ph[2]).await;
-    assert_eq!((s, err["error_code"].as_str()), (422, Some("PHASE_TRANSITION_INVALID")));
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (422, Some("PHASE_TRANSITION_INVALID"))
+    );
 }
 
 #[tokio::test]
@@ -95,7 +125,11 @@ async fn phases_perennial_cycle_restart_and_states() {
     let t = app.tenant("phasesper").await;
     let per = species(&app, PERENNIAL).await;
     let ph = phases(&app, &per).await;
-    assert_eq!(ph.len(), 2, "evergreen_foliage_perennial of the fixture: vegetative, rest");
+    assert_eq!(
+        ph.len(),
+        2,
+        "evergreen_foliage_perennial of the fixture: vegetative, rest"
+    );
 
     // never_initialised: created without a phase; any phase of the sequence starts it.
     let p = plant(&app, &t, json!({"species_key": per, "phase_key": null})).await;
@@ -114,12 +148,23 @@ async fn phases_perennial_cycle_restart_and_states() {
     assert_eq!(s, 200, "{restarted}");
     assert_eq!(restarted["phase"]["cycle_number"], 2);
     let (_, hist) = get_json(&app, &format!("{path}/phase-history")).await;
-    let cycles: Vec<i64> = hist["items"].as_array().expect("items").iter().filter_map(|h| h["cycle_number"].as_i64()).collect();
+    let cycles: Vec<i64> = hist["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|h| h["cycle_number"].as_i64())
+        .collect();
     assert_eq!(cycles, [1, 1, 2]);
 
     // between_cycles: every row closed, none open (as a perennial's rest leaves it).
     let id = uuid::Uuid::parse_str(&key(&p)).expect("uuid");
-    exec(&app, &t, "UPDATE {schema}.plant_phase_history SET exited_at = now() WHERE plant_id = $1", id).await;
+    exec(
+        &app,
+        &t,
+        "UPDATE {schema}.plant_phase_history SET exited_at = now() WHERE plant_id = $1",
+        id,
+    )
+    .await;
     exec(&app, &t, "UPDATE {schema}.plants SET current_phase_key = NULL, current_phase_started_at = NULL, current_cycle = NULL WHERE id = $1", id).await;
     let (_, got) = get_json(&app, &path).await;
     assert_eq!(got["phase_state"], "between_cycles");
@@ -144,7 +189,10 @@ async fn phases_rebinding_the_species_shows_unresolved() {
     .await
     .expect("family");
     let mut body = serde_json::Map::new();
-    body.insert("scientific_name".into(), json!(format!("Phasia {}", crate::catalog::letters())));
+    body.insert(
+        "scientific_name".into(),
+        json!(format!("Phasia {}", crate::catalog::letters())),
+    );
     body.insert("family_key".into(), json!(family));
     let created = kultiva::catalog::engine::service::create(
         &app.state,
@@ -172,13 +220,20 @@ async fn phases_rebinding_the_species_shows_unresolved() {
         .await
         .expect("rebound");
     let after = phases(&app, &sp).await;
-    assert!(!after.contains(&before[1]), "the rest phase is not in the annual cycle");
+    assert!(
+        !after.contains(&before[1]),
+        "the rest phase is not in the annual cycle"
+    );
     let (_, got) = get_json(&app, &path).await;
     assert_eq!(got["phase_state"], "unresolved", "{got}");
     assert_eq!(got["current_phase_key"], before[1]);
     assert_eq!(got["phase"], Value::Null);
     let (_, st) = get_json(&app, &format!("{path}/phase")).await;
-    assert_eq!(st["allowed_targets"], json!(after), "any phase of its own sequence corrects it");
+    assert_eq!(
+        st["allowed_targets"],
+        json!(after),
+        "any phase of its own sequence corrects it"
+    );
     // A phase of the old sequence only is refused; one of the new sequence corrects it.
     let (s, _) = transition(&app, &path, &before[1]).await;
     assert_eq!(s, 422);
@@ -197,7 +252,12 @@ async fn phases_two_simultaneous_transitions_apply_once() {
     let tomato = species(&app, TOMATO).await;
     let ph = phases(&app, &tomato).await;
     for round in 0..5 {
-        let p = plant(&app, &t, json!({"species_key": tomato, "name": format!("Race {round}")})).await;
+        let p = plant(
+            &app,
+            &t,
+            json!({"species_key": tomato, "name": format!("Race {round}")}),
+        )
+        .await;
         let path = format!("{}{}/phase-transitions", plants_path(&t), key(&p));
         let body = json!({"target_phase_key": ph[1]});
         let (a, b) = tokio::join!(app.post_json(&path, &body), app.post_json(&path, &body));

@@ -66,7 +66,10 @@ pub async fn species_with_sequence(
 }
 
 /// The sequence a species runs on now; `None` when the species is gone from the catalogue.
-pub async fn sequence_of(state: &AppState, key: &str) -> Result<Option<ResolvedSequence>, AppError> {
+pub async fn sequence_of(
+    state: &AppState,
+    key: &str,
+) -> Result<Option<ResolvedSequence>, AppError> {
     let mut db = state.platform_pool().acquire().await?;
     match phase_sequence_in(&mut db, key).await {
         Ok(s) => Ok(Some(s.sequence)),

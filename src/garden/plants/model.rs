@@ -220,7 +220,11 @@ pub fn opt_key(f: &mut JsonFields, name: &'static str) -> Option<Option<String>>
             Some(Some(s.trim().to_owned()))
         }
         Some(Value::String(_)) => {
-            f.reject_field(name, format!("must have 1 to {KEY_MAX} characters"), "value_error");
+            f.reject_field(
+                name,
+                format!("must have 1 to {KEY_MAX} characters"),
+                "value_error",
+            );
             None
         }
         Some(_) => {
@@ -441,7 +445,11 @@ impl FromJson for LocationBody {
             slot_key: slot_key?,
         };
         if body.location_key.is_none() && body.slot_key.is_none() {
-            f.reject_field("location_key", "name a location_key or a slot_key", "missing");
+            f.reject_field(
+                "location_key",
+                "name a location_key or a slot_key",
+                "missing",
+            );
             return None;
         }
         Some(body)

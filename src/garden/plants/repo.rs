@@ -286,12 +286,14 @@ pub async fn set_place(
     location_id: Uuid,
     slot_id: Option<Uuid>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE plants SET location_id = $2, slot_id = $3, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .bind(location_id)
-        .bind(slot_id)
-        .execute(tx.conn())
-        .await?;
+    sqlx::query(
+        "UPDATE plants SET location_id = $2, slot_id = $3, updated_at = now() WHERE id = $1",
+    )
+    .bind(id)
+    .bind(location_id)
+    .bind(slot_id)
+    .execute(tx.conn())
+    .await?;
     Ok(())
 }
 
@@ -313,7 +315,11 @@ pub async fn set_substrate(
     Ok(())
 }
 
-pub async fn archive(tx: &mut GardenTx, id: Uuid, reason: ArchiveReason) -> Result<(), sqlx::Error> {
+pub async fn archive(
+    tx: &mut GardenTx,
+    id: Uuid,
+    reason: ArchiveReason,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE plants SET archived_at = now(), archive_reason = $2, updated_at = now() \
          WHERE id = $1",
@@ -442,7 +448,11 @@ pub async fn open_placement(
     Ok(())
 }
 
-pub async fn close_placement(tx: &mut GardenTx, plant_id: Uuid, on: Date) -> Result<(), sqlx::Error> {
+pub async fn close_placement(
+    tx: &mut GardenTx,
+    plant_id: Uuid,
+    on: Date,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE slot_placements SET removed_on = greatest($2, placed_on) \
          WHERE plant_id = $1 AND removed_on IS NULL",

@@ -64,7 +64,10 @@ pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
             return None;
         }
         if raw.chars().count() > max || raw.chars().any(char::is_control) {
-            errors.push(query_error(n, "at most 100 characters, no control characters"));
+            errors.push(query_error(
+                n,
+                "at most 100 characters, no control characters",
+            ));
             return None;
         }
         Some(raw)
@@ -141,7 +144,9 @@ pub async fn list_plants(
     let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
     let filter = filter_from(req)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::list_plants(&state, tenant, &filter, page).await?))
+    Ok(Json(
+        service::list_plants(&state, tenant, &filter, page).await?,
+    ))
 }
 
 /// Get one plant with its species, place, substrate and phase state.
@@ -152,7 +157,10 @@ pub async fn list_plants(
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
     ))]
-pub async fn get_plant(plant_key: PathParam<String>, depot: &mut Depot) -> Result<Json<Plant>, AppError> {
+pub async fn get_plant(
+    plant_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(service::get_plant(&state, tenant, &plant_key).await?))
@@ -210,7 +218,9 @@ pub async fn update_plant(
     depot.tenant_ctx()?.require(Role::Grower)?;
     let patch: PlantPatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::update_plant(&state, tenant, &plant_key, &patch).await?))
+    Ok(Json(
+        service::update_plant(&state, tenant, &plant_key, &patch).await?,
+    ))
 }
 
 /// Archive a plant (disposed, given away, died); it leaves default listings, never deleted.
@@ -312,7 +322,9 @@ pub async fn get_phase_status(
 ) -> Result<Json<PhaseStatus>, AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::phase_status(&state, tenant, &plant_key).await?))
+    Ok(Json(
+        service::phase_status(&state, tenant, &plant_key).await?,
+    ))
 }
 
 /// The plant's phase history, oldest first, with who made each change.

@@ -120,11 +120,7 @@ async fn list_inner(
     Ok((items, total, all))
 }
 
-fn phase_now(
-    row: &PlantRow,
-    seq: &ResolvedSequence,
-    now: OffsetDateTime,
-) -> Option<PhaseNow> {
+fn phase_now(row: &PlantRow, seq: &ResolvedSequence, now: OffsetDateTime) -> Option<PhaseNow> {
     let key = row.current_phase_key.as_deref()?;
     let started = row.current_phase_started_at?;
     let pos = seq.entries.iter().position(|e| e.phase_key == key)?;
@@ -201,7 +197,12 @@ fn decide(row: &PlantRow, seq: &ResolvedSequence, target: &str) -> Result<Decisi
     pt::decide(&shape, current_of(row, seq), target)
 }
 
-fn resolve(row: PlantRow, species: Option<&SpeciesInfo>, seq: Option<&ResolvedSequence>, substrate_name: Option<String>) -> Plant {
+fn resolve(
+    row: PlantRow,
+    species: Option<&SpeciesInfo>,
+    seq: Option<&ResolvedSequence>,
+    substrate_name: Option<String>,
+) -> Plant {
     let now = OffsetDateTime::now_utc();
     let state = phase_state(&row, seq);
     let phase = match (state, seq) {
@@ -257,7 +258,12 @@ async fn resolve_now(state: &AppState, tenant: Uuid, row: PlantRow) -> Result<Pl
         }
         _ => None,
     };
-    Ok(resolve(row, species.as_ref(), seq.as_ref(), global_substrate))
+    Ok(resolve(
+        row,
+        species.as_ref(),
+        seq.as_ref(),
+        global_substrate,
+    ))
 }
 
 async fn load(tx: &mut GardenTx, id: Uuid) -> Result<PlantRow, AppError> {
@@ -272,7 +278,11 @@ async fn load_locked(tx: &mut GardenTx, id: Uuid) -> Result<PlantRow, AppError> 
         .ok_or_else(|| AppError::not_found("plant"))
 }
 
-pub async fn get_plant(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<Plant, AppError> {
+pub async fn get_plant(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<Plant, AppError> {
     let id = parse_plant_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
     let row = load(&mut tx, id).await?;
@@ -315,7 +325,9 @@ pub async fn phase_status(
         cycle_type: seq.as_ref().map(|s| s.cycle_type.clone()),
         is_repeating: seq.as_ref().map(|s| s.is_repeating),
         cycle_number: row.current_cycle.or(row.last_cycle),
-        has_harvest_phase: seq.as_ref().map(|s| s.entries.iter().any(|e| e.allows_harvest)),
+        has_harvest_phase: seq
+            .as_ref()
+            .map(|s| s.entries.iter().any(|e| e.allows_harvest)),
         transition_count: (row.history_rows - 1).max(0),
         allowed_targets,
     })
@@ -384,7 +396,9 @@ pub(crate) async fn check_placement(
                 text(r, "from_family_key").unwrap_or_default(),
                 text(r, "to_family_key").unwrap_or_default(),
                 text(r, "relation").unwrap_or_default(),
-                r.get("benefit_score").and_then(Value::as_f64).unwrap_or(0.0),
+                r.get("benefit_score")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0),
                 text(r, "severity").as_deref() == Some("severe"),
             )
         })
@@ -498,7 +512,9 @@ pub(crate) async fn target_of(
         (None, Some(s)) => places::slot_location(tx.inner(), s).await?,
         (None, None) => return Ok(None),
     };
-    Ok(Some(places::placement_target(tx.inner(), location, slot).await?))
+    Ok(Some(
+        places::placement_target(tx.inner(), location, slot).await?,
+    ))
 }
 
 // ---------- creating ----------
@@ -538,7 +554,10 @@ pub(crate) async fn insert_plant(
             || {
                 AppError::validation(vec![ErrorDetail::new(
                     "body.phase_key",
-                    format!("not a phase of the sequence {} the species runs on", seq.name),
+                    format!(
+                        "not a phase of the sequence {} the species runs on",
+                        seq.name
+                    ),
                     "value_error",
                 )])
             },
@@ -655,8 +674,15 @@ pub async fn update_plant(
         Patch::Set(d) => Some(d),
     };
     let name = patch.name.clone().unwrap_or_else(|| row.name.clone());
-    repo::update_fields(&mut tx, id, &name, cultivar.as_deref(), planted_on, notes.as_deref())
-        .await?;
+    repo::update_fields(
+        &mut tx,
+        id,
+        &name,
+        cultivar.as_deref(),
+        planted_on,
+        notes.as_deref(),
+    )
+    .await?;
     let row = load(&mut tx, id).await?;
     tx.commit().await?;
     resolve_now(state, tenant.id, row).await
@@ -826,17 +852,20 @@ pub async fn transition(
         Err(refused) => {
             tx.rollback().await?;
             let valid: Vec<String> = seq.entries.iter().map(|e| e.phase_key.clone()).collect();
-            return Err(AppError::new(ErrorCode::PhaseTransitionInvalid, refused.message())
-                .with_details(vec![ErrorDetail::new(
-                    "body.target_phase_key",
-                    format!(
-                        "{} (phases of {}: {})",
-                        refused.message(),
-                        seq.name,
-                        valid.join(", ")
-                    ),
-                    ErrorCode::PhaseTransitionInvalid.as_str(),
-                )]));
+            return Err(
+                AppError::new(ErrorCode::PhaseTransitionInvalid, refused.message()).with_details(
+                    vec![ErrorDetail::new(
+                        "body.target_phase_key",
+                        format!(
+                            "{} (phases of {}: {})",
+                            refused.message(),
+                            seq.name,
+                            valid.join(", ")
+                        ),
+                        ErrorCode::PhaseTransitionInvalid.as_str(),
+                    )],
+                ),
+            );
         }
     };
     let entry = seq

@@ -171,7 +171,11 @@ impl FromJson for NewRun {
             Some(Value::String(s)) => match RunType::parse(&s) {
                 Some(t) => Some(Some(t)),
                 None => {
-                    f.reject_field("run_type", "must be one of: monoculture, clone", "value_error");
+                    f.reject_field(
+                        "run_type",
+                        "must be one of: monoculture, clone",
+                        "value_error",
+                    );
                     None
                 }
             },

@@ -140,7 +140,13 @@ pub async fn plants_state(
     .fetch_all(tx.conn())
     .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get("id")?, r.try_get("archived")?, r.try_get("run_id")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("id")?,
+                r.try_get("archived")?,
+                r.try_get("run_id")?,
+            ))
+        })
         .collect()
 }
 

@@ -59,7 +59,9 @@ pub async fn list_runs(req: &mut Request, depot: &mut Depot) -> Result<Json<Page
     let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
     let status = status_filter(req.queries().get("status").map(String::as_str))?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::list_runs(&state, tenant, status, page).await?))
+    Ok(Json(
+        service::list_runs(&state, tenant, status, page).await?,
+    ))
 }
 
 /// Get a run with its summary: plants per phase, entries, the states it may move to.
@@ -70,7 +72,10 @@ pub async fn list_runs(req: &mut Request, depot: &mut Depot) -> Result<Json<Page
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or run", body = ErrorBody),
     ))]
-pub async fn get_run(run_id: PathParam<String>, depot: &mut Depot) -> Result<Json<RunDetail>, AppError> {
+pub async fn get_run(
+    run_id: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<RunDetail>, AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(service::get_run(&state, tenant, &run_id).await?))
@@ -129,7 +134,9 @@ pub async fn change_run_status(
         .status
         .ok_or_else(|| AppError::internal("status body without status"))?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::change_status(&state, tenant, &run_id, to).await?))
+    Ok(Json(
+        service::change_status(&state, tenant, &run_id, to).await?,
+    ))
 }
 
 /// Add existing plants to a run (planned or active runs).

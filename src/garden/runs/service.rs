@@ -7,9 +7,9 @@ use uuid::Uuid;
 use super::model::*;
 use super::repo;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::garden::plants::model::StartPhase;
 use crate::garden::plants::service::{Creation, insert_plant};
 use crate::garden::plants::{catalog, places};
-use crate::garden::plants::model::StartPhase;
 use crate::garden::statements::GardenTx;
 use crate::http::pagination::{Page, PageRequest};
 use crate::rules::run_status::{RunOp, RunStatus};
@@ -84,7 +84,11 @@ pub async fn list_runs(
     Ok(Page::new(items, total, page))
 }
 
-pub async fn get_run(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<RunDetail, AppError> {
+pub async fn get_run(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<RunDetail, AppError> {
     let id = parse_run_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
     let d = detail(&mut tx, id).await?;
@@ -107,7 +111,11 @@ pub async fn change_status(
         tx.rollback().await?;
         return Err(AppError::new(
             ErrorCode::InvalidStatusTransition,
-            format!("cannot transition from {} to {}", from.as_str(), to.as_str()),
+            format!(
+                "cannot transition from {} to {}",
+                from.as_str(),
+                to.as_str()
+            ),
         )
         .with_details(vec![ErrorDetail::new(
             "body.status",

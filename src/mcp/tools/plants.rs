@@ -78,7 +78,12 @@ fn plant_data(p: &Plant) -> Value {
     }
     compact(
         v,
-        &["current_phase_key", "phase_state", "substrate_batch_key", "removed_on"],
+        &[
+            "current_phase_key",
+            "phase_state",
+            "substrate_batch_key",
+            "removed_on",
+        ],
     )
 }
 
@@ -225,7 +230,10 @@ async fn list_plants_at_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput
         .iter()
         .map(|p| compact(serde_json::to_value(p).unwrap_or(Value::Null), &[]))
         .collect();
-    let summary = format!("{} at this place.", counted(items.len(), listed.total, "plant(s)"));
+    let summary = format!(
+        "{} at this place.",
+        counted(items.len(), listed.total, "plant(s)")
+    );
     Ok(ToolOutput::new(summary, paged(items, listed.total, page))
         .link_api(format!("/api/v1/t/{}/plant-instances/", t.slug)))
 }
@@ -292,13 +300,20 @@ async fn get_plant_phase_history(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput
     let items: Vec<Value> = h
         .items
         .iter()
-        .map(|e| compact(serde_json::to_value(e).unwrap_or(Value::Null), &["exited_at"]))
+        .map(|e| {
+            compact(
+                serde_json::to_value(e).unwrap_or(Value::Null),
+                &["exited_at"],
+            )
+        })
         .collect();
     let summary = format!("{}.", counted(items.len(), h.total, "phase record(s)"));
-    Ok(ToolOutput::new(summary, paged(items, h.total, page)).link_api(format!(
-        "/api/v1/t/{}/plant-instances/{key}/phase-history",
-        t.slug
-    )))
+    Ok(
+        ToolOutput::new(summary, paged(items, h.total, page)).link_api(format!(
+            "/api/v1/t/{}/plant-instances/{key}/phase-history",
+            t.slug
+        )),
+    )
 }
 
 pub static ARCHIVE_PLANT: Tool = Tool {
@@ -329,10 +344,13 @@ async fn archive_plant(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolErro
         .text("termination_type")
         .and_then(ArchiveReason::parse)
         .unwrap_or(ArchiveReason::Disposed);
-    let p = service::archive_plant(ctx.state, t, args.key("plant_key"), reason, !ctx.dry_run)
-        .await?;
+    let p =
+        service::archive_plant(ctx.state, t, args.key("plant_key"), reason, !ctx.dry_run).await?;
     let summary = if ctx.dry_run {
-        format!("Dry run: {} would be archived; nothing was changed.", p.name)
+        format!(
+            "Dry run: {} would be archived; nothing was changed.",
+            p.name
+        )
     } else {
         format!("{} is archived ({}).", p.name, reason.as_str())
     };
@@ -376,15 +394,17 @@ async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
             "missing",
         ));
     }
-    let p = service::set_location(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run)
-        .await?;
+    let p = service::set_location(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run).await?;
     let place = p
         .slot_code
         .clone()
         .or_else(|| p.location_name.clone())
         .unwrap_or_default();
     let summary = if ctx.dry_run {
-        format!("Dry run: {} may move to {place}; nothing was changed.", p.name)
+        format!(
+            "Dry run: {} may move to {place}; nothing was changed.",
+            p.name
+        )
     } else {
         format!("{} now stands at {place}.", p.name)
     };
@@ -406,7 +426,11 @@ pub static SET_PLANT_SUBSTRATE: Tool = Tool {
     scope: Scope::Tenant,
     args: &[
         PLANT_KEY,
-        Arg::optional("substrate_key", ArgKind::Text { min: 1, max: 100 }, "Substrate key."),
+        Arg::optional(
+            "substrate_key",
+            ArgKind::Text { min: 1, max: 100 },
+            "Substrate key.",
+        ),
         Arg::optional("substrate_batch_key", KEY, "Substrate batch key."),
     ],
     run: tool_handler!(set_plant_substrate),
@@ -425,15 +449,18 @@ async fn set_plant_substrate(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, To
             "missing",
         ));
     }
-    let p = service::set_substrate(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run)
-        .await?;
+    let p =
+        service::set_substrate(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run).await?;
     let what = p
         .substrate
         .as_ref()
         .and_then(|s| s.name.clone())
         .unwrap_or_else(|| "the named substrate".into());
     let summary = if ctx.dry_run {
-        format!("Dry run: {} may grow in {what}; nothing was changed.", p.name)
+        format!(
+            "Dry run: {} may grow in {what}; nothing was changed.",
+            p.name
+        )
     } else {
         format!("{} now grows in {what}.", p.name)
     };
@@ -497,5 +524,9 @@ async fn transition_plant_phase(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
     let mut data = plant_data(p);
     data["from_phase_key"] = json!(done.from_phase_key);
     data["transition"] = json!(done.kind.as_str());
-    Ok(plant_links(ToolOutput::new(summary, data), t.slug.as_str(), p.key))
+    Ok(plant_links(
+        ToolOutput::new(summary, data),
+        t.slug.as_str(),
+        p.key,
+    ))
 }
