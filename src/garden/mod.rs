@@ -2,5 +2,8 @@
 
 pub mod fields;
 pub mod places;
+pub mod plants;
+pub mod runs;
 pub mod sites;
+pub mod statements;
 pub mod substrates;

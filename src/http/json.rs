@@ -8,9 +8,10 @@ use serde_json::{Map, Value};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 
 /// One field of a partial update.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Patch<T> {
     /// Omitted: stays as it was.
+    #[default]
     Keep,
     /// Sent as null (or blank): removed.
     Clear,
@@ -119,6 +120,17 @@ impl JsonFields {
     /// Records a rule the body type checks itself (after a getter accepted the value).
     pub fn reject_field(&mut self, name: &str, reason: impl Into<String>, code: &str) {
         self.reject(name, reason, code);
+    }
+
+    /// The raw value of a field the body type checks itself; `None` when absent or null.
+    pub fn value(&mut self, name: &'static str) -> Option<Value> {
+        self.take(name)
+    }
+
+    /// Whether the body names the field at all (null included): partial updates tell
+    /// "omitted" (keep) from null (clear).
+    pub fn has(&self, name: &str) -> bool {
+        self.map.contains_key(name)
     }
 
     fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {

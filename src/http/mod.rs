@@ -64,6 +64,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .hoop(tenant_hoop)
                 .hoop(roles::role_floor)
                 .push(crate::garden::sites::routes::router())
+                .push(crate::garden::plants::routes::router())
+                .push(crate::garden::runs::routes::router())
                 .push(crate::garden::places::routes::locations_router())
                 .push(crate::garden::places::routes::slots_router())
                 .push(crate::garden::substrates::routes::substrates_router())

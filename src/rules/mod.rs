@@ -1,9 +1,13 @@
 //! Pure domain rules: no I/O, table-driven unit tests beside each.
 
 pub mod client_ip;
+pub mod companion;
 pub mod lockout;
 pub mod mail;
 pub mod names;
+pub mod phase_transition;
+pub mod rotation;
+pub mod run_status;
 pub mod sequence_selection;
 pub mod substrate_mix;
 pub mod substrate_reuse;

@@ -36,6 +36,16 @@ const ALL_TOOLS: &[&str] = &[
     "list_starter_kits",
     "list_overwintering_profiles",
     "assign_species_phase_sequence",
+    "list_plants",
+    "get_plant",
+    "list_plants_at_location",
+    "get_plant_phase_status",
+    "get_plant_phase_history",
+    "list_planting_runs",
+    "archive_plant",
+    "set_plant_location",
+    "set_plant_substrate",
+    "transition_plant_phase",
     "get_location",
     "list_substrates",
     "get_substrate",
@@ -51,7 +61,11 @@ const ALL_TOOLS: &[&str] = &[
 fn permission_of(tool: &str) -> &'static str {
     match tool {
         "assign_species_phase_sequence" | "create_site" => "mcp.setup",
-        "create_substrate_mix" => "mcp.write",
+        "create_substrate_mix"
+        | "archive_plant"
+        | "set_plant_location"
+        | "set_plant_substrate"
+        | "transition_plant_phase" => "mcp.write",
         _ => "mcp.read",
     }
 }
@@ -59,6 +73,56 @@ fn permission_of(tool: &str) -> &'static str {
 /// Tools whose calls in the matrix run as dry runs (no side effects).
 fn writes(tool: &str) -> bool {
     permission_of(tool) != "mcp.read"
+}
+
+/// Arguments that make the plant tools succeed in `tenant`: a plant in a slot of a fresh
+/// location, a second free slot, a usable batch.
+async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, Value)> {
+    let tomato = crate::garden::species(app, "Fixtura tomatoides").await;
+    let phases = crate::garden::phases(app, &tomato).await;
+    let (site, loc, slots) = crate::garden::bed(app, tenant, "Matrix box", 2).await;
+    let batch = crate::garden::batch(app, tenant, "matrix soil", 0).await;
+    let new = kultiva::garden::plants::model::NewPlant {
+        species_key: tomato,
+        name: Some("Matrix plant".into()),
+        cultivar_key: None,
+        location_key: Some(loc),
+        slot_key: Some(slots[0]),
+        substrate_batch_key: None,
+        planted_on: None,
+        phase_key: None,
+        notes: None,
+        start_phase: kultiva::garden::plants::model::StartPhase::First,
+    };
+    let plant =
+        kultiva::garden::plants::service::create_plant(&app.state, tenant, &new, "test", true)
+            .await
+            .expect("plant");
+    let k = plant.key.to_string();
+    vec![
+        ("list_plants", json!({"query": "matrix"})),
+        ("get_plant", json!({"plant_key": k})),
+        ("list_plants_at_location", json!({"site_key": site})),
+        ("get_plant_phase_status", json!({"plant_key": k})),
+        ("get_plant_phase_history", json!({"plant_key": k})),
+        ("list_planting_runs", json!({"status": "planned"})),
+        (
+            "archive_plant",
+            json!({"plant_key": k, "termination_type": "died"}),
+        ),
+        (
+            "set_plant_location",
+            json!({"plant_key": k, "slot_key": slots[1]}),
+        ),
+        (
+            "set_plant_substrate",
+            json!({"plant_key": k, "substrate_batch_key": batch}),
+        ),
+        (
+            "transition_plant_phase",
+            json!({"plant_key": k, "target_phase_key": phases[1]}),
+        ),
+    ]
 }
 
 pub(crate) async fn app() -> TestApp {
@@ -1910,7 +1974,14 @@ async fn mcp_tools_tenant_isolation_matrix() {
         );
     }
 
-    let calls = valid_args(&app, &admin, &species, &a).await;
+    let mut calls = valid_args(&app, &admin, &species, &a).await;
+    // The plant tools stand between the catalogue tools and the place tools in the registry.
+    let at = calls
+        .iter()
+        .position(|(n, _)| *n == "get_location")
+        .unwrap_or(calls.len());
+    let plant_calls = plant_args(&app, &a).await;
+    calls.splice(at..at, plant_calls);
     assert_eq!(calls.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ALL_TOOLS);
     // Every tool refuses an unknown argument and a wrongly typed one, naming them.
     for (tool, args) in &calls {

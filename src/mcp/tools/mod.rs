@@ -6,6 +6,8 @@ pub mod catalog;
 pub mod knowledge;
 pub mod phases;
 pub mod places;
+pub mod plants;
+pub mod runs;
 pub mod substrates;
 pub mod view;
 
@@ -34,6 +36,16 @@ pub static ALL: &[&Tool] = &[
     &catalog::LIST_STARTER_KITS,
     &catalog::LIST_OVERWINTERING_PROFILES,
     &phases::ASSIGN_SPECIES_PHASE_SEQUENCE,
+    &plants::LIST_PLANTS,
+    &plants::GET_PLANT,
+    &plants::LIST_PLANTS_AT_LOCATION,
+    &plants::GET_PLANT_PHASE_STATUS,
+    &plants::GET_PLANT_PHASE_HISTORY,
+    &runs::LIST_PLANTING_RUNS,
+    &plants::ARCHIVE_PLANT,
+    &plants::SET_PLANT_LOCATION,
+    &plants::SET_PLANT_SUBSTRATE,
+    &plants::TRANSITION_PLANT_PHASE,
     &places::GET_LOCATION,
     &substrates::LIST_SUBSTRATES,
     &substrates::GET_SUBSTRATE,

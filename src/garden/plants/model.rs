@@ -1,0 +1,532 @@
+//! Plant instances: the wire shapes and the bodies of the plant routes.
+
+use salvo::oapi::ToSchema;
+use serde::Serialize;
+use serde_json::Value;
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::http::json::{FromJson, JsonFields, Patch};
+
+pub const NAME_MAX: usize = 120;
+pub const NOTES_MAX: usize = 2000;
+pub const KEY_MAX: usize = 100;
+/// The earliest planting date accepted.
+pub const EARLIEST: Date = time::macros::date!(1900 - 01 - 01);
+
+/// Why a plant left the garden (it is never hard-deleted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveReason {
+    Disposed,
+    GivenAway,
+    Died,
+}
+
+impl ArchiveReason {
+    pub const ALL: &'static [(&'static str, ArchiveReason)] = &[
+        ("disposed", Self::Disposed),
+        ("given_away", Self::GivenAway),
+        ("died", Self::Died),
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Disposed => "disposed",
+            Self::GivenAway => "given_away",
+            Self::Died => "died",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == raw).map(|(_, r)| *r)
+    }
+}
+
+/// The specification's four phase states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseState {
+    /// No phase history exists: set a starting phase.
+    NeverInitialised,
+    /// An open history row points at no phase of the plant's own sequence: correct it.
+    Unresolved,
+    /// All phases closed, none open (normal for perennials).
+    BetweenCycles,
+    /// The plant is running.
+    InPhase,
+}
+
+impl PhaseState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NeverInitialised => "never_initialised",
+            Self::Unresolved => "unresolved",
+            Self::BetweenCycles => "between_cycles",
+            Self::InPhase => "in_phase",
+        }
+    }
+}
+
+/// A species as a plant names it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SpeciesRef {
+    pub key: String,
+    pub scientific_name: Option<String>,
+    pub common_name: Option<String>,
+}
+
+/// The substrate a plant grows in, resolved from its batch or its own substrate key.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SubstrateRef {
+    /// A catalogue key, or `tenant:<uuid>` for the garden's own substrates.
+    pub key: String,
+    pub name: Option<String>,
+    #[serde(rename = "type")]
+    pub substrate_type: Option<String>,
+}
+
+/// The phase a plant is in, resolved against the sequence its species runs on now.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PhaseNow {
+    pub phase_key: String,
+    pub name: String,
+    pub display_name_en: Option<String>,
+    pub sequence_key: String,
+    pub sequence_name: String,
+    pub sequence_order: i64,
+    pub cycle_number: i32,
+    #[serde(with = "time::serde::rfc3339")]
+    pub started_at: OffsetDateTime,
+    /// Whole days since the phase started.
+    pub day_count: i64,
+    /// The phase's effective duration.
+    pub expected_duration_days: i64,
+    /// Expected duration minus day count, never below 0.
+    pub expected_remaining_days: i64,
+    pub is_terminal: bool,
+    pub allows_harvest: bool,
+    /// The next phase of the sequence; null at the end (a repeating sequence restarts).
+    pub next_phase_key: Option<String>,
+}
+
+/// One plant with everything resolved (`GET /plant-instances/{key}`, `get_plant`).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Plant {
+    pub key: Uuid,
+    pub name: String,
+    pub species: SpeciesRef,
+    pub cultivar_key: Option<String>,
+    pub site_key: Option<Uuid>,
+    pub location_key: Option<Uuid>,
+    pub location_name: Option<String>,
+    pub slot_key: Option<Uuid>,
+    pub slot_code: Option<String>,
+    pub substrate_batch_key: Option<Uuid>,
+    pub substrate: Option<SubstrateRef>,
+    /// YYYY-MM-DD.
+    pub planted_on: Option<String>,
+    /// YYYY-MM-DD (UTC) when archived; null while the plant is in the garden.
+    pub removed_on: Option<String>,
+    pub archived: bool,
+    pub archive_reason: Option<ArchiveReason>,
+    /// Null when the plant has no phase.
+    pub current_phase_key: Option<String>,
+    pub phase_state: PhaseState,
+    /// Present when `phase_state` is `in_phase`.
+    pub phase: Option<PhaseNow>,
+    pub run_key: Option<Uuid>,
+    pub notes: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// A plant in a list: what one query gives (the phase name is the one recorded on entry).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlantSummary {
+    pub key: Uuid,
+    pub name: String,
+    pub species_key: String,
+    pub species_name: Option<String>,
+    pub cultivar_key: Option<String>,
+    pub site_key: Option<Uuid>,
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    pub substrate_batch_key: Option<Uuid>,
+    pub planted_on: Option<String>,
+    pub removed_on: Option<String>,
+    pub archive_reason: Option<ArchiveReason>,
+    pub current_phase_key: Option<String>,
+    pub current_phase_name: Option<String>,
+    pub run_key: Option<Uuid>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+/// One row of a plant's phase history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PhaseHistoryEntry {
+    pub key: Uuid,
+    pub phase_key: String,
+    /// The name when the phase was entered.
+    pub phase_name: String,
+    pub sequence_key: String,
+    pub cycle_number: i32,
+    #[serde(with = "time::serde::rfc3339")]
+    pub entered_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub exited_at: Option<OffsetDateTime>,
+    /// Whole days in the phase (until now while open).
+    pub duration_days: i64,
+    pub reason: String,
+    /// `user:<key>` (REST) or `mcp:<key>` (tool server).
+    pub actor: String,
+}
+
+/// What a placement check found besides refusals (companions, rotation notes).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct PlacementNotes {
+    pub companions: Vec<Value>,
+    pub rotation: Vec<Value>,
+}
+
+/// Reads an optional key (UUID) field; absent and null mean none.
+pub fn opt_uuid(f: &mut JsonFields, name: &'static str) -> Option<Option<Uuid>> {
+    match f.value(name) {
+        None => Some(None),
+        Some(Value::String(s)) => match Uuid::parse_str(s.trim()) {
+            Ok(id) => Some(Some(id)),
+            Err(_) => {
+                f.reject_field(name, "must be a key (UUID)", "value_error");
+                None
+            }
+        },
+        Some(_) => {
+            f.reject_field(name, "must be a key (UUID) string", "type_error");
+            None
+        }
+    }
+}
+
+/// Reads an optional catalogue key (1–100 characters); absent and null mean none.
+pub fn opt_key(f: &mut JsonFields, name: &'static str) -> Option<Option<String>> {
+    match f.value(name) {
+        None => Some(None),
+        Some(Value::String(s)) if (1..=KEY_MAX).contains(&s.trim().chars().count()) => {
+            Some(Some(s.trim().to_owned()))
+        }
+        Some(Value::String(_)) => {
+            f.reject_field(
+                name,
+                format!("must have 1 to {KEY_MAX} characters"),
+                "value_error",
+            );
+            None
+        }
+        Some(_) => {
+            f.reject_field(name, "must be a string", "type_error");
+            None
+        }
+    }
+}
+
+/// A required catalogue key.
+pub fn req_key(f: &mut JsonFields, name: &'static str) -> Option<String> {
+    let present = f.has(name);
+    match opt_key(f, name)? {
+        Some(k) => Some(k),
+        None => {
+            let _ = present;
+            f.reject_field(name, "field required", "missing");
+            None
+        }
+    }
+}
+
+pub fn today() -> Date {
+    OffsetDateTime::now_utc().date()
+}
+
+/// Reads an optional date (YYYY-MM-DD) between 1900-01-01 and today.
+pub fn opt_past_date(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    match f.value(name) {
+        None => Some(None),
+        Some(Value::String(s)) => match Date::parse(s.trim(), &fmt) {
+            Ok(d) if d > today() => {
+                f.reject_field(name, "must not be in the future", "value_error");
+                None
+            }
+            Ok(d) if d < EARLIEST => {
+                f.reject_field(name, "must not be before 1900-01-01", "value_error");
+                None
+            }
+            Ok(d) => Some(Some(d)),
+            Err(_) => {
+                f.reject_field(name, "must be a date (YYYY-MM-DD)", "value_error");
+                None
+            }
+        },
+        Some(_) => {
+            f.reject_field(name, "must be a date string (YYYY-MM-DD)", "type_error");
+            None
+        }
+    }
+}
+
+/// Body of `POST /t/{slug}/plant-instances/`.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantCreate"))]
+#[serde(deny_unknown_fields)]
+pub struct NewPlant {
+    /// Species key from the catalogue.
+    pub species_key: String,
+    /// Defaults to the species' common (else scientific) name.
+    #[salvo(schema(max_length = 120))]
+    pub name: Option<String>,
+    /// A cultivar of that species.
+    pub cultivar_key: Option<String>,
+    /// Where it stands; needed with a slot unless the slot alone names it.
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    pub substrate_batch_key: Option<Uuid>,
+    /// YYYY-MM-DD, not in the future.
+    #[salvo(schema(value_type = Option<String>, format = "date"))]
+    pub planted_on: Option<Date>,
+    /// The phase to start in (a phase key of the species' sequence). Omitted: the first phase
+    /// of the sequence; null: no phase yet (`phase_state` `never_initialised`).
+    pub phase_key: Option<String>,
+    #[salvo(schema(max_length = 2000))]
+    pub notes: Option<String>,
+    /// How the phase key was given (not part of the wire form).
+    #[serde(skip)]
+    pub start_phase: StartPhase,
+}
+
+/// Where a new plant starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum StartPhase {
+    /// The first phase of its sequence.
+    #[default]
+    First,
+    /// No phase.
+    None,
+    Phase(String),
+}
+
+impl FromJson for NewPlant {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let species_key = req_key(f, "species_key");
+        let name = f.patch_text("name", NAME_MAX);
+        let cultivar_key = opt_key(f, "cultivar_key");
+        let location_key = opt_uuid(f, "location_key");
+        let slot_key = opt_uuid(f, "slot_key");
+        let substrate_batch_key = opt_uuid(f, "substrate_batch_key");
+        let planted_on = opt_past_date(f, "planted_on");
+        let phase_given = f.has("phase_key");
+        let phase_key = opt_key(f, "phase_key");
+        let notes = f.opt_long_text("notes", NOTES_MAX);
+        let phase_key = phase_key?;
+        let start_phase = match (&phase_key, phase_given) {
+            (Some(k), _) => StartPhase::Phase(k.clone()),
+            (None, true) => StartPhase::None,
+            (None, false) => StartPhase::First,
+        };
+        Some(Self {
+            species_key: species_key?,
+            name: name?,
+            cultivar_key: cultivar_key?,
+            location_key: location_key?,
+            slot_key: slot_key?,
+            substrate_batch_key: substrate_batch_key?,
+            planted_on: planted_on?,
+            phase_key,
+            notes: notes?,
+            start_phase,
+        })
+    }
+}
+
+/// Body of `PATCH /t/{slug}/plant-instances/{key}`: omitted fields stay; place, substrate,
+/// phase and archive have their own operations.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantUpdate"))]
+#[serde(deny_unknown_fields)]
+pub struct PlantPatch {
+    #[salvo(schema(max_length = 120))]
+    pub name: Option<String>,
+    /// Null clears it.
+    #[salvo(schema(value_type = Option<String>))]
+    #[serde(skip)]
+    pub cultivar_key: Patch<String>,
+    /// Null clears it.
+    #[salvo(schema(value_type = Option<String>, format = "date"))]
+    #[serde(skip)]
+    pub planted_on: Patch<Date>,
+    /// Null or blank clears them.
+    #[salvo(schema(value_type = Option<String>, max_length = 2000))]
+    #[serde(skip)]
+    pub notes: Patch<String>,
+}
+
+fn patch_of<T>(given: bool, value: Option<T>) -> Patch<T> {
+    match (given, value) {
+        (_, Some(v)) => Patch::Set(v),
+        (true, None) => Patch::Clear,
+        (false, None) => Patch::Keep,
+    }
+}
+
+impl FromJson for PlantPatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let name = f.patch_text("name", NAME_MAX);
+        let cultivar_given = f.has("cultivar_key");
+        let cultivar = opt_key(f, "cultivar_key");
+        let planted_given = f.has("planted_on");
+        let planted = opt_past_date(f, "planted_on");
+        let notes = f.patch_clearable("notes", NOTES_MAX);
+        Some(Self {
+            name: name?,
+            cultivar_key: patch_of(cultivar_given, cultivar?),
+            planted_on: patch_of(planted_given, planted?),
+            notes: notes?,
+        })
+    }
+}
+
+/// Body of `POST /t/{slug}/plant-instances/{key}/archive`.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantArchive"))]
+#[serde(deny_unknown_fields)]
+pub struct ArchiveBody {
+    /// disposed, given_away or died.
+    pub reason: ArchiveReason,
+}
+
+impl FromJson for ArchiveBody {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        Some(Self {
+            reason: f.choice("reason", ArchiveReason::ALL)?,
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ArchiveReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw).ok_or_else(|| serde::de::Error::custom("unknown archive reason"))
+    }
+}
+
+/// Body of `POST /t/{slug}/plant-instances/{key}/location`.
+#[derive(Debug, Clone, Default, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantLocation"))]
+#[serde(deny_unknown_fields)]
+pub struct LocationBody {
+    /// Only a check: the location must be in this site.
+    pub site_key: Option<Uuid>,
+    pub location_key: Option<Uuid>,
+    /// A slot of the location (or, alone, names the location too).
+    pub slot_key: Option<Uuid>,
+}
+
+impl FromJson for LocationBody {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let site_key = opt_uuid(f, "site_key");
+        let location_key = opt_uuid(f, "location_key");
+        let slot_key = opt_uuid(f, "slot_key");
+        let body = Self {
+            site_key: site_key?,
+            location_key: location_key?,
+            slot_key: slot_key?,
+        };
+        if body.location_key.is_none() && body.slot_key.is_none() {
+            f.reject_field(
+                "location_key",
+                "name a location_key or a slot_key",
+                "missing",
+            );
+            return None;
+        }
+        Some(body)
+    }
+}
+
+/// Body of `POST /t/{slug}/plant-instances/{key}/substrate`.
+#[derive(Debug, Clone, Default, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantSubstrate"))]
+#[serde(deny_unknown_fields)]
+pub struct SubstrateBody {
+    /// A substrate batch of this garden.
+    pub substrate_batch_key: Option<Uuid>,
+    /// A substrate (catalogue key or `tenant:<uuid>`), when no batch is tracked.
+    pub substrate_key: Option<String>,
+}
+
+impl FromJson for SubstrateBody {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let batch = opt_uuid(f, "substrate_batch_key");
+        let key = opt_key(f, "substrate_key");
+        let body = Self {
+            substrate_batch_key: batch?,
+            substrate_key: key?,
+        };
+        if body.substrate_batch_key.is_none() && body.substrate_key.is_none() {
+            f.reject_field(
+                "substrate_batch_key",
+                "name a substrate_batch_key or a substrate_key",
+                "missing",
+            );
+            return None;
+        }
+        Some(body)
+    }
+}
+
+/// Body of `POST /t/{slug}/plant-instances/{key}/phase-transitions`.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PhaseTransition"))]
+#[serde(deny_unknown_fields)]
+pub struct TransitionBody {
+    /// A phase key of the sequence the plant's species runs on.
+    pub target_phase_key: String,
+    /// Why (default `manual`), up to 200 characters.
+    #[salvo(schema(max_length = 200))]
+    pub reason: Option<String>,
+}
+
+impl FromJson for TransitionBody {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let target = req_key(f, "target_phase_key");
+        let reason = f.patch_text("reason", 200);
+        Some(Self {
+            target_phase_key: target?,
+            reason: reason?,
+        })
+    }
+}
+
+/// `GET /plant-instances/{key}/phase` and `get_plant_phase_status`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PhaseStatus {
+    pub plant_key: Uuid,
+    pub phase_state: PhaseState,
+    /// The open phase (null when none is open).
+    pub phase_key: Option<String>,
+    pub phase: Option<PhaseNow>,
+    /// The sequence the species runs on now (null when the species left the catalogue).
+    pub sequence_key: Option<String>,
+    pub sequence_name: Option<String>,
+    pub cycle_type: Option<String>,
+    pub is_repeating: Option<bool>,
+    pub cycle_number: Option<i32>,
+    pub has_harvest_phase: Option<bool>,
+    /// Phase changes so far (history rows after the first).
+    pub transition_count: i64,
+    /// The phase keys the plant may move to now.
+    pub allowed_targets: Vec<String>,
+}

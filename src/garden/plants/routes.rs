@@ -1,0 +1,391 @@
+//! REST face of plants under `/api/v1/t/{slug}/plant-instances`: reads for every member,
+//! writes for growers and admins.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+use uuid::Uuid;
+
+use super::model::*;
+use super::repo::{Archived, Filter};
+use super::service::{self, HISTORY_MAX_LIMIT, LIST_MAX_LIMIT};
+use crate::auth::Role;
+use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::http::depot::DepotExt;
+use crate::http::json::read_json;
+use crate::http::pagination::{Page, PageRequest};
+
+pub fn router() -> Router {
+    Router::with_path("plant-instances")
+        .get(list_plants)
+        .post(create_plant)
+        .push(
+            Router::with_path("{plant_key}")
+                .get(get_plant)
+                .patch(update_plant)
+                .push(Router::with_path("archive").post(archive_plant))
+                .push(Router::with_path("location").post(set_plant_location))
+                .push(Router::with_path("substrate").post(set_plant_substrate))
+                .push(Router::with_path("phase").get(get_phase_status))
+                .push(Router::with_path("phase-history").get(get_phase_history))
+                .push(Router::with_path("phase-transitions").post(transition_phase)),
+        )
+}
+
+/// `user:<key>`: who made a change on the REST face.
+pub fn actor(depot: &Depot) -> Result<String, AppError> {
+    Ok(format!("user:{}", depot.principal()?.user_id))
+}
+
+fn query_error(name: &str, reason: &str) -> ErrorDetail {
+    ErrorDetail::new(format!("query.{name}"), reason, "value_error")
+}
+
+/// Reads the list filters; every bad one is its own detail.
+pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
+    let q = |n: &str| req.queries().get(n).map(|v| v.trim().to_owned());
+    let mut errors = Vec::new();
+    let mut uuid = |n: &str| -> Option<Uuid> {
+        let raw = q(n).filter(|v| !v.is_empty())?;
+        match Uuid::parse_str(&raw) {
+            Ok(u) => Some(u),
+            Err(_) => {
+                errors.push(query_error(n, "must be a key (UUID)"));
+                None
+            }
+        }
+    };
+    let site_id = uuid("site");
+    let location_id = uuid("location");
+    let slot_id = uuid("slot");
+    let run_id = uuid("run");
+    let mut text = |n: &str, max: usize| -> Option<String> {
+        let raw = q(n)?;
+        if raw.is_empty() {
+            return None;
+        }
+        if raw.chars().count() > max || raw.chars().any(char::is_control) {
+            errors.push(query_error(
+                n,
+                "at most 100 characters, no control characters",
+            ));
+            return None;
+        }
+        Some(raw)
+    };
+    let name = text("name", 100);
+    let species_key = text("species", 100);
+    let phase_key = text("phase", 100);
+    let status = match q("status").as_deref() {
+        None | Some("") => None,
+        Some(s @ ("active" | "disposed" | "given_away" | "died")) => Some(s.to_owned()),
+        Some(_) => {
+            errors.push(query_error(
+                "status",
+                "must be one of: active, disposed, given_away, died",
+            ));
+            None
+        }
+    };
+    let archived = match q("archived").as_deref() {
+        // An archive status names archived plants: they are not hidden then.
+        None | Some("") if status.as_deref().is_some_and(|s| s != "active") => Archived::Include,
+        None | Some("") | Some("false") => Archived::Exclude,
+        Some("true") => Archived::Only,
+        Some("any") => Archived::Include,
+        Some(_) => {
+            errors.push(query_error("archived", "must be false, true or any"));
+            Archived::Exclude
+        }
+    };
+    if !errors.is_empty() {
+        return Err(AppError::validation(errors));
+    }
+    Ok(Filter {
+        name,
+        species_key,
+        site_id,
+        location_id,
+        slot_id,
+        phase_key,
+        status,
+        archived,
+        run_id,
+    })
+}
+
+/// List the garden's plants (oldest first). Archived plants only with `archived=true|any` or
+/// an archive `status`.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "list_plants",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("name" = Option<String>, Query, description = "part of the plant name (case-insensitive)"),
+        ("species" = Option<String>, Query, description = "species key"),
+        ("site" = Option<Uuid>, Query, description = "site key"),
+        ("location" = Option<Uuid>, Query, description = "location key"),
+        ("slot" = Option<Uuid>, Query, description = "slot key"),
+        ("phase" = Option<String>, Query, description = "current phase key"),
+        ("status" = Option<String>, Query, description = "active, disposed, given_away or died"),
+        ("archived" = Option<String>, Query, description = "false (default), true or any"),
+        ("run" = Option<Uuid>, Query, description = "planting run key"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of plants", body = Page<PlantSummary>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a filter, skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn list_plants(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<PlantSummary>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
+    let filter = filter_from(req)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::list_plants(&state, tenant, &filter, page).await?,
+    ))
+}
+
+/// Get one plant with its species, place, substrate and phase state.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "get_plant",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the plant", body = Plant),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+    ))]
+pub async fn get_plant(
+    plant_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::get_plant(&state, tenant, &plant_key).await?))
+}
+
+/// Create a plant. A slot runs the crop-rotation and companion checks.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "create_plant",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = NewPlant,
+    responses(
+        (status_code = 201, description = "plant created", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, species, cultivar, location, slot or batch", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR (one detail per field, a full slot, a slot of another location), ROTATION_VIOLATION, INCOMPATIBLE_COMPANION, SUBSTRATE_EXHAUSTED", body = ErrorBody),
+    ))]
+pub async fn create_plant(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    let ctx = depot.tenant_ctx()?;
+    ctx.require(Role::Grower)?;
+    let new: NewPlant = read_json(req, state.config().max_body_bytes).await?;
+    let actor = actor(depot)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let plant = service::create_plant(&state, tenant, &new, &actor, true).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(plant))
+}
+
+/// Change name, cultivar, planting date or notes (omitted fields stay).
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "update_plant",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = PlantPatch,
+    responses(
+        (status_code = 200, description = "the plant", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plant or cultivar", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
+    ))]
+pub async fn update_plant(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let patch: PlantPatch = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::update_plant(&state, tenant, &plant_key, &patch).await?,
+    ))
+}
+
+/// Archive a plant (disposed, given away, died); it leaves default listings, never deleted.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "archive_plant",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = ArchiveBody,
+    responses(
+        (status_code = 200, description = "the archived plant", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: archived already", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: unknown reason", body = ErrorBody),
+    ))]
+pub async fn archive_plant(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let body: ArchiveBody = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::archive_plant(&state, tenant, &plant_key, body.reason, true).await?,
+    ))
+}
+
+/// Move a plant to a location and optionally a slot (rotation and companion checks).
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "set_plant_location",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = LocationBody,
+    responses(
+        (status_code = 200, description = "the plant in its new place", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plant, site, location or slot", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the plant is archived", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR (full slot, slot or location elsewhere), ROTATION_VIOLATION, INCOMPATIBLE_COMPANION", body = ErrorBody),
+    ))]
+pub async fn set_plant_location(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let body: LocationBody = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::set_location(&state, tenant, &plant_key, &body, true).await?,
+    ))
+}
+
+/// Set the substrate batch (or substrate) a plant grows in.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "set_plant_substrate",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = SubstrateBody,
+    responses(
+        (status_code = 200, description = "the plant", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plant, batch or substrate", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the plant is archived", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR, SUBSTRATE_EXHAUSTED", body = ErrorBody),
+    ))]
+pub async fn set_plant_substrate(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let body: SubstrateBody = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::set_substrate(&state, tenant, &plant_key, &body, true).await?,
+    ))
+}
+
+/// The plant's phase state, current phase with day count and expected remaining days, and
+/// the phases it may move to now.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "get_plant_phase_status",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the phase status", body = PhaseStatus),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+    ))]
+pub async fn get_phase_status(
+    plant_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<PhaseStatus>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::phase_status(&state, tenant, &plant_key).await?,
+    ))
+}
+
+/// The plant's phase history, oldest first, with who made each change.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "get_plant_phase_history",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of history", body = Page<PhaseHistoryEntry>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn get_phase_history(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<PhaseHistoryEntry>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, HISTORY_MAX_LIMIT)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::phase_history(&state, tenant, &plant_key, page).await?,
+    ))
+}
+
+/// Move the plant to another phase of its species' sequence: forward, back to a recurring
+/// phase, or the cycle restart of a repeating sequence.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "transition_plant_phase",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = TransitionBody,
+    responses(
+        (status_code = 200, description = "the plant in its new phase", body = Plant),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "PHASE_TRANSITION_INVALID (backward, same phase, not in the sequence, archived), VALIDATION_ERROR", body = ErrorBody),
+    ))]
+pub async fn transition_phase(
+    plant_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Plant>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let body: TransitionBody = read_json(req, state.config().max_body_bytes).await?;
+    let actor = actor(depot)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let done = service::transition(
+        &state,
+        tenant,
+        &plant_key,
+        &body.target_phase_key,
+        body.reason.as_deref(),
+        &actor,
+        true,
+    )
+    .await?;
+    Ok(Json(done.plant))
+}
