@@ -282,7 +282,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     // Stored: a tenant substrate with is_mix and the computed values.
     let mix = json_of(
         app.post_json(
-            &format!("{mixes}"),
+            &mixes,
             &json!({"name": "Coco-perlite 70/30", "components": components}),
         )
         .await,
@@ -308,7 +308,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     assert_eq!(detail_fields(&err), ["body.components[0].substrate_key"]);
     assert_error(
         app.post_json(
-            &format!("{mixes}"),
+            &mixes,
             &json!({"name": "coco-PERLITE 70/30", "components": components}),
         )
         .await,
