@@ -69,6 +69,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::places::routes::locations_router())
                 .push(crate::garden::places::routes::slots_router())
                 .push(crate::garden::substrates::routes::substrates_router())
+                .push(crate::garden::substrates::routes::mixes_router())
                 .push(crate::garden::substrates::routes::batches_router()),
         );
     Router::new()

@@ -443,6 +443,61 @@ mod tests {
     }
 
     #[test]
+    fn object_lists_check_every_entry_and_publish_their_table() {
+        const ITEM: &[Arg] = &[
+            Arg::required("substrate_key", KEY, "k"),
+            Arg::required(
+                "fraction",
+                ArgKind::Number {
+                    min: 0.01,
+                    max: 1.0,
+                    default: None,
+                },
+                "f",
+            ),
+        ];
+        const LIST: &[Arg] = &[Arg::required(
+            "components",
+            ArgKind::ObjectList {
+                fields: ITEM,
+                min: 2,
+                max: 3,
+            },
+            "c",
+        )];
+        let ok = validate(
+            LIST.iter(),
+            &json!({"components": [{"substrate_key": " a ", "fraction": 0.5}, {"substrate_key": "b", "fraction": 0.5}]}),
+        )
+        .expect("valid");
+        let items = ok.items("components");
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].key("substrate_key"), "a");
+        assert_eq!(items[1].number("fraction"), Some(0.5));
+        for bad in [
+            json!({"components": [{"substrate_key": "a", "fraction": 1.0}]}),
+            json!({"components": [{"substrate_key": "a", "fraction": 2.0}, {"substrate_key": "b", "fraction": 0.5}]}),
+            json!({"components": [{"substrate_key": "a", "fraction": 0.5, "x": 1}, {"substrate_key": "b", "fraction": 0.5}]}),
+            json!({"components": [1, 2]}),
+            json!({"components": "ab"}),
+        ] {
+            let err = validate(LIST.iter(), &bad).expect_err("invalid");
+            assert_eq!(err.code, ToolErrorCode::Validation, "{bad}");
+        }
+        let schema = input_schema(LIST.iter());
+        let list = &schema["properties"]["components"];
+        assert_eq!(
+            (list["minItems"].clone(), list["maxItems"].clone()),
+            (json!(2), json!(3))
+        );
+        assert_eq!(list["items"]["additionalProperties"], json!(false));
+        assert_eq!(
+            list["items"]["required"],
+            json!(["substrate_key", "fraction"])
+        );
+    }
+
+    #[test]
     fn schema_is_closed_and_lists_bounds() {
         let schema = input_schema(TABLE.iter());
         assert_eq!(schema["additionalProperties"], json!(false));

@@ -1415,3 +1415,51 @@ async fn place_tools_over_rest_face_and_json_rpc() {
     assert_eq!(r["structuredContent"]["error_code"], "permission.denied");
     assert_eq!(rows(&app, &a, "sites").await, 1);
 }
+
+#[tokio::test]
+async fn placements_into_one_slot_serialise_on_its_lock() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("placelock").await;
+    let g = Garden::new(&app, &tenant);
+    let site = g.site("Balcony").await;
+    let pot = g.location(&site, None, "Pot").await;
+    let slot = g.slot(&pot, "POT_1", 1).await;
+    let (loc, slot) = (
+        Uuid::parse_str(&pot).expect("uuid"),
+        Uuid::parse_str(&slot).expect("uuid"),
+    );
+
+    // The first placement holds the slot until its transaction ends...
+    let mut first = TenantTx::begin(&app.state, &tenant).await.expect("tx");
+    placement_target(&mut first, loc, Some(slot))
+        .await
+        .expect("room for one");
+    let state = app.state.clone();
+    let t2 = tenant.clone();
+    let second = tokio::spawn(async move {
+        let mut tx = TenantTx::begin(&state, &t2).await.expect("tx");
+        let outcome = placement_target(&mut tx, loc, Some(slot)).await.map(|_| ());
+        tx.rollback().await.expect("rollback");
+        outcome
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        !second.is_finished(),
+        "the second placement waits for the slot"
+    );
+    sqlx::query(
+        "INSERT INTO plants (id, name, species_key, location_id, slot_id) \
+         VALUES ($1, 'Tomato', 'solanum-lycopersicum', $2, $3)",
+    )
+    .bind(Uuid::now_v7())
+    .bind(loc)
+    .bind(slot)
+    .execute(first.conn())
+    .await
+    .expect("plant");
+    first.commit().await.expect("commit");
+    // ...so the second sees the slot full: exactly one placement wins.
+    let err = second.await.expect("task").expect_err("full");
+    assert_eq!(err.code(), ErrorCode::ValidationError);
+    assert_eq!(rows(&app, &tenant, "plants").await, 1);
+}

@@ -205,7 +205,7 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
 async fn substrates_mix_preview_and_stored_mix() {
     let app = TestApp::spawn().await;
     let tenant = app.tenant("mix").await;
-    let base = format!("/api/v1/t/{}/substrates/", tenant.slug);
+    let mixes = format!("/api/v1/t/{}/substrate-mixes/", tenant.slug);
     let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
     let perlite = global_substrate(&app, "perlite", 7.0, true, 5).await;
     let components = json!([
@@ -215,7 +215,7 @@ async fn substrates_mix_preview_and_stored_mix() {
 
     let preview = json_of(
         app.post_json(
-            &format!("{base}mix-preview"),
+            &format!("{mixes}preview"),
             &json!({"components": components}),
         )
         .await,
@@ -257,7 +257,7 @@ async fn substrates_mix_preview_and_stored_mix() {
         (json!({}), "body.components"),
     ] {
         let err = assert_error(
-            app.post_json(&format!("{base}mix-preview"), &body).await,
+            app.post_json(&format!("{mixes}preview"), &body).await,
             422,
             "VALIDATION_ERROR",
         )
@@ -269,7 +269,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     }
     assert_error(
         app.post_json(
-            &format!("{base}mix-preview"),
+            &format!("{mixes}preview"),
             &json!({"components": [{"substrate_key": coco, "fraction": 0.5},
                                    {"substrate_key": format!("tenant:{}", uuid::Uuid::now_v7()), "fraction": 0.5}]}),
         )
@@ -282,7 +282,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     // Stored: a tenant substrate with is_mix and the computed values.
     let mix = json_of(
         app.post_json(
-            &format!("{base}mixes"),
+            &mixes,
             &json!({"name": "Coco-perlite 70/30", "components": components}),
         )
         .await,
@@ -296,7 +296,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     // A mix cannot be a component of another mix.
     let err = assert_error(
         app.post_json(
-            &format!("{base}mix-preview"),
+            &format!("{mixes}preview"),
             &json!({"components": [{"substrate_key": mix["key"], "fraction": 0.5},
                                    {"substrate_key": perlite, "fraction": 0.5}]}),
         )
@@ -308,7 +308,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     assert_eq!(detail_fields(&err), ["body.components[0].substrate_key"]);
     assert_error(
         app.post_json(
-            &format!("{base}mixes"),
+            &mixes,
             &json!({"name": "coco-PERLITE 70/30", "components": components}),
         )
         .await,
@@ -661,7 +661,7 @@ async fn substrates_roles_and_tenant_isolation() {
     assert_error(
         call(
             Method::POST,
-            format!("{sa}/substrates/mixes"),
+            format!("{sa}/substrate-mixes"),
             viewer.clone(),
             Some(mix.clone()),
         )
@@ -673,7 +673,7 @@ async fn substrates_roles_and_tenant_isolation() {
     json_of(
         call(
             Method::POST,
-            format!("{sa}/substrates/mixes"),
+            format!("{sa}/substrate-mixes"),
             admin.clone(),
             Some(mix.clone()),
         )
@@ -749,7 +749,7 @@ async fn substrates_roles_and_tenant_isolation() {
         json_of(
             call(
                 Method::POST,
-                format!("{sa}/substrates/mix-preview"),
+                format!("{sa}/substrate-mixes/preview"),
                 who.clone(),
                 Some(json!({"components": mix["components"]})),
             )
@@ -855,7 +855,7 @@ async fn substrates_roles_and_tenant_isolation() {
     assert_error(
         call(
             Method::POST,
-            format!("{sb}/substrates/mix-preview"),
+            format!("{sb}/substrate-mixes/preview"),
             b_admin.clone(),
             Some(json!({"components": mix["components"]})),
         )

@@ -257,7 +257,7 @@ impl FromJson for NewSubstrate {
     }
 }
 
-/// Body of `POST /t/{slug}/substrates/mix-preview`.
+/// Body of `POST /t/{slug}/substrate-mixes/preview`.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 #[salvo(schema(name = "SubstrateMixPreview"))]
 pub struct MixRequest {
@@ -347,7 +347,7 @@ impl FromJson for MixRequest {
     }
 }
 
-/// Body of `POST /t/{slug}/substrates/mixes`: a mix stored as the garden's own substrate.
+/// Body of `POST /t/{slug}/substrate-mixes`: a mix stored as the garden's own substrate.
 #[derive(Debug, Clone, PartialEq, ToSchema)]
 #[salvo(schema(name = "SubstrateMixCreate"))]
 pub struct NewMix {

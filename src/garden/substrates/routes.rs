@@ -7,7 +7,7 @@ use salvo::prelude::*;
 
 use super::model::{
     BatchCreateBody, BatchPatch, BatchPatchBody, MixPreview, MixRequest, NewBatch, NewMix,
-    NewSubstrate, Substrate, SubstrateBatch, SubstrateCreateBody, SubstrateScope,
+    NewSubstrate, Substrate, SubstrateBatch, SubstrateCreateBody, SubstrateScope, SubstrateType,
 };
 use super::service::{self, LIST_MAX_LIMIT, SubstrateQuery};
 use crate::auth::Role;
@@ -22,9 +22,15 @@ pub fn substrates_router() -> Router {
     Router::with_path("substrates")
         .get(list_substrates)
         .post(create_substrate)
-        .push(Router::with_path("mix-preview").post(preview_mix))
-        .push(Router::with_path("mixes").post(create_mix))
         .push(Router::with_path("{substrate_key}").get(get_substrate))
+}
+
+/// Mixes have their own prefix: below `/substrates/` a fixed segment would share its path
+/// with `GET /substrates/{substrate_key}` (and its `Allow` header).
+pub fn mixes_router() -> Router {
+    Router::with_path("substrate-mixes")
+        .post(create_mix)
+        .push(Router::with_path("preview").post(preview_mix))
 }
 
 pub fn batches_router() -> Router {
@@ -49,9 +55,9 @@ fn query_error(name: &str, reason: &str) -> ErrorDetail {
 #[endpoint(tags("substrates"), security(["bearer" = []]), operation_id = "list_substrates",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("q" = Option<String>, Query, max_length = 100, description = "part of the name (English or German) or brand"),
-        ("scope" = Option<String>, Query, description = "global or tenant"),
-        ("type" = Option<String>, Query, description = "substrate type, e.g. coco"),
+        ("q" = Option<String>, Query, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "part of the name (English or German) or brand"),
+        ("scope" = Option<SubstrateScope>, Query, description = "global or tenant"),
+        ("type" = Option<SubstrateType>, Query, description = "substrate type"),
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
     ),
@@ -220,7 +226,7 @@ pub async fn create_mix(
 #[endpoint(tags("substrate batches"), security(["bearer" = []]), operation_id = "list_substrate_batches",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("substrate_key" = Option<String>, Query, max_length = 200, description = "only batches of this substrate"),
+        ("substrate_key" = Option<String>, Query, max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "only batches of this substrate"),
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
     ),

@@ -216,7 +216,7 @@ async fn preview_substrate_mix(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, 
     );
     let data = compact(serde_json::to_value(&p).unwrap_or(Value::Null), &[]);
     Ok(ToolOutput::new(summary, data).link_api(format!(
-        "/api/v1/t/{}/substrates/mix-preview",
+        "/api/v1/t/{}/substrate-mixes/preview",
         tenant.slug.as_str()
     )))
 }
@@ -271,7 +271,7 @@ async fn create_substrate_mix(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, T
             ),
             data,
         )
-        .link_api(format!("/api/v1/t/{slug}/substrates/mixes")));
+        .link_api(format!("/api/v1/t/{slug}/substrate-mixes")));
     }
     Ok(
         ToolOutput::new(format!("Stored the mix {}.", substrate_line(&s)), data)
