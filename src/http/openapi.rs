@@ -53,15 +53,8 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     }
 }
 
-/// Operations whose handler checks a role above the floor itself (`TenantCtx::require` in its
-/// body) instead of taking `roles::Requires<…>`: their minimum role, by operation id. Only
-/// for handlers that predate `Requires`; a new route declares its role with the extractor. The
-/// isolation guard proves every entry against the handler (the role below is refused, this
-/// one is not), so a wrong entry fails the tests.
-const CHECKED_IN_HANDLER: &[(&str, Role)] = &[("create_site", Role::Admin)];
-
 /// The role an operation of the tenant tree needs: the method's floor (enforced by the hoop
-/// `roles::role_floor`), raised by a `Requires<…>` argument or a `CHECKED_IN_HANDLER` entry.
+/// `roles::role_floor`), raised by a `Requires<…>` argument.
 fn min_role(path: &str, method: &oapi::PathItemType, operation: &oapi::Operation) -> Role {
     use oapi::PathItemType as T;
     let method = match method {
@@ -75,21 +68,8 @@ fn min_role(path: &str, method: &oapi::PathItemType, operation: &oapi::Operation
         T::Trace => salvo::http::Method::TRACE,
         T::Query => salvo::http::Method::QUERY,
     };
-    let in_handler = operation.operation_id.as_deref().and_then(|id| {
-        CHECKED_IN_HANDLER
-            .iter()
-            .find(|(op, _)| *op == id)
-            .map(|(_, role)| *role)
-    });
-    [
-        Some(roles::floor(&method, path)),
-        roles::declared(operation),
-        in_handler,
-    ]
-    .into_iter()
-    .flatten()
-    .max()
-    .unwrap_or(Role::Admin)
+    let floor = roles::floor(&method, path);
+    roles::declared(operation).map_or(floor, |declared| declared.max(floor))
 }
 
 /// Every operation under `/api/v1/t/{slug}/` states its minimum role as `x-min-role`, and a

@@ -57,17 +57,74 @@ async fn make(
                 json!({"name": format!("Guard site {}", unique_slug("s")), "kind": "balcony"});
             garden.post(app, "sites", body).await
         }
-        // A record inside another one makes its parent first, for example:
-        // "location_key" => {
-        //     let site = Box::pin(make(app, garden, "site_key", ids)).await?;
-        //     let body = json!({"name": "Guard box"});
-        //     garden.post(app, &format!("sites/{site}/locations"), body).await
-        // }
+        // A record inside another one makes its parent first.
+        "location_key" => {
+            let site = Box::pin(make(app, garden, "site_key", ids)).await?;
+            let body = json!({"site_key": site, "name": format!("Guard box {}", unique_slug("l"))});
+            garden.post(app, "locations", body).await
+        }
+        "slot_key" => {
+            let location = Box::pin(make(app, garden, "location_key", ids)).await?;
+            let code = format!("G_{}", unique_slug("s").replace('-', "").to_uppercase());
+            let code: String = code.chars().take(20).collect();
+            let body = json!({"location_key": location, "code": code, "capacity": 4});
+            garden.post(app, "slots", body).await
+        }
+        "substrate_key" => {
+            let body = json!({"name": format!("Guard soil {}", unique_slug("m")), "type": "soil"});
+            garden.post(app, "substrates", body).await
+        }
+        "batch_key" | "substrate_batch_key" => {
+            let substrate = Box::pin(make(app, garden, "substrate_key", ids)).await?;
+            let body = json!({"substrate_key": substrate, "label": format!("Guard batch {}", unique_slug("b"))});
+            garden.post(app, "substrate-batches", body).await
+        }
+        "plant_key" => {
+            let species = shared_value(app, &garden.keys[&Role::Admin], "species_key").await?;
+            let slot = Box::pin(make(app, garden, "slot_key", ids)).await?;
+            let location = ids.get("location_key").cloned();
+            let body = json!({"species_key": species, "name": "Guard plant",
+                              "location_key": location, "slot_key": slot});
+            garden.post(app, "plant-instances", body).await
+        }
+        "run_id" | "run_key" => {
+            let body = json!({"name": format!("Guard run {}", unique_slug("r"))});
+            garden.post(app, "planting-runs", body).await
+        }
         _ => return None,
     };
     let key = created["key"].as_str().expect("created record has a key");
     ids.insert(name.to_owned(), key.to_owned());
     Some(key.to_owned())
+}
+
+/// A valid body, made of garden A's own records, for the writes whose handler validates its
+/// body before it looks up the record in its path (an empty body gets 422 there, which proves
+/// nothing about that record): with it, another garden's record in the path must answer 404.
+/// One arm per such operation; a missing one fails the test naming the operation.
+fn valid_body(op: &str, ids: &HashMap<String, String>, shared: &Shared) -> Option<Value> {
+    let id = |name: &str| ids.get(name).cloned().unwrap_or_default();
+    Some(match op {
+        "archive_plant" => json!({"reason": "died"}),
+        "set_plant_location" => {
+            json!({"location_key": id("location_key"), "slot_key": id("slot_key")})
+        }
+        "set_plant_substrate" => json!({"substrate_batch_key": id("batch_key")}),
+        "transition_plant_phase" => json!({"target_phase_key": shared.phase}),
+        "change_planting_run_status" => json!({"status": "active"}),
+        "add_planting_run_plants" => json!({"plant_keys": [id("plant_key")]}),
+        "create_planting_run_plants" => {
+            json!({"species_key": shared.species, "id_prefix": "GRD", "quantity": 1})
+        }
+        "set_slot_neighbours" => json!({"neighbour_keys": []}),
+        _ => return None,
+    })
+}
+
+/// Catalogue keys the valid bodies name.
+struct Shared {
+    species: String,
+    phase: String,
 }
 
 /// Tool arguments that name shared catalogue records (the same in every garden), so no other
@@ -79,6 +136,9 @@ const SHARED_KEYS: &[&str] = &[
     "disease_key",
     "treatment_key",
     "sequence_key",
+    // Phase keys name entries of the catalogue's phase sequences.
+    "phase_key",
+    "target_phase_key",
 ];
 
 /// A real catalogue record for a shared key argument, for calls that must get past it to
@@ -86,6 +146,19 @@ const SHARED_KEYS: &[&str] = &[
 async fn shared_value(app: &TestApp, admin: &str, name: &str) -> Option<String> {
     let (path, field) = match name {
         "species_key" => ("/api/v1/species?q=fixtura%20tomatoides", "key"),
+        // A phase of the sequence the fixture species (the guard's plants) runs on.
+        "target_phase_key" | "phase_key" => {
+            let species = Box::pin(shared_value(app, admin, "species_key")).await?;
+            let sequence =
+                kultiva::catalog::species::service::phase_sequence_of(&app.state, &species)
+                    .await
+                    .ok()?;
+            return sequence
+                .sequence
+                .entries
+                .last()
+                .map(|e| e.phase_key.clone());
+        }
         _ => return None,
     };
     let res = app
@@ -275,7 +348,8 @@ impl Operation {
         url
     }
 
-    /// Writes carry an empty JSON object: every refusal must come before the body is read.
+    /// Writes carry an empty JSON object: every refusal by role must come before the body is
+    /// read.
     fn body(&self) -> Option<Value> {
         matches!(self.method, Method::POST | Method::PUT | Method::PATCH).then(|| json!({}))
     }
@@ -283,9 +357,17 @@ impl Operation {
 
 /// Status and JSON body (Null when the body is not JSON).
 async fn send(app: &TestApp, op: &Operation, url: &str, auth: Option<&str>) -> (u16, Value) {
-    let res = app
-        .call(op.method.clone(), url, auth, op.body().as_ref())
-        .await;
+    send_body(app, op, url, auth, op.body()).await
+}
+
+async fn send_body(
+    app: &TestApp,
+    op: &Operation,
+    url: &str,
+    auth: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let res = app.call(op.method.clone(), url, auth, body.as_ref()).await;
     let status = res.status().as_u16();
     (status, res.json().await.unwrap_or(Value::Null))
 }
@@ -370,6 +452,18 @@ async fn isolation_guard_covers_every_garden_route() {
         });
     }
 
+    let shared = {
+        let key = &a.keys[&Role::Admin];
+        Shared {
+            species: shared_value(&app, key, "species_key")
+                .await
+                .expect("species"),
+            phase: shared_value(&app, key, "target_phase_key")
+                .await
+                .expect("phase"),
+        }
+    };
+
     // Each garden gets one record per path parameter; a parameter without a maker fails.
     let mut ids_a = HashMap::new();
     let mut ids_b = HashMap::new();
@@ -425,15 +519,18 @@ async fn isolation_guard_covers_every_garden_route() {
             failures.push(format!("{label}, anonymous: {status}, want 401"));
         }
 
-        // Another garden's record in the path, as A's admin.
+        // Another garden's record in the path, as A's admin (with a valid body where the
+        // handler reads the body first).
         for param in &op.params {
             let mut mixed = ids_a.clone();
             mixed.insert(param.clone(), ids_b[param].clone());
             let url = op.url(a.slug(), &mixed);
-            let (status, body) = send(&app, op, &url, Some(&a.admin.bearer())).await;
+            let body = valid_body(&op.name, &ids_a, &shared).or_else(|| op.body());
+            let (status, body) = send_body(&app, op, &url, Some(&a.admin.bearer()), body).await;
             if status != 404 || body["error_code"] != "ENTITY_NOT_FOUND" {
                 let hint = if status == 422 {
-                    " (the body was validated before the record was looked up)"
+                    " (the body was validated before the record was looked up: add a valid \
+                     body for it to isolation_guard::valid_body)"
                 } else {
                     ""
                 };
@@ -526,6 +623,25 @@ fn sample(property: &Value) -> Value {
     match property["type"].as_str() {
         Some("integer") | Some("number") => property["minimum"].clone(),
         Some("boolean") => property.get("default").cloned().unwrap_or(json!(false)),
+        // A list of records (e.g. a mix's components): as few as allowed, each with its
+        // required fields.
+        Some("array") => {
+            let count = property["minItems"].as_u64().unwrap_or(1).max(1);
+            json!(
+                (0..count)
+                    .map(|_| sample(&property["items"]))
+                    .collect::<Vec<_>>()
+            )
+        }
+        Some("object") => {
+            let required = property["required"].as_array().cloned().unwrap_or_default();
+            let fields = required
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|name| (name.to_owned(), sample(&property["properties"][name])))
+                .collect::<serde_json::Map<_, _>>();
+            Value::Object(fields)
+        }
         _ => {
             let min = property["minLength"].as_u64().unwrap_or(1) as usize;
             let max = property["maxLength"].as_u64().unwrap_or(100) as usize;
@@ -673,8 +789,15 @@ async fn isolation_guard_covers_every_tool() {
             let (Some(own), Some(foreign)) = (own_ids.get(*arg), foreign_ids.get(*arg)) else {
                 continue;
             };
-            // Required catalogue keys beside it must be real, or the call stops at them.
+            // The other garden keys of the tool are A's own records (a tool may need one of
+            // several, such as a location or a slot), so the call reaches the one swapped.
             let mut args = base.clone();
+            for other in garden_keys.iter().filter(|k| **k != *arg) {
+                if let Some(v) = own_ids.get(*other) {
+                    args.insert((*other).clone(), json!(v));
+                }
+            }
+            // Required catalogue keys beside it must be real, or the call stops at them.
             for other in props.keys().filter(|k| SHARED_KEYS.contains(&k.as_str())) {
                 if !required.contains(other.as_str()) {
                     continue;

@@ -52,10 +52,16 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
         [
             "_sqlx_migrations",
             "locations",
+            "plant_phase_history",
+            "planting_run_entries",
+            "planting_run_plants",
+            "planting_runs",
             "plants",
             "sites",
             "slot_neighbours",
+            "slot_placements",
             "slots",
+            "substrate_batch_readings",
             "substrate_batches",
             "substrates"
         ]

@@ -11,11 +11,11 @@ use super::model::{
 };
 use super::repo::LocationFilter;
 use super::service::{self, LIST_MAX_LIMIT};
-use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::roles::{Admin, Requires};
 
 pub fn locations_router() -> Router {
     Router::with_path("locations")
@@ -145,12 +145,12 @@ pub async fn get_location(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field; body.parent_key when the parent is in another site", body = ErrorBody),
     ))]
 pub async fn create_location(
+    _role: Requires<Admin>,
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<Json<LocationDetail>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let new: NewLocation = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     let created = service::create_location(&state, tenant, &new).await?;
@@ -175,12 +175,12 @@ pub async fn create_location(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field; body.parent_key for a cycle or a parent in another site", body = ErrorBody),
     ))]
 pub async fn update_location(
+    _role: Requires<Admin>,
     location_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<LocationDetail>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let patch: LocationPatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
@@ -201,13 +201,13 @@ pub async fn update_location(
         (status_code = 409, description = "STATE_CONFLICT: sub-locations, live plants, or archived plants' history stand in it", body = ErrorBody),
     ))]
 pub async fn delete_location(
+    _role: Requires<Admin>,
     location_key: PathParam<String>,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
     let ctx = depot.tenant_ctx()?;
-    ctx.require(Role::Admin)?;
     service::delete_location(&state, &ctx.tenant, &location_key).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
@@ -273,12 +273,12 @@ pub async fn get_slot(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field (code pattern, capacity 1-20)", body = ErrorBody),
     ))]
 pub async fn create_slot(
+    _role: Requires<Admin>,
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<Json<Slot>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let new: NewSlot = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     let slot = service::create_slot(&state, tenant, &new).await?;
@@ -303,12 +303,12 @@ pub async fn create_slot(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field; body.capacity below the live plants", body = ErrorBody),
     ))]
 pub async fn update_slot(
+    _role: Requires<Admin>,
     slot_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Slot>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let patch: SlotPatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
@@ -328,13 +328,13 @@ pub async fn update_slot(
         (status_code = 409, description = "STATE_CONFLICT: the slot is occupied or holds archived plants' history", body = ErrorBody),
     ))]
 pub async fn delete_slot(
+    _role: Requires<Admin>,
     slot_key: PathParam<String>,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
     let ctx = depot.tenant_ctx()?;
-    ctx.require(Role::Admin)?;
     service::delete_slot(&state, &ctx.tenant, &slot_key).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
@@ -356,12 +356,12 @@ pub async fn delete_slot(
         (status_code = 422, description = "VALIDATION_ERROR: body.neighbour_keys names the slot itself or a slot of another site", body = ErrorBody),
     ))]
 pub async fn set_neighbours(
+    _role: Requires<Admin>,
     slot_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Slot>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let body: Neighbours = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(

@@ -5,11 +5,11 @@ use salvo::prelude::*;
 
 use super::model::{NewSite, Site, SitePatch, SitePatchBody};
 use super::service::{self, LIST_MAX_LIMIT};
-use crate::auth::Role;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::roles::{Admin, Requires};
 
 pub fn router() -> Router {
     Router::with_path("sites")
@@ -80,14 +80,14 @@ pub async fn get_site(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
     ))]
 pub async fn create_site(
+    _role: Requires<Admin>,
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<Json<Site>, AppError> {
     let state = depot.app_state()?;
-    let ctx = depot.tenant_ctx()?;
-    // Sites are the garden's setup: admins only (growers write plants, runs and tasks).
-    ctx.require(Role::Admin)?;
+    // Sites are the garden's setup: admins only (`Requires<Admin>`; growers write plants, runs
+    // and tasks).
     let new: NewSite = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     let site = service::create_site(&state, tenant, &new).await?;
@@ -112,13 +112,12 @@ pub async fn create_site(
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
     ))]
 pub async fn update_site(
+    _role: Requires<Admin>,
     site_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Site>, AppError> {
     let state = depot.app_state()?;
-    let ctx = depot.tenant_ctx()?;
-    ctx.require(Role::Admin)?;
     let patch: SitePatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
@@ -138,13 +137,13 @@ pub async fn update_site(
         (status_code = 409, description = "STATE_CONFLICT: locations (and so plants) stand in the site", body = ErrorBody),
     ))]
 pub async fn delete_site(
+    _role: Requires<Admin>,
     site_key: PathParam<String>,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
     let ctx = depot.tenant_ctx()?;
-    ctx.require(Role::Admin)?;
     service::delete_site(&state, &ctx.tenant, &site_key).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())

@@ -356,6 +356,13 @@ pub async fn list_batches(
     page: PageRequest,
 ) -> Result<Page<SubstrateBatch>, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
+    // A filter naming no substrate of this garden's scope (another garden's, say) is a 404
+    // like any unknown key, not an empty page.
+    if let Some(key) = substrate_key
+        && resolve(state, &mut tx, key).await?.is_none()
+    {
+        return Err(AppError::not_found("substrate"));
+    }
     let total = repo::count_batches(&mut tx, substrate_key).await?;
     let mut items = if total > page.skip {
         repo::list_batches(&mut tx, substrate_key, page).await?
