@@ -382,9 +382,15 @@ impl From<crate::tenancy::provision::ProvisionError> for AppError {
     fn from(err: crate::tenancy::provision::ProvisionError) -> Self {
         use crate::tenancy::migrate::MigrationError;
         use crate::tenancy::provision::ProvisionError;
+        use sqlx::migrate::MigrateError;
         match err {
             ProvisionError::Database(db)
-            | ProvisionError::Migration(MigrationError::Database(db)) => db.into(),
+            | ProvisionError::Migration(
+                MigrationError::Database(db)
+                | MigrationError::Migrate(
+                    MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
+                ),
+            ) => db.into(),
             other => Self::internal(other),
         }
     }
@@ -535,6 +541,12 @@ mod tests {
         for err in [
             ProvisionError::Database(io()),
             ProvisionError::Migration(MigrationError::Database(io())),
+            ProvisionError::Migration(MigrationError::Migrate(
+                sqlx::migrate::MigrateError::ExecuteMigration(io(), 3),
+            )),
+            ProvisionError::Migration(MigrationError::Migrate(
+                sqlx::migrate::MigrateError::Execute(io()),
+            )),
         ] {
             assert_eq!(AppError::from(err).code(), ErrorCode::ServiceUnavailable);
         }

@@ -13,11 +13,17 @@ Scenarios (each: load, fault, recovery, verification):
   sigkill       the server killed with SIGKILL mid-write N times, restarted each time.
   sigterm       SIGTERM under load (graceful drain), restarted, three times.
 
+The workload: six writers create sites in one garden (one statement each) while one creates
+gardens (registry row, schema and migrations, status, admin membership: several statements and
+transactions) and one registers accounts (user, verification token and mail, then a personal
+garden with its membership). --sites-only leaves the last two out.
+
 Figures of each scenario:
   acked      writes acknowledged with 2xx
   lost       acknowledged writes missing or different in the database          (must be 0)
   half       records not whole: a site whose fields do not match what was sent,
-             a garden without its schema, its tables or its admin membership   (must be 0)
+             a garden not active, without its tables or its admin membership,
+             an account without its active personal garden                    (must be 0)
   5xx        answers 500-599 other than 503                                     (must be 0)
   503        answers 503 (allowed: "unavailable, retry")
   4xx        other refusals of valid writes (reported; a 401/404 here is a bug)
@@ -108,7 +114,7 @@ class Postgres:
         # fsync stays on: the restarts are of the server process, not of the machine, but the
         # cluster is configured as a production one would be.
         return (f"-p {self.port} -k {self.sock} -c listen_addresses={LOOPBACK} "
-                "-c max_connections=100")
+                "-c max_connections=100 -c recovery_init_sync_method=syncfs")
 
     def start(self) -> None:
         r = self._as_owner(
@@ -271,6 +277,7 @@ def expected_site(name: str) -> tuple[str, str]:
 class Tally:
     acked_sites: dict[str, dict] = field(default_factory=dict)  # id -> answer body
     acked_gardens: set[str] = field(default_factory=set)
+    acked_accounts: set[str] = field(default_factory=set)
     half_acks: list[str] = field(default_factory=list)  # 2xx answers that differ from the request
     statuses: dict[str, int] = field(default_factory=dict)
     samples: dict[str, str] = field(default_factory=dict)
@@ -328,6 +335,19 @@ class Workload:
                 self.tally.acked_gardens.add(slug)
         return ans
 
+    def write_account(self) -> Answer:
+        with self.tally.lock:
+            self.seq += 1
+            email = f"fr-{self.ctx.run_id}-{self.label}-{self.seq}@example.test"
+        ans = call(self.ctx.server.port, "POST", "/api/v1/auth/register",
+                   {"email": email, "password": "Fault-run-password-1",
+                    "display_name": "Fault Runner"})
+        self.record(ans, "account")
+        if ans.status is not None and 200 <= ans.status < 300:
+            with self.tally.lock:
+                self.tally.acked_accounts.add(email)
+        return ans
+
     def record(self, ans: Answer, what: str) -> None:
         with self.tally.lock:
             self.tally.attempts += 1
@@ -354,6 +374,11 @@ class Workload:
             self.write_garden()
             self.stop_flag.wait(0.25)
 
+    def _account_writer(self) -> None:
+        while not self.stop_flag.is_set():
+            self.write_account()
+            self.stop_flag.wait(0.25)
+
     def start(self) -> None:
         gardens = self.ctx.gardens
         for i in range(WRITERS):
@@ -361,9 +386,10 @@ class Workload:
             t.start()
             self.threads.append(t)
         if gardens:
-            t = threading.Thread(target=self._garden_writer, daemon=True)
-            t.start()
-            self.threads.append(t)
+            for target in (self._garden_writer, self._account_writer):
+                t = threading.Thread(target=target, daemon=True)
+                t.start()
+                self.threads.append(t)
 
     def stop(self) -> None:
         self.stop_flag.set()
@@ -400,6 +426,7 @@ class Context:
     user_id: str = ""
     latest_version: str = ""
     gardens: bool = True
+    log_offset: int = 0
 
 
 def wait_live(ctx: Context, deadline_s: float = PROBE_DEADLINE_S) -> float:
@@ -479,7 +506,50 @@ def verify(ctx: Context, w: Workload) -> tuple[int, int, list[str]]:
     for slug in w.tally.acked_gardens - seen:
         lost += 1
         problems.append(f"acknowledged garden lost: {slug}")
+    # Accounts: the user row (with its verification token and mail) commits first, then the
+    # personal garden is provisioned and its admin membership added.
+    accounts = ctx.pg.psql(ctx.db, (
+        "SELECT u.email, count(t.id)::text FROM platform.users u "
+        "LEFT JOIN platform.memberships m ON m.user_id = u.id AND m.role = 'admin' "
+        "LEFT JOIN platform.tenants t ON t.id = m.tenant_id AND t.kind = 'personal' "
+        "AND t.status = 'active' "
+        f"WHERE u.email LIKE 'fr-{ctx.run_id}-{w.label}-%' GROUP BY u.email"))
+    seen = set()
+    for email, personal in accounts:
+        seen.add(email)
+        if personal != "1":
+            half += 1
+            problems.append(f"half-written account {email}: {personal} active personal gardens")
+    for email in w.tally.acked_accounts - seen:
+        lost += 1
+        problems.append(f"acknowledged account lost: {email}")
     return lost, half, problems
+
+
+def internal_errors(ctx: Context, limit: int = 5) -> list[str]:
+    """The causes the server logged for its 500s since the last call (the client sees only
+    an error id)."""
+    found = []
+    try:
+        with open(ctx.server.logpath, "rb") as f:
+            f.seek(ctx.log_offset)
+            data = f.read()
+            ctx.log_offset += len(data)
+    except OSError:
+        return found
+    for line in data.decode(errors="replace").splitlines():
+        if len(found) >= limit:
+            break
+        if '"INTERNAL_ERROR"' in line or ('"level":"ERROR"' in line
+                                           and "SERVICE_UNAVAILABLE" not in line):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            found.append(f"server log: {rec.get('message')} {rec.get('error_code', '')} "
+                         f"{rec.get('cause', rec.get('error', ''))} "
+                         f"{rec.get('span', {}).get('path', '')}")
+    return found
 
 
 @dataclass
@@ -514,7 +584,9 @@ def finish(ctx: Context, w: Workload, name: str, recoveries: list[float],
     four = sum(v for k, v in st.items() if k.isdigit() and k.startswith("4"))
     for k, v in w.tally.samples.items():
         problems.append(f"first {k}: {v}")
-    return Result(name, len(w.tally.acked_sites) + len(w.tally.acked_gardens), lost, half,
+    problems.extend(internal_errors(ctx))
+    acked = len(w.tally.acked_sites) + len(w.tally.acked_gardens) + len(w.tally.acked_accounts)
+    return Result(name, acked, lost, half,
                   st.get("5xx", 0), st.get("503", 0), four, st.get("no-answer", 0),
                   max(recoveries) if recoveries else 0.0, problems, notes)
 
@@ -619,8 +691,8 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--scenarios", default="redis-stop,redis-freeze,pg-restart,sigkill,sigterm")
     ap.add_argument("--report", help="also write the result table (markdown) here")
-    ap.add_argument("--no-gardens", action="store_true",
-                    help="site writes only (no garden creation in the workload)")
+    ap.add_argument("--sites-only", action="store_true",
+                    help="site writes only (no garden creation or registration)")
     args = ap.parse_args()
 
     run_id = secrets.token_hex(3)
@@ -641,7 +713,7 @@ def main() -> int:
         "RUST_LOG": os.environ.get("RUST_LOG", "info"),
     }
     server = Server(args.bin, args.workdir, env)
-    ctx = Context(pg, redis, server, db, run_id, gardens=not args.no_gardens)
+    ctx = Context(pg, redis, server, db, run_id, gardens=not args.sites_only)
     results: list[Result] = []
     started = time.monotonic()
     try:
@@ -657,6 +729,7 @@ def main() -> int:
         log(f"server on {LOOPBACK}:{server.port}; garden {ctx.slug}")
         for name in [s.strip() for s in args.scenarios.split(",") if s.strip()]:
             log(f"scenario {name}")
+            internal_errors(ctx, 0)  # skip what earlier scenarios logged
             if name == "redis-stop":
                 r = scenario_redis(ctx, freeze=False)
             elif name == "redis-freeze":
