@@ -43,7 +43,6 @@ import json
 import os
 import random
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -338,7 +337,7 @@ class Workload:
     def write_account(self) -> Answer:
         with self.tally.lock:
             self.seq += 1
-            email = f"fr-{self.ctx.run_id}-{self.label}-{self.seq}@example.test"
+            email = f"acct-{self.ctx.run_id}-{self.label}-{self.seq}@example.test"
         ans = call(self.ctx.server.port, "POST", "/api/v1/auth/register",
                    {"email": email, "password": "Fault-run-password-1",
                     "display_name": "Fault Runner"})
@@ -494,7 +493,8 @@ def verify(ctx: Context, w: Workload) -> tuple[int, int, list[str]]:
         "(to_regclass(quote_ident(t.schema_name) || '.sites') IS NOT NULL)::text, "
         "coalesce((SELECT m.role FROM platform.memberships m WHERE m.tenant_id = t.id "
         f"AND m.user_id = '{ctx.user_id}'), '<none>') "
-        f"FROM platform.tenants t WHERE t.slug LIKE 'fr-{ctx.run_id}-{w.label}-%'"))
+        "FROM platform.tenants t WHERE t.kind = 'organisation' "
+        f"AND t.slug LIKE 'fr-{ctx.run_id}-{w.label}-%'"))
     seen = set()
     for slug, status, version, has_tables, role in gardens:
         seen.add(slug)
@@ -513,7 +513,7 @@ def verify(ctx: Context, w: Workload) -> tuple[int, int, list[str]]:
         "LEFT JOIN platform.memberships m ON m.user_id = u.id AND m.role = 'admin' "
         "LEFT JOIN platform.tenants t ON t.id = m.tenant_id AND t.kind = 'personal' "
         "AND t.status = 'active' "
-        f"WHERE u.email LIKE 'fr-{ctx.run_id}-{w.label}-%' GROUP BY u.email"))
+        f"WHERE u.email LIKE 'acct-{ctx.run_id}-{w.label}-%' GROUP BY u.email"))
     seen = set()
     for email, personal in accounts:
         seen.add(email)
