@@ -580,6 +580,10 @@ def finish(ctx: Context, w: Workload, name: str, recoveries: list[float],
     if w.recovery(time.monotonic()) == float("inf"):
         raise HarnessError("the service does not take writes after the scenario")
     lost, half, problems = verify(ctx, w)
+    kinds = {k: sum(1 for p in problems if p.startswith(f"half-written {k}"))
+             for k in ("site", "garden", "account")}
+    if half:
+        notes += "; half-written: " + ", ".join(f"{v} {k}s" for k, v in kinds.items())
     st = w.tally.statuses
     four = sum(v for k, v in st.items() if k.isdigit() and k.startswith("4"))
     for k, v in w.tally.samples.items():
