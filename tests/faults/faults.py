@@ -699,6 +699,8 @@ def main() -> int:
                     help="site writes only (no garden creation or registration)")
     args = ap.parse_args()
 
+    # A stop request ends the run through the `finally` below (processes stopped).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     run_id = secrets.token_hex(3)
     pg = Postgres(args.pg_bindir, args.workdir)
     redis = Redis(args.workdir)
