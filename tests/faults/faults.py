@@ -112,8 +112,18 @@ class Postgres:
     def _opts(self) -> str:
         # fsync stays on: the restarts are of the server process, not of the machine, but the
         # cluster is configured as a production one would be.
-        return (f"-p {self.port} -k {self.sock} -c listen_addresses={LOOPBACK} "
-                "-c max_connections=100 -c recovery_init_sync_method=syncfs")
+        opts = (f"-p {self.port} -k {self.sock} -c listen_addresses={LOOPBACK} "
+                "-c max_connections=100")
+        if self.major() >= 14:
+            # Crash recovery syncs the data directory; syncfs is one call instead of one per file.
+            opts += " -c recovery_init_sync_method=syncfs"
+        return opts
+
+    def major(self) -> int:
+        r = subprocess.run([f"{self.bindir}/postgres", "--version"], capture_output=True,
+                           text=True, timeout=30)
+        digits = "".join(c if c.isdigit() or c == "." else " " for c in r.stdout).split()
+        return int(digits[0].split(".")[0]) if digits else 0
 
     def start(self) -> None:
         r = self._as_owner(
