@@ -172,6 +172,10 @@ pub struct ErrorBody {
 
 type Cause = Box<dyn std::error::Error + Send + Sync>;
 
+/// `Retry-After` of a 503: a lost database or Redis connection is usually back within this
+/// (a restart, a failover, a reconnect).
+pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 2;
+
 /// An error on its way to the client.
 pub struct AppError {
     code: ErrorCode,
@@ -301,10 +305,16 @@ impl AppError {
         ctrl.skip_rest();
     }
 
-    /// Writes the error record into `res`.
+    /// Writes the error record into `res`. A 503 carries `Retry-After`.
     pub fn render_into(self, req: &Request, res: &mut Response) {
         let (status, body) = self.into_body(req.uri().path(), req.method().as_str());
         res.status_code(status);
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            res.headers_mut().insert(
+                salvo::http::header::RETRY_AFTER,
+                salvo::http::HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECONDS),
+            );
+        }
         res.render(Json(body));
     }
 }
@@ -336,18 +346,71 @@ impl EndpointOutRegister for AppError {
     }
 }
 
+/// SQLSTATEs that say the server or the connection went away, not that the statement was
+/// wrong: class 08 (connection exception), 57P01-57P03 (admin/crash shutdown, cannot connect
+/// now: a restart or a recovery in progress) and 53300 (too many connections).
+fn is_unavailable_sqlstate(code: &str) -> bool {
+    code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300")
+}
+
+/// True when a database error means "the database is not reachable right now" (a 503 the
+/// client may retry) rather than a fault of the request or of the code (a 500).
+pub fn db_unavailable(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|c| is_unavailable_sqlstate(&c)),
+        _ => false,
+    }
+}
+
 impl From<sqlx::Error> for AppError {
     fn from(err: sqlx::Error) -> Self {
+        if db_unavailable(&err) {
+            Self::unavailable("database", err)
+        } else {
+            Self::internal(err)
+        }
+    }
+}
+
+/// Provisioning or dropping a tenant: a lost database is a 503 like anywhere else; callers
+/// answer the refusals they expect (slug taken, unknown tenant) before falling back on this.
+impl From<crate::tenancy::provision::ProvisionError> for AppError {
+    fn from(err: crate::tenancy::provision::ProvisionError) -> Self {
+        use crate::tenancy::migrate::MigrationError;
+        use crate::tenancy::provision::ProvisionError;
+        use sqlx::migrate::MigrateError;
         match err {
-            sqlx::Error::PoolTimedOut => Self::unavailable("database", err),
+            ProvisionError::Database(db)
+            | ProvisionError::Migration(
+                MigrationError::Database(db)
+                | MigrationError::Migrate(
+                    MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
+                ),
+            ) => db.into(),
             other => Self::internal(other),
         }
     }
 }
 
+/// True when a Redis error means the server cannot be reached (refused, dropped, timed out).
+pub fn redis_unavailable(err: &redis::RedisError) -> bool {
+    err.is_io_error()
+        || err.is_connection_refusal()
+        || err.is_connection_dropped()
+        || err.is_timeout()
+}
+
 impl From<redis::RedisError> for AppError {
     fn from(err: redis::RedisError) -> Self {
-        Self::internal(err)
+        if redis_unavailable(&err) {
+            Self::unavailable("session store", err)
+        } else {
+            Self::internal(err)
+        }
     }
 }
 
@@ -431,6 +494,104 @@ mod tests {
         assert_eq!(json, "\"ENTITY_NOT_FOUND\"");
         let json = serde_json::to_string(&ErrorCode::KarenzViolation).expect("serialise");
         assert_eq!(json, "\"KARENZ_VIOLATION\"");
+    }
+
+    #[test]
+    fn a_lost_database_is_503_not_500() {
+        use std::io::{Error as IoError, ErrorKind as Io};
+        for err in [
+            sqlx::Error::PoolTimedOut,
+            sqlx::Error::PoolClosed,
+            sqlx::Error::Io(IoError::new(Io::ConnectionRefused, "refused")),
+            sqlx::Error::Io(IoError::new(Io::ConnectionReset, "reset")),
+            sqlx::Error::Io(IoError::new(Io::UnexpectedEof, "eof")),
+        ] {
+            let shown = err.to_string();
+            assert_eq!(
+                AppError::from(err).code(),
+                ErrorCode::ServiceUnavailable,
+                "{shown}"
+            );
+        }
+        for err in [
+            sqlx::Error::RowNotFound,
+            sqlx::Error::Protocol("unexpected message".into()),
+            sqlx::Error::ColumnNotFound("x".into()),
+        ] {
+            let shown = err.to_string();
+            assert_eq!(
+                AppError::from(err).code(),
+                ErrorCode::InternalError,
+                "{shown}"
+            );
+        }
+        for code in ["08006", "08001", "57P01", "57P02", "57P03", "53300"] {
+            assert!(is_unavailable_sqlstate(code), "{code}");
+        }
+        for code in ["23505", "42P01", "40001", "57014", "XX000"] {
+            assert!(!is_unavailable_sqlstate(code), "{code}");
+        }
+    }
+
+    #[test]
+    fn a_lost_database_while_provisioning_is_503() {
+        use crate::tenancy::migrate::MigrationError;
+        use crate::tenancy::provision::ProvisionError;
+        let io = || sqlx::Error::Io(std::io::Error::new(std::io::ErrorKind::BrokenPipe, "gone"));
+        for err in [
+            ProvisionError::Database(io()),
+            ProvisionError::Migration(MigrationError::Database(io())),
+            ProvisionError::Migration(MigrationError::Migrate(
+                sqlx::migrate::MigrateError::ExecuteMigration(io(), 3),
+            )),
+            ProvisionError::Migration(MigrationError::Migrate(
+                sqlx::migrate::MigrateError::Execute(io()),
+            )),
+        ] {
+            assert_eq!(AppError::from(err).code(), ErrorCode::ServiceUnavailable);
+        }
+        for err in [
+            ProvisionError::Database(sqlx::Error::RowNotFound),
+            ProvisionError::InvalidName,
+        ] {
+            assert_eq!(AppError::from(err).code(), ErrorCode::InternalError);
+        }
+    }
+
+    #[test]
+    fn a_lost_redis_is_503_not_500() {
+        use std::io::{Error as IoError, ErrorKind as Io};
+        for kind in [Io::ConnectionRefused, Io::BrokenPipe, Io::TimedOut] {
+            let err = redis::RedisError::from(IoError::new(kind, "gone"));
+            assert_eq!(
+                AppError::from(err).code(),
+                ErrorCode::ServiceUnavailable,
+                "{kind:?}"
+            );
+        }
+        let err = redis::RedisError::from((redis::ErrorKind::UnexpectedReturnType, "bad type"));
+        assert_eq!(AppError::from(err).code(), ErrorCode::InternalError);
+    }
+
+    #[test]
+    fn a_503_tells_when_to_retry() {
+        let req = Request::new();
+        let mut res = Response::new();
+        AppError::unavailable("database", "connection refused").render_into(&req, &mut res);
+        assert_eq!(res.status_code, Some(StatusCode::SERVICE_UNAVAILABLE));
+        assert_eq!(
+            res.headers()
+                .get(salvo::http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
+            Some(UNAVAILABLE_RETRY_AFTER_SECONDS.to_string().as_str())
+        );
+        let mut res = Response::new();
+        AppError::internal("boom").render_into(&req, &mut res);
+        assert!(
+            res.headers()
+                .get(salvo::http::header::RETRY_AFTER)
+                .is_none()
+        );
     }
 
     #[test]

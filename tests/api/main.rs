@@ -10,6 +10,7 @@ mod auth;
 mod catalog;
 mod cli;
 mod conventions;
+mod db_faults;
 mod garden;
 mod health;
 mod isolation_guard;

@@ -31,7 +31,7 @@ pub async fn create(
             ProvisionError::SlugTaken(slug) => {
                 AppError::duplicate(format!("a tenant with slug {slug} exists"))
             }
-            other => AppError::internal(other),
+            other => other.into(),
         })?;
     repo::add(
         state.platform_pool(),
@@ -115,7 +115,7 @@ pub async fn delete(state: &AppState, principal: &Principal, slug: &str) -> Resu
         .await
         .map_err(|err| match err {
             ProvisionError::NotFound(_) => AppError::not_found("tenant"),
-            other => AppError::internal(other),
+            other => other.into(),
         })?;
     Ok(())
 }
