@@ -86,7 +86,9 @@ async fn enforce(
         return;
     };
     let what = match limit {
-        Limit::Auth => "login and registration requests",
+        Limit::Auth => {
+            "login and registration requests (e-mail verification and password reset included)"
+        }
         Limit::General => "API requests",
     };
     let error = format!(

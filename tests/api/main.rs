@@ -10,6 +10,7 @@ mod auth;
 mod catalog;
 mod cli;
 mod conventions;
+mod hardening;
 mod health;
 mod light;
 mod mail;

@@ -20,7 +20,9 @@ pub fn verification(frontend_url: &str, display_name: &str, token: &str) -> Acco
         body: format!(
             "Hello {display_name},\n\nplease confirm your e-mail address by opening this link \
              (valid for 48 hours):\n\n{frontend_url}/auth/verify-email?token={token}\n\n\
-             If you did not create a Kultiva account, ignore this message.\n"
+             If you did not create a Kultiva account, ignore this message. If someone else \
+             registered this address, confirming it signs out every session and revokes every \
+             API key made before; then reset the password to take the account over.\n"
         ),
     }
 }
@@ -33,6 +35,8 @@ pub fn password_reset(frontend_url: &str, display_name: &str, token: &str) -> Ac
             "Hello {display_name},\n\nsomeone asked to reset the password of your Kultiva \
              account. Open this link within one hour to choose a new one:\n\n\
              {frontend_url}/auth/reset-password?token={token}\n\n\
+             Setting a new password signs out every session of the account and revokes all \
+             of its API keys: log in again and create new keys afterwards.\n\n\
              If it was not you, ignore this message; your password stays as it is.\n"
         ),
     }

@@ -19,7 +19,9 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
     Router::new()
         .push(limited(Router::with_path("register").post(register)))
         .push(limited(Router::with_path("login").post(login)))
-        .push(Router::with_path("verify-email").post(verify_email))
+        .push(limited(
+            Router::with_path("verify-email").post(verify_email),
+        ))
         .push(Router::with_path("refresh").post(refresh))
         .push(Router::with_path("logout").post(logout))
         .push(
@@ -27,8 +29,12 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
                 .hoop(crate::auth::require_caller)
                 .post(logout_all),
         )
-        .push(Router::with_path("password-reset/request").post(password_reset_request))
-        .push(Router::with_path("password-reset/confirm").post(password_reset_confirm))
+        .push(limited(
+            Router::with_path("password-reset/request").post(password_reset_request),
+        ))
+        .push(limited(
+            Router::with_path("password-reset/confirm").post(password_reset_confirm),
+        ))
 }
 
 fn send_session(
