@@ -308,3 +308,440 @@ async fn reset_and_verification_routes_share_the_auth_limit() {
         assert!(body["error"].as_str().is_some(), "{body}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Mail throttle, batches, garden cap, registration limit
+// ---------------------------------------------------------------------------------------------
+
+async fn mails_to(app: &TestApp, recipient: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM platform.mail_outbox WHERE recipient = $1")
+        .bind(recipient)
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("count")
+}
+
+/// Waits (hang guard 30 s) until `n` mails to the recipient are queued, then a moment longer
+/// for any that should not come.
+async fn settle_mails(app: &TestApp, recipient: &str, n: i64) -> i64 {
+    let start = std::time::Instant::now();
+    while mails_to(app, recipient).await < n && start.elapsed().as_secs() < 30 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    mails_to(app, recipient).await
+}
+
+#[tokio::test]
+async fn reset_mails_are_throttled_per_address_with_the_same_answer() {
+    let app = TestApp::full_env(&[("MAIL_PER_ADDRESS_PER_HOUR", "2")]).await;
+    let user = app.user("throttle").await;
+    // Registration sent the verification mail: one of the two this hour.
+    assert_eq!(settle_mails(&app, &user.email, 1).await, 1);
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        let res = app
+            .post_json(
+                "/api/v1/auth/password-reset/request",
+                &json!({"email": user.email}),
+            )
+            .await;
+        let status = res.status().as_u16();
+        let body: Value = res.json().await.expect("json");
+        answers.push((status, body["message"].clone()));
+    }
+    assert!(answers.iter().all(|a| *a == answers[0]), "{answers:?}");
+    assert_eq!(answers[0].0, 202);
+    assert_eq!(
+        settle_mails(&app, &user.email, 2).await,
+        2,
+        "one reset mail"
+    );
+}
+
+/// Opens a 2025-03-26 tool-server session (batches exist there): the session id.
+async fn mcp_session(app: &TestApp, key: &str) -> String {
+    let res = app
+        .client
+        .post(app.url("/api/v1/mcp"))
+        .header("x-api-key", key)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-03-26", "capabilities": {},
+                "clientInfo": {"name": "hardening", "version": "1"}}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(res.status().as_u16(), 200);
+    crate::support::header(&res, "mcp-session-id").expect("session")
+}
+
+async fn mcp_post(app: &TestApp, key: &str, session: &str, body: &Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/v1/mcp"))
+        .header("x-api-key", key)
+        .header("mcp-session-id", session)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("sent")
+}
+
+#[tokio::test]
+async fn each_message_of_a_batch_counts_against_the_general_limit() {
+    let app = TestApp::full_env(&[
+        ("MCP_SERVER_ENABLED", "true"),
+        ("RATE_LIMIT_GENERAL_PER_MINUTE", "10"),
+    ])
+    .await;
+    let user = app.user("batch").await;
+    let key = app.api_key(&user, None).await; // request 1
+    let session = mcp_session(&app, &key).await; // request 2
+    let ping = |i: usize| json!({"jsonrpc": "2.0", "id": i, "method": "ping"});
+    // A batch of 6: the request and five more messages, 8 of 10 used.
+    let batch: Vec<Value> = (0..6).map(ping).collect();
+    let res = mcp_post(&app, &key, &session, &json!(batch)).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let replies: Value = res.json().await.expect("json");
+    assert_eq!(replies.as_array().map(Vec::len), Some(6));
+    // Three more messages do not fit in the two left: 429 and none of them runs.
+    let batch: Vec<Value> = (0..3).map(ping).collect();
+    let res = mcp_post(&app, &key, &session, &json!(batch)).await;
+    assert_eq!(res.status().as_u16(), 429);
+    assert!(crate::support::header(&res, "retry-after").is_some());
+    let body: Value = res.json().await.expect("json");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("10 API requests")),
+        "{body}"
+    );
+    // A batch larger than the whole budget never fits.
+    let batch: Vec<Value> = (0..11).map(ping).collect();
+    let res = mcp_post(&app, &key, &session, &json!(batch)).await;
+    assert_eq!(res.status().as_u16(), 429);
+}
+
+async fn create_garden(app: &TestApp, auth: &str, slug: &str) -> reqwest::Response {
+    app.call(
+        Method::POST,
+        "/api/v1/tenants",
+        Some(auth),
+        Some(&json!({"slug": slug, "name": "A garden"})),
+    )
+    .await
+}
+
+async fn tenants_named(app: &TestApp, slugs: &[String]) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM platform.tenants WHERE slug = ANY($1)")
+        .bind(slugs)
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("count")
+}
+
+#[tokio::test]
+async fn an_account_creates_at_most_its_cap_of_gardens_even_concurrently() {
+    let app = TestApp::full_env(&[("MAX_GARDENS_PER_ACCOUNT", "3")]).await;
+    let user = app.user("cap").await;
+    let auth = user.bearer();
+    // The personal garden is one of three; six concurrent creations leave room for two.
+    let slugs: Vec<String> = (0..6).map(|_| crate::support::unique_slug("cap")).collect();
+    let answers =
+        futures_util::future::join_all(slugs.iter().map(|slug| create_garden(&app, &auth, slug)))
+            .await;
+    let mut created = 0;
+    for res in answers {
+        match res.status().as_u16() {
+            201 => created += 1,
+            _ => {
+                let body = assert_error(res, 409, "STATE_CONFLICT").await;
+                assert_eq!(body["details"][0]["code"], "garden_limit_reached", "{body}");
+                assert!(
+                    body["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("at most 3 gardens")),
+                    "{body}"
+                );
+            }
+        }
+    }
+    assert_eq!(created, 2);
+    assert_eq!(
+        tenants_named(&app, &slugs).await,
+        2,
+        "no schema beyond the cap"
+    );
+    // Another account is not affected.
+    let other = app.user("cap2").await;
+    let slug = crate::support::unique_slug("cap");
+    let res = create_garden(&app, &other.bearer(), &slug).await;
+    assert_eq!(res.status().as_u16(), 201);
+}
+
+#[tokio::test]
+async fn registrations_are_limited_for_the_whole_service() {
+    let app = TestApp::full_env(&[
+        ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "2"),
+        ("TRUSTED_PROXIES", "127.0.0.1"),
+    ])
+    .await;
+    let mut statuses = Vec::new();
+    let mut last = None;
+    for i in 0..3 {
+        let email = format!("{}@example.test", crate::support::unique_slug("reg"));
+        // Each from another client address: the per-IP limit is not what refuses.
+        let res = app
+            .client
+            .post(app.url("/api/v1/auth/register"))
+            .header("x-forwarded-for", format!("203.0.113.{}", i + 1))
+            .json(&json!({"email": email, "password": PASSWORD, "display_name": "R"}))
+            .send()
+            .await
+            .expect("sent");
+        statuses.push(res.status().as_u16());
+        last = Some((email, res));
+    }
+    assert_eq!(statuses, [201, 201, 429]);
+    let (email, res) = last.expect("third");
+    assert!(crate::support::header(&res, "retry-after").is_some());
+    let body: Value = res.json().await.expect("json");
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("2 registrations per minute")),
+        "{body}"
+    );
+    let written: i64 = sqlx::query_scalar("SELECT count(*) FROM platform.users WHERE email = $1")
+        .bind(&email)
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("count");
+    assert_eq!(written, 0, "the refused registration wrote nothing");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoped keys
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_scoped_key_never_acts_for_the_whole_account() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let user = app.user("scoped").await;
+    let slug = crate::support::unique_slug("scoped");
+    assert_eq!(
+        create_garden(&app, &user.bearer(), &slug)
+            .await
+            .status()
+            .as_u16(),
+        201
+    );
+    let scoped = format!("Bearer {}", app.api_key(&user, Some(&slug)).await);
+    let forbidden = |body: &Value| {
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("limited to one garden"))
+    };
+    // logout-all (with the CSRF pair a script could set itself).
+    let res = app
+        .client
+        .post(app.url("/api/v1/auth/logout-all"))
+        .header("authorization", &scoped)
+        .header("cookie", "svc_csrf=abc")
+        .header("x-csrf-token", "abc")
+        .send()
+        .await
+        .expect("sent");
+    let body = assert_error(res, 403, "FORBIDDEN").await;
+    assert!(forbidden(&body), "{body}");
+    // The owner's session still works.
+    let res = app
+        .call(Method::GET, "/api/v1/users/me", Some(&user.bearer()), None)
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    // Password change.
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/users/me/password",
+            Some(&scoped),
+            Some(&json!({"current_password": PASSWORD, "new_password": "taken over by a key"})),
+        )
+        .await;
+    let body = assert_error(res, 403, "FORBIDDEN").await;
+    assert!(forbidden(&body), "{body}");
+    app.login(&user.email, PASSWORD).await; // unchanged
+    // Profile change, new gardens, key management.
+    let res = app
+        .call(
+            Method::PATCH,
+            "/api/v1/users/me",
+            Some(&scoped),
+            Some(&json!({"display_name": "Key"})),
+        )
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    let res = create_garden(&app, &scoped, &crate::support::unique_slug("scoped")).await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    for (method, path) in [
+        (Method::GET, "/api/v1/auth/api-keys"),
+        (Method::POST, "/api/v1/auth/api-keys"),
+    ] {
+        let res = app
+            .call(method, path, Some(&scoped), Some(&json!({"label": "more"})))
+            .await;
+        assert_error(res, 403, "FORBIDDEN").await;
+    }
+    // Its own garden's data is fine.
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/tenants/{slug}"),
+            Some(&scoped),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_scoped_key_sees_only_its_gardens_tool_activity() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let user = app.user("activity").await;
+    let slug = crate::support::unique_slug("act");
+    assert_eq!(
+        create_garden(&app, &user.bearer(), &slug)
+            .await
+            .status()
+            .as_u16(),
+        201
+    );
+    let unscoped = app.api_key(&user, None).await;
+    let scoped = app.api_key(&user, Some(&slug)).await;
+    // A call in the personal garden (unscoped key) and one in the scoped garden.
+    let personal: Value = app
+        .call(Method::GET, "/api/v1/tenants", Some(&user.bearer()), None)
+        .await
+        .json()
+        .await
+        .expect("json");
+    let personal_slug = personal["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|t| t["kind"] == "personal"))
+        .and_then(|t| t["slug"].as_str())
+        .expect("personal garden")
+        .to_owned();
+    for (key, garden) in [(&unscoped, &personal_slug), (&scoped, &slug)] {
+        let res = app
+            .client
+            .post(app.url("/api/v1/mcp/tools/list_tenants"))
+            .header("x-api-key", key.as_str())
+            .json(&json!({"tenant": garden}))
+            .send()
+            .await
+            .expect("sent");
+        assert_eq!(res.status().as_u16(), 200, "{garden}");
+    }
+    let account = Uuid::parse_str(&user.key).expect("uuid");
+    let start = std::time::Instant::now();
+    loop {
+        let n: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM platform.mcp_audit_log WHERE account_id = $1")
+                .bind(account)
+                .fetch_one(app.state.platform_pool())
+                .await
+                .expect("audit");
+        if n >= 2 || start.elapsed().as_secs() > 30 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let all: Value = app
+        .call(
+            Method::GET,
+            "/api/v1/users/me/mcp-activity",
+            Some(&user.bearer()),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(all["total"], 2, "{all}");
+    let mine: Value = app
+        .call(
+            Method::GET,
+            "/api/v1/users/me/mcp-activity",
+            Some(&format!("Bearer {scoped}")),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(mine["total"], 1, "{mine}");
+    assert_eq!(mine["items"][0]["tenant_slug"], slug.as_str(), "{mine}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The general limiter looks at the client address before the credential
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_lookup() {
+    let app = TestApp::spawn_with(crate::support::Options {
+        env: vec![
+            ("SERVICE_MODE", "full".to_owned()),
+            ("RATE_LIMIT_GENERAL_PER_MINUTE", "3".to_owned()),
+            ("DB_ACQUIRE_TIMEOUT_SECONDS", "2".to_owned()),
+        ],
+        max_connections: Some(1),
+        ..crate::support::Options::default()
+    })
+    .await;
+    // Well-formed keys (43 characters after the prefix) that exist nowhere.
+    let random_key = || {
+        let body = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+        format!("Bearer svc_{}", &body[..43])
+    };
+    for _ in 0..3 {
+        let res = app
+            .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+            .await;
+        assert_eq!(res.status().as_u16(), 401);
+    }
+    let res = app
+        .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+        .await;
+    assert_eq!(res.status().as_u16(), 429);
+    // PostgreSQL is now out of reach for the service (its only connection is held here): a
+    // request that looked its key up would wait for it and fail. The over-limit client gets
+    // its 429 at once.
+    let held = app
+        .state
+        .platform_pool()
+        .acquire()
+        .await
+        .expect("the one connection");
+    for _ in 0..3 {
+        let res = app
+            .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+            .await;
+        assert_eq!(res.status().as_u16(), 429);
+        assert!(crate::support::header(&res, "retry-after").is_some());
+        let body: Value = res.json().await.expect("json");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("per client IP")),
+            "{body}"
+        );
+    }
+    drop(held);
+}

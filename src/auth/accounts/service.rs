@@ -85,16 +85,22 @@ pub async fn register(state: &AppState, form: &Registration) -> Result<User, App
     )
     .await?
     .ok_or_else(|| AppError::duplicate("an account with this e-mail address exists"))?;
-    let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
-    let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
-    let mail_id = mails::queue(&mut tx, &form.email, mail).await?;
+    let mail_id = if mails::within_hourly_budget(state, &form.email).await {
+        let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
+        let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
+        Some(mails::queue(&mut tx, &form.email, mail).await?)
+    } else {
+        None
+    };
     tx.commit().await?;
 
     // The personal garden is made after the account commits (provisioning runs its own
     // transactions); if it fails the account is removed again (with its verification mail, if
     // still unsent), so registration is all or nothing for the client.
     if let Err(err) = make_personal_tenant(state, &user, &form.email).await {
-        if let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await {
+        if let Some(mail_id) = mail_id
+            && let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await
+        {
             tracing::error!(error = %cleanup, "withdrawing a half-registered account's mail failed");
         }
         if let Err(cleanup) = sqlx::query("DELETE FROM platform.users WHERE id = $1")
@@ -132,7 +138,10 @@ async fn make_personal_tenant(
         .await
         {
             Ok(tenant) => {
-                memberships::add(state.platform_pool(), tenant.id, user.key, Role::Admin).await?;
+                let mut tx = state.platform_pool().begin().await?;
+                memberships::set_creator(&mut *tx, tenant.id, user.key).await?;
+                memberships::add(&mut *tx, tenant.id, user.key, Role::Admin).await?;
+                tx.commit().await?;
                 return Ok(());
             }
             Err(ProvisionError::SlugTaken(_)) => continue,
@@ -321,6 +330,9 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
         return Ok(());
     };
     if user.account_type != AccountType::User || !user.is_active {
+        return Ok(());
+    }
+    if !mails::within_hourly_budget(state, email).await {
         return Ok(());
     }
     let mut tx = db.begin().await?;

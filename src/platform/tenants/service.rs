@@ -25,6 +25,15 @@ pub async fn create(
             "service accounts cannot create tenants",
         ));
     }
+    principal.require_account_wide()?;
+    // The account's row stays locked until the garden is recorded as its own: concurrent
+    // creations of one account are counted one after the other.
+    let mut tx = state.platform_pool().begin().await?;
+    let cap = state.config().max_gardens_per_account;
+    let created = repo::lock_and_count_created(&mut tx, principal.user_id).await?;
+    if created >= i64::from(cap) {
+        return Err(garden_limit(cap));
+    }
     let tenant = provision::create_tenant(state, &new.slug, &new.name, ProvisionOptions::default())
         .await
         .map_err(|err| match err {
@@ -33,14 +42,26 @@ pub async fn create(
             }
             other => AppError::internal(other),
         })?;
-    repo::add(
-        state.platform_pool(),
-        tenant.id,
-        principal.user_id,
-        Role::Admin,
-    )
-    .await?;
+    repo::set_creator(&mut *tx, tenant.id, principal.user_id).await?;
+    repo::add(&mut *tx, tenant.id, principal.user_id, Role::Admin).await?;
+    tx.commit().await?;
     Ok(Tenant::from_record(&tenant, Role::Admin))
+}
+
+/// 409 `STATE_CONFLICT` once an account has created `MAX_GARDENS_PER_ACCOUNT` gardens.
+fn garden_limit(cap: u32) -> AppError {
+    AppError::new(
+        ErrorCode::StateConflict,
+        format!(
+            "garden limit reached: an account can create at most {cap} gardens (its personal \
+             garden included); delete one or ask the operator"
+        ),
+    )
+    .with_details(vec![ErrorDetail::new(
+        "max_gardens_per_account",
+        cap.to_string(),
+        "garden_limit_reached",
+    )])
 }
 
 /// The caller's active memberships with the role in each, by slug; a key scoped to one tenant
