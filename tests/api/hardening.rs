@@ -745,3 +745,154 @@ async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_loo
     }
     drop(held);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency claims have owners and live as long as their call
+// ---------------------------------------------------------------------------------------------
+
+mod claims {
+    use std::time::Duration;
+
+    use kultiva::mcp::idempotency::{self, Begin, Claim, Scope};
+    use serde_json::{Map, Value, json};
+    use sha2::{Digest, Sha256};
+    use uuid::Uuid;
+
+    use crate::support::TestApp;
+
+    /// The Redis key of a record, as `mcp::idempotency` names it.
+    fn record_key(app: &TestApp, scope: &Scope<'_>) -> String {
+        let key_hash = hex::encode(Sha256::digest(scope.key.as_bytes()));
+        app.state.redis_key(&[
+            "mcp",
+            "idem",
+            &format!("{{{}}}", scope.account),
+            "-",
+            scope.tool,
+            &key_hash,
+        ])
+    }
+
+    async fn get(app: &TestApp, key: &str) -> Option<String> {
+        let mut conn = app.state.redis().get().await.expect("redis");
+        redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut *conn)
+            .await
+            .expect("get")
+    }
+
+    async fn del(app: &TestApp, key: &str) {
+        let mut conn = app.state.redis().get().await.expect("redis");
+        let _: () = redis::cmd("DEL")
+            .arg(key)
+            .query_async(&mut *conn)
+            .await
+            .expect("del");
+    }
+
+    fn executes(begun: Result<Begin, kultiva::mcp::envelope::ToolError>) -> Claim {
+        match begun {
+            Ok(Begin::Execute(claim)) => claim,
+            Ok(Begin::Replay(env)) => panic!("replayed {env:?}"),
+            Err(err) => panic!("refused: {}", err.message),
+        }
+    }
+
+    fn envelope(summary: &str) -> Map<String, Value> {
+        json!({"summary": summary})
+            .as_object()
+            .cloned()
+            .expect("object")
+    }
+
+    #[tokio::test]
+    async fn only_the_owner_finishes_or_frees_a_claim() {
+        let app = TestApp::full().await;
+        let account = Uuid::new_v4();
+        let key = Uuid::new_v4().to_string();
+        let scope = Scope {
+            account,
+            tenant: None,
+            tool: "create_plant",
+            key: &key,
+        };
+        let redis_key = record_key(&app, &scope);
+        let first = executes(idempotency::begin(&app.state, &scope, "args").await);
+        // The first call's claim is lost (it ran out); a second call claims the key.
+        del(&app, &redis_key).await;
+        let second = executes(idempotency::begin(&app.state, &scope, "args").await);
+        let claimed = get(&app, &redis_key).await.expect("second claim");
+
+        // The first call ends late: it may neither free nor fill the second call's claim.
+        first.release(&app.state).await;
+        assert_eq!(
+            get(&app, &redis_key).await.as_deref(),
+            Some(claimed.as_str()),
+            "not freed"
+        );
+        let first = executes_again(&app, &scope, &redis_key, &claimed).await;
+        first.finish(&app.state, &envelope("first")).await;
+        assert_eq!(
+            get(&app, &redis_key).await.as_deref(),
+            Some(claimed.as_str()),
+            "not filled"
+        );
+
+        // The owner's result is stored and replayed.
+        second.finish(&app.state, &envelope("second")).await;
+        match idempotency::begin(&app.state, &scope, "args").await {
+            Ok(Begin::Replay(env)) => assert_eq!(env["summary"], "second"),
+            _ => panic!("no replay of the owner's result"),
+        }
+    }
+
+    /// A claim whose record was taken over: made by claiming a free key, then putting the
+    /// other call's record back.
+    async fn executes_again(
+        app: &TestApp,
+        scope: &Scope<'_>,
+        redis_key: &str,
+        other: &str,
+    ) -> Claim {
+        del(app, redis_key).await;
+        let claim = executes(idempotency::begin(&app.state, scope, "args").await);
+        let mut conn = app.state.redis().get().await.expect("redis");
+        let _: () = redis::cmd("SET")
+            .arg(redis_key)
+            .arg(other)
+            .query_async(&mut *conn)
+            .await
+            .expect("set");
+        claim
+    }
+
+    #[tokio::test]
+    async fn a_claim_lives_as_long_as_its_call_runs() {
+        let app = TestApp::full().await;
+        let key = Uuid::new_v4().to_string();
+        let scope = Scope {
+            account: Uuid::new_v4(),
+            tenant: None,
+            tool: "create_plant",
+            key: &key,
+        };
+        let redis_key = record_key(&app, &scope);
+        let claim = executes(
+            idempotency::begin_with(&app.state, &scope, "args", Duration::from_millis(300)).await,
+        );
+        // Four claim lifetimes later the call still holds its key.
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        let record = get(&app, &redis_key).await.expect("claim kept alive");
+        assert!(record.contains("pending"), "{record}");
+        claim.release(&app.state).await;
+        assert_eq!(get(&app, &redis_key).await, None, "freed by its owner");
+        // A dropped claim (a call that panicked) stops being extended and runs out.
+        let claim = executes(
+            idempotency::begin_with(&app.state, &scope, "args", Duration::from_millis(300)).await,
+        );
+        drop(claim);
+        tokio::time::sleep(Duration::from_millis(900)).await;
+        assert_eq!(get(&app, &redis_key).await, None, "ran out");
+    }
+}
