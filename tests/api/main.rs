@@ -12,6 +12,7 @@ mod cli;
 mod conventions;
 mod hardening;
 mod health;
+mod invitations;
 mod light;
 mod mail;
 mod mcp_idempotency;

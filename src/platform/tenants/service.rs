@@ -2,13 +2,11 @@
 
 use uuid::Uuid;
 
-use super::model::{Member, NewMember, NewTenant, Tenant, TenantChange};
+use super::model::{Member, NewTenant, Tenant, TenantChange};
 use super::repo;
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
-use crate::platform::users::model::Email;
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
@@ -151,7 +149,7 @@ pub async fn members(
 }
 
 /// An admin grants roles up to its own.
-fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
+pub(crate) fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
     ctx.require(Role::Admin)?;
     if role > ctx.role {
         return Err(AppError::new(
@@ -160,30 +158,6 @@ fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
         ));
     }
     Ok(())
-}
-
-pub async fn add_member(
-    state: &AppState,
-    principal: &Principal,
-    slug: &str,
-    new: &NewMember,
-) -> Result<Member, AppError> {
-    let ctx = resolve_for(state, principal, slug).await?;
-    may_grant(&ctx, new.role)?;
-    let db = state.platform_pool();
-    let email = Email::parse(&new.email).map_err(|reason| {
-        AppError::validation(vec![ErrorDetail::new("body.email", reason, "value_error")])
-    })?;
-    let user = users::find_by_email(db, &email)
-        .await?
-        .filter(|u| u.is_active)
-        .ok_or_else(|| AppError::not_found("user"))?;
-    if !repo::add(db, ctx.tenant.id, user.key, new.role).await? {
-        return Err(AppError::duplicate("this user is already a member"));
-    }
-    repo::member(db, ctx.tenant.id, user.key)
-        .await?
-        .ok_or_else(|| AppError::not_found("member"))
 }
 
 fn last_admin() -> AppError {
