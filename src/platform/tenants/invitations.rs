@@ -342,9 +342,13 @@ fn confirmed_address(user: &User) -> Result<&str, AppError> {
     }
 }
 
-/// The caller's open invitations.
+/// The caller's open invitations (none for an account without an address: service
+/// accounts, light mode's system user).
 pub async fn mine(state: &AppState, principal: &Principal) -> Result<Vec<Invitation>, AppError> {
     let user = account(state, principal).await?;
+    if user.email.is_none() {
+        return Ok(Vec::new());
+    }
     let email = confirmed_address(&user)?;
     Ok(pending_for(state.platform_pool(), email).await?)
 }
@@ -373,8 +377,11 @@ pub async fn answer_mine(
     accept: bool,
 ) -> Result<Option<Member>, AppError> {
     let user = account(state, principal).await?;
-    let email = confirmed_address(&user)?.to_owned();
     let id = Uuid::parse_str(key).map_err(|_| not_found())?;
+    if user.email.is_none() {
+        return Err(not_found());
+    }
+    let email = confirmed_address(&user)?.to_owned();
     let mut tx = state.platform_pool().begin().await?;
     let answered = answer(&mut tx, Which::Id(id), &email, accept).await?;
     if !accept {
