@@ -695,17 +695,13 @@ async fn a_scoped_key_sees_only_its_gardens_tool_activity() {
 
 #[tokio::test]
 async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_lookup() {
-    let app = TestApp::spawn_with(crate::support::Options {
-        env: vec![
-            ("SERVICE_MODE", "full".to_owned()),
-            ("RATE_LIMIT_GENERAL_PER_MINUTE", "3".to_owned()),
-            ("DB_ACQUIRE_TIMEOUT_SECONDS", "2".to_owned()),
-        ],
-        max_connections: Some(1),
-        ..crate::support::Options::default()
-    })
-    .await;
-    // Well-formed keys (43 characters after the prefix) that exist nowhere.
+    let app = TestApp::full_env(&[("RATE_LIMIT_GENERAL_PER_MINUTE", "5")]).await;
+    // Registration and login are anonymous: 2 of the address's 5.
+    let user = app.user("limited").await;
+    // A real key of the account, never used yet (created with the access token, which counts
+    // against the account, not the address).
+    let key = app.api_key(&user, None).await;
+    // Well-formed keys (43 characters after the prefix) that exist nowhere: 3 more, then over.
     let random_key = || {
         let body = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
         format!("Bearer svc_{}", &body[..43])
@@ -720,18 +716,12 @@ async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_loo
         .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
         .await;
     assert_eq!(res.status().as_u16(), 429);
-    // PostgreSQL is now out of reach for the service (its only connection is held here): a
-    // request that looked its key up would wait for it and fail. The over-limit client gets
-    // its 429 at once.
-    let held = app
-        .state
-        .platform_pool()
-        .acquire()
-        .await
-        .expect("the one connection");
-    for _ in 0..3 {
+    // From now on the address is refused before any credential is looked up: random keys, and
+    // even the real key, whose lookup would have let it through on the account's own budget
+    // and stamped its last use.
+    for auth in [random_key(), random_key(), format!("Bearer {key}")] {
         let res = app
-            .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+            .call(Method::GET, "/api/v1/users/me", Some(&auth), None)
             .await;
         assert_eq!(res.status().as_u16(), 429);
         assert!(crate::support::header(&res, "retry-after").is_some());
@@ -743,7 +733,14 @@ async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_loo
             "{body}"
         );
     }
-    drop(held);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let used: Option<time::OffsetDateTime> =
+        sqlx::query_scalar("SELECT last_used_at FROM platform.api_keys WHERE user_id = $1")
+            .bind(Uuid::parse_str(&user.key).expect("uuid"))
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("key row");
+    assert_eq!(used, None, "the key was never looked up");
 }
 
 // ---------------------------------------------------------------------------------------------
