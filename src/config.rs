@@ -129,6 +129,15 @@ pub struct Config {
     pub rate_limit_auth_per_minute: u32,
     /// Requests per minute per caller (account, or client IP when anonymous) on the API.
     pub rate_limit_general_per_minute: u32,
+    /// Registrations per minute across the whole service (every client IP together): each
+    /// one creates a garden schema.
+    pub rate_limit_registration_per_minute: u32,
+    /// Password-reset, verification and invitation mails per address per hour.
+    pub mail_per_address_per_hour: u32,
+    /// Gardens one account may create (its personal garden included).
+    pub max_gardens_per_account: u32,
+    /// How long an invitation to a garden can be accepted.
+    pub invitation_expire_days: u32,
     /// Peers whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
     /// Base URL of the GBIF species API (catalogue enrichment).
@@ -388,6 +397,15 @@ impl Config {
             r.bounded("RATE_LIMIT_AUTH_PER_MINUTE", 20, 1, MAX_RATE_PER_MINUTE);
         let rate_limit_general_per_minute =
             r.bounded("RATE_LIMIT_GENERAL_PER_MINUTE", 100, 1, MAX_RATE_PER_MINUTE);
+        let rate_limit_registration_per_minute = r.bounded(
+            "RATE_LIMIT_REGISTRATION_PER_MINUTE",
+            30,
+            1,
+            MAX_RATE_PER_MINUTE,
+        );
+        let mail_per_address_per_hour = r.bounded("MAIL_PER_ADDRESS_PER_HOUR", 3, 1, 1000);
+        let max_gardens_per_account = r.bounded("MAX_GARDENS_PER_ACCOUNT", 10, 1, 100_000);
+        let invitation_expire_days = r.bounded("INVITATION_EXPIRE_DAYS", 7, 1, 90);
         let trusted_proxies = TrustedProxies::parse(&r.string("TRUSTED_PROXIES", ""))
             .unwrap_or_else(|problems| {
                 r.problems.extend(problems);
@@ -428,6 +446,10 @@ impl Config {
             mail_from,
             rate_limit_auth_per_minute,
             rate_limit_general_per_minute,
+            rate_limit_registration_per_minute,
+            mail_per_address_per_hour,
+            max_gardens_per_account,
+            invitation_expire_days,
             trusted_proxies,
             enrichment_gbif_url,
             enrichment_timeout,
@@ -664,6 +686,26 @@ mod tests {
             ("RATE_LIMIT_AUTH_PER_MINUTE", "many"),
             ("RATE_LIMIT_GENERAL_PER_MINUTE", "-1"),
             ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000001"),
+        ] {
+            let err = with(&[(name, value)]).expect_err(value);
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn account_safety_limits_have_defaults_and_bounds() {
+        let cfg = with(&[]).expect("valid");
+        assert_eq!(cfg.rate_limit_registration_per_minute, 30);
+        assert_eq!(cfg.mail_per_address_per_hour, 3);
+        assert_eq!(cfg.max_gardens_per_account, 10);
+        assert_eq!(cfg.invitation_expire_days, 7);
+        for (name, value) in [
+            ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "0"),
+            ("MAIL_PER_ADDRESS_PER_HOUR", "0"),
+            ("MAIL_PER_ADDRESS_PER_HOUR", "1001"),
+            ("MAX_GARDENS_PER_ACCOUNT", "0"),
+            ("INVITATION_EXPIRE_DAYS", "91"),
+            ("INVITATION_EXPIRE_DAYS", "soon"),
         ] {
             let err = with(&[(name, value)]).expect_err(value);
             assert!(err.to_string().contains(name), "{err}");

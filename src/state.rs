@@ -60,6 +60,7 @@ impl AppState {
         let rate_limits = RateLimits::new(
             config.rate_limit_auth_per_minute,
             config.rate_limit_general_per_minute,
+            config.rate_limit_registration_per_minute,
         );
         Ok(Self(Arc::new(Inner {
             config,

@@ -3,6 +3,7 @@
 //! queues instead of starving the async workers or the memory.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -28,6 +29,9 @@ pub struct PasswordHasherPool {
     /// A real hash of a random password: verifying an unknown account's login against it costs
     /// exactly what a known account costs.
     decoy: Arc<str>,
+    /// New hashes computed so far (not verifications): lets a test prove that a request was
+    /// refused before any hashing work.
+    hashed: Arc<AtomicU64>,
 }
 
 impl PasswordHasherPool {
@@ -42,6 +46,7 @@ impl PasswordHasherPool {
         Ok(Self {
             permits: Arc::new(Semaphore::new(concurrency.max(1))),
             decoy: decoy.into(),
+            hashed: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -59,7 +64,13 @@ impl PasswordHasherPool {
             .map_err(|e| AppError::internal(format!("password hashing task failed: {e}")))
     }
 
+    /// How many new hashes this pool has computed.
+    pub fn hashes_computed(&self) -> u64 {
+        self.hashed.load(Ordering::Relaxed)
+    }
+
     pub async fn hash(&self, password: &str) -> Result<String, AppError> {
+        self.hashed.fetch_add(1, Ordering::Relaxed);
         let password = password.to_owned();
         self.run(move || {
             argon2().map_err(|e| e.to_string()).and_then(|a| {

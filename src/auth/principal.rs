@@ -105,6 +105,19 @@ impl Principal {
         self.credential == Credential::Light
     }
 
+    /// Account-wide actions (logout-all, password and profile changes, key management,
+    /// creating gardens, answering invitations) are not for a key scoped to one garden: 403.
+    pub fn require_account_wide(&self) -> Result<(), crate::error::AppError> {
+        if self.tenant_scope().is_some() {
+            return Err(crate::error::AppError::new(
+                crate::error::ErrorCode::Forbidden,
+                "this API key is limited to one garden; account-wide actions need an access \
+                 token or an unscoped key",
+            ));
+        }
+        Ok(())
+    }
+
     /// The tenant an API key is limited to, if any.
     pub fn tenant_scope(&self) -> Option<Uuid> {
         match self.credential {

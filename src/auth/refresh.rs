@@ -3,6 +3,12 @@
 //! token. Rotation swaps it atomically (one Lua script, one key); presenting any other token of
 //! the family (an already rotated one) revokes the whole family, so a stolen token dies with
 //! the session it was stolen from. Keys carry the family in a hash tag (cluster-safe).
+//!
+//! A family also records the account's token generation at login. Logout-all, a password
+//! change or reset bump the generation in PostgreSQL, so rotation refuses (and revokes) every
+//! family of an earlier generation even when the per-user index of families in Redis no longer
+//! lists it. The index is extended on every rotation as well, so it lives as long as the
+//! longest-living family it names.
 
 use redis::Script;
 use std::sync::LazyLock;
@@ -62,6 +68,8 @@ pub enum Rotation {
     Rotated {
         user: Uuid,
         remember: bool,
+        /// The account's token generation when the family was opened.
+        generation: Option<i32>,
         token: RefreshToken,
     },
     /// An old token of the family was presented: the family is now revoked.
@@ -85,7 +93,7 @@ fn ttl_seconds(state: &AppState) -> i64 {
 static ROTATE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
-local f = redis.call('HMGET', KEYS[1], 'user', 'current', 'revoked', 'remember')
+local f = redis.call('HMGET', KEYS[1], 'user', 'current', 'revoked', 'remember', 'gen')
 if not f[1] then return {'invalid'} end
 if f[3] == '1' then return {'invalid'} end
 if f[2] ~= ARGV[1] then
@@ -94,7 +102,7 @@ if f[2] ~= ARGV[1] then
 end
 redis.call('HSET', KEYS[1], 'current', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
-return {'rotated', f[1], f[4]}
+return {'rotated', f[1], f[4], f[5] or ''}
 ",
     )
 });
@@ -105,10 +113,12 @@ fn redis_down(err: impl std::fmt::Display) -> AppError {
     AppError::unavailable("session store", err.to_string())
 }
 
-/// Opens a family for a fresh login and returns its first token.
+/// Opens a family for a fresh login and returns its first token. `generation` is the account's
+/// token generation the login was checked against.
 pub async fn start_family(
     state: &AppState,
     user: Uuid,
+    generation: i32,
     remember: bool,
 ) -> Result<RefreshToken, AppError> {
     let token = RefreshToken::fresh(Uuid::new_v4());
@@ -124,6 +134,7 @@ pub async fn start_family(
                 ("current", token.digest()),
                 ("revoked", "0".to_owned()),
                 ("remember", if remember { "1" } else { "0" }.to_owned()),
+                ("gen", generation.to_string()),
             ],
         )
         .ignore()
@@ -154,11 +165,22 @@ pub async fn rotate(state: &AppState, presented: &RefreshToken) -> Result<Rotati
         .map_err(redis_down)?;
     let user = reply.get(1).and_then(|u| Uuid::parse_str(u).ok());
     Ok(match (reply.first().map(String::as_str), user) {
-        (Some("rotated"), Some(user)) => Rotation::Rotated {
-            user,
-            remember: reply.get(2).is_some_and(|r| r == "1"),
-            token: next,
-        },
+        (Some("rotated"), Some(user)) => {
+            // The index of the user's families lives as long as its longest family: a family
+            // kept alive by rotation stays findable by logout-all and a reset.
+            let _: () = redis::cmd("EXPIRE")
+                .arg(user_families_key(state, user))
+                .arg(ttl_seconds(state))
+                .query_async(&mut *conn)
+                .await
+                .map_err(redis_down)?;
+            Rotation::Rotated {
+                user,
+                remember: reply.get(2).is_some_and(|r| r == "1"),
+                generation: reply.get(3).and_then(|g| g.parse().ok()),
+                token: next,
+            }
+        }
         (Some("reused"), _) => {
             tracing::warn!(family = %presented.family, "refresh token reuse: family revoked");
             Rotation::Reused

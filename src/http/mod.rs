@@ -49,6 +49,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(auth_router(mode))
         .push(crate::platform::users::routes::router())
         .push(crate::platform::tenants::routes::router())
+        .push(crate::platform::tenants::routes::my_invitations_router())
+        .push(crate::platform::tenants::routes::invitation_token_router())
         .push(crate::platform::admin::routes::router())
         .append(&mut crate::catalog::routers())
         .push(crate::mcp::routes::router())

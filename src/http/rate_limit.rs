@@ -22,6 +22,7 @@ use salvo::oapi::ToSchema;
 use salvo::prelude::*;
 use serde::Serialize;
 
+use crate::auth::Principal;
 use crate::config::ServiceMode;
 use crate::http::depot::DepotExt;
 use crate::rules::client_ip::{client_ip, limit_identity};
@@ -66,32 +67,42 @@ fn bucket_key(state: &AppState, identity: &str, limit: Limit) -> String {
     let class = match limit {
         Limit::Auth => "auth",
         Limit::General => "general",
+        Limit::Registration => "register",
     };
     state.redis_key(&["rl", &format!("{{{identity}}}"), class])
 }
 
-/// Draws from a bucket; over the limit, renders the 429 and stops the chain.
-async fn enforce(
+/// Renders the 429 of `limit` and stops the chain.
+fn refuse(
     state: &AppState,
     res: &mut Response,
     ctrl: &mut FlowCtrl,
     limit: Limit,
-    identity: &str,
     per: &str,
+    retry_after: std::time::Duration,
 ) {
-    let key = bucket_key(state, identity, limit);
-    let limits = state.rate_limits();
-    let Decision::Deny { retry_after } = limits.check(state.shared_redis(), limit, &key).await
-    else {
-        return;
-    };
+    render_limited(state, res, limit, per, retry_after);
+    ctrl.skip_rest();
+}
+
+/// The 429 answer: `{error}` naming the limit, `Retry-After` in whole seconds (at least 1).
+fn render_limited(
+    state: &AppState,
+    res: &mut Response,
+    limit: Limit,
+    per: &str,
+    retry_after: std::time::Duration,
+) {
     let what = match limit {
-        Limit::Auth => "login and registration requests",
+        Limit::Auth => {
+            "login and registration requests (e-mail verification and password reset included)"
+        }
         Limit::General => "API requests",
+        Limit::Registration => "registrations",
     };
     let error = format!(
         "rate limit exceeded: at most {} {what} per minute per {per}",
-        limits.per_minute(limit)
+        state.rate_limits().per_minute(limit)
     );
     let seconds = retry_after.as_micros().div_ceil(1_000_000).max(1);
     let seconds = u64::try_from(seconds).unwrap_or(u64::MAX);
@@ -99,7 +110,58 @@ async fn enforce(
     res.headers_mut()
         .insert(RETRY_AFTER, HeaderValue::from(seconds));
     res.render(Json(RateLimitBody { error }));
-    ctrl.skip_rest();
+}
+
+/// Draws `cost` requests from a bucket; over the limit, renders the 429, stops the chain and
+/// returns the wait.
+async fn enforce(
+    state: &AppState,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+    limit: Limit,
+    identity: &str,
+    per: &str,
+    cost: u32,
+) -> Option<std::time::Duration> {
+    let key = bucket_key(state, identity, limit);
+    let limits = state.rate_limits();
+    let Decision::Deny { retry_after } = limits
+        .check_n(state.shared_redis(), limit, &key, cost)
+        .await
+    else {
+        return None;
+    };
+    refuse(state, res, ctrl, limit, per, retry_after);
+    Some(retry_after)
+}
+
+/// The further messages of a JSON-RPC batch on the tool server: each message counts against
+/// the caller's general budget (the request itself was counted by [`general_limit`]). Over the
+/// limit, the 429 is rendered, nothing of the batch runs, and `false` is returned.
+pub async fn draw_batch(
+    state: &AppState,
+    principal: &Principal,
+    messages: usize,
+    res: &mut Response,
+) -> bool {
+    if state.config().service_mode == ServiceMode::Light || messages <= 1 {
+        return true;
+    }
+    let extra = u32::try_from(messages - 1).unwrap_or(u32::MAX);
+    let identity = format!("acct:{}", principal.user_id);
+    let key = bucket_key(state, &identity, Limit::General);
+    match state
+        .rate_limits()
+        .check_n(state.shared_redis(), Limit::General, &key, extra)
+        .await
+    {
+        Decision::Allow => true,
+        Decision::Deny { retry_after } => {
+            let per = "account (each message of a batch counts)";
+            render_limited(state, res, Limit::General, per, retry_after);
+            false
+        }
+    }
 }
 
 /// Hoop: the login/registration budget of the client IP.
@@ -115,10 +177,30 @@ pub async fn auth_limit(
         Err(err) => return err.halt(req, res, ctrl),
     };
     let identity = client_identity(&state, req);
-    enforce(&state, res, ctrl, Limit::Auth, &identity, "client IP").await;
+    enforce(&state, res, ctrl, Limit::Auth, &identity, "client IP", 1).await;
 }
 
-/// Hoop: the general budget of the caller (account, else client IP).
+/// Hoop: the service-wide registration budget (every registration creates a garden schema).
+#[handler]
+pub async fn registration_limit(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let state = match depot.app_state() {
+        Ok(state) => state,
+        Err(err) => return err.halt(req, res, ctrl),
+    };
+    let per = "service (all clients together)";
+    enforce(&state, res, ctrl, Limit::Registration, "global", per, 1).await;
+}
+
+/// Hoop: the general budget of the caller (account, else client IP). The client address is
+/// looked at first: a client already known to be over its budget is refused before its
+/// credential is authenticated, so random keys from an over-limit client cost no database
+/// lookup (this replica learns it from the first refusal; valid credentials from that address
+/// wait as well until its budget refills).
 #[handler]
 pub async fn general_limit(
     req: &mut Request,
@@ -130,7 +212,11 @@ pub async fn general_limit(
         Ok(state) => state,
         Err(err) => return err.halt(req, res, ctrl),
     };
+    let address = client_identity(&state, req);
     let caller = if crate::auth::presents_credential(req) {
+        if let Some(wait) = state.rate_limits().blocked_for(&address) {
+            return refuse(&state, res, ctrl, Limit::General, "client IP", wait);
+        }
         // A failure is not answered here: the route decides whether it needs a caller (and
         // `require_caller` gives the 401), so the request counts against its IP.
         crate::auth::authenticate(&state, req).await.ok()
@@ -141,11 +227,13 @@ pub async fn general_limit(
         Some(principal) => {
             let identity = format!("acct:{}", principal.user_id);
             depot.insert_typed(principal);
-            enforce(&state, res, ctrl, Limit::General, &identity, "account").await;
+            enforce(&state, res, ctrl, Limit::General, &identity, "account", 1).await;
         }
         None => {
-            let identity = client_identity(&state, req);
-            enforce(&state, res, ctrl, Limit::General, &identity, "client IP").await;
+            let denied = enforce(&state, res, ctrl, Limit::General, &address, "client IP", 1).await;
+            if let Some(wait) = denied {
+                state.rate_limits().note_blocked(&address, wait);
+            }
         }
     }
 }

@@ -205,28 +205,35 @@ pub struct Activity {
 }
 
 /// The account's own calls, newest first, and how many there are in all.
+/// An account's tool calls, newest first; `tenant` narrows them to one garden (a key scoped
+/// to a garden sees only that garden's calls).
 pub async fn activity(
     pool: &PgPool,
     account: Uuid,
+    tenant: Option<Uuid>,
     offset: i64,
     limit: i64,
 ) -> Result<(Vec<Activity>, i64), sqlx::Error> {
     use sqlx::Row;
-    let total: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM platform.mcp_audit_log WHERE account_id = $1")
-            .bind(account)
-            .fetch_one(pool)
-            .await?;
+    let total: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM platform.mcp_audit_log
+         WHERE account_id = $1 AND ($2::uuid IS NULL OR tenant_id = $2)",
+    )
+    .bind(account)
+    .bind(tenant)
+    .fetch_one(pool)
+    .await?;
     let rows = sqlx::query(
         "SELECT a.tool_name, t.slug, a.status, a.error_class, a.input_hash, a.response_bytes,
                 a.duration_ms, a.created_at
          FROM platform.mcp_audit_log a LEFT JOIN platform.tenants t ON t.id = a.tenant_id
-         WHERE a.account_id = $1
+         WHERE a.account_id = $1 AND ($4::uuid IS NULL OR a.tenant_id = $4)
          ORDER BY a.created_at DESC, a.id DESC OFFSET $2 LIMIT $3",
     )
     .bind(account)
     .bind(offset)
     .bind(limit)
+    .bind(tenant)
     .fetch_all(pool)
     .await?;
     let items = rows

@@ -3,8 +3,17 @@
 //! succeeded, its envelope. The first call claims the key with `SET NX` (state `pending`), so
 //! of two concurrent calls with one key exactly one executes: the other waits for the result
 //! and replays it. A failed call releases the key (errors are not replayed).
+//!
+//! A claim carries an owner token (a fresh UUID in the pending record). While the call runs, a
+//! keeper task extends the claim every third of its lifetime, so a slow call never loses its key
+//! to a second caller; a crashed process stops extending and the claim runs out. Finishing and
+//! releasing compare the whole pending record (owner included) in one script: a call whose claim
+//! was taken over can neither overwrite nor free the new owner's record.
 
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
+
+use redis::Script;
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -15,7 +24,8 @@ use crate::state::AppState;
 
 /// How long a result is replayed.
 pub const WINDOW: Duration = Duration::from_secs(24 * 3600);
-/// How long a claim of a running call lives (a crashed process frees the key after this).
+/// How long a claim lives without being extended (a crashed process frees the key after this;
+/// a running call extends it every third of this).
 const PENDING_TTL: Duration = Duration::from_secs(60);
 /// How long a concurrent call waits for the first one's result.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(15);
@@ -35,10 +45,91 @@ pub enum Begin {
     Replay(Map<String, Value>),
 }
 
-/// A claimed key.
+/// A claimed key; extended in the background until finished, released or dropped.
 pub struct Claim {
     redis_key: String,
     args_hash: String,
+    /// The exact pending record written by this claim (its owner token inside).
+    pending: String,
+    keeper: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        self.keeper.abort();
+    }
+}
+
+/// KEYS[1]: the record; ARGV[1]: the owner's pending record; ARGV[2]: new lifetime (ms).
+static EXTEND: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+",
+    )
+});
+
+/// KEYS[1]: the record; ARGV[1]: the owner's pending record; ARGV[2]: the done record;
+/// ARGV[3]: its lifetime (ms).
+static FINISH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+",
+    )
+});
+
+/// KEYS[1]: the record; ARGV[1]: the owner's pending record.
+static RELEASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+",
+    )
+});
+
+/// Extends the claim every third of its lifetime while it is still this owner's.
+fn keep_alive(
+    state: &AppState,
+    redis_key: String,
+    pending: String,
+    ttl: Duration,
+) -> tokio::task::JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        let every = (ttl / 3).max(Duration::from_millis(10));
+        loop {
+            tokio::time::sleep(every).await;
+            let extended = async {
+                let mut conn = state.shared_redis().connection()?;
+                EXTEND
+                    .key(&redis_key)
+                    .arg(&pending)
+                    .arg(ttl.as_millis() as u64)
+                    .invoke_async::<i64>(&mut conn)
+                    .await
+            };
+            match extended.await {
+                Ok(1) => {}
+                Ok(_) => {
+                    tracing::warn!("idempotency claim lost while its call ran");
+                    return;
+                }
+                // Redis may come back before the claim runs out: keep trying.
+                Err(err) => tracing::warn!(error = %err, "idempotency claim not extended"),
+            }
+        }
+    })
 }
 
 fn unavailable(err: redis::RedisError) -> ToolError {
@@ -63,6 +154,16 @@ pub async fn begin(
     scope: &Scope<'_>,
     args_hash: &str,
 ) -> Result<Begin, ToolError> {
+    begin_with(state, scope, args_hash, PENDING_TTL).await
+}
+
+/// [`begin`] with another claim lifetime (tests use a short one).
+pub async fn begin_with(
+    state: &AppState,
+    scope: &Scope<'_>,
+    args_hash: &str,
+    pending_ttl: Duration,
+) -> Result<Begin, ToolError> {
     let key_hash = hex::encode(Sha256::digest(scope.key.as_bytes()));
     let tenant = scope
         .tenant
@@ -75,7 +176,8 @@ pub async fn begin(
         scope.tool,
         &key_hash,
     ]);
-    let pending = json!({"state": "pending", "args": args_hash}).to_string();
+    let owner = Uuid::new_v4().to_string();
+    let pending = json!({"state": "pending", "args": args_hash, "owner": owner}).to_string();
     let deadline = Instant::now() + WAIT_FOR_FIRST;
     let mut conn = state.shared_redis().connection().map_err(unavailable)?;
     loop {
@@ -84,14 +186,17 @@ pub async fn begin(
             .arg(&pending)
             .arg("NX")
             .arg("PX")
-            .arg(PENDING_TTL.as_millis() as u64)
+            .arg(pending_ttl.as_millis() as u64)
             .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
         if claimed.is_some() {
+            let keeper = keep_alive(state, redis_key.clone(), pending.clone(), pending_ttl);
             return Ok(Begin::Execute(Claim {
                 redis_key,
                 args_hash: args_hash.to_owned(),
+                pending,
+                keeper,
             }));
         }
         let stored: Option<String> = redis::cmd("GET")
@@ -122,33 +227,39 @@ pub async fn begin(
 }
 
 impl Claim {
-    /// Stores the successful result for the window.
+    /// Stores the successful result for the window, if the claim is still this call's.
     pub async fn finish(self, state: &AppState, envelope: &Map<String, Value>) {
+        self.keeper.abort();
         let record =
             json!({"state": "done", "args": self.args_hash, "result": envelope}).to_string();
         let stored = async {
             let mut conn = state.shared_redis().connection()?;
-            redis::cmd("SET")
-                .arg(&self.redis_key)
+            FINISH
+                .key(&self.redis_key)
+                .arg(&self.pending)
                 .arg(record)
-                .arg("PX")
                 .arg(WINDOW.as_millis() as u64)
-                .query_async::<()>(&mut conn)
+                .invoke_async::<i64>(&mut conn)
                 .await
         };
-        if let Err(err) = stored.await {
+        match stored.await {
+            Ok(1) => {}
             // The write happened; only the replay is lost. Logged, not failed.
-            tracing::error!(error = %err, "idempotency result not stored");
+            Ok(_) => tracing::error!("idempotency result not stored: the claim was lost"),
+            Err(err) => tracing::error!(error = %err, "idempotency result not stored"),
         }
     }
 
-    /// Frees the key after a failed call, so a corrected retry may run.
+    /// Frees the key after a failed call, so a corrected retry may run (only this call's own
+    /// claim).
     pub async fn release(self, state: &AppState) {
+        self.keeper.abort();
         let released = async {
             let mut conn = state.shared_redis().connection()?;
-            redis::cmd("DEL")
-                .arg(&self.redis_key)
-                .query_async::<()>(&mut conn)
+            RELEASE
+                .key(&self.redis_key)
+                .arg(&self.pending)
+                .invoke_async::<i64>(&mut conn)
                 .await
         };
         if let Err(err) = released.await {

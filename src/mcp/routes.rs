@@ -44,7 +44,8 @@ pub fn activity_router() -> Router {
         .get(my_mcp_activity)
 }
 
-/// Your own tool-server calls, newest first (90 days kept; arguments only as SHA-256).
+/// Your own tool-server calls, newest first (90 days kept; arguments only as SHA-256). A key
+/// limited to one garden sees only that garden's calls.
 #[endpoint(tags("mcp"), operation_id = "my_mcp_activity", security(["bearer" = []]),
     parameters(
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
@@ -64,6 +65,7 @@ pub async fn my_mcp_activity(
     let (items, total) = super::audit::activity(
         state.platform_pool(),
         principal.user_id,
+        principal.tenant_scope(),
         page.skip,
         page.limit,
     )

@@ -232,6 +232,10 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
                     "Invalid Request: a batch holds 1 to 100 messages",
                 );
             }
+            // Every message of a batch counts against the general limit, not only the request.
+            if !crate::http::rate_limit::draw_batch(state, principal, batch.len(), res).await {
+                return;
+            }
             let mut replies = Vec::new();
             for item in batch {
                 match classify(item) {

@@ -6,9 +6,10 @@
 //! A quota of `n` per minute lets `n` requests through at once, then one every `60/n` seconds;
 //! a key lives only until its bucket is full again (then it expires by itself).
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
@@ -26,7 +27,8 @@ const LOCAL_SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 /// GCRA over one key, on the Redis server's clock (one clock for all replicas), in
 /// microseconds. KEYS[1]: the bucket. ARGV[1]: emission interval (µs per request);
-/// ARGV[2]: burst (requests). Returns `{allowed (1|0), retry_after_µs}`.
+/// ARGV[2]: burst (requests); ARGV[3]: cost (requests drawn at once, at most the burst).
+/// Returns `{allowed (1|0), retry_after_µs}`.
 /// The state is written with `%.0f` because Lua's default number format keeps only 14
 /// significant digits, fewer than a microsecond timestamp has.
 static GCRA: LazyLock<Script> = LazyLock::new(|| {
@@ -36,9 +38,10 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local emission = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '') or now
 if tat < now then tat = now end
-local new_tat = tat + emission
+local new_tat = tat + emission * cost
 local allow_at = new_tat - burst * emission
 if allow_at > now then
   return {0, allow_at - now}
@@ -56,7 +59,12 @@ pub enum Limit {
     Auth,
     /// Everything else under the API, per caller.
     General,
+    /// Registrations, one bucket for the whole service.
+    Registration,
 }
+
+/// Client addresses remembered as over their general budget (at most this many at once).
+const MAX_BLOCKED: usize = 100_000;
 
 /// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,11 +96,14 @@ impl Budget {
         (60_000_000 / u64::from(self.per_minute.get())).max(1)
     }
 
-    fn check_local(&self, key: &str) -> Decision {
-        match self.local.check_key(&key.to_owned()) {
-            Ok(()) => Decision::Allow,
-            Err(not_until) => Decision::Deny {
+    fn check_local(&self, key: &str, cost: NonZeroU32) -> Decision {
+        match self.local.check_key_n(&key.to_owned(), cost) {
+            Ok(Ok(())) => Decision::Allow,
+            Ok(Err(not_until)) => Decision::Deny {
                 retry_after: not_until.wait_time_from(DefaultClock::default().now()),
+            },
+            Err(_) => Decision::Deny {
+                retry_after: Duration::from_secs(60),
             },
         }
     }
@@ -102,6 +113,11 @@ impl Budget {
 pub struct RateLimits {
     auth: Budget,
     general: Budget,
+    registration: Budget,
+    /// Client identities whose general budget was found exhausted, with the time it refills
+    /// enough for one request. Checked before a presented credential is authenticated, so a
+    /// client over its budget (e.g. trying random API keys) costs no database lookup.
+    blocked: Mutex<HashMap<String, Instant>>,
     started: Instant,
     /// Milliseconds since `started` before which checks go straight to the local limiter.
     skip_redis_until: AtomicU64,
@@ -120,10 +136,16 @@ impl std::fmt::Debug for RateLimits {
 }
 
 impl RateLimits {
-    pub fn new(auth_per_minute: u32, general_per_minute: u32) -> Self {
+    pub fn new(
+        auth_per_minute: u32,
+        general_per_minute: u32,
+        registration_per_minute: u32,
+    ) -> Self {
         Self {
             auth: Budget::new(auth_per_minute),
             general: Budget::new(general_per_minute),
+            registration: Budget::new(registration_per_minute),
+            blocked: Mutex::new(HashMap::new()),
             started: Instant::now(),
             skip_redis_until: AtomicU64::new(0),
             degraded: AtomicBool::new(false),
@@ -135,7 +157,37 @@ impl RateLimits {
         match limit {
             Limit::Auth => &self.auth,
             Limit::General => &self.general,
+            Limit::Registration => &self.registration,
         }
+    }
+
+    /// How long the client identity is still known to be over its general budget.
+    pub fn blocked_for(&self, identity: &str) -> Option<Duration> {
+        let now = Instant::now();
+        let mut blocked = self.blocked.lock().ok()?;
+        match blocked.get(identity) {
+            Some(until) if *until > now => Some(*until - now),
+            Some(_) => {
+                blocked.remove(identity);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Remembers that the client identity is over its general budget for `retry_after`.
+    pub fn note_blocked(&self, identity: &str, retry_after: Duration) {
+        let now = Instant::now();
+        let Ok(mut blocked) = self.blocked.lock() else {
+            return;
+        };
+        if blocked.len() >= MAX_BLOCKED {
+            blocked.retain(|_, until| *until > now);
+            if blocked.len() >= MAX_BLOCKED {
+                return;
+            }
+        }
+        blocked.insert(identity.to_owned(), now + retry_after);
     }
 
     /// Requests per minute of a limit.
@@ -150,9 +202,30 @@ impl RateLimits {
     /// Draws one request from the bucket `key` (a full Redis key, its bucket identity in a
     /// `{hash tag}`). Redis decides; when it cannot, the in-process limiter does.
     pub async fn check(&self, redis: &SharedRedis, limit: Limit, key: &str) -> Decision {
+        self.check_n(redis, limit, key, 1).await
+    }
+
+    /// Draws `cost` requests at once (a JSON-RPC batch counts each message). More than the
+    /// whole budget is never allowed.
+    pub async fn check_n(
+        &self,
+        redis: &SharedRedis,
+        limit: Limit,
+        key: &str,
+        cost: u32,
+    ) -> Decision {
         let budget = self.budget(limit);
+        let Some(cost) = NonZeroU32::new(cost) else {
+            return Decision::Allow;
+        };
+        if cost > budget.per_minute {
+            return Decision::Deny {
+                retry_after: Duration::from_secs(60),
+            };
+        }
         if self.now_ms() >= self.skip_redis_until.load(Ordering::Relaxed) {
-            match tokio::time::timeout(REDIS_DEADLINE, check_redis(redis, budget, key)).await {
+            match tokio::time::timeout(REDIS_DEADLINE, check_redis(redis, budget, key, cost)).await
+            {
                 Ok(Ok(decision)) => {
                     if self.degraded.swap(false, Ordering::Relaxed) {
                         tracing::info!("rate limits: Redis answers again; limits are shared");
@@ -164,7 +237,7 @@ impl RateLimits {
             }
         }
         self.sweep_local();
-        budget.check_local(key)
+        budget.check_local(key, cost)
     }
 
     fn redis_failed(&self, why: &str) {
@@ -191,7 +264,7 @@ impl RateLimits {
             .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
         {
-            for budget in [&self.auth, &self.general] {
+            for budget in [&self.auth, &self.general, &self.registration] {
                 budget.local.retain_recent();
                 budget.local.shrink_to_fit();
             }
@@ -203,12 +276,14 @@ async fn check_redis(
     redis: &SharedRedis,
     budget: &Budget,
     key: &str,
+    cost: NonZeroU32,
 ) -> Result<Decision, redis::RedisError> {
     let mut conn = redis.connection()?;
     let (allowed, retry_micros): (i64, i64) = GCRA
         .key(key)
         .arg(budget.emission_micros())
         .arg(budget.per_minute.get())
+        .arg(cost.get())
         .invoke_async(&mut conn)
         .await?;
     Ok(if allowed == 1 {
@@ -223,6 +298,18 @@ async fn check_redis(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocked_clients_are_remembered_until_their_budget_refills() {
+        let limits = RateLimits::new(1, 1, 1);
+        assert_eq!(limits.blocked_for("ip:1.2.3.4"), None);
+        limits.note_blocked("ip:1.2.3.4", Duration::from_secs(30));
+        let left = limits.blocked_for("ip:1.2.3.4").expect("blocked");
+        assert!(left > Duration::from_secs(29) && left <= Duration::from_secs(30));
+        assert_eq!(limits.blocked_for("ip:5.6.7.8"), None);
+        limits.note_blocked("ip:5.6.7.8", Duration::ZERO);
+        assert_eq!(limits.blocked_for("ip:5.6.7.8"), None, "expired");
+    }
 
     #[test]
     fn emission_interval_follows_the_quota() {
@@ -241,15 +328,30 @@ mod tests {
     #[test]
     fn local_limiter_allows_the_burst_then_denies() {
         let budget = Budget::new(3);
+        let one = NonZeroU32::MIN;
         for _ in 0..3 {
-            assert_eq!(budget.check_local("a"), Decision::Allow);
+            assert_eq!(budget.check_local("a", one), Decision::Allow);
         }
-        match budget.check_local("a") {
+        match budget.check_local("a", one) {
             Decision::Deny { retry_after } => {
                 assert!(retry_after > Duration::ZERO && retry_after <= Duration::from_secs(20));
             }
             Decision::Allow => panic!("fourth request allowed"),
         }
-        assert_eq!(budget.check_local("b"), Decision::Allow, "other bucket");
+        assert_eq!(
+            budget.check_local("b", one),
+            Decision::Allow,
+            "other bucket"
+        );
+        let three = NonZeroU32::new(3).expect("3");
+        assert_eq!(
+            budget.check_local("c", three),
+            Decision::Allow,
+            "a batch of three"
+        );
+        assert!(matches!(
+            budget.check_local("c", one),
+            Decision::Deny { .. }
+        ));
     }
 }

@@ -864,3 +864,97 @@ async fn concurrent_claims_never_hand_out_one_mail_twice() {
     );
     pool.close().await;
 }
+
+#[tokio::test]
+async fn an_invited_address_without_an_account_registers_and_accepts_with_the_mailed_link() {
+    let sink = Sink::start().await;
+    let app = mail_app(&own_database("invite").await, &sink.url(), &[]).await;
+    let owner_email = address("owner");
+    assert_eq!(
+        app.register(&owner_email, PASSWORD).await.status().as_u16(),
+        201
+    );
+    let owner = app.login(&owner_email, PASSWORD).await;
+    let auth = format!("Bearer {}", owner.access);
+    let slug = unique_slug("invited");
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/tenants",
+            Some(&auth),
+            Some(&json!({"slug": slug, "name": "Allotment"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+
+    let newcomer = address("newcomer");
+    let res = app
+        .call(
+            Method::POST,
+            &format!("/api/v1/tenants/{slug}/members"),
+            Some(&auth),
+            Some(&json!({"email": newcomer, "role": "grower"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 202);
+    let mails = sink.wait_for(&newcomer, 1).await;
+    assert!(
+        mails[0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("register with this e-mail address first")),
+        "{}",
+        mails[0]
+    );
+    let token = link_token(&mails[0], "/invitations/accept");
+
+    // Someone else's account cannot use the link.
+    let other = address("other");
+    assert_eq!(app.register(&other, PASSWORD).await.status().as_u16(), 201);
+    let other = app.login(&other, PASSWORD).await;
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/invitations/accept",
+            Some(&format!("Bearer {}", other.access)),
+            Some(&json!({"token": token})),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+
+    // The invited address registers and accepts with the link's token, once.
+    assert_eq!(
+        app.register(&newcomer, PASSWORD).await.status().as_u16(),
+        201
+    );
+    let session = app.login(&newcomer, PASSWORD).await;
+    let bearer = format!("Bearer {}", session.access);
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/invitations/accept",
+            Some(&bearer),
+            Some(&json!({"token": token})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let member: Value = res.json().await.expect("json");
+    assert_eq!(member["role"], "grower");
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/tenants/{slug}"),
+            Some(&bearer),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/invitations/accept",
+            Some(&bearer),
+            Some(&json!({"token": token})),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}

@@ -48,6 +48,7 @@ pub fn base_env() -> BTreeMap<String, String> {
         ("REDIS_KEY_PREFIX", unique_slug("kt")),
         ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_owned()),
         ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000000".to_owned()),
+        ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "1000000".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

@@ -17,9 +17,15 @@ use crate::platform::users::model::User;
 /// The account routes; `limited` is the per-IP limit put on register and login.
 pub fn router(limited: impl Fn(Router) -> Router) -> Router {
     Router::new()
-        .push(limited(Router::with_path("register").post(register)))
+        .push(
+            limited(Router::with_path("register"))
+                .hoop(crate::http::rate_limit::registration_limit)
+                .post(register),
+        )
         .push(limited(Router::with_path("login").post(login)))
-        .push(Router::with_path("verify-email").post(verify_email))
+        .push(limited(
+            Router::with_path("verify-email").post(verify_email),
+        ))
         .push(Router::with_path("refresh").post(refresh))
         .push(Router::with_path("logout").post(logout))
         .push(
@@ -27,8 +33,12 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
                 .hoop(crate::auth::require_caller)
                 .post(logout_all),
         )
-        .push(Router::with_path("password-reset/request").post(password_reset_request))
-        .push(Router::with_path("password-reset/confirm").post(password_reset_confirm))
+        .push(limited(
+            Router::with_path("password-reset/request").post(password_reset_request),
+        ))
+        .push(limited(
+            Router::with_path("password-reset/confirm").post(password_reset_confirm),
+        ))
 }
 
 fn send_session(
@@ -57,7 +67,7 @@ fn send_session(
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
-        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget)"),
+        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget), or RATE_LIMIT_REGISTRATION_PER_MINUTE for the whole service"),
     ))]
 pub async fn register(
     req: &mut Request,
@@ -178,7 +188,7 @@ pub async fn logout(
     responses(
         (status_code = 204, description = "every session ended"),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: CSRF header missing or different from the cookie", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: CSRF header missing or different from the cookie, or an API key limited to one garden", body = ErrorBody),
         (status_code = 503, description = "SERVICE_UNAVAILABLE: session store unreachable", body = ErrorBody),
     ))]
 pub async fn logout_all(
@@ -187,8 +197,10 @@ pub async fn logout_all(
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
+    let principal = depot.principal()?;
+    principal.require_account_wide()?;
+    let user = principal.user_id;
     cookies::check_csrf(req)?;
-    let user = depot.principal()?.user_id;
     service::logout_all(&state, user).await?;
     cookies::clear(res, state.config());
     res.status_code(StatusCode::NO_CONTENT);

@@ -85,16 +85,22 @@ pub async fn register(state: &AppState, form: &Registration) -> Result<User, App
     )
     .await?
     .ok_or_else(|| AppError::duplicate("an account with this e-mail address exists"))?;
-    let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
-    let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
-    let mail_id = mails::queue(&mut tx, &form.email, mail).await?;
+    let mail_id = if mails::within_hourly_budget(state, &form.email).await {
+        let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
+        let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
+        Some(mails::queue(&mut tx, &form.email, mail).await?)
+    } else {
+        None
+    };
     tx.commit().await?;
 
     // The personal garden is made after the account commits (provisioning runs its own
     // transactions); if it fails the account is removed again (with its verification mail, if
     // still unsent), so registration is all or nothing for the client.
     if let Err(err) = make_personal_tenant(state, &user, &form.email).await {
-        if let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await {
+        if let Some(mail_id) = mail_id
+            && let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await
+        {
             tracing::error!(error = %cleanup, "withdrawing a half-registered account's mail failed");
         }
         if let Err(cleanup) = sqlx::query("DELETE FROM platform.users WHERE id = $1")
@@ -132,7 +138,10 @@ async fn make_personal_tenant(
         .await
         {
             Ok(tenant) => {
-                memberships::add(state.platform_pool(), tenant.id, user.key, Role::Admin).await?;
+                let mut tx = state.platform_pool().begin().await?;
+                memberships::set_creator(&mut *tx, tenant.id, user.key).await?;
+                memberships::add(&mut *tx, tenant.id, user.key, Role::Admin).await?;
+                tx.commit().await?;
                 return Ok(());
             }
             Err(ProvisionError::SlugTaken(_)) => continue,
@@ -144,14 +153,35 @@ async fn make_personal_tenant(
     ))
 }
 
+/// Confirms an address. The first confirmation of an account that could log in unconfirmed
+/// (`REQUIRE_EMAIL_VERIFICATION=false`) also ends every session and API key made before it:
+/// whoever registered the address may not have been its owner.
 pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError> {
     let db = state.platform_pool();
     let mut tx = db.begin().await?;
     let Some(user) = email_tokens::consume(&mut *tx, token, Purpose::VerifyEmail).await? else {
         return Err(invalid_link());
     };
-    users::mark_email_verified(&mut *tx, user).await?;
+    let first = users::mark_email_verified(&mut *tx, user).await?;
+    let take_back = first && !state.config().require_email_verification;
+    if take_back {
+        end_sessions_and_keys(&mut tx, user).await?;
+    }
     tx.commit().await?;
+    if take_back {
+        refresh::revoke_all(state, user).await?;
+    }
+    Ok(())
+}
+
+/// Inside the caller's transaction: every access token (through the token generation, whose
+/// one writer is `users::bump_token_generation`) and every API key of the account stop
+/// working. Refresh families follow with `refresh::revoke_all` after the commit (and die at
+/// their next rotation anyway, their generation being old).
+async fn end_sessions_and_keys(tx: &mut sqlx::PgConnection, user: Uuid) -> Result<(), AppError> {
+    users::bump_token_generation(&mut *tx, user).await?;
+    let revoked = crate::auth::api_keys::repo::revoke_all_of(&mut *tx, user).await?;
+    tracing::info!(%user, revoked_keys = revoked, "account taken back: sessions and API keys ended");
     Ok(())
 }
 
@@ -201,8 +231,17 @@ pub async fn login(state: &AppState, form: &Login) -> Result<Session, AppError> 
             "confirm your e-mail address before the first login",
         ));
     }
-    let refresh = refresh::start_family(state, account.user.key, form.remember_me).await?;
-    users::record_login_success(db, account.user.key).await?;
+    // Checked again after the hash: a concurrent guess may have locked the account meanwhile.
+    if let Err(until) = users::record_login_success(db, account.user.key).await? {
+        return Err(locked(until));
+    }
+    let refresh = refresh::start_family(
+        state,
+        account.user.key,
+        account.token_generation,
+        form.remember_me,
+    )
+    .await?;
     Ok(Session {
         access: access_token(state, account.user.key, account.token_generation)?,
         refresh,
@@ -234,16 +273,22 @@ pub async fn refresh(
     presented: Option<RefreshToken>,
 ) -> Result<Session, AppError> {
     let presented = presented.ok_or_else(invalid_refresh)?;
-    let (user, remember, token) = match refresh::rotate(state, &presented).await? {
+    let (user, remember, generation, token) = match refresh::rotate(state, &presented).await? {
         Rotation::Rotated {
             user,
             remember,
+            generation,
             token,
-        } => (user, remember, token),
+        } => (user, remember, generation, token),
         Rotation::Reused | Rotation::Invalid => return Err(invalid_refresh()),
     };
     let account = users::credentials_by_id(state.platform_pool(), user).await?;
-    let Some(account) = account.filter(|a| a.user.is_active) else {
+    // A family from before the account's last logout-all, password change or reset (or one
+    // without a recorded generation) is over, whether or not the index still listed it.
+    let Some(account) = account
+        .filter(|a| a.user.is_active)
+        .filter(|a| generation == Some(a.token_generation))
+    else {
         refresh::revoke_family(state, token.family).await?;
         return Err(invalid_refresh());
     };
@@ -287,6 +332,9 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
     if user.account_type != AccountType::User || !user.is_active {
         return Ok(());
     }
+    if !mails::within_hourly_budget(state, email).await {
+        return Ok(());
+    }
     let mut tx = db.begin().await?;
     email_tokens::retire_unused(&mut *tx, user.key, Purpose::PasswordReset).await?;
     let token = email_tokens::issue(&mut *tx, user.key, Purpose::PasswordReset).await?;
@@ -297,17 +345,22 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Sets a new password with a mailed token. The token is checked and consumed before any
+/// hashing work; every session and API key of the account ends with it (the reset mail says
+/// so), which takes an account back from whoever held it.
 pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Result<(), AppError> {
-    let hash = state.passwords().hash(&form.new_password).await?;
     let db = state.platform_pool();
     let mut tx = db.begin().await?;
     let Some(user) = email_tokens::consume(&mut *tx, &form.token, Purpose::PasswordReset).await?
     else {
         return Err(invalid_link());
     };
+    // A failed hash rolls the consumption back: the link still works.
+    let hash = state.passwords().hash(&form.new_password).await?;
     users::set_password(&mut *tx, user, &hash).await?;
     // Following the link proved control of the mailbox.
     users::mark_email_verified(&mut *tx, user).await?;
+    end_sessions_and_keys(&mut tx, user).await?;
     tx.commit().await?;
     refresh::revoke_all(state, user).await
 }
@@ -353,8 +406,15 @@ pub async fn change_password(
             )]),
         });
     }
+    // Checked again after the hash: concurrent wrong guesses may have locked it meanwhile.
+    if let Some(until) = users::current_lock(db, user).await? {
+        return Err(locked(until));
+    }
     let hash = state.passwords().hash(new).await?;
-    users::set_password(db, user, &hash).await?;
+    let mut tx = db.begin().await?;
+    users::set_password(&mut *tx, user, &hash).await?;
+    users::bump_token_generation(&mut *tx, user).await?;
+    tx.commit().await?;
     refresh::revoke_all(state, user).await
 }
 

@@ -49,6 +49,7 @@ async fn get_mcp_activity(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolE
     let (items, total) = audit::activity(
         ctx.state.platform_pool(),
         ctx.principal.user_id,
+        ctx.principal.tenant_scope(),
         args.offset(),
         args.limit(),
     )

@@ -121,7 +121,7 @@ impl FromJson for TenantChange {
 #[salvo(schema(name = "MemberCreate"))]
 #[serde(deny_unknown_fields)]
 pub struct MemberCreate {
-    /// E-mail address of an existing account.
+    /// E-mail address to invite (with or without an account).
     #[salvo(schema(format = "email", max_length = 254))]
     pub email: String,
     pub role: Role,

@@ -106,6 +106,37 @@ pub async fn role_in_kind(
     })
 }
 
+/// Locks the account's row (inside a transaction) and counts the gardens it created, so two
+/// concurrent creations cannot both pass the cap.
+pub async fn lock_and_count_created(
+    conn: &mut PgConnection,
+    user: Uuid,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query("SELECT id FROM platform.users WHERE id = $1 FOR UPDATE")
+        .bind(user)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let row = sqlx::query("SELECT count(*) AS n FROM platform.tenants WHERE created_by = $1")
+        .bind(user)
+        .fetch_one(&mut *conn)
+        .await?;
+    row.try_get("n")
+}
+
+/// Records who created a garden (the per-account cap counts these).
+pub async fn set_creator(
+    db: impl PgExecutor<'_>,
+    tenant: Uuid,
+    user: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE platform.tenants SET created_by = $2 WHERE id = $1")
+        .bind(tenant)
+        .bind(user)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 /// Adds a member; `false` when the user already is one.
 pub async fn add(
     db: impl PgExecutor<'_>,

@@ -3,11 +3,13 @@
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
+use super::invitations::{self, Invitation};
 use super::model::{
     Member, MemberCreate, MemberUpdate, NewMember, NewTenant, RoleChange, Tenant, TenantChange,
     TenantCreate, TenantUpdate,
 };
 use super::service;
+use crate::auth::accounts::model::{EmailToken, TokenRequest};
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
@@ -25,6 +27,11 @@ pub fn router() -> Router {
                 .get(get_tenant)
                 .patch(update_tenant)
                 .delete(delete_tenant)
+                .push(
+                    Router::with_path("invitations")
+                        .get(list_invitations)
+                        .push(Router::with_path("{invitation_key}").delete(withdraw_invitation)),
+                )
                 .push(
                     Router::with_path("members")
                         .get(list_members)
@@ -165,17 +172,21 @@ pub async fn list_members(
     ))
 }
 
-/// Add an existing account as a member (admin; roles up to your own).
+/// Invite an e-mail address to the garden (admin; roles up to your own). Nobody becomes a
+/// member without consent: the address gets a mail with a one-time link, and the invited
+/// person accepts (`POST /invitations/accept` with the link's token, or
+/// `POST /users/me/invitations/{invitation_key}/accept`). The answer is the same whether or not
+/// an account with the address exists. Expires after `INVITATION_EXPIRE_DAYS` (7).
 #[endpoint(tags("tenants"), operation_id = "add_member", security(["bearer" = []]),
-    status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422),
+    status_codes(202, 400, 401, 403, 404, 409, 413, 415, 422),
     request_body = MemberCreate,
     responses(
-        (status_code = 201, description = "member added", body = Member),
+        (status_code = 202, description = "invitation created and mailed; the member is added once it is accepted", body = Invitation),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
-        (status_code = 404, description = "ENTITY_NOT_FOUND: tenant, or no active account with that e-mail", body = ErrorBody),
-        (status_code = 409, description = "DUPLICATE_ENTRY: already a member", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, or a role above your own", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or not a member", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: the address belongs to a member, or an invitation for it is pending", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
@@ -185,12 +196,144 @@ pub async fn add_member(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> Result<Json<Member>, AppError> {
+) -> Result<Json<Invitation>, AppError> {
     let state = depot.app_state()?;
     let new: NewMember = read_json(req, state.config().max_body_bytes).await?;
-    let member = service::add_member(&state, depot.principal()?, &slug, &new).await?;
-    res.status_code(StatusCode::CREATED);
+    let invitation = invitations::invite(&state, depot.principal()?, &slug, &new).await?;
+    res.status_code(StatusCode::ACCEPTED);
+    Ok(Json(invitation))
+}
+
+/// The garden's open invitations (admin).
+#[endpoint(tags("tenants"), operation_id = "list_invitations", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "pending, unexpired invitations, newest first", body = Vec<Invitation>),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND", body = ErrorBody),
+    ))]
+pub async fn list_invitations(
+    slug: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Vec<Invitation>>, AppError> {
+    let state = depot.app_state()?;
+    Ok(Json(
+        invitations::of_tenant(&state, depot.principal()?, &slug).await?,
+    ))
+}
+
+/// Withdraw an open invitation (admin); its link stops working.
+#[endpoint(tags("tenants"), operation_id = "withdraw_invitation", security(["bearer" = []]),
+    status_codes(204, 401, 403, 404),
+    responses(
+        (status_code = 204, description = "withdrawn"),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: tenant or open invitation", body = ErrorBody),
+    ))]
+pub async fn withdraw_invitation(
+    slug: PathParam<String>,
+    invitation_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    invitations::withdraw(&state, depot.principal()?, &slug, &invitation_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// `/api/v1/users/me/invitations`: the invitations to your (confirmed) address.
+pub fn my_invitations_router() -> Router {
+    Router::with_path("users/me/invitations")
+        .hoop(crate::auth::require_caller)
+        .get(list_my_invitations)
+        .push(Router::with_path("{invitation_key}/accept").post(accept_my_invitation))
+        .push(Router::with_path("{invitation_key}/decline").post(decline_my_invitation))
+}
+
+/// `/api/v1/invitations/accept`: accept with the token of the invitation mail.
+pub fn invitation_token_router() -> Router {
+    Router::with_path("invitations/accept")
+        .hoop(crate::auth::require_caller)
+        .post(accept_invitation)
+}
+
+/// Your open invitations (your e-mail address must be confirmed).
+#[endpoint(tags("tenants"), operation_id = "list_my_invitations", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "pending, unexpired invitations to your address", body = Vec<Invitation>),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "EMAIL_NOT_VERIFIED (use the mailed link instead), or FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+    ))]
+pub async fn list_my_invitations(depot: &mut Depot) -> Result<Json<Vec<Invitation>>, AppError> {
+    let state = depot.app_state()?;
+    Ok(Json(invitations::mine(&state, depot.principal()?).await?))
+}
+
+/// Accept one of your invitations: you become a member with its role.
+#[endpoint(tags("tenants"), operation_id = "accept_my_invitation", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "you are a member", body = Member),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "EMAIL_NOT_VERIFIED, or FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: no open invitation of yours with that key", body = ErrorBody),
+    ))]
+pub async fn accept_my_invitation(
+    invitation_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Member>, AppError> {
+    let state = depot.app_state()?;
+    let member = invitations::answer_mine(&state, depot.principal()?, &invitation_key, true)
+        .await?
+        .ok_or_else(|| AppError::not_found("invitation"))?;
     Ok(Json(member))
+}
+
+/// Decline one of your invitations.
+#[endpoint(tags("tenants"), operation_id = "decline_my_invitation", security(["bearer" = []]),
+    status_codes(204, 401, 403, 404),
+    responses(
+        (status_code = 204, description = "declined"),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "EMAIL_NOT_VERIFIED, or FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: no open invitation of yours with that key", body = ErrorBody),
+    ))]
+pub async fn decline_my_invitation(
+    invitation_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    invitations::answer_mine(&state, depot.principal()?, &invitation_key, false).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// Accept an invitation with the token from its mail; your account's address must be the
+/// invited one (register with it first if you have no account).
+#[endpoint(tags("tenants"), operation_id = "accept_invitation", security(["bearer" = []]),
+    status_codes(200, 400, 401, 403, 404, 413, 415, 422),
+    request_body = TokenRequest,
+    responses(
+        (status_code = 200, description = "you are a member", body = Member),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: the token is unknown, used, expired, or for another address", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
+    ))]
+pub async fn accept_invitation(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Member>, AppError> {
+    let state = depot.app_state()?;
+    let EmailToken(token) = read_json(req, state.config().max_body_bytes).await?;
+    Ok(Json(
+        invitations::accept_by_token(&state, depot.principal()?, &token).await?,
+    ))
 }
 
 /// Change a member's role (admin). The last admin cannot be demoted.

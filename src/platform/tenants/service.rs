@@ -2,13 +2,11 @@
 
 use uuid::Uuid;
 
-use super::model::{Member, NewMember, NewTenant, Tenant, TenantChange};
+use super::model::{Member, NewTenant, Tenant, TenantChange};
 use super::repo;
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
-use crate::platform::users::model::Email;
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
@@ -25,6 +23,15 @@ pub async fn create(
             "service accounts cannot create tenants",
         ));
     }
+    principal.require_account_wide()?;
+    // The account's row stays locked until the garden is recorded as its own: concurrent
+    // creations of one account are counted one after the other.
+    let mut tx = state.platform_pool().begin().await?;
+    let cap = state.config().max_gardens_per_account;
+    let created = repo::lock_and_count_created(&mut tx, principal.user_id).await?;
+    if created >= i64::from(cap) {
+        return Err(garden_limit(cap));
+    }
     let tenant = provision::create_tenant(state, &new.slug, &new.name, ProvisionOptions::default())
         .await
         .map_err(|err| match err {
@@ -33,14 +40,26 @@ pub async fn create(
             }
             other => other.into(),
         })?;
-    repo::add(
-        state.platform_pool(),
-        tenant.id,
-        principal.user_id,
-        Role::Admin,
-    )
-    .await?;
+    repo::set_creator(&mut *tx, tenant.id, principal.user_id).await?;
+    repo::add(&mut *tx, tenant.id, principal.user_id, Role::Admin).await?;
+    tx.commit().await?;
     Ok(Tenant::from_record(&tenant, Role::Admin))
+}
+
+/// 409 `STATE_CONFLICT` once an account has created `MAX_GARDENS_PER_ACCOUNT` gardens.
+fn garden_limit(cap: u32) -> AppError {
+    AppError::new(
+        ErrorCode::StateConflict,
+        format!(
+            "garden limit reached: an account can create at most {cap} gardens (its personal \
+             garden included); delete one or ask the operator"
+        ),
+    )
+    .with_details(vec![ErrorDetail::new(
+        "max_gardens_per_account",
+        cap.to_string(),
+        "garden_limit_reached",
+    )])
 }
 
 /// The caller's active memberships with the role in each, by slug; a key scoped to one tenant
@@ -130,7 +149,7 @@ pub async fn members(
 }
 
 /// An admin grants roles up to its own.
-fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
+pub(crate) fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
     ctx.require(Role::Admin)?;
     if role > ctx.role {
         return Err(AppError::new(
@@ -139,30 +158,6 @@ fn may_grant(ctx: &TenantCtx, role: Role) -> Result<(), AppError> {
         ));
     }
     Ok(())
-}
-
-pub async fn add_member(
-    state: &AppState,
-    principal: &Principal,
-    slug: &str,
-    new: &NewMember,
-) -> Result<Member, AppError> {
-    let ctx = resolve_for(state, principal, slug).await?;
-    may_grant(&ctx, new.role)?;
-    let db = state.platform_pool();
-    let email = Email::parse(&new.email).map_err(|reason| {
-        AppError::validation(vec![ErrorDetail::new("body.email", reason, "value_error")])
-    })?;
-    let user = users::find_by_email(db, &email)
-        .await?
-        .filter(|u| u.is_active)
-        .ok_or_else(|| AppError::not_found("user"))?;
-    if !repo::add(db, ctx.tenant.id, user.key, new.role).await? {
-        return Err(AppError::duplicate("this user is already a member"));
-    }
-    repo::member(db, ctx.tenant.id, user.key)
-        .await?
-        .ok_or_else(|| AppError::not_found("member"))
 }
 
 fn last_admin() -> AppError {

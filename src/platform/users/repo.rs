@@ -146,7 +146,10 @@ pub async fn status(
 }
 
 /// Counts a failed login and, at the threshold, locks the account. One statement, so
-/// concurrent failures cannot lose a count. Returns the lock end when this failure locked it.
+/// concurrent failures cannot lose a count, and a failure that arrives while the account is
+/// already locked (a concurrent guess locked it after this one read "not locked") neither
+/// counts nor shortens anything. Returns the lock end when the account is locked after this
+/// failure (locked by it or before it).
 pub async fn record_failed_login(
     db: impl PgExecutor<'_>,
     id: Uuid,
@@ -158,33 +161,65 @@ pub async fn record_failed_login(
     let ladder: Vec<i64> = (0..8).map(lock_seconds_for).collect();
     let row = sqlx::query(
         "UPDATE platform.users SET
-             failed_logins = CASE WHEN failed_logins + 1 >= $2 THEN 0 ELSE failed_logins + 1 END,
-             lockouts      = CASE WHEN failed_logins + 1 >= $2 THEN lockouts + 1 ELSE lockouts END,
-             locked_until  = CASE WHEN failed_logins + 1 >= $2
+             failed_logins = CASE WHEN locked_until > now() THEN failed_logins
+                                  WHEN failed_logins + 1 >= $2 THEN 0 ELSE failed_logins + 1 END,
+             lockouts      = CASE WHEN locked_until > now() THEN lockouts
+                                  WHEN failed_logins + 1 >= $2 THEN lockouts + 1 ELSE lockouts END,
+             locked_until  = CASE WHEN locked_until > now() THEN locked_until
+                                  WHEN failed_logins + 1 >= $2
                                   THEN now() + make_interval(secs => ($3::bigint[])[LEAST(lockouts, 7) + 1])
                                   ELSE locked_until END,
              updated_at    = now()
          WHERE id = $1
-         RETURNING CASE WHEN failed_logins = 0 THEN locked_until END AS new_lock",
+         RETURNING CASE WHEN locked_until > now() THEN locked_until END AS lock",
     )
     .bind(id)
     .bind(threshold)
     .bind(&ladder)
     .fetch_optional(db)
     .await?;
-    Ok(row.and_then(|r| r.try_get("new_lock").ok().flatten()))
+    Ok(row.and_then(|r| r.try_get("lock").ok().flatten()))
 }
 
-pub async fn record_login_success(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query(
+/// Records a successful login unless the account got locked meanwhile (a concurrent guess
+/// was the fifth failure while this password was being checked): then nothing changes and the
+/// lock end is returned.
+pub async fn record_login_success(
+    db: &sqlx::PgPool,
+    id: Uuid,
+) -> Result<Result<(), OffsetDateTime>, sqlx::Error> {
+    // The row lock of the UPDATE waits for a concurrent failure's UPDATE and then re-checks the
+    // condition against the row as that one left it.
+    let done = sqlx::query(
         "UPDATE platform.users SET failed_logins = 0, lockouts = 0, locked_until = NULL,
              last_login_at = now(), updated_at = now()
-         WHERE id = $1",
+         WHERE id = $1 AND (locked_until IS NULL OR locked_until <= now())",
     )
     .bind(id)
     .execute(db)
     .await?;
-    Ok(())
+    if done.rows_affected() == 1 {
+        return Ok(Ok(()));
+    }
+    Ok(match current_lock(db, id).await? {
+        Some(until) => Err(until),
+        None => Ok(()),
+    })
+}
+
+/// The end of the account's current lock, if it is locked now.
+pub async fn current_lock(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+) -> Result<Option<OffsetDateTime>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT CASE WHEN locked_until > now() THEN locked_until END AS lock
+         FROM platform.users WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.and_then(|r| r.try_get("lock").ok().flatten()))
 }
 
 /// Ends every access token issued so far (logout-all, password change); returns the new
@@ -200,7 +235,8 @@ pub async fn bump_token_generation(db: impl PgExecutor<'_>, id: Uuid) -> Result<
     row.try_get("token_generation")
 }
 
-/// Sets a new password, clears any lock and ends every earlier access token.
+/// Sets a new password and clears any lock. Callers end the sessions with
+/// [`bump_token_generation`] (the one writer of the generation).
 pub async fn set_password(
     db: impl PgExecutor<'_>,
     id: Uuid,
@@ -208,7 +244,7 @@ pub async fn set_password(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE platform.users SET password_hash = $2, failed_logins = 0, lockouts = 0,
-             locked_until = NULL, token_generation = token_generation + 1, updated_at = now()
+             locked_until = NULL, updated_at = now()
          WHERE id = $1 AND account_type = 'user'",
     )
     .bind(id)
@@ -218,14 +254,16 @@ pub async fn set_password(
     Ok(())
 }
 
-pub async fn mark_email_verified(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE platform.users SET email_verified = true, updated_at = now() WHERE id = $1",
+/// Marks the address confirmed; `true` when this was its first confirmation.
+pub async fn mark_email_verified(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE platform.users SET email_verified = true, updated_at = now()
+         WHERE id = $1 AND NOT email_verified",
     )
     .bind(id)
     .execute(db)
     .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
 }
 
 pub struct ProfileChange<'a> {

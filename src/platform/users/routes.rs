@@ -152,18 +152,20 @@ impl FromJson for ProfileForm {
 
 /// Change your display name, locale, time zone or avatar.
 #[endpoint(tags("users"), operation_id = "update_me", security(["bearer" = []]),
-    status_codes(200, 400, 401, 413, 415, 422),
+    status_codes(200, 400, 401, 403, 413, 415, 422),
     request_body = ProfileUpdate,
     responses(
         (status_code = 200, description = "the updated record", body = User),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: an API key limited to one garden", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
     ))]
 pub async fn update_me(req: &mut Request, depot: &mut Depot) -> Result<Json<User>, AppError> {
     let state = depot.app_state()?;
+    depot.principal()?.require_account_wide()?;
     let form: ProfileForm = read_json(req, state.config().max_body_bytes).await?;
     let avatar = match &form.avatar_url {
         Patch::Keep => None,
@@ -228,7 +230,7 @@ impl FromJson for PasswordForm {
         (status_code = 204, description = "password changed"),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: this account has no password (service or system account)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: this account has no password (service or system account), or an API key limited to one garden", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: current password wrong, new one of the wrong length", body = ErrorBody),
@@ -240,6 +242,7 @@ pub async fn change_password(
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
+    depot.principal()?.require_account_wide()?;
     let form: PasswordForm = read_json(req, state.config().max_body_bytes).await?;
     accounts::change_password(&state, depot.principal()?.user_id, &form.current, &form.new).await?;
     res.status_code(StatusCode::NO_CONTENT);
