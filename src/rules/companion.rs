@@ -100,10 +100,19 @@ mod tests {
         }
     }
 
+    /// (case, planned species, neighbours, conflicting plants, benefiting plants best first)
+    type Case = (
+        &'static str,
+        &'static str,
+        Vec<Neighbour<'static>>,
+        Vec<&'static str>,
+        Vec<&'static str>,
+    );
+
     #[test]
     fn companion_table() {
         // (case, planned species, neighbours, conflicting plants, benefiting plants best first)
-        let cases: Vec<(&str, &str, Vec<Neighbour>, Vec<&str>, Vec<&str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("no neighbours", "tomato", vec![], vec![], vec![]),
             (
                 "unrelated neighbour",

@@ -218,10 +218,18 @@ mod tests {
         Current::In { phase_key, cycle }
     }
 
+    type Case = (
+        &'static str,
+        Sequence<'static>,
+        Current<'static>,
+        &'static str,
+        Result<(Move, i32), Refusal>,
+    );
+
     #[test]
     fn transitions_table() {
         use Move::*;
-        let cases: Vec<(&str, Sequence, Current, &str, Result<(Move, i32), Refusal>)> = vec![
+        let cases: Vec<Case> = vec![
             (
                 "first phase",
                 annual(),

@@ -164,9 +164,16 @@ mod tests {
         },
     ];
 
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        Vec<Past<'static>>,
+        Vec<Level>,
+    );
+
     #[test]
     fn rotation_table() {
-        let cases: Vec<(&str, Option<&str>, Vec<Past>, Vec<Level>)> = vec![
+        let cases: Vec<Case> = vec![
             ("empty slot", Some("solanaceae"), vec![], vec![]),
             (
                 "same family last year",

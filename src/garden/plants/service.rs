@@ -24,6 +24,11 @@ use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 
 pub const LIST_MAX_LIMIT: i64 = 200;
+
+/// A catalogue companion pair as the rule reads it: (a, b, compatible, score, reason).
+type PairRow = (String, String, bool, Option<f64>, Option<String>);
+/// A catalogue rotation rule: (from, to, relation, benefit score, severe).
+type RuleRow = (String, String, String, f64, bool);
 pub const HISTORY_MAX_LIMIT: i64 = 200;
 
 /// A key that is not a UUID cannot name a plant: the same 404 as an unknown one.
@@ -389,7 +394,7 @@ pub(crate) async fn check_placement(
         None => Vec::new(),
     };
     let text = |v: &Value, f: &str| v.get(f).and_then(Value::as_str).map(str::to_owned);
-    let rule_data: Vec<(String, String, String, f64, bool)> = rules
+    let rule_data: Vec<RuleRow> = rules
         .iter()
         .map(|r| {
             (
@@ -448,7 +453,7 @@ pub(crate) async fn check_placement(
         return Ok(());
     }
     let pairs = catalog::companion_pairs(state, &species.key).await?;
-    let pair_data: Vec<(String, String, bool, Option<f64>, Option<String>)> = pairs
+    let pair_data: Vec<PairRow> = pairs
         .iter()
         .map(|p| {
             (

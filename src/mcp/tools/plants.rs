@@ -71,10 +71,10 @@ fn describe(p: &Plant) -> String {
 
 fn plant_data(p: &Plant) -> Value {
     let mut v = serde_json::to_value(p).unwrap_or(Value::Null);
-    if let Some(m) = v.as_object_mut() {
-        if let Some(k) = m.remove("key") {
-            m.insert("plant_key".into(), k);
-        }
+    if let Some(m) = v.as_object_mut()
+        && let Some(k) = m.remove("key")
+    {
+        m.insert("plant_key".into(), k);
     }
     compact(
         v,
