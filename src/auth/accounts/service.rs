@@ -152,6 +152,7 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
     };
     users::mark_email_verified(&mut *tx, user).await?;
     tx.commit().await?;
+    state.caches().forget_user(user);
     Ok(())
 }
 
@@ -203,6 +204,7 @@ pub async fn login(state: &AppState, form: &Login) -> Result<Session, AppError> 
     }
     let refresh = refresh::start_family(state, account.user.key, form.remember_me).await?;
     users::record_login_success(db, account.user.key).await?;
+    state.caches().forget_user(account.user.key);
     Ok(Session {
         access: access_token(state, account.user.key, account.token_generation)?,
         refresh,
@@ -265,6 +267,7 @@ pub async fn logout(state: &AppState, presented: Option<RefreshToken>) -> Result
 /// generation in PostgreSQL, every access token issued before now.
 pub async fn logout_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
     users::bump_token_generation(state.platform_pool(), user).await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 
@@ -309,6 +312,7 @@ pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Re
     // Following the link proved control of the mailbox.
     users::mark_email_verified(&mut *tx, user).await?;
     tx.commit().await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 
@@ -355,6 +359,7 @@ pub async fn change_password(
     }
     let hash = state.passwords().hash(new).await?;
     users::set_password(db, user, &hash).await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 
