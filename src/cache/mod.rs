@@ -310,7 +310,7 @@ pub struct Caches {
     roles: Map<(Uuid, Uuid), Role>,
     accounts: Map<Uuid, AccountEntry>,
     keys: Map<[u8; 32], KeyEntry>,
-    catalog: Map<String, Arc<serde_json::Value>>,
+    catalog: Map<String, Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl Default for Caches {
@@ -372,12 +372,25 @@ impl Caches {
         self.keys.insert(hash, entry, ticket, &self.feed);
     }
 
-    pub fn catalog(&self, key: &str) -> Option<Arc<serde_json::Value>> {
-        self.catalog.get(&key.to_owned(), &self.feed)
-    }
-
-    pub fn keep_catalog(&self, key: String, value: Arc<serde_json::Value>, ticket: Ticket) {
-        self.catalog.insert(key, value, ticket, &self.feed);
+    /// A catalogue read from memory: the answer kept under `key` since the last catalogue
+    /// change, else `load`'s (kept for the next caller; errors are not kept).
+    pub async fn catalog_read<T, F>(&self, key: String, load: F) -> Result<T, crate::error::AppError>
+    where
+        T: Clone + Send + Sync + 'static,
+        F: std::future::Future<Output = Result<T, crate::error::AppError>>,
+    {
+        if let Some(hit) = self
+            .catalog
+            .get(&key, &self.feed)
+            .and_then(|any| any.downcast::<T>().ok())
+        {
+            return Ok(T::clone(&hit));
+        }
+        let ticket = self.ticket();
+        let loaded = load.await?;
+        self.catalog
+            .insert(key, Arc::new(loaded.clone()), ticket, &self.feed);
+        Ok(loaded)
     }
 
     /// Cached tenants (for the memory figures).
@@ -397,6 +410,10 @@ impl Caches {
 
     pub fn forget_tenant(&self, tenant: Uuid) {
         self.apply(&Invalidation::Tenant(tenant));
+    }
+
+    pub fn forget_api_key(&self, key: Uuid) {
+        self.apply(&Invalidation::ApiKey(key));
     }
 
     pub fn forget_catalog(&self) {

@@ -85,6 +85,7 @@ pub async fn revoke(state: &AppState, principal: &Principal, key: &str) -> Resul
     let not_found = || AppError::not_found("API key");
     let id = Uuid::parse_str(key).map_err(|_| not_found())?;
     if repo::revoke(state.platform_pool(), principal.user_id, id).await? {
+        state.caches().forget_api_key(id);
         Ok(())
     } else {
         Err(not_found())
