@@ -82,6 +82,8 @@ pub struct Feed {
 pub struct Ticket {
     generation: u64,
     session: u64,
+    /// Taken before the load: an entry's age counts from here, not from its insertion.
+    at: Instant,
 }
 
 impl Feed {
@@ -125,6 +127,7 @@ impl Feed {
         Ticket {
             generation: self.generation.load(Ordering::Acquire),
             session: self.live_session(),
+            at: Instant::now(),
         }
     }
 
@@ -237,7 +240,7 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
             key,
             Entry {
                 value,
-                loaded: Instant::now(),
+                loaded: ticket.at,
                 session: ticket.session,
             },
         );

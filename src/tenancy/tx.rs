@@ -65,10 +65,15 @@ impl TenantTx {
             "{begin}; SET LOCAL search_path TO {}",
             tenant.schema_name.quoted()
         );
-        let tx = placement
-            .pool()
-            .begin_with(sqlx::AssertSqlSafe(begin))
-            .await?;
+        // Not cancellable: sqlx counts a transaction only once `BEGIN` has answered, so a
+        // request dropped while `BEGIN` is on its way would hand the connection back to the
+        // pool inside an open transaction with this tenant's search_path. In a task of its
+        // own the begin always finishes; if nobody awaits it any more, the transaction is
+        // dropped there, which queues its ROLLBACK before the pool reuses the connection.
+        let pool = placement.pool().clone();
+        let tx = tokio::spawn(async move { pool.begin_with(sqlx::AssertSqlSafe(begin)).await })
+            .await
+            .map_err(|join| sqlx::Error::Protocol(format!("beginning a transaction: {join}")))??;
         Ok(Self { tx, read_only })
     }
 

@@ -11,6 +11,7 @@ mod catalog;
 mod cli;
 mod conventions;
 mod health;
+mod hotpath;
 mod light;
 mod mail;
 mod mcp_idempotency;
