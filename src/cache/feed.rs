@@ -78,7 +78,9 @@ async fn listen(state: AppState, mut stopped: watch::Receiver<bool>) {
         };
         // Reconnections are ours: a lost connection must end the session first.
         listener.eager_reconnect(false);
-        caches.feed().set_backend_pid(u32::try_from(pid).unwrap_or(0));
+        caches
+            .feed()
+            .set_backend_pid(u32::try_from(pid).unwrap_or(0));
         loop {
             let next = tokio::select! {
                 _ = stopped.changed() => return,

@@ -364,7 +364,8 @@ impl Caches {
     }
 
     pub fn keep_account(&self, entry: AccountEntry, ticket: Ticket) {
-        self.accounts.insert(entry.user.key, entry, ticket, &self.feed);
+        self.accounts
+            .insert(entry.user.key, entry, ticket, &self.feed);
     }
 
     pub fn api_key(&self, hash: &[u8; 32]) -> Option<KeyEntry> {
@@ -377,7 +378,11 @@ impl Caches {
 
     /// A catalogue read from memory: the answer kept under `key` since the last catalogue
     /// change, else `load`'s (kept for the next caller; errors are not kept).
-    pub async fn catalog_read<T, F>(&self, key: String, load: F) -> Result<T, crate::error::AppError>
+    pub async fn catalog_read<T, F>(
+        &self,
+        key: String,
+        load: F,
+    ) -> Result<T, crate::error::AppError>
     where
         T: Clone + Send + Sync + 'static,
         F: std::future::Future<Output = Result<T, crate::error::AppError>>,
@@ -456,7 +461,10 @@ impl Caches {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalidation {
     User(Uuid),
-    Membership { tenant: Uuid, user: Uuid },
+    Membership {
+        tenant: Uuid,
+        user: Uuid,
+    },
     Tenant(Uuid),
     ApiKey(Uuid),
     Catalog,

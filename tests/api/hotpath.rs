@@ -172,7 +172,10 @@ async fn suspension_and_deactivation_reach_the_other_instance() {
     let sites = format!("/api/v1/t/{slug}/sites/");
     wait_confirmed(&b).await;
     assert_eq!(get_status(&b, &viewer, &sites).await, 200);
-    assert!(b.state.caches().tenant(&slug).is_some(), "B caches the tenant");
+    assert!(
+        b.state.caches().tenant(&slug).is_some(),
+        "B caches the tenant"
+    );
     outgrow_the_bound().await;
     assert_eq!(get_status(&b, &viewer, &sites).await, 200);
 
@@ -317,11 +320,8 @@ async fn assert_clean(app: &TestApp) {
     let mut conns = Vec::new();
     // Every connection of the pool, each checked while held.
     for _ in 0..app.state.platform_pool().options().get_max_connections() {
-        let Ok(Ok(conn)) = tokio::time::timeout(
-            Duration::from_secs(5),
-            app.state.platform_pool().acquire(),
-        )
-        .await
+        let Ok(Ok(conn)) =
+            tokio::time::timeout(Duration::from_secs(5), app.state.platform_pool().acquire()).await
         else {
             break;
         };
@@ -421,9 +421,7 @@ async fn interleaved_tenants_on_two_connections_only_ever_see_their_own_rows() {
                     // Cancelled mid-statement.
                     _ => {
                         let cancelled = tokio::time::timeout(Duration::from_millis(5), async {
-                            let mut tx = TenantTx::begin(&app.state, tenant)
-                                .await
-                                .expect("begin");
+                            let mut tx = TenantTx::begin(&app.state, tenant).await.expect("begin");
                             sqlx::query("SELECT pg_sleep(0.02)")
                                 .execute(tx.conn())
                                 .await?;
@@ -466,8 +464,7 @@ async fn failed_and_cancelled_transactions_leave_no_scope_behind() {
                 if poll > 0 {
                     tokio::task::yield_now().await;
                 }
-                let polled =
-                    std::future::poll_fn(|cx| Poll::Ready(begin.as_mut().poll(cx))).await;
+                let polled = std::future::poll_fn(|cx| Poll::Ready(begin.as_mut().poll(cx))).await;
                 if let Poll::Ready(done) = polled {
                     drop(done.expect("begin"));
                     break;
