@@ -56,7 +56,8 @@ const TENANT_CAP: usize = 20_000;
 const ROLE_CAP: usize = 100_000;
 const ACCOUNT_CAP: usize = 100_000;
 const KEY_CAP: usize = 50_000;
-const CATALOG_CAP: usize = 20_000;
+/// Catalogue answers can be large (a page of records): fewer of them.
+const CATALOG_CAP: usize = 2_000;
 
 /// The listener's state, shared with every lookup.
 #[derive(Debug)]

@@ -129,6 +129,10 @@ pub async fn list(
     parent: Option<(&'static str, Uuid)>,
     page: PageRequest,
 ) -> Result<Listed, AppError> {
+    // Searches are as many as there are strings: they go to the database.
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return list_from_db(state, spec, params, parent, page).await;
+    }
     let key = format!(
         "list:{}:{params:?}:{parent:?}:{}:{}",
         spec.kind, page.skip, page.limit
@@ -182,6 +186,9 @@ pub async fn list_under(
         };
         list_from_db(state, spec, params, Some((field, parent_id)), page).await
     };
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return load.await;
+    }
     state.caches().catalog_read(key, load).await
 }
 

@@ -104,6 +104,9 @@ pub async fn list_resolved(
         let items = resolve_all(&mut db, &listed.items).await?;
         Ok((items, listed.total))
     };
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return load.await;
+    }
     let key = format!("resolved-list:{params:?}:{}:{}", page.skip, page.limit);
     state.caches().catalog_read(key, load).await
 }
