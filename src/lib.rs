@@ -2,6 +2,7 @@
 //! tests build the same service through [`http::build_service`].
 
 pub mod auth;
+pub mod cache;
 pub mod catalog;
 pub mod config;
 pub mod error;

@@ -43,7 +43,9 @@ impl Bound {
         let service = build_service(state.clone());
         let mail = crate::mail::worker::start(state.clone());
         let audit = crate::mcp::audit::start(state.clone());
+        let feed = crate::cache::feed::start(state.clone());
         self.server.serve(service).await;
+        feed.stop().await;
         if let Some(mail) = mail {
             mail.stop().await;
         }

@@ -26,6 +26,7 @@ struct Inner {
     mail_signal: tokio::sync::Notify,
     rate_limits: RateLimits,
     mcp_audit: crate::mcp::audit::AuditSink,
+    caches: crate::cache::Caches,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +75,7 @@ impl AppState {
             mail_signal: tokio::sync::Notify::new(),
             rate_limits,
             mcp_audit: crate::mcp::audit::AuditSink::default(),
+            caches: crate::cache::Caches::new(),
         })))
     }
 
@@ -138,6 +140,11 @@ impl AppState {
 
     pub fn jwt(&self) -> &JwtKeys {
         &self.0.jwt
+    }
+
+    /// The hot-path caches (tenants, roles, accounts, API keys, catalogue reads).
+    pub fn caches(&self) -> &crate::cache::Caches {
+        &self.0.caches
     }
 
     pub fn tenant_migrations(&self) -> &TenantMigrations {

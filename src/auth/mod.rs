@@ -89,7 +89,7 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, 
             .ok_or_else(invalid_credential);
     }
     let claims = state.jwt().verify(token).ok_or_else(invalid_credential)?;
-    let status = users::status(state.platform_pool(), claims.sub)
+    let status = account(state, claims.sub)
         .await?
         .ok_or_else(invalid_credential)?;
     // A deactivated account or a token from before logout-all is no longer valid.
@@ -100,8 +100,30 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, 
         user_id: claims.sub,
         account_type: status.user.account_type,
         credential: Credential::AccessToken,
-        account: Some(std::sync::Arc::new(status.user)),
+        account: Some(status.user),
     })
+}
+
+/// The account record and token generation every authenticated request checks: from the
+/// cache (see `crate::cache` for how long an entry may live), else from the database.
+pub async fn account(
+    state: &AppState,
+    user: uuid::Uuid,
+) -> Result<Option<crate::cache::AccountEntry>, AppError> {
+    let caches = state.caches();
+    if let Some(hit) = caches.account(user) {
+        return Ok(Some(hit));
+    }
+    let ticket = caches.ticket();
+    let Some(status) = users::status(state.platform_pool(), user).await? else {
+        return Ok(None);
+    };
+    let entry = crate::cache::AccountEntry {
+        user: std::sync::Arc::new(status.user),
+        token_generation: status.token_generation,
+    };
+    caches.keep_account(entry.clone(), ticket);
+    Ok(Some(entry))
 }
 
 /// Renders a refusal; 401s carry the `WWW-Authenticate` challenge.

@@ -91,6 +91,7 @@ pub async fn add_membership(
     let db = state.platform_pool();
     if !memberships::add(db, tenant.id, user.key, role).await? {
         memberships::set_role(db, tenant.id, user.key, role).await?;
+        state.caches().forget_membership(tenant.id, user.key);
     }
     Ok(())
 }
@@ -100,7 +101,9 @@ pub async fn revoke_service_account(state: &AppState, account: &str) -> Result<u
     let user = service_account(state, account).await?;
     let db = state.platform_pool();
     users::set_active(db, user.key, false).await?;
-    Ok(keys::revoke_all_of(db, user.key).await?)
+    let revoked = keys::revoke_all_of(db, user.key).await?;
+    state.caches().forget_user(user.key);
+    Ok(revoked)
 }
 
 /// Makes an existing account admin of the platform tenant (created on first use).

@@ -28,6 +28,11 @@ impl Placement {
         &self.pool
     }
 
+    /// The options the pool connects with (dedicated helpers such as the cache listener).
+    pub fn connect_options(&self) -> &PgConnectOptions {
+        &self.options
+    }
+
     /// A dedicated session outside the pool, for work that holds session state (advisory locks,
     /// a session `search_path` while migrating); closed by its owner, never returned to the pool.
     pub async fn dedicated(&self) -> Result<PgConnection, sqlx::Error> {

@@ -52,10 +52,9 @@ pub async fn resolve_for(
     raw_slug: &str,
 ) -> Result<TenantCtx, AppError> {
     let slug = TenantSlug::parse(raw_slug).map_err(|_| tenant_not_found())?;
-    let (tenant, role) =
-        memberships::tenant_with_role(state.platform_pool(), slug.as_str(), principal.user_id)
-            .await?
-            .ok_or_else(tenant_not_found)?;
+    let (tenant, role) = tenant_with_role(state, &slug, principal)
+        .await?
+        .ok_or_else(tenant_not_found)?;
     let role = if principal.is_light() {
         Role::Admin
     } else {
@@ -68,6 +67,36 @@ pub async fn resolve_for(
     }
     let tenant = migrate_if_behind(state, tenant).await?;
     Ok(TenantCtx { tenant, role })
+}
+
+/// The tenant and the caller's role in it: from the caches (see `crate::cache`), else one
+/// query that reads both. Only active tenants and actual memberships are kept.
+async fn tenant_with_role(
+    state: &AppState,
+    slug: &TenantSlug,
+    principal: &Principal,
+) -> Result<Option<(TenantRecord, Option<Role>)>, AppError> {
+    let caches = state.caches();
+    let user = principal.user_id;
+    if let Some(tenant) = caches.tenant(slug.as_str()) {
+        if principal.is_light() {
+            return Ok(Some((tenant, None)));
+        }
+        if let Some(role) = caches.role(user, tenant.id) {
+            return Ok(Some((tenant, Some(role))));
+        }
+    }
+    let ticket = caches.ticket();
+    let found = memberships::tenant_with_role(state.platform_pool(), slug.as_str(), user).await?;
+    if let Some((tenant, role)) = &found
+        && tenant.status == TenantStatus::Active
+    {
+        caches.keep_tenant(tenant, ticket);
+        if let Some(role) = role {
+            caches.keep_role(user, tenant.id, *role, ticket);
+        }
+    }
+    Ok(found)
 }
 
 /// The tenant of a slug without a caller (operator paths); 404 as above.

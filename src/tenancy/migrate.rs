@@ -143,6 +143,7 @@ async fn migrate_locked(
         let started_at = OffsetDateTime::now_utc();
         let reached = apply_tenant_migrations(&mut conn, &tenant.schema_name, target).await?;
         registry::set_version(platform, tenant.id, reached).await?;
+        state.caches().forget_tenant(tenant.id);
         registry::record_migration(platform, tenant.id, current, reached, trigger, started_at)
             .await?;
         tracing::info!(tenant = %tenant.slug, schema = %tenant.schema_name, from = current,

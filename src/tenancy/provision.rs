@@ -101,6 +101,7 @@ pub async fn drop_tenant(
 async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), ProvisionError> {
     // Suspend first so no request starts on a schema that is about to vanish.
     registry::set_status(state.platform_pool(), tenant.id, TenantStatus::Suspended).await?;
+    state.caches().forget_tenant(tenant.id);
     let placement = state
         .placements()
         .get(&tenant.placement)
@@ -113,5 +114,6 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
         .execute(placement.pool())
         .await?;
     registry::delete(state.platform_pool(), tenant.id).await?;
+    state.caches().forget_tenant(tenant.id);
     Ok(())
 }

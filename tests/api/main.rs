@@ -14,6 +14,7 @@ mod db_faults;
 mod garden;
 mod hardening;
 mod health;
+mod hotpath;
 mod invitations;
 mod isolation_guard;
 mod light;

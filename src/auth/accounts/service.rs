@@ -168,6 +168,7 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
         end_sessions_and_keys(&mut tx, user).await?;
     }
     tx.commit().await?;
+    state.caches().forget_user(user);
     if take_back {
         refresh::revoke_all(state, user).await?;
     }
@@ -242,6 +243,7 @@ pub async fn login(state: &AppState, form: &Login) -> Result<Session, AppError> 
         form.remember_me,
     )
     .await?;
+    state.caches().forget_user(account.user.key);
     Ok(Session {
         access: access_token(state, account.user.key, account.token_generation)?,
         refresh,
@@ -310,6 +312,7 @@ pub async fn logout(state: &AppState, presented: Option<RefreshToken>) -> Result
 /// generation in PostgreSQL, every access token issued before now.
 pub async fn logout_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
     users::bump_token_generation(state.platform_pool(), user).await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 
@@ -362,6 +365,7 @@ pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Re
     users::mark_email_verified(&mut *tx, user).await?;
     end_sessions_and_keys(&mut tx, user).await?;
     tx.commit().await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 
@@ -415,6 +419,7 @@ pub async fn change_password(
     users::set_password(&mut *tx, user, &hash).await?;
     users::bump_token_generation(&mut *tx, user).await?;
     tx.commit().await?;
+    state.caches().forget_user(user);
     refresh::revoke_all(state, user).await
 }
 

@@ -5,6 +5,7 @@ use uuid::Uuid;
 use super::model::{ApiKey, NewApiKey, RawApiKey};
 use super::repo::{self, NewKeyRow};
 use crate::auth::principal::{AccountType, Credential, Principal, Role};
+use crate::cache::KeyEntry;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
@@ -84,6 +85,7 @@ pub async fn revoke(state: &AppState, principal: &Principal, key: &str) -> Resul
     let not_found = || AppError::not_found("API key");
     let id = Uuid::parse_str(key).map_err(|_| not_found())?;
     if repo::revoke(state.platform_pool(), principal.user_id, id).await? {
+        state.caches().forget_api_key(id);
         Ok(())
     } else {
         Err(not_found())
@@ -91,24 +93,49 @@ pub async fn revoke(state: &AppState, principal: &Principal, key: &str) -> Resul
 }
 
 /// The account behind a presented key, or `None` for an unknown, revoked or deactivated one.
+/// Known keys and their owners' accounts come from the caches (`crate::cache`).
 pub async fn authenticate(state: &AppState, raw: &str) -> Result<Option<Principal>, AppError> {
     let Some(raw) = RawApiKey::parse(raw) else {
         return Ok(None);
     };
     let hash = raw.hash();
-    let Some(owner) = repo::owner_by_hash(state.platform_pool(), &hash).await? else {
-        return Ok(None);
+    let caches = state.caches();
+    let (key, account) = match caches.api_key(hash.as_bytes()) {
+        Some(key) => {
+            let Some(account) = crate::auth::account(state, key.user_id).await? else {
+                return Ok(None);
+            };
+            (key, account.user)
+        }
+        None => {
+            let ticket = caches.ticket();
+            let Some(owner) = repo::owner_by_hash(state.platform_pool(), &hash).await? else {
+                return Ok(None);
+            };
+            if !owner.usable {
+                // Revoked, or the account is deactivated.
+                return Ok(None);
+            }
+            let key = KeyEntry {
+                key_id: owner.key_id,
+                stored_hash: owner.stored_hash,
+                user_id: owner.account.key,
+                tenant_scope: owner.tenant_scope,
+                last_used: std::sync::Arc::new(std::sync::atomic::AtomicI64::new(
+                    owner.last_used_at.map_or(0, |t| t.unix_timestamp()),
+                )),
+            };
+            caches.keep_api_key(*hash.as_bytes(), key.clone(), ticket);
+            (key, std::sync::Arc::new(owner.account))
+        }
     };
-    // The lookup used the digest as an index; confirm it in constant time all the same.
-    if !owner.usable || !owner.stored_hash.matches(&hash) {
+    // The lookup used the digest as a key; confirm it in constant time all the same.
+    if !account.is_active || !key.stored_hash.matches(&hash) {
         return Ok(None);
     }
-    if owner
-        .last_used_at
-        .is_none_or(|t| time::OffsetDateTime::now_utc() - t > time::Duration::seconds(60))
-    {
+    if key.claim_use_stamp(time::OffsetDateTime::now_utc().unix_timestamp()) {
         let pool = state.platform_pool().clone();
-        let key_id = owner.key_id;
+        let key_id = key.key_id;
         tokio::spawn(async move {
             if let Err(err) = repo::touch(&pool, key_id).await {
                 tracing::warn!(error = %err, "recording API key use failed");
@@ -116,13 +143,13 @@ pub async fn authenticate(state: &AppState, raw: &str) -> Result<Option<Principa
         });
     }
     Ok(Some(Principal {
-        user_id: owner.account.key,
-        account_type: owner.account.account_type,
+        user_id: account.key,
+        account_type: account.account_type,
         credential: Credential::ApiKey {
-            key_id: owner.key_id,
-            tenant_scope: owner.tenant_scope,
+            key_id: key.key_id,
+            tenant_scope: key.tenant_scope,
         },
-        account: Some(std::sync::Arc::new(owner.account)),
+        account: Some(account),
     }))
 }
 

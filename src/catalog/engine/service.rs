@@ -121,7 +121,29 @@ pub struct Listed {
     pub page: PageRequest,
 }
 
+/// Lists are answered from memory while the catalogue is unchanged (see `crate::cache`).
 pub async fn list(
+    state: &AppState,
+    spec: &KindSpec,
+    params: &ListParams,
+    parent: Option<(&'static str, Uuid)>,
+    page: PageRequest,
+) -> Result<Listed, AppError> {
+    // Searches are as many as there are strings: they go to the database.
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return list_from_db(state, spec, params, parent, page).await;
+    }
+    let key = format!(
+        "list:{}:{params:?}:{parent:?}:{}:{}",
+        spec.kind, page.skip, page.limit
+    );
+    state
+        .caches()
+        .catalog_read(key, list_from_db(state, spec, params, parent, page))
+        .await
+}
+
+async fn list_from_db(
     state: &AppState,
     spec: &KindSpec,
     params: &ListParams,
@@ -153,11 +175,21 @@ pub async fn list_under(
     params: &ListParams,
     page: PageRequest,
 ) -> Result<Listed, AppError> {
-    let parent_id = {
-        let mut db = state.platform_pool().acquire().await?;
-        require(&mut db, parent.0, parent.1).await?
+    let key = format!(
+        "under:{}:{}:{}:{field}:{params:?}:{}:{}",
+        parent.0.kind, parent.1, spec.kind, page.skip, page.limit
+    );
+    let load = async {
+        let parent_id = {
+            let mut db = state.platform_pool().acquire().await?;
+            require(&mut db, parent.0, parent.1).await?
+        };
+        list_from_db(state, spec, params, Some((field, parent_id)), page).await
     };
-    list(state, spec, params, Some((field, parent_id)), page).await
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return load.await;
+    }
+    state.caches().catalog_read(key, load).await
 }
 
 /// Every record of a kind matching the conditions (bounded lists such as zones or rules).
@@ -174,10 +206,17 @@ pub async fn all(
     render_all(db, spec, &rows).await
 }
 
+/// One record, from memory while the catalogue is unchanged (see `crate::cache`).
 pub async fn get(state: &AppState, spec: &KindSpec, key: &str) -> Result<Value, AppError> {
     let id = parse_key(spec, key)?;
-    let mut db = state.platform_pool().acquire().await?;
-    get_by_id(&mut db, spec, id).await
+    let load = async {
+        let mut db = state.platform_pool().acquire().await?;
+        get_by_id(&mut db, spec, id).await
+    };
+    state
+        .caches()
+        .catalog_read(format!("get:{}:{id}", spec.kind), load)
+        .await
 }
 
 pub async fn get_by_id(
@@ -248,6 +287,8 @@ pub async fn create(
     let stored = store(&mut tx, spec, None, &doc).await?;
     let out = render_one(&mut tx, spec, &stored).await?;
     tx.commit().await?;
+    // Other replicas hear it from the database (migration 0008); this one forgets now.
+    state.caches().forget_catalog();
     Ok(out)
 }
 
@@ -286,6 +327,8 @@ pub async fn patch(
     let stored = store(&mut tx, spec, Some(id), &doc).await?;
     let out = render_one(&mut tx, spec, &stored).await?;
     tx.commit().await?;
+    // Other replicas hear it from the database (migration 0008); this one forgets now.
+    state.caches().forget_catalog();
     Ok(out)
 }
 
@@ -295,6 +338,7 @@ pub async fn delete(state: &AppState, spec: &KindSpec, key: &str) -> Result<(), 
     match repo::delete(&mut tx, spec.kind, id).await? {
         Deleted::Yes => {
             tx.commit().await?;
+            state.caches().forget_catalog();
             Ok(())
         }
         Deleted::Missing => Err(AppError::not_found(spec.label)),

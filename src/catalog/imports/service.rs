@@ -309,6 +309,7 @@ pub async fn confirm(state: &AppState, key: &str) -> Result<ImportJob, AppError>
     )
     .await?;
     tx.commit().await?;
+    state.caches().forget_catalog();
     tracing::info!(import = %id, kind = %job.kind, created, updated, unchanged, "catalogue import confirmed");
     Ok(job)
 }

@@ -98,10 +98,17 @@ pub async fn list_resolved(
     params: &ListParams,
     page: PageRequest,
 ) -> Result<(Vec<ResolvedSequence>, i64), AppError> {
-    let listed = service::list(state, &SEQUENCE, params, None, page).await?;
-    let mut db = state.platform_pool().acquire().await?;
-    let items = resolve_all(&mut db, &listed.items).await?;
-    Ok((items, listed.total))
+    let load = async {
+        let listed = service::list(state, &SEQUENCE, params, None, page).await?;
+        let mut db = state.platform_pool().acquire().await?;
+        let items = resolve_all(&mut db, &listed.items).await?;
+        Ok((items, listed.total))
+    };
+    if params.q.as_deref().is_some_and(|q| !q.trim().is_empty()) {
+        return load.await;
+    }
+    let key = format!("resolved-list:{params:?}:{}:{}", page.skip, page.limit);
+    state.caches().catalog_read(key, load).await
 }
 
 pub async fn resolved_by_id(db: &mut PgConnection, id: Uuid) -> Result<ResolvedSequence, AppError> {
@@ -111,8 +118,14 @@ pub async fn resolved_by_id(db: &mut PgConnection, id: Uuid) -> Result<ResolvedS
 
 pub async fn resolved(state: &AppState, key: &str) -> Result<ResolvedSequence, AppError> {
     let id = service::parse_key(&SEQUENCE, key)?;
-    let mut db = state.platform_pool().acquire().await?;
-    resolved_by_id(&mut db, id).await
+    let load = async {
+        let mut db = state.platform_pool().acquire().await?;
+        resolved_by_id(&mut db, id).await
+    };
+    state
+        .caches()
+        .catalog_read(format!("resolved:{id}"), load)
+        .await
 }
 
 /// Every entry of every sequence (optionally one sequence), by sequence name and order.
@@ -121,29 +134,37 @@ pub async fn growth_phases(
     sequence: Option<&str>,
     page: PageRequest,
 ) -> Result<Page<GrowthPhase>, AppError> {
-    let mut db = state.platform_pool().acquire().await?;
-    let sequences = match sequence {
-        Some(key) => {
-            let id = service::require(&mut db, &SEQUENCE, key).await?;
-            vec![service::get_by_id(&mut db, &SEQUENCE, id).await?]
+    let load = async {
+        let mut db = state.platform_pool().acquire().await?;
+        let sequences = match sequence {
+            Some(key) => {
+                let id = service::require(&mut db, &SEQUENCE, key).await?;
+                vec![service::get_by_id(&mut db, &SEQUENCE, id).await?]
+            }
+            None => service::all(&mut db, &SEQUENCE, &Conditions::default()).await?,
+        };
+        let mut all = Vec::new();
+        for r in resolve_all(&mut db, &sequences).await? {
+            for entry in r.entries {
+                all.push(GrowthPhase {
+                    sequence_key: r.key.clone(),
+                    sequence_name: r.name.clone(),
+                    entry,
+                });
+            }
         }
-        None => service::all(&mut db, &SEQUENCE, &Conditions::default()).await?,
+        Ok(std::sync::Arc::new(all))
     };
-    let mut all = Vec::new();
-    for r in resolve_all(&mut db, &sequences).await? {
-        for entry in r.entries {
-            all.push(GrowthPhase {
-                sequence_key: r.key.clone(),
-                sequence_name: r.name.clone(),
-                entry,
-            });
-        }
-    }
+    let all = state
+        .caches()
+        .catalog_read(format!("growth-phases:{sequence:?}"), load)
+        .await?;
     let total = all.len() as i64;
     let items = all
-        .into_iter()
+        .iter()
         .skip(page.skip as usize)
         .take(page.limit as usize)
+        .cloned()
         .collect();
     Ok(Page::new(items, total, page))
 }

@@ -81,6 +81,7 @@ pub async fn load(state: &AppState, set: &SeedSet) -> Result<Report, SeedError> 
         .await?;
     let report = load_in(&mut tx, &seed).await?;
     tx.commit().await?;
+    state.caches().forget_catalog();
     Ok(report)
 }
 

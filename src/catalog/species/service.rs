@@ -56,9 +56,18 @@ pub fn selection_input(species: &Value) -> SelectionInput<'_> {
     }
 }
 
+/// From memory while the catalogue is unchanged (see `crate::cache`): the selection result
+/// is computed once per species and catalogue version.
 pub async fn phase_sequence_of(state: &AppState, key: &str) -> Result<SpeciesSequence, AppError> {
-    let mut db = state.platform_pool().acquire().await?;
-    phase_sequence_in(&mut db, key).await
+    let id = service::parse_key(&SPECIES, key)?;
+    let load = async {
+        let mut db = state.platform_pool().acquire().await?;
+        phase_sequence_in(&mut db, key).await
+    };
+    state
+        .caches()
+        .catalog_read(format!("species-sequence:{id}"), load)
+        .await
 }
 
 /// [`phase_sequence_of`] on a given connection (inside a transaction it sees that
@@ -122,6 +131,7 @@ pub async fn assign_phase_sequence(
     let after = phase_sequence_in(&mut tx, species_key).await?;
     if commit {
         tx.commit().await?;
+        state.caches().forget_catalog();
         tracing::info!(%species, sequence = ?targets.first(), "species phase sequence binding changed");
     } else {
         tx.rollback().await?;

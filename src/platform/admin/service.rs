@@ -103,6 +103,7 @@ pub async fn set_tenant_active(
         TenantStatus::Suspended
     };
     registry::set_status(state.platform_pool(), tenant.id, status).await?;
+    state.caches().forget_tenant(tenant.id);
     tenant.status = status;
     Ok(tenant.into())
 }
@@ -126,6 +127,7 @@ pub async fn set_user_active(
     let user = users::set_active(state.platform_pool(), id, active)
         .await?
         .ok_or_else(|| AppError::not_found("user"))?;
+    state.caches().forget_user(id);
     if !active {
         refresh::revoke_all(state, id).await?;
     }

@@ -110,9 +110,13 @@ pub async fn update(
     let ctx = resolve_for(state, principal, slug).await?;
     ctx.require(Role::Admin)?;
     let tenant = match &change.name {
-        Some(name) => repo::rename(state.platform_pool(), ctx.tenant.id, name)
-            .await?
-            .ok_or_else(|| AppError::not_found("tenant"))?,
+        Some(name) => {
+            let renamed = repo::rename(state.platform_pool(), ctx.tenant.id, name)
+                .await?
+                .ok_or_else(|| AppError::not_found("tenant"))?;
+            state.caches().forget_tenant(renamed.id);
+            renamed
+        }
         None => ctx.tenant,
     };
     Ok(Tenant::from_record(&tenant, ctx.role))
@@ -191,6 +195,8 @@ pub async fn change_role(
     }
     repo::set_role(&mut *tx, ctx.tenant.id, user, role).await?;
     tx.commit().await?;
+    // Other replicas hear it from the database (migration 0008); this one forgets now.
+    state.caches().forget_membership(ctx.tenant.id, user);
     repo::member(state.platform_pool(), ctx.tenant.id, user)
         .await?
         .ok_or_else(|| AppError::not_found("member"))
@@ -218,5 +224,6 @@ pub async fn remove_member(
     }
     repo::remove(&mut *tx, ctx.tenant.id, user).await?;
     tx.commit().await?;
+    state.caches().forget_membership(ctx.tenant.id, user);
     Ok(())
 }

@@ -184,6 +184,7 @@ pub async fn update_me(req: &mut Request, depot: &mut Depot) -> Result<Json<User
     )
     .await?
     .ok_or_else(|| AppError::not_found("user"))?;
+    state.caches().forget_user(user.key);
     Ok(Json(user))
 }
 
