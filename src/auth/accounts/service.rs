@@ -145,7 +145,8 @@ async fn make_personal_tenant(
                 return Ok(());
             }
             Err(ProvisionError::SlugTaken(_)) => continue,
-            Err(err) => return Err(AppError::internal(err)),
+            // A lost database is a 503 (with Retry-After) like anywhere else.
+            Err(err) => return Err(err.into()),
         }
     }
     Err(AppError::internal(
