@@ -188,6 +188,13 @@ async fn users_me_is_the_current_record_by_token_and_by_key() {
         .execute(app.state.platform_pool())
         .await
         .expect("deactivate");
+    // A change written behind the service's back (like one made on another replica) reaches
+    // this process's account cache through the database's notification, within the cache's
+    // one-second bound (src/cache): wait for it, bounded, then both credentials are refused.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while by_token().await.status().as_u16() != 401 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     assert_error(by_token().await, 401, "INVALID_TOKEN").await;
     assert_error(by_key().await, 401, "INVALID_TOKEN").await;
 }
