@@ -283,6 +283,17 @@ async fn load_locked(tx: &mut GardenTx, id: Uuid) -> Result<PlantRow, AppError> 
         .ok_or_else(|| AppError::not_found("plant"))
 }
 
+/// The plant locked for a change only a plant still in the garden may take: 409
+/// `STATE_CONFLICT` with `refusal` when it is archived (the caller's transaction is dropped,
+/// which rolls it back).
+async fn load_live(tx: &mut GardenTx, id: Uuid, refusal: &str) -> Result<PlantRow, AppError> {
+    let row = load_locked(tx, id).await?;
+    if row.archived_at.is_some() {
+        return Err(state_conflict(refusal));
+    }
+    Ok(row)
+}
+
 pub async fn get_plant(
     state: &AppState,
     tenant: &TenantRecord,
@@ -704,11 +715,7 @@ pub async fn archive_plant(
 ) -> Result<Plant, AppError> {
     let id = parse_plant_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
-    let row = load_locked(&mut tx, id).await?;
-    if row.archived_at.is_some() {
-        tx.rollback().await?;
-        return Err(state_conflict("the plant is archived already"));
-    }
+    load_live(&mut tx, id, "the plant is archived already").await?;
     repo::archive(&mut tx, id, reason).await?;
     repo::close_placement(&mut tx, id, today()).await?;
     let row = load(&mut tx, id).await?;
@@ -725,11 +732,7 @@ pub async fn set_location(
 ) -> Result<Plant, AppError> {
     let id = parse_plant_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
-    let row = load_locked(&mut tx, id).await?;
-    if row.archived_at.is_some() {
-        tx.rollback().await?;
-        return Err(state_conflict("an archived plant cannot be moved"));
-    }
+    let row = load_live(&mut tx, id, "an archived plant cannot be moved").await?;
     if let Some(site) = body.site_key
         && !places::site_exists(tx.inner(), site).await?
     {
@@ -788,11 +791,7 @@ pub async fn set_substrate(
 ) -> Result<Plant, AppError> {
     let id = parse_plant_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
-    let row = load_locked(&mut tx, id).await?;
-    if row.archived_at.is_some() {
-        tx.rollback().await?;
-        return Err(state_conflict("an archived plant cannot change substrate"));
-    }
+    let row = load_live(&mut tx, id, "an archived plant cannot change substrate").await?;
     if let Some(b) = body.substrate_batch_key {
         places::assert_batch_usable(tx.inner(), b).await?;
     }
