@@ -1,7 +1,8 @@
 //! A statement counter for the garden read paths (plants, runs): every statement their repos
-//! send through [`GardenTx::conn`] and every catalogue lookup they make is noted against the
-//! tenant, but only for tenants a test asked to watch, so the production path pays one relaxed
-//! atomic load. The integration test that proves "one query per page" reads it.
+//! send through [`GardenTx::conn`], every transaction they open and every catalogue lookup they
+//! make is noted against the tenant, but only for tenants a test asked to watch, so the
+//! production path pays one relaxed atomic load. The integration tests that prove "one query
+//! per page" and "one round trip per read" read it.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,6 +22,8 @@ static COUNTS: Mutex<Option<HashMap<Uuid, Counts>>> = Mutex::new(None);
 pub struct Counts {
     /// Statements on the tenant's schema (transaction control not counted).
     pub tenant: u64,
+    /// Transactions opened (`BEGIN …`, one round trip each; a plain read opens none).
+    pub transactions: u64,
     /// Lookups in the platform catalogue.
     pub catalogue: u64,
 }
@@ -72,14 +75,44 @@ impl std::fmt::Debug for GardenTx {
 }
 
 impl GardenTx {
+    /// A write transaction ([`TenantTx::begin`]).
     pub async fn begin(
         state: &AppState,
         tenant: &TenantRecord,
     ) -> Result<Self, crate::error::AppError> {
+        note(tenant.id, |c| c.transactions += 1);
         Ok(Self {
             tx: TenantTx::begin(state, tenant).await?,
             tenant: tenant.id,
         })
+    }
+
+    /// A read of one statement ([`TenantTx::read`]): no transaction.
+    pub async fn read(
+        state: &AppState,
+        tenant: &TenantRecord,
+    ) -> Result<Self, crate::error::AppError> {
+        Ok(Self {
+            tx: TenantTx::read(state, tenant).await?,
+            tenant: tenant.id,
+        })
+    }
+
+    /// A read of several statements on one snapshot ([`TenantTx::snapshot`]).
+    pub async fn snapshot(
+        state: &AppState,
+        tenant: &TenantRecord,
+    ) -> Result<Self, crate::error::AppError> {
+        note(tenant.id, |c| c.transactions += 1);
+        Ok(Self {
+            tx: TenantTx::snapshot(state, tenant).await?,
+            tenant: tenant.id,
+        })
+    }
+
+    /// A statement template rendered for the tenant ([`TenantTx::sql`]).
+    pub fn sql(&self, template: &str) -> sqlx::AssertSqlSafe<String> {
+        self.tx.sql(template)
     }
 
     /// The executor for one statement (counted).
@@ -88,7 +121,7 @@ impl GardenTx {
         self.tx.conn()
     }
 
-    /// The plain transaction, for other capabilities' functions (places).
+    /// The plain handle, for other capabilities' functions (places).
     pub fn inner(&mut self) -> &mut TenantTx {
         note(self.tenant, |c| c.tenant += 1);
         &mut self.tx

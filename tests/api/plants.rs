@@ -760,7 +760,8 @@ async fn plants_list_is_one_query_per_page() {
         statements::read(t.id),
         statements::Counts {
             tenant: 2,
-            catalogue: 0
+            catalogue: 0,
+            transactions: 0
         }
     );
 }

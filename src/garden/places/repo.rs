@@ -1,5 +1,6 @@
-//! SQL of locations, slots and slot adjacency. Unqualified names: `TenantTx` scopes them to the
-//! tenant's schema. `plants` is read (never written) to count what stands in a place.
+//! SQL of locations, slots and slot adjacency. Tenant tables are named
+//! `tenant.<table>`; `TenantTx::sql` renders the placeholder into the tenant's schema.
+//! `plants` is read (never written) to count what stands in a place.
 
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -37,8 +38,8 @@ const LOC_WHERE: &str =
     "($1::uuid IS NULL OR l.site_id = $1) AND ($2::uuid IS NULL OR l.parent_id = $2)";
 
 pub async fn count_locations(tx: &mut TenantTx, f: LocationFilter) -> Result<i64, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT count(*) FROM locations l WHERE {LOC_WHERE}"
+    let sql = tx.sql(&format!(
+        "SELECT count(*) FROM tenant.locations l WHERE {LOC_WHERE}"
     ));
     sqlx::query_scalar(sql)
         .bind(f.site)
@@ -52,8 +53,8 @@ pub async fn list_locations(
     f: LocationFilter,
     page: PageRequest,
 ) -> Result<Vec<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {LOC_COLUMNS} FROM locations l WHERE {LOC_WHERE} \
+    let sql = tx.sql(&format!(
+        "SELECT {LOC_COLUMNS} FROM tenant.locations l WHERE {LOC_WHERE} \
          ORDER BY l.created_at, l.id LIMIT $3 OFFSET $4"
     ));
     let rows = sqlx::query(sql)
@@ -67,8 +68,8 @@ pub async fn list_locations(
 }
 
 pub async fn get_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1"
+    let sql = tx.sql(&format!(
+        "SELECT {LOC_COLUMNS} FROM tenant.locations l WHERE l.id = $1"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_location).transpose()
@@ -76,8 +77,8 @@ pub async fn get_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location
 
 /// The location, locked against concurrent moves and deletes until the transaction ends.
 pub async fn lock_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1 FOR UPDATE"
+    let sql = tx.sql(&format!(
+        "SELECT {LOC_COLUMNS} FROM tenant.locations l WHERE l.id = $1 FOR UPDATE"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_location).transpose()
@@ -86,16 +87,16 @@ pub async fn lock_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Locatio
 /// The location, held against a concurrent delete or move until the transaction ends (a
 /// placement waits for a delete in flight and then sees the location gone).
 pub async fn share_location(tx: &mut TenantTx, id: Uuid) -> Result<Option<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.id = $1 FOR KEY SHARE"
+    let sql = tx.sql(&format!(
+        "SELECT {LOC_COLUMNS} FROM tenant.locations l WHERE l.id = $1 FOR KEY SHARE"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_location).transpose()
 }
 
 pub async fn children(tx: &mut TenantTx, id: Uuid) -> Result<Vec<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {LOC_COLUMNS} FROM locations l WHERE l.parent_id = $1 ORDER BY l.created_at, l.id"
+    let sql = tx.sql(&format!(
+        "SELECT {LOC_COLUMNS} FROM tenant.locations l WHERE l.parent_id = $1 ORDER BY l.created_at, l.id"
     ));
     let rows = sqlx::query(sql).bind(id).fetch_all(tx.conn()).await?;
     rows.iter().map(decode_location).collect()
@@ -107,8 +108,8 @@ pub async fn insert_location(
     new: &NewLocation,
     depth: i32,
 ) -> Result<Option<Location>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "INSERT INTO locations AS l (id, site_id, parent_id, depth, name, kind, description) \
+    let sql = tx.sql(&format!(
+        "INSERT INTO tenant.locations AS l (id, site_id, parent_id, depth, name, kind, description) \
          VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING {LOC_COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -132,8 +133,8 @@ pub async fn location_name_taken(
     except: Uuid,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM locations WHERE site_id = $1 AND lower(name) = lower($2) \
-         AND id <> $3)",
+        tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.locations WHERE site_id = $1 AND lower(name) = lower($2) \
+         AND id <> $3)"),
     )
     .bind(site)
     .bind(name)
@@ -144,10 +145,10 @@ pub async fn location_name_taken(
 
 /// The ids of a location's subtree (itself included).
 pub async fn subtree(tx: &mut TenantTx, id: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
-    sqlx::query_scalar(
-        "WITH RECURSIVE t(id) AS (SELECT id FROM locations WHERE id = $1 \
-         UNION SELECT l.id FROM locations l JOIN t ON l.parent_id = t.id) SELECT id FROM t",
-    )
+    sqlx::query_scalar(tx.sql(
+        "WITH RECURSIVE t(id) AS (SELECT id FROM tenant.locations WHERE id = $1 \
+         UNION SELECT l.id FROM tenant.locations l JOIN t ON l.parent_id = t.id) SELECT id FROM t",
+    ))
     .bind(id)
     .fetch_all(tx.conn())
     .await
@@ -162,10 +163,10 @@ pub async fn update_location_fields(
     description: Option<&str>,
     parent: Option<Uuid>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE locations SET name = $2, kind = $3, description = $4, parent_id = $5, \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.locations SET name = $2, kind = $3, description = $4, parent_id = $5, \
          updated_at = now() WHERE id = $1",
-    )
+    ))
     .bind(id)
     .bind(name)
     .bind(kind)
@@ -183,10 +184,10 @@ pub async fn move_subtree(
     site: Uuid,
     delta: i32,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE locations SET site_id = $2, depth = depth + $3, updated_at = now() \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.locations SET site_id = $2, depth = depth + $3, updated_at = now() \
          WHERE id = ANY($1)",
-    )
+    ))
     .bind(ids)
     .bind(site)
     .bind(delta)
@@ -197,11 +198,11 @@ pub async fn move_subtree(
 
 /// Adjacency links from slots of these locations to slots outside them.
 pub async fn links_leaving(tx: &mut TenantTx, locations: &[Uuid]) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT count(*) FROM slot_neighbours n JOIN slots a ON a.id = n.slot_id \
-         JOIN slots b ON b.id = n.neighbour_id \
+    sqlx::query_scalar(tx.sql(
+        "SELECT count(*) FROM tenant.slot_neighbours n JOIN tenant.slots a ON a.id = n.slot_id \
+         JOIN tenant.slots b ON b.id = n.neighbour_id \
          WHERE a.location_id = ANY($1) AND NOT (b.location_id = ANY($1))",
-    )
+    ))
     .bind(locations)
     .fetch_one(tx.conn())
     .await
@@ -213,13 +214,13 @@ pub async fn location_dependants(
     tx: &mut TenantTx,
     id: Uuid,
 ) -> Result<(i64, i64, i64), sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT (SELECT count(*) FROM locations WHERE parent_id = $1) AS children, \
-         (SELECT count(*) FROM plants p WHERE p.location_id = $1 \
-            OR p.slot_id IN (SELECT id FROM slots WHERE location_id = $1)) AS plants, \
-         (SELECT count(*) FROM plants p WHERE p.archived_at IS NULL AND (p.location_id = $1 \
-            OR p.slot_id IN (SELECT id FROM slots WHERE location_id = $1))) AS live",
-    )
+    let row = sqlx::query(tx.sql(
+        "SELECT (SELECT count(*) FROM tenant.locations WHERE parent_id = $1) AS children, \
+         (SELECT count(*) FROM tenant.plants p WHERE p.location_id = $1 \
+            OR p.slot_id IN (SELECT id FROM tenant.slots WHERE location_id = $1)) AS plants, \
+         (SELECT count(*) FROM tenant.plants p WHERE p.archived_at IS NULL AND (p.location_id = $1 \
+            OR p.slot_id IN (SELECT id FROM tenant.slots WHERE location_id = $1))) AS live",
+    ))
     .bind(id)
     .fetch_one(tx.conn())
     .await?;
@@ -232,11 +233,11 @@ pub async fn location_dependants(
 
 /// Deletes a location and its (empty) slots.
 pub async fn delete_location(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM slots WHERE location_id = $1")
+    sqlx::query(tx.sql("DELETE FROM tenant.slots WHERE location_id = $1"))
         .bind(id)
         .execute(tx.conn())
         .await?;
-    sqlx::query("DELETE FROM locations WHERE id = $1")
+    sqlx::query(tx.sql("DELETE FROM tenant.locations WHERE id = $1"))
         .bind(id)
         .execute(tx.conn())
         .await?;
@@ -244,10 +245,12 @@ pub async fn delete_location(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Er
 }
 
 pub async fn live_plants_in_location(tx: &mut TenantTx, id: Uuid) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM plants WHERE location_id = $1 AND archived_at IS NULL")
-        .bind(id)
-        .fetch_one(tx.conn())
-        .await
+    sqlx::query_scalar(
+        tx.sql("SELECT count(*) FROM tenant.plants WHERE location_id = $1 AND archived_at IS NULL"),
+    )
+    .bind(id)
+    .fetch_one(tx.conn())
+    .await
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,8 +258,8 @@ pub async fn live_plants_in_location(tx: &mut TenantTx, id: Uuid) -> Result<i64,
 
 const SLOT_COLUMNS: &str = "s.id, s.location_id, s.code, s.capacity, s.position_x, s.position_y, \
      s.created_at, s.updated_at, \
-     (SELECT count(*) FROM plants p WHERE p.slot_id = s.id AND p.archived_at IS NULL) AS live_plants, \
-     ARRAY(SELECT n.neighbour_id FROM slot_neighbours n WHERE n.slot_id = s.id \
+     (SELECT count(*) FROM tenant.plants p WHERE p.slot_id = s.id AND p.archived_at IS NULL) AS live_plants, \
+     ARRAY(SELECT n.neighbour_id FROM tenant.slot_neighbours n WHERE n.slot_id = s.id \
            ORDER BY n.neighbour_id) AS neighbour_ids";
 
 fn decode_slot(row: &PgRow) -> Result<Slot, sqlx::Error> {
@@ -276,7 +279,9 @@ fn decode_slot(row: &PgRow) -> Result<Slot, sqlx::Error> {
 
 pub async fn count_slots(tx: &mut TenantTx, location: Option<Uuid>) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT count(*) FROM slots s WHERE ($1::uuid IS NULL OR s.location_id = $1)",
+        tx.sql(
+            "SELECT count(*) FROM tenant.slots s WHERE ($1::uuid IS NULL OR s.location_id = $1)",
+        ),
     )
     .bind(location)
     .fetch_one(tx.conn())
@@ -288,8 +293,8 @@ pub async fn list_slots(
     location: Option<Uuid>,
     page: PageRequest,
 ) -> Result<Vec<Slot>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {SLOT_COLUMNS} FROM slots s WHERE ($1::uuid IS NULL OR s.location_id = $1) \
+    let sql = tx.sql(&format!(
+        "SELECT {SLOT_COLUMNS} FROM tenant.slots s WHERE ($1::uuid IS NULL OR s.location_id = $1) \
          ORDER BY s.position_y NULLS LAST, s.position_x NULLS LAST, s.code LIMIT $2 OFFSET $3"
     ));
     let rows = sqlx::query(sql)
@@ -315,8 +320,8 @@ pub async fn slots_of(tx: &mut TenantTx, location: Uuid) -> Result<Vec<Slot>, sq
 }
 
 pub async fn get_slot(tx: &mut TenantTx, id: Uuid) -> Result<Option<Slot>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {SLOT_COLUMNS} FROM slots s WHERE s.id = $1"
+    let sql = tx.sql(&format!(
+        "SELECT {SLOT_COLUMNS} FROM tenant.slots s WHERE s.id = $1"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_slot).transpose()
@@ -325,19 +330,20 @@ pub async fn get_slot(tx: &mut TenantTx, id: Uuid) -> Result<Option<Slot>, sqlx:
 /// Locks the slot row until the transaction ends (placements into one slot serialise, so two
 /// concurrent ones cannot both take its last place). `false` when it does not exist.
 pub async fn lock_slot(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
-    let found: Option<Uuid> = sqlx::query_scalar("SELECT id FROM slots WHERE id = $1 FOR UPDATE")
-        .bind(id)
-        .fetch_optional(tx.conn())
-        .await?;
+    let found: Option<Uuid> =
+        sqlx::query_scalar(tx.sql("SELECT id FROM tenant.slots WHERE id = $1 FOR UPDATE"))
+            .bind(id)
+            .fetch_optional(tx.conn())
+            .await?;
     Ok(found.is_some())
 }
 
 /// `None` when the code is taken in the garden.
 pub async fn insert_slot(tx: &mut TenantTx, new: &NewSlot) -> Result<Option<Uuid>, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO slots (id, location_id, code, capacity, position_x, position_y) \
+    sqlx::query_scalar(tx.sql(
+        "INSERT INTO tenant.slots (id, location_id, code, capacity, position_x, position_y) \
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id",
-    )
+    ))
     .bind(Uuid::now_v7())
     .bind(new.location_id)
     .bind(&new.code)
@@ -353,11 +359,13 @@ pub async fn slot_code_taken(
     code: &str,
     except: Uuid,
 ) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM slots WHERE code = $1 AND id <> $2)")
-        .bind(code)
-        .bind(except)
-        .fetch_one(tx.conn())
-        .await
+    sqlx::query_scalar(
+        tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.slots WHERE code = $1 AND id <> $2)"),
+    )
+    .bind(code)
+    .bind(except)
+    .fetch_one(tx.conn())
+    .await
 }
 
 fn patch_value(p: &Patch<i64>, current: Option<i32>) -> Option<i32> {
@@ -376,10 +384,10 @@ pub async fn update_slot(
     position_x: &Patch<i64>,
     position_y: &Patch<i64>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE slots SET code = $2, capacity = $3, position_x = $4, position_y = $5, \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.slots SET code = $2, capacity = $3, position_x = $4, position_y = $5, \
          updated_at = now() WHERE id = $1",
-    )
+    ))
     .bind(current.key)
     .bind(code)
     .bind(capacity)
@@ -392,10 +400,10 @@ pub async fn update_slot(
 
 /// Plants (live or archived) that reference the slot.
 pub async fn plants_in_slot(tx: &mut TenantTx, id: Uuid) -> Result<(i64, i64), sqlx::Error> {
-    let row = sqlx::query(
+    let row = sqlx::query(tx.sql(
         "SELECT count(*) AS plants, count(*) FILTER (WHERE archived_at IS NULL) AS live \
-         FROM plants WHERE slot_id = $1",
-    )
+         FROM tenant.plants WHERE slot_id = $1",
+    ))
     .bind(id)
     .fetch_one(tx.conn())
     .await?;
@@ -403,7 +411,7 @@ pub async fn plants_in_slot(tx: &mut TenantTx, id: Uuid) -> Result<(i64, i64), s
 }
 
 pub async fn delete_slot(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM slots WHERE id = $1")
+    sqlx::query(tx.sql("DELETE FROM tenant.slots WHERE id = $1"))
         .bind(id)
         .execute(tx.conn())
         .await?;
@@ -416,8 +424,8 @@ pub async fn sites_of_slots(
     ids: &[Uuid],
 ) -> Result<Vec<(Uuid, Uuid)>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT s.id, l.site_id FROM slots s JOIN locations l ON l.id = s.location_id \
-         WHERE s.id = ANY($1)",
+        tx.sql("SELECT s.id, l.site_id FROM tenant.slots s JOIN tenant.locations l ON l.id = s.location_id \
+         WHERE s.id = ANY($1)"),
     )
     .bind(ids)
     .fetch_all(tx.conn())
@@ -433,16 +441,18 @@ pub async fn set_neighbours(
     slot: Uuid,
     neighbours: &[Uuid],
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM slot_neighbours WHERE slot_id = $1 OR neighbour_id = $1")
-        .bind(slot)
-        .execute(tx.conn())
-        .await?;
     sqlx::query(
-        "INSERT INTO slot_neighbours (slot_id, neighbour_id) \
+        tx.sql("DELETE FROM tenant.slot_neighbours WHERE slot_id = $1 OR neighbour_id = $1"),
+    )
+    .bind(slot)
+    .execute(tx.conn())
+    .await?;
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.slot_neighbours (slot_id, neighbour_id) \
          SELECT $1, n FROM UNNEST($2::uuid[]) AS n \
          UNION ALL SELECT n, $1 FROM UNNEST($2::uuid[]) AS n \
          ON CONFLICT DO NOTHING",
-    )
+    ))
     .bind(slot)
     .bind(neighbours)
     .execute(tx.conn())

@@ -109,7 +109,8 @@ pub async fn placement_target(
 /// Serialises moves of the location tree within a garden: a cycle check reads the subtree, so
 /// two crossing moves (A under B, B under A) must not run at the same time.
 async fn lock_tree(tx: &mut TenantTx) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':location-tree'))")
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1 || ':location-tree'))")
+        .bind(tx.schema().to_owned())
         .execute(tx.conn())
         .await?;
     Ok(())
@@ -121,7 +122,7 @@ pub async fn list_locations(
     filter: LocationFilter,
     page: PageRequest,
 ) -> Result<Page<Location>, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
     let total = repo::count_locations(&mut tx, filter).await?;
     let items = if total > page.skip {
         repo::list_locations(&mut tx, filter, page).await?
@@ -150,7 +151,7 @@ pub async fn get_location(
     key: &str,
 ) -> Result<LocationDetail, AppError> {
     let id = parse_key(key, "location")?;
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
     let location = repo::get_location(&mut tx, id)
         .await?
         .ok_or_else(|| AppError::not_found("location"))?;
@@ -349,7 +350,7 @@ pub async fn list_slots(
     location: Option<Uuid>,
     page: PageRequest,
 ) -> Result<Page<Slot>, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
     let total = repo::count_slots(&mut tx, location).await?;
     let items = if total > page.skip {
         repo::list_slots(&mut tx, location, page).await?
@@ -366,7 +367,7 @@ pub async fn get_slot(
     key: &str,
 ) -> Result<Slot, AppError> {
     let id = parse_key(key, "slot")?;
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::read(state, tenant).await?;
     let slot = repo::get_slot(&mut tx, id).await?;
     tx.commit().await?;
     slot.ok_or_else(|| AppError::not_found("slot"))

@@ -1,5 +1,6 @@
-//! SQL of plants, their phase history and slot placements. Unqualified names: the transaction
-//! is scoped to the tenant's schema. Every statement goes through `GardenTx::conn` (counted).
+//! SQL of plants, their phase history and slot placements. Tenant tables are named
+//! `tenant.<table>`; `TenantTx::sql` renders the placeholder into the tenant's schema.
+//! Every statement goes through `GardenTx::conn` (counted).
 
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -52,17 +53,17 @@ const SELECT: &str = "SELECT p.id, p.name, p.species_key, p.cultivar_key, p.loca
 
 /// The history facts of a plant row `q` (of [`SELECT`]): per row of a page only, never for
 /// every row a list matches.
-const HISTORY: &str = "(SELECT count(*) FROM plant_phase_history x WHERE x.plant_id = q.id) \
+const HISTORY: &str = "(SELECT count(*) FROM tenant.plant_phase_history x WHERE x.plant_id = q.id) \
     AS history_rows, \
-    (SELECT max(x.cycle_number) FROM plant_phase_history x WHERE x.plant_id = q.id) AS last_cycle";
+    (SELECT max(x.cycle_number) FROM tenant.plant_phase_history x WHERE x.plant_id = q.id) AS last_cycle";
 
-const FROM: &str = " FROM plants p \
-    LEFT JOIN locations l ON l.id = p.location_id \
-    LEFT JOIN slots s ON s.id = p.slot_id \
-    LEFT JOIN substrate_batches b ON b.id = p.substrate_batch_id \
-    LEFT JOIN substrates ts ON 'tenant:' || ts.id::text = coalesce(p.substrate_key, b.substrate_key) \
-    LEFT JOIN plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
-    LEFT JOIN planting_run_plants rp ON rp.plant_id = p.id";
+const FROM: &str = " FROM tenant.plants p \
+    LEFT JOIN tenant.locations l ON l.id = p.location_id \
+    LEFT JOIN tenant.slots s ON s.id = p.slot_id \
+    LEFT JOIN tenant.substrate_batches b ON b.id = p.substrate_batch_id \
+    LEFT JOIN tenant.substrates ts ON 'tenant:' || ts.id::text = coalesce(p.substrate_key, b.substrate_key) \
+    LEFT JOIN tenant.plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
+    LEFT JOIN tenant.planting_run_plants rp ON rp.plant_id = p.id";
 
 fn decode(row: &PgRow) -> Result<PlantRow, sqlx::Error> {
     let reason: Option<String> = row.try_get("archive_reason")?;
@@ -132,8 +133,8 @@ fn like_pattern(raw: &str) -> String {
 }
 
 /// The tables the list filters read (a site through the location, a run through its plants).
-const FILTER_FROM: &str = " FROM plants p LEFT JOIN locations l ON l.id = p.location_id \
-    LEFT JOIN planting_run_plants rp ON rp.plant_id = p.id";
+const FILTER_FROM: &str = " FROM tenant.plants p LEFT JOIN tenant.locations l ON l.id = p.location_id \
+    LEFT JOIN tenant.planting_run_plants rp ON rp.plant_id = p.id";
 
 const WHERE: &str = " WHERE ($1::text IS NULL OR lower(p.name) LIKE $1) \
     AND ($2::text IS NULL OR p.species_key = $2) \
@@ -164,11 +165,11 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<(Vec<PlantRow>, Option<i64>), sqlx::Error> {
     let from_page = FROM.replacen(
-        " FROM plants p ",
-        " FROM page JOIN plants p ON p.id = page.id ",
+        " FROM tenant.plants p ",
+        " FROM page JOIN tenant.plants p ON p.id = page.id ",
         1,
     );
-    let sql = sqlx::AssertSqlSafe(format!(
+    let sql = tx.sql(&format!(
         "WITH matched AS (SELECT p.id, p.created_at{FILTER_FROM}{WHERE}), \
          page AS (SELECT id, created_at FROM matched ORDER BY created_at, id \
                   LIMIT $10 OFFSET $11) \
@@ -199,7 +200,7 @@ pub async fn list(
 
 /// The number of plants matching (only asked when a page lies past the end).
 pub async fn count(tx: &mut GardenTx, f: &Filter) -> Result<i64, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT count(*){FROM}{WHERE}"));
+    let sql = tx.sql(&format!("SELECT count(*){FROM}{WHERE}"));
     sqlx::query_scalar(sql)
         .bind(f.name.as_deref().map(like_pattern))
         .bind(&f.species_key)
@@ -216,13 +217,13 @@ pub async fn count(tx: &mut GardenTx, f: &Filter) -> Result<i64, sqlx::Error> {
 
 /// All plants of the garden, archived included.
 pub async fn count_all(tx: &mut GardenTx) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM plants")
+    sqlx::query_scalar(tx.sql("SELECT count(*) FROM tenant.plants"))
         .fetch_one(tx.conn())
         .await
 }
 
 pub async fn get(tx: &mut GardenTx, id: Uuid) -> Result<Option<PlantRow>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
+    let sql = tx.sql(&format!(
         "SELECT q.*, {HISTORY} FROM ({SELECT}{FROM} WHERE p.id = $1) q"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
@@ -231,7 +232,7 @@ pub async fn get(tx: &mut GardenTx, id: Uuid) -> Result<Option<PlantRow>, sqlx::
 
 /// Locks the plant row for a change (phase, place, archive); `None` when unknown.
 pub async fn lock(tx: &mut GardenTx, id: Uuid) -> Result<Option<PlantRow>, sqlx::Error> {
-    sqlx::query("SELECT id FROM plants WHERE id = $1 FOR UPDATE")
+    sqlx::query(tx.sql("SELECT id FROM tenant.plants WHERE id = $1 FOR UPDATE"))
         .bind(id)
         .fetch_optional(tx.conn())
         .await?;
@@ -253,10 +254,10 @@ pub struct Insert<'a> {
 }
 
 pub async fn insert(tx: &mut GardenTx, p: &Insert<'_>) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO plants (id, name, species_key, cultivar_key, location_id, slot_id, \
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.plants (id, name, species_key, cultivar_key, location_id, slot_id, \
          substrate_batch_id, planted_on, notes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
+    ))
     .bind(p.id)
     .bind(p.name)
     .bind(p.species_key)
@@ -273,7 +274,7 @@ pub async fn insert(tx: &mut GardenTx, p: &Insert<'_>) -> Result<(), sqlx::Error
 
 /// Names already taken among the given ones (bulk creation skips them).
 pub async fn names_taken(tx: &mut GardenTx, names: &[String]) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT name FROM plants WHERE name = ANY($1)")
+    sqlx::query_scalar(tx.sql("SELECT name FROM tenant.plants WHERE name = ANY($1)"))
         .bind(names)
         .fetch_all(tx.conn())
         .await
@@ -287,10 +288,10 @@ pub async fn update_fields(
     planted_on: Option<Date>,
     notes: Option<&str>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE plants SET name = $2, cultivar_key = $3, planted_on = $4, notes = $5, \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET name = $2, cultivar_key = $3, planted_on = $4, notes = $5, \
          updated_at = now() WHERE id = $1",
-    )
+    ))
     .bind(id)
     .bind(name)
     .bind(cultivar_key)
@@ -307,9 +308,9 @@ pub async fn set_place(
     location_id: Uuid,
     slot_id: Option<Uuid>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE plants SET location_id = $2, slot_id = $3, updated_at = now() WHERE id = $1",
-    )
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET location_id = $2, slot_id = $3, updated_at = now() WHERE id = $1",
+    ))
     .bind(id)
     .bind(location_id)
     .bind(slot_id)
@@ -324,10 +325,10 @@ pub async fn set_substrate(
     batch: Option<Uuid>,
     substrate_key: Option<&str>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE plants SET substrate_batch_id = $2, substrate_key = $3, updated_at = now() \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET substrate_batch_id = $2, substrate_key = $3, updated_at = now() \
          WHERE id = $1",
-    )
+    ))
     .bind(id)
     .bind(batch)
     .bind(substrate_key)
@@ -341,10 +342,10 @@ pub async fn archive(
     id: Uuid,
     reason: ArchiveReason,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE plants SET archived_at = now(), archive_reason = $2, updated_at = now() \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET archived_at = now(), archive_reason = $2, updated_at = now() \
          WHERE id = $1",
-    )
+    ))
     .bind(id)
     .bind(reason.as_str())
     .execute(tx.conn())
@@ -370,12 +371,12 @@ pub struct Enter<'a> {
 /// open rows guarantees one open row per plant.
 pub async fn enter_phase(tx: &mut GardenTx, e: &Enter<'_>) -> Result<OffsetDateTime, sqlx::Error> {
     let now: OffsetDateTime = sqlx::query_scalar(
-        "WITH closed AS (UPDATE plant_phase_history SET exited_at = greatest(now(), entered_at) \
+        tx.sql("WITH closed AS (UPDATE tenant.plant_phase_history SET exited_at = greatest(now(), entered_at) \
             WHERE plant_id = $1 AND exited_at IS NULL RETURNING id) \
-         INSERT INTO plant_phase_history (id, plant_id, phase_key, phase_name, sequence_key, \
+         INSERT INTO tenant.plant_phase_history (id, plant_id, phase_key, phase_name, sequence_key, \
             cycle_number, entered_at, reason, actor) \
          SELECT $2, $1, $3, $4, $5, $6, now(), $7, $8 FROM (SELECT count(*) FROM closed) c \
-         RETURNING entered_at",
+         RETURNING entered_at"),
     )
     .bind(e.plant_id)
     .bind(Uuid::now_v7())
@@ -387,10 +388,10 @@ pub async fn enter_phase(tx: &mut GardenTx, e: &Enter<'_>) -> Result<OffsetDateT
     .bind(e.actor)
     .fetch_one(tx.conn())
     .await?;
-    sqlx::query(
-        "UPDATE plants SET current_phase_key = $2, current_phase_started_at = $3, \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET current_phase_key = $2, current_phase_started_at = $3, \
          current_cycle = $4, updated_at = now() WHERE id = $1",
-    )
+    ))
     .bind(e.plant_id)
     .bind(e.phase_key)
     .bind(now)
@@ -406,11 +407,11 @@ pub async fn history(
     page: PageRequest,
 ) -> Result<(Vec<PhaseHistoryEntry>, i64), sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT id, phase_key, phase_name, sequence_key, cycle_number, entered_at, exited_at, \
+        tx.sql("SELECT id, phase_key, phase_name, sequence_key, cycle_number, entered_at, exited_at, \
          reason, actor, count(*) OVER () AS total, \
          floor(extract(epoch FROM (coalesce(exited_at, now()) - entered_at)) / 86400)::bigint AS days \
-         FROM plant_phase_history WHERE plant_id = $1 \
-         ORDER BY entered_at, id LIMIT $2 OFFSET $3",
+         FROM tenant.plant_phase_history WHERE plant_id = $1 \
+         ORDER BY entered_at, id LIMIT $2 OFFSET $3"),
     )
     .bind(plant_id)
     .bind(page.limit)
@@ -420,10 +421,12 @@ pub async fn history(
     let total = match rows.first() {
         Some(r) => r.try_get("total")?,
         None => {
-            sqlx::query_scalar("SELECT count(*) FROM plant_phase_history WHERE plant_id = $1")
-                .bind(plant_id)
-                .fetch_one(tx.conn())
-                .await?
+            sqlx::query_scalar(
+                tx.sql("SELECT count(*) FROM tenant.plant_phase_history WHERE plant_id = $1"),
+            )
+            .bind(plant_id)
+            .fetch_one(tx.conn())
+            .await?
         }
     };
     let items = rows
@@ -455,10 +458,10 @@ pub async fn open_placement(
     species_key: &str,
     placed_on: Date,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO slot_placements (id, slot_id, plant_id, species_key, placed_on) \
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.slot_placements (id, slot_id, plant_id, species_key, placed_on) \
          VALUES ($1, $2, $3, $4, $5)",
-    )
+    ))
     .bind(Uuid::now_v7())
     .bind(slot_id)
     .bind(plant_id)
@@ -474,10 +477,10 @@ pub async fn close_placement(
     plant_id: Uuid,
     on: Date,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE slot_placements SET removed_on = greatest($2, placed_on) \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.slot_placements SET removed_on = greatest($2, placed_on) \
          WHERE plant_id = $1 AND removed_on IS NULL",
-    )
+    ))
     .bind(plant_id)
     .bind(on)
     .execute(tx.conn())
@@ -494,11 +497,11 @@ pub async fn slot_history(
     today: Date,
     except: Option<Uuid>,
 ) -> Result<Vec<(String, Date)>, sqlx::Error> {
-    let rows = sqlx::query(
-        "SELECT species_key, coalesce(removed_on, $3) AS last_seen FROM slot_placements \
+    let rows = sqlx::query(tx.sql(
+        "SELECT species_key, coalesce(removed_on, $3) AS last_seen FROM tenant.slot_placements \
          WHERE slot_id = $1 AND coalesce(removed_on, $3) >= $2 \
            AND ($4::uuid IS NULL OR plant_id <> $4) ORDER BY placed_on",
-    )
+    ))
     .bind(slot_id)
     .bind(since)
     .bind(today)
@@ -519,10 +522,10 @@ pub async fn live_in_slots(
     if slots.is_empty() {
         return Ok(Vec::new());
     }
-    let rows = sqlx::query(
-        "SELECT id, species_key FROM plants WHERE slot_id = ANY($1) AND archived_at IS NULL \
+    let rows = sqlx::query(tx.sql(
+        "SELECT id, species_key FROM tenant.plants WHERE slot_id = ANY($1) AND archived_at IS NULL \
          AND ($2::uuid IS NULL OR id <> $2)",
-    )
+    ))
     .bind(slots)
     .bind(except)
     .fetch_all(tx.conn())

@@ -102,7 +102,13 @@ async fn list_inner(
     page: PageRequest,
     count_all: bool,
 ) -> Result<(Vec<PlantSummary>, i64, Option<i64>), AppError> {
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    // One statement (the count past the end only concerns an empty page); the garden-wide
+    // count beside a page must agree with it, so that one reads a snapshot.
+    let mut tx = if count_all {
+        GardenTx::snapshot(state, tenant).await?
+    } else {
+        GardenTx::read(state, tenant).await?
+    };
     let (rows, matched) = repo::list(&mut tx, filter, page).await?;
     let total = match matched {
         Some(n) => n,
@@ -300,7 +306,7 @@ pub async fn get_plant(
     key: &str,
 ) -> Result<Plant, AppError> {
     let id = parse_plant_key(key)?;
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::read(state, tenant).await?;
     let row = load(&mut tx, id).await?;
     tx.commit().await?;
     resolve_now(state, tenant.id, row).await
@@ -312,7 +318,7 @@ pub async fn phase_status(
     key: &str,
 ) -> Result<PhaseStatus, AppError> {
     let id = parse_plant_key(key)?;
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::read(state, tenant).await?;
     let row = load(&mut tx, id).await?;
     tx.commit().await?;
     let seq = catalog::sequence_of(state, &row.species_key).await?;
@@ -356,7 +362,7 @@ pub async fn phase_history(
     page: PageRequest,
 ) -> Result<Page<PhaseHistoryEntry>, AppError> {
     let id = parse_plant_key(key)?;
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::snapshot(state, tenant).await?;
     load(&mut tx, id).await?;
     let (items, total) = repo::history(&mut tx, id, page).await?;
     tx.commit().await?;
@@ -910,7 +916,7 @@ pub async fn check_places(
     location: Option<Uuid>,
     slot: Option<Uuid>,
 ) -> Result<(), AppError> {
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::read(state, tenant).await?;
     if let Some(s) = site
         && !places::site_exists(tx.inner(), s).await?
     {

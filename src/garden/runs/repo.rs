@@ -1,4 +1,6 @@
-//! SQL of planting runs. Every statement goes through `GardenTx::conn` (counted).
+//! SQL of planting runs. Tenant tables are named
+//! `tenant.<table>`; `TenantTx::sql` renders the placeholder into the tenant's schema.
+//! Every statement goes through `GardenTx::conn` (counted).
 
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -11,7 +13,7 @@ use crate::rules::run_status::RunStatus;
 
 const COLUMNS: &str = "r.id, r.name, r.run_type, r.status, r.location_id, r.substrate_batch_id, \
     r.planned_quantity, r.planned_start_date, r.started_at, r.completed_at, r.notes, \
-    (SELECT count(*) FROM planting_run_plants rp WHERE rp.run_id = r.id) AS plant_count, \
+    (SELECT count(*) FROM tenant.planting_run_plants rp WHERE rp.run_id = r.id) AS plant_count, \
     r.created_at, r.updated_at";
 
 fn decode(row: &PgRow) -> Result<(Run, RunStatus), sqlx::Error> {
@@ -43,10 +45,10 @@ fn decode(row: &PgRow) -> Result<(Run, RunStatus), sqlx::Error> {
 }
 
 pub async fn insert(tx: &mut GardenTx, id: Uuid, new: &NewRun) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO planting_runs (id, name, run_type, location_id, substrate_batch_id, \
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.planting_runs (id, name, run_type, location_id, substrate_batch_id, \
          planned_quantity, planned_start_date, notes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
+    ))
     .bind(id)
     .bind(&new.name)
     .bind(new.run_type.unwrap_or(RunType::Monoculture).as_str())
@@ -61,8 +63,8 @@ pub async fn insert(tx: &mut GardenTx, id: Uuid, new: &NewRun) -> Result<(), sql
 }
 
 pub async fn get(tx: &mut GardenTx, id: Uuid) -> Result<Option<(Run, RunStatus)>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM planting_runs r WHERE r.id = $1"
+    let sql = tx.sql(&format!(
+        "SELECT {COLUMNS} FROM tenant.planting_runs r WHERE r.id = $1"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode).transpose()
@@ -70,8 +72,8 @@ pub async fn get(tx: &mut GardenTx, id: Uuid) -> Result<Option<(Run, RunStatus)>
 
 /// Locks the run for a state change or an operation its state guards.
 pub async fn lock(tx: &mut GardenTx, id: Uuid) -> Result<Option<(Run, RunStatus)>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM planting_runs r WHERE r.id = $1 FOR UPDATE OF r"
+    let sql = tx.sql(&format!(
+        "SELECT {COLUMNS} FROM tenant.planting_runs r WHERE r.id = $1 FOR UPDATE OF r"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode).transpose()
@@ -83,8 +85,8 @@ pub async fn list(
     status: Option<RunStatus>,
     page: PageRequest,
 ) -> Result<(Vec<Run>, Option<i64>), sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS}, count(*) OVER () AS matched FROM planting_runs r \
+    let sql = tx.sql(&format!(
+        "SELECT {COLUMNS}, count(*) OVER () AS matched FROM tenant.planting_runs r \
          WHERE ($1::text IS NULL OR r.status = $1) ORDER BY r.created_at, r.id LIMIT $2 OFFSET $3"
     ));
     let rows = sqlx::query(sql)
@@ -105,19 +107,21 @@ pub async fn list(
 }
 
 pub async fn count(tx: &mut GardenTx, status: Option<RunStatus>) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM planting_runs WHERE ($1::text IS NULL OR status = $1)")
-        .bind(status.map(RunStatus::as_str))
-        .fetch_one(tx.conn())
-        .await
+    sqlx::query_scalar(
+        tx.sql("SELECT count(*) FROM tenant.planting_runs WHERE ($1::text IS NULL OR status = $1)"),
+    )
+    .bind(status.map(RunStatus::as_str))
+    .fetch_one(tx.conn())
+    .await
 }
 
 pub async fn set_status(tx: &mut GardenTx, id: Uuid, to: RunStatus) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE planting_runs SET status = $2, \
+    sqlx::query(tx.sql(
+        "UPDATE tenant.planting_runs SET status = $2, \
          started_at = CASE WHEN $3 THEN coalesce(started_at, now()) ELSE started_at END, \
          completed_at = CASE WHEN $4 THEN now() ELSE completed_at END, updated_at = now() \
          WHERE id = $1",
-    )
+    ))
     .bind(id)
     .bind(to.as_str())
     .bind(to.starts())
@@ -133,8 +137,8 @@ pub async fn plants_state(
     keys: &[Uuid],
 ) -> Result<Vec<(Uuid, bool, Option<Uuid>)>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT p.id, p.archived_at IS NOT NULL AS archived, rp.run_id FROM plants p \
-         LEFT JOIN planting_run_plants rp ON rp.plant_id = p.id WHERE p.id = ANY($1) FOR UPDATE OF p",
+        tx.sql("SELECT p.id, p.archived_at IS NOT NULL AS archived, rp.run_id FROM tenant.plants p \
+         LEFT JOIN tenant.planting_run_plants rp ON rp.plant_id = p.id WHERE p.id = ANY($1) FOR UPDATE OF p"),
     )
     .bind(keys)
     .fetch_all(tx.conn())
@@ -151,10 +155,10 @@ pub async fn plants_state(
 }
 
 pub async fn add_plants(tx: &mut GardenTx, run: Uuid, plants: &[Uuid]) -> Result<u64, sqlx::Error> {
-    Ok(sqlx::query(
-        "INSERT INTO planting_run_plants (run_id, plant_id) SELECT $1, unnest($2::uuid[]) \
+    Ok(sqlx::query(tx.sql(
+        "INSERT INTO tenant.planting_run_plants (run_id, plant_id) SELECT $1, unnest($2::uuid[]) \
          ON CONFLICT DO NOTHING",
-    )
+    ))
     .bind(run)
     .bind(plants)
     .execute(tx.conn())
@@ -163,13 +167,13 @@ pub async fn add_plants(tx: &mut GardenTx, run: Uuid, plants: &[Uuid]) -> Result
 }
 
 pub async fn per_phase(tx: &mut GardenTx, run: Uuid) -> Result<Vec<PhaseCount>, sqlx::Error> {
-    let rows = sqlx::query(
+    let rows = sqlx::query(tx.sql(
         "SELECT p.current_phase_key, max(h.phase_name) AS phase_name, \
          count(*) FILTER (WHERE p.archived_at IS NULL) AS live, count(*) AS total \
-         FROM planting_run_plants rp JOIN plants p ON p.id = rp.plant_id \
-         LEFT JOIN plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
+         FROM tenant.planting_run_plants rp JOIN tenant.plants p ON p.id = rp.plant_id \
+         LEFT JOIN tenant.plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
          WHERE rp.run_id = $1 GROUP BY p.current_phase_key ORDER BY min(h.entered_at) NULLS FIRST",
-    )
+    ))
     .bind(run)
     .fetch_all(tx.conn())
     .await?;
@@ -187,8 +191,8 @@ pub async fn per_phase(tx: &mut GardenTx, run: Uuid) -> Result<Vec<PhaseCount>, 
 
 pub async fn entries(tx: &mut GardenTx, run: Uuid) -> Result<Vec<RunEntry>, sqlx::Error> {
     let rows = sqlx::query(
-        "SELECT id, species_key, cultivar_key, quantity, id_prefix FROM planting_run_entries \
-         WHERE run_id = $1 ORDER BY created_at, id",
+        tx.sql("SELECT id, species_key, cultivar_key, quantity, id_prefix FROM tenant.planting_run_entries \
+         WHERE run_id = $1 ORDER BY created_at, id"),
     )
     .bind(run)
     .fetch_all(tx.conn())
@@ -215,8 +219,8 @@ pub async fn insert_entry(
     id_prefix: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO planting_run_entries (id, run_id, species_key, cultivar_key, quantity, id_prefix) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        tx.sql("INSERT INTO tenant.planting_run_entries (id, run_id, species_key, cultivar_key, quantity, id_prefix) \
+         VALUES ($1, $2, $3, $4, $5, $6)"),
     )
     .bind(Uuid::now_v7())
     .bind(run)

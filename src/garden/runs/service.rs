@@ -74,7 +74,7 @@ pub async fn list_runs(
     status: Option<RunStatus>,
     page: PageRequest,
 ) -> Result<Page<Run>, AppError> {
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::read(state, tenant).await?;
     let (items, matched) = repo::list(&mut tx, status, page).await?;
     let total = match matched {
         Some(n) => n,
@@ -90,7 +90,7 @@ pub async fn get_run(
     key: &str,
 ) -> Result<RunDetail, AppError> {
     let id = parse_run_key(key)?;
-    let mut tx = GardenTx::begin(state, tenant).await?;
+    let mut tx = GardenTx::snapshot(state, tenant).await?;
     let d = detail(&mut tx, id).await?;
     tx.commit().await?;
     Ok(d)

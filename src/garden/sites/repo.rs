@@ -1,4 +1,5 @@
-//! SQL of sites. Unqualified names: `TenantTx` scopes them to the tenant's schema.
+//! SQL of sites. Tenant tables are named `tenant.<table>`; `TenantTx::sql` renders the
+//! placeholder into the tenant's schema (see `tenancy::tx`).
 
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -25,33 +26,44 @@ fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
 }
 
 pub async fn count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM sites")
+    sqlx::query_scalar(tx.sql("SELECT count(*) FROM tenant.sites"))
         .fetch_one(tx.conn())
         .await
 }
 
-pub async fn list(tx: &mut TenantTx, page: PageRequest) -> Result<Vec<Site>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM sites ORDER BY created_at, id LIMIT $1 OFFSET $2"
+/// One page of sites and the number of sites, in one statement; the number is `None` when the
+/// page is past the end (no row carries it: ask [`count`]).
+pub async fn list(
+    tx: &mut TenantTx,
+    page: PageRequest,
+) -> Result<(Vec<Site>, Option<i64>), sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "SELECT {COLUMNS}, count(*) OVER () AS matched FROM tenant.sites \
+         ORDER BY created_at, id LIMIT $1 OFFSET $2"
     ));
     let rows = sqlx::query(sql)
         .bind(page.limit)
         .bind(page.skip)
         .fetch_all(tx.conn())
         .await?;
-    rows.iter().map(decode).collect()
+    let matched = match rows.first() {
+        Some(r) => Some(r.try_get::<i64, _>("matched")?),
+        None => None,
+    };
+    let sites = rows.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+    Ok((sites, matched))
 }
 
 pub async fn get(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT {COLUMNS} FROM sites WHERE id = $1"));
+    let sql = tx.sql(&format!("SELECT {COLUMNS} FROM tenant.sites WHERE id = $1"));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode).transpose()
 }
 
 /// `None` when a site of that name (case-insensitive) exists.
 pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "INSERT INTO sites (id, name, kind, description) VALUES ($1, $2, $3, $4) \
+    let sql = tx.sql(&format!(
+        "INSERT INTO tenant.sites (id, name, kind, description) VALUES ($1, $2, $3, $4) \
          ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -66,17 +78,17 @@ pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, s
 
 /// Locks the site row until the transaction ends.
 pub async fn lock(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {COLUMNS} FROM sites WHERE id = $1 FOR UPDATE"
+    let sql = tx.sql(&format!(
+        "SELECT {COLUMNS} FROM tenant.sites WHERE id = $1 FOR UPDATE"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode).transpose()
 }
 
 pub async fn name_taken(tx: &mut TenantTx, name: &str, except: Uuid) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM sites WHERE lower(name) = lower($1) AND id <> $2)",
-    )
+    sqlx::query_scalar(tx.sql(
+        "SELECT EXISTS (SELECT 1 FROM tenant.sites WHERE lower(name) = lower($1) AND id <> $2)",
+    ))
     .bind(name)
     .bind(except)
     .fetch_one(tx.conn())
@@ -95,8 +107,8 @@ pub async fn update(
         Patch::Clear => None,
         Patch::Set(d) => Some(d.clone()),
     };
-    let sql = sqlx::AssertSqlSafe(format!(
-        "UPDATE sites SET name = $2, kind = $3, description = $4, updated_at = now() \
+    let sql = tx.sql(&format!(
+        "UPDATE tenant.sites SET name = $2, kind = $3, description = $4, updated_at = now() \
          WHERE id = $1 RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -111,14 +123,14 @@ pub async fn update(
 
 /// Locations of the site.
 pub async fn location_count(tx: &mut TenantTx, id: Uuid) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM locations WHERE site_id = $1")
+    sqlx::query_scalar(tx.sql("SELECT count(*) FROM tenant.locations WHERE site_id = $1"))
         .bind(id)
         .fetch_one(tx.conn())
         .await
 }
 
 pub async fn delete(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM sites WHERE id = $1")
+    sqlx::query(tx.sql("DELETE FROM tenant.sites WHERE id = $1"))
         .bind(id)
         .execute(tx.conn())
         .await?;

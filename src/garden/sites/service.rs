@@ -16,12 +16,13 @@ pub async fn list_sites(
     tenant: &TenantRecord,
     page: PageRequest,
 ) -> Result<Page<Site>, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
-    let total = repo::count(&mut tx).await?;
-    let items = if total > page.skip {
-        repo::list(&mut tx, page).await?
-    } else {
-        Vec::new()
+    // One statement; the count is asked separately only for a page past the end (empty, so
+    // nothing it could disagree with).
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let (items, matched) = repo::list(&mut tx, page).await?;
+    let total = match matched {
+        Some(n) => n,
+        None => repo::count(&mut tx).await?,
     };
     tx.commit().await?;
     Ok(Page::new(items, total, page))
@@ -34,7 +35,7 @@ pub async fn get_site(
     key: &str,
 ) -> Result<Site, AppError> {
     let id = Uuid::parse_str(key).map_err(|_| AppError::not_found("site"))?;
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::read(state, tenant).await?;
     let site = repo::get(&mut tx, id).await?;
     tx.commit().await?;
     site.ok_or_else(|| AppError::not_found("site"))

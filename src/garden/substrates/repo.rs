@@ -1,5 +1,5 @@
-//! SQL of the garden's own substrates, its batches and their readings. Unqualified names:
-//! `TenantTx` scopes them to the tenant's schema.
+//! SQL of the garden's own substrates, its batches and their readings. Tenant tables are named
+//! `tenant.<table>`; `TenantTx::sql` renders the placeholder into the tenant's schema.
 
 use sqlx::Row;
 use sqlx::postgres::PgRow;
@@ -53,7 +53,9 @@ pub async fn count_substrates(
     q: Option<&str>,
     substrate_type: Option<&str>,
 ) -> Result<i64, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!("SELECT count(*) FROM substrates WHERE {SUB_WHERE}"));
+    let sql = tx.sql(&format!(
+        "SELECT count(*) FROM tenant.substrates WHERE {SUB_WHERE}"
+    ));
     sqlx::query_scalar(sql)
         .bind(like_fragment(q))
         .bind(substrate_type)
@@ -67,8 +69,8 @@ pub async fn list_substrates(
     substrate_type: Option<&str>,
     page: PageRequest,
 ) -> Result<Vec<Substrate>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {SUB_COLUMNS} FROM substrates WHERE {SUB_WHERE} \
+    let sql = tx.sql(&format!(
+        "SELECT {SUB_COLUMNS} FROM tenant.substrates WHERE {SUB_WHERE} \
          ORDER BY lower(name), id LIMIT $3 OFFSET $4"
     ));
     let rows = sqlx::query(sql)
@@ -82,8 +84,8 @@ pub async fn list_substrates(
 }
 
 pub async fn get_substrate(tx: &mut TenantTx, id: Uuid) -> Result<Option<Substrate>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {SUB_COLUMNS} FROM substrates WHERE id = $1"
+    let sql = tx.sql(&format!(
+        "SELECT {SUB_COLUMNS} FROM tenant.substrates WHERE id = $1"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_substrate).transpose()
@@ -94,7 +96,7 @@ pub async fn substrate_names(
     tx: &mut TenantTx,
     ids: &[Uuid],
 ) -> Result<Vec<(Uuid, String)>, sqlx::Error> {
-    let rows = sqlx::query("SELECT id, name FROM substrates WHERE id = ANY($1)")
+    let rows = sqlx::query(tx.sql("SELECT id, name FROM tenant.substrates WHERE id = ANY($1)"))
         .bind(ids)
         .fetch_all(tx.conn())
         .await?;
@@ -112,8 +114,8 @@ pub async fn insert_substrate(
 ) -> Result<Option<Substrate>, sqlx::Error> {
     let props = serde_json::to_value(stored)
         .map_err(|e| sqlx::Error::Encode(format!("substrate properties: {e}").into()))?;
-    let sql = sqlx::AssertSqlSafe(format!(
-        "INSERT INTO substrates (id, name, type, is_mix, properties) VALUES ($1, $2, $3, $4, $5) \
+    let sql = tx.sql(&format!(
+        "INSERT INTO tenant.substrates (id, name, type, is_mix, properties) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT DO NOTHING RETURNING {SUB_COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -134,7 +136,7 @@ const BATCH_COLUMNS: &str = "b.id, b.substrate_key, b.label, b.volume_liters::fl
      b.mixed_on, b.cycles_used, b.ph_current::float8 AS ph_current, \
      b.ec_current_ms::float8 AS ec_current_ms, b.substrate_type, b.reusable, b.max_reuse_cycles, \
      b.ec_base_ms::float8 AS ec_base_ms, b.created_at, b.updated_at, \
-     (SELECT count(*) FROM plants p WHERE p.substrate_batch_id = b.id AND p.archived_at IS NULL) \
+     (SELECT count(*) FROM tenant.plants p WHERE p.substrate_batch_id = b.id AND p.archived_at IS NULL) \
        AS live_plants";
 
 fn decode_batch(row: &PgRow) -> Result<SubstrateBatch, sqlx::Error> {
@@ -165,7 +167,7 @@ pub async fn count_batches(
     substrate_key: Option<&str>,
 ) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT count(*) FROM substrate_batches b WHERE ($1::text IS NULL OR b.substrate_key = $1)",
+        tx.sql("SELECT count(*) FROM tenant.substrate_batches b WHERE ($1::text IS NULL OR b.substrate_key = $1)"),
     )
     .bind(substrate_key)
     .fetch_one(tx.conn())
@@ -177,8 +179,8 @@ pub async fn list_batches(
     substrate_key: Option<&str>,
     page: PageRequest,
 ) -> Result<Vec<SubstrateBatch>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {BATCH_COLUMNS} FROM substrate_batches b \
+    let sql = tx.sql(&format!(
+        "SELECT {BATCH_COLUMNS} FROM tenant.substrate_batches b \
          WHERE ($1::text IS NULL OR b.substrate_key = $1) \
          ORDER BY b.created_at, b.id LIMIT $2 OFFSET $3"
     ));
@@ -192,8 +194,8 @@ pub async fn list_batches(
 }
 
 pub async fn get_batch(tx: &mut TenantTx, id: Uuid) -> Result<Option<SubstrateBatch>, sqlx::Error> {
-    let sql = sqlx::AssertSqlSafe(format!(
-        "SELECT {BATCH_COLUMNS} FROM substrate_batches b WHERE b.id = $1"
+    let sql = tx.sql(&format!(
+        "SELECT {BATCH_COLUMNS} FROM tenant.substrate_batches b WHERE b.id = $1"
     ));
     let row = sqlx::query(sql).bind(id).fetch_optional(tx.conn()).await?;
     row.as_ref().map(decode_batch).transpose()
@@ -201,11 +203,12 @@ pub async fn get_batch(tx: &mut TenantTx, id: Uuid) -> Result<Option<SubstrateBa
 
 /// Locks the batch row until the transaction ends; `false` when it does not exist.
 pub async fn lock_batch(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
-    let found: Option<Uuid> =
-        sqlx::query_scalar("SELECT id FROM substrate_batches WHERE id = $1 FOR UPDATE")
-            .bind(id)
-            .fetch_optional(tx.conn())
-            .await?;
+    let found: Option<Uuid> = sqlx::query_scalar(
+        tx.sql("SELECT id FROM tenant.substrate_batches WHERE id = $1 FOR UPDATE"),
+    )
+    .bind(id)
+    .fetch_optional(tx.conn())
+    .await?;
     Ok(found.is_some())
 }
 
@@ -223,12 +226,12 @@ pub async fn insert_batch(
     new: &NewBatch,
     facts: &BatchReuseFacts,
 ) -> Result<Option<Uuid>, sqlx::Error> {
-    let id: Option<Uuid> = sqlx::query_scalar(
-        "INSERT INTO substrate_batches (id, substrate_key, label, volume_liters, mixed_on, \
+    let id: Option<Uuid> = sqlx::query_scalar(tx.sql(
+        "INSERT INTO tenant.substrate_batches (id, substrate_key, label, volume_liters, mixed_on, \
          cycles_used, ph_current, ec_current_ms, substrate_type, reusable, max_reuse_cycles, \
          ec_base_ms) VALUES ($1, $2, $3, $4::float8, $5, $6, $7::float8, $8::float8, $9, $10, \
          $11, $12::float8) ON CONFLICT DO NOTHING RETURNING id",
-    )
+    ))
     .bind(Uuid::now_v7())
     .bind(&new.substrate_key)
     .bind(&new.label)
@@ -257,7 +260,7 @@ pub async fn label_taken(
     except: Uuid,
 ) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM substrate_batches WHERE lower(label) = lower($1) AND id <> $2)",
+        tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.substrate_batches WHERE lower(label) = lower($1) AND id <> $2)"),
     )
     .bind(label)
     .bind(except)
@@ -271,10 +274,10 @@ pub async fn add_reading(
     ph: Option<f64>,
     ec: Option<f64>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO substrate_batch_readings (id, batch_id, ph, ec_ms) \
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.substrate_batch_readings (id, batch_id, ph, ec_ms) \
          VALUES ($1, $2, $3::float8, $4::float8)",
-    )
+    ))
     .bind(Uuid::now_v7())
     .bind(batch)
     .bind(ph)
@@ -289,10 +292,10 @@ pub async fn readings(
     tx: &mut TenantTx,
     batch: Uuid,
 ) -> Result<(Vec<Reading>, Vec<Reading>), sqlx::Error> {
-    let rows = sqlx::query(
+    let rows = sqlx::query(tx.sql(
         "SELECT ph::float8 AS ph, ec_ms::float8 AS ec_ms, measured_at \
-         FROM substrate_batch_readings WHERE batch_id = $1 ORDER BY measured_at, id",
-    )
+         FROM tenant.substrate_batch_readings WHERE batch_id = $1 ORDER BY measured_at, id",
+    ))
     .bind(batch)
     .fetch_all(tx.conn())
     .await?;
@@ -337,9 +340,9 @@ pub async fn update_batch(
         Patch::Set(d) => Some(*d),
     };
     sqlx::query(
-        "UPDATE substrate_batches SET label = $2, volume_liters = $3::float8, mixed_on = $4, \
+        tx.sql("UPDATE tenant.substrate_batches SET label = $2, volume_liters = $3::float8, mixed_on = $4, \
          ph_current = COALESCE($5::float8, ph_current), \
-         ec_current_ms = COALESCE($6::float8, ec_current_ms), updated_at = now() WHERE id = $1",
+         ec_current_ms = COALESCE($6::float8, ec_current_ms), updated_at = now() WHERE id = $1"),
     )
     .bind(current.key)
     .bind(label)
@@ -356,10 +359,12 @@ pub async fn update_batch(
 }
 
 pub async fn set_cycles(tx: &mut TenantTx, id: Uuid, cycles: i32) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE substrate_batches SET cycles_used = $2, updated_at = now() WHERE id = $1")
-        .bind(id)
-        .bind(cycles)
-        .execute(tx.conn())
-        .await?;
+    sqlx::query(tx.sql(
+        "UPDATE tenant.substrate_batches SET cycles_used = $2, updated_at = now() WHERE id = $1",
+    ))
+    .bind(id)
+    .bind(cycles)
+    .execute(tx.conn())
+    .await?;
     Ok(())
 }

@@ -188,7 +188,7 @@ pub async fn list_substrates(
     };
     let mut tenant_total = 0;
     if want_tenant {
-        let mut tx = TenantTx::begin(state, tenant).await?;
+        let mut tx = TenantTx::snapshot(state, tenant).await?;
         let q = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
         tenant_total = repo::count_substrates(&mut tx, q, query.substrate_type.as_deref()).await?;
         let room = page.limit - i64::try_from(items.len()).unwrap_or(page.limit);
@@ -213,7 +213,7 @@ pub async fn get_substrate(
     tenant: &TenantRecord,
     key: &str,
 ) -> Result<Substrate, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::read(state, tenant).await?;
     let found = resolve(state, &mut tx, key).await?;
     tx.commit().await?;
     found.ok_or_else(|| AppError::not_found("substrate"))
@@ -275,7 +275,7 @@ pub async fn preview_mix(
     tenant: &TenantRecord,
     req: &MixRequest,
 ) -> Result<MixPreview, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::read(state, tenant).await?;
     let props = compute_mix(state, &mut tx, &req.components).await?;
     tx.rollback().await?;
     Ok(MixPreview {
@@ -355,7 +355,7 @@ pub async fn list_batches(
     substrate_key: Option<&str>,
     page: PageRequest,
 ) -> Result<Page<SubstrateBatch>, AppError> {
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
     // A filter naming no substrate of this garden's scope (another garden's, say) is a 404
     // like any unknown key, not an empty page.
     if let Some(key) = substrate_key
@@ -399,7 +399,7 @@ pub async fn get_batch(
     key: &str,
 ) -> Result<SubstrateBatch, AppError> {
     let id = batch_id(key)?;
-    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
     let batch = load_batch(state, &mut tx, id).await?;
     tx.commit().await?;
     Ok(batch)
