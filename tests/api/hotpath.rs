@@ -1,6 +1,7 @@
 //! The hot path: in-process caches with invalidation across server instances (two services on
 //! one PostgreSQL and Redis), their failure modes (listener lost, Redis down), and the tenant
-//! scope of `TenantTx` under interleaving, failed and cancelled requests.
+//! doors (`TenantTx::read`, `snapshot`, `begin`: schema-qualified statements, no scope on a
+//! connection) under interleaving, failed and cancelled requests, with the one-round-trip read.
 
 use std::future::Future;
 use std::task::Poll;
@@ -10,11 +11,13 @@ use futures_util::FutureExt;
 use futures_util::future::join_all;
 use kultiva::auth::Role;
 use kultiva::cache::BOUND;
+use kultiva::garden::statements;
 use kultiva::tenancy::{TenantRecord, TenantTx};
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::garden::{bed, get_json, key, plant, plants_path, species};
 use crate::support::{Options, TestApp, TestUser};
 
 /// Waits (at most 10 s) until the instance's invalidation listener is confirmed live.
@@ -308,14 +311,44 @@ async fn with_redis_unreachable_invalidation_still_holds() {
     .await;
 }
 
-/// `SELECT name, current_schema()` through a `TenantTx`: every row must be the tenant's own.
-async fn names_in(tx: &mut TenantTx) -> Result<Vec<(String, String)>, sqlx::Error> {
-    sqlx::query_as("SELECT name, current_schema()::text FROM sites ORDER BY name")
+/// The site names a handle reads, each with the schema its row came from (through the row's
+/// `tableoid`, whatever the search path).
+async fn sites_in(tx: &mut TenantTx) -> Result<Vec<(String, String)>, sqlx::Error> {
+    sqlx::query_as(tx.sql(
+        "SELECT name, (SELECT relnamespace::regnamespace::text FROM pg_class WHERE oid = s.tableoid) \
+         FROM tenant.sites s ORDER BY name",
+    ))
         .fetch_all(tx.conn())
         .await
 }
 
-/// A pooled connection carries no tenant scope and no open transaction.
+/// Every row is of `tenant`: from its schema, named with its slug.
+fn assert_own(tenant: &TenantRecord, rows: &[(String, String)]) {
+    let table = tenant.schema_name.as_str();
+    let prefix = format!("{}-", tenant.slug);
+    for (name, from) in rows {
+        assert_eq!(from, &table, "a row of another tenant: {name}");
+        assert!(name.starts_with(&prefix), "a row of another tenant: {name}");
+    }
+}
+
+/// The `name`s of a JSON page, each checked to be of `tenant`.
+fn assert_own_items(tenant: &TenantRecord, page: &Value) -> usize {
+    let items = page["items"].as_array().expect("items");
+    let prefix = format!("{}-", tenant.slug);
+    for item in items {
+        let name = item["name"].as_str().expect("name");
+        assert!(
+            name.starts_with(&prefix),
+            "{name} is not of {}",
+            tenant.slug
+        );
+    }
+    items.len()
+}
+
+/// A pooled connection carries no tenant scope, no open transaction, and reaches no tenant
+/// table by an unqualified name.
 async fn assert_clean(app: &TestApp) {
     let mut conns = Vec::new();
     // Every connection of the pool, each checked while held.
@@ -338,81 +371,147 @@ async fn assert_clean(app: &TestApp) {
             .fetch_one(&mut **conn)
             .await
             .expect_err("no tenant table is reachable unscoped");
-        let code = err
-            .as_database_error()
-            .and_then(|e| e.code().map(|c| c.into_owned()));
-        assert_eq!(code.as_deref(), Some("42P01"), "{err}");
+        assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{err}");
         // Outside a transaction block a savepoint is refused.
         let err = sqlx::query("SAVEPOINT probe")
             .execute(&mut **conn)
             .await
             .expect_err("a transaction was left open");
-        let code = err
-            .as_database_error()
-            .and_then(|e| e.code().map(|c| c.into_owned()));
-        assert_eq!(code.as_deref(), Some("25P01"), "{err}");
+        assert_eq!(sqlstate(&err).as_deref(), Some("25P01"), "{err}");
     }
 }
 
+fn sqlstate(err: &sqlx::Error) -> Option<String> {
+    err.as_database_error()
+        .and_then(|e| e.code().map(|c| c.into_owned()))
+}
+
+/// The three doors to tenant tables.
+#[derive(Debug, Clone, Copy)]
+enum Door {
+    Read,
+    Snapshot,
+    Write,
+}
+
+async fn open(app: &TestApp, tenant: &TenantRecord, door: Door) -> TenantTx {
+    match door {
+        Door::Read => TenantTx::read(&app.state, tenant).await,
+        Door::Snapshot => TenantTx::snapshot(&app.state, tenant).await,
+        Door::Write => TenantTx::begin(&app.state, tenant).await,
+    }
+    .expect("tenant handle")
+}
+
 #[tokio::test]
-async fn interleaved_tenants_on_two_connections_only_ever_see_their_own_rows() {
+async fn twenty_tenants_interleaved_on_two_connections_only_ever_see_their_own_rows() {
     let app = TestApp::spawn_with(Options {
         max_connections: Some(2),
         ..Options::default()
     })
     .await;
-    let mut tenants = Vec::new();
-    for i in 0..6 {
+    let tomato = species(&app, "Fixtura tomatoides").await;
+    let mut gardens = Vec::new();
+    for i in 0..20 {
         let tenant = app.tenant(&format!("iso{i}")).await;
-        for n in 0..3 {
-            app.create_site(&tenant, &format!("{}-{n}", tenant.slug))
-                .await;
+        let (_, location, _) = bed(&app, &tenant, &format!("{}-bed", tenant.slug), 0).await;
+        let mut plants = Vec::new();
+        for n in 0..2 {
+            let p = plant(
+                &app,
+                &tenant,
+                json!({"species_key": tomato, "location_key": location,
+                       "name": format!("{}-p{n}", tenant.slug)}),
+            )
+            .await;
+            plants.push(key(&p));
         }
-        tenants.push(tenant);
+        gardens.push((tenant, plants));
     }
-    let expected = |t: &TenantRecord| {
-        (0..3)
-            .map(|n| (format!("{}-{n}", t.slug), t.schema_name.as_str().to_owned()))
-            .collect::<Vec<_>>()
-    };
 
+    // 24 workers × 15 rounds = 360 requests, reads and writes of 20 gardens interleaved on
+    // the two connections; every row any of them reads is checked for its garden.
     let workers = (0..24).map(|w| {
-        let (app, tenants) = (&app, &tenants);
+        let (app, gardens) = (&app, &gardens);
         async move {
-            for round in 0..12 {
-                let tenant = &tenants[(w * 7 + round * 5) % tenants.len()];
-                match (w + round) % 5 {
-                    // Through the API (tenant hoop, caches, TenantTx::begin).
+            for round in 0..15 {
+                let (tenant, plants) = &gardens[(w * 7 + round * 3) % gardens.len()];
+                let (other, other_plants) = &gardens[(w * 7 + round * 3 + 1) % gardens.len()];
+                let slug = &tenant.slug;
+                match (w + round) % 10 {
                     0 => {
-                        let res = app.get(&format!("/api/v1/t/{}/sites/", tenant.slug)).await;
-                        assert_eq!(res.status().as_u16(), 200);
-                        let body: Value = res.json().await.expect("json");
-                        let names: Vec<String> = body["items"]
-                            .as_array()
-                            .expect("items")
-                            .iter()
-                            .map(|s| s["name"].as_str().expect("name").to_owned())
-                            .collect();
-                        let want: Vec<String> =
-                            expected(tenant).into_iter().map(|(n, _)| n).collect();
-                        assert_eq!(names, want, "rows of another tenant");
+                        let (s, page) = get_json(app, &format!("/api/v1/t/{slug}/sites/")).await;
+                        assert_eq!(s, 200, "{page}");
+                        assert!(assert_own_items(tenant, &page) >= 1);
                     }
-                    // A read transaction.
                     1 => {
-                        let mut tx = TenantTx::read(&app.state, tenant).await.expect("read");
-                        assert_eq!(names_in(&mut tx).await.expect("rows"), expected(tenant));
+                        let (s, page) = get_json(app, &plants_path(tenant)).await;
+                        assert_eq!(s, 200, "{page}");
+                        assert_eq!(assert_own_items(tenant, &page), 2);
+                    }
+                    2 => {
+                        let path = format!("{}{}", plants_path(tenant), plants[round % 2]);
+                        let (s, p) = get_json(app, &path).await;
+                        assert_eq!(s, 200, "{p}");
+                        assert_eq!(p["name"], format!("{slug}-p{}", round % 2));
+                    }
+                    // A plant of another garden is not found here.
+                    3 => {
+                        let path = format!("{}{}", plants_path(tenant), other_plants[0]);
+                        let (s, _) = get_json(app, &path).await;
+                        assert_eq!(s, 404, "{} read a plant of {}", slug, other.slug);
+                    }
+                    // A write through the API (a transaction).
+                    4 => {
+                        let res = app
+                            .post_json(
+                                &format!("/api/v1/t/{slug}/sites/"),
+                                &json!({"name": format!("{slug}-w{w}-{round}"), "kind": "garden"}),
+                            )
+                            .await;
+                        assert_eq!(res.status().as_u16(), 201);
+                    }
+                    // A plain read.
+                    5 => {
+                        let mut tx = open(app, tenant, Door::Read).await;
+                        let rows = sites_in(&mut tx).await.expect("rows");
+                        assert!(!rows.is_empty());
+                        assert_own(tenant, &rows);
                         tx.commit().await.expect("end");
                     }
-                    // A write transaction that reads.
-                    2 => {
-                        let mut tx = TenantTx::begin(&app.state, tenant).await.expect("begin");
-                        assert_eq!(names_in(&mut tx).await.expect("rows"), expected(tenant));
-                        tx.commit().await.expect("commit");
+                    // A snapshot: two statements, one state.
+                    6 => {
+                        let mut tx = open(app, tenant, Door::Snapshot).await;
+                        let first = sites_in(&mut tx).await.expect("rows");
+                        assert_own(tenant, &first);
+                        assert_eq!(sites_in(&mut tx).await.expect("rows"), first);
+                        tx.commit().await.expect("end");
                     }
-                    // A failed statement, then the transaction is dropped.
-                    3 => {
-                        let mut tx = TenantTx::read(&app.state, tenant).await.expect("read");
-                        let failed = sqlx::query("SELECT no_such_column FROM sites")
+                    // A write transaction that reads its own write, kept or rolled back.
+                    7 => {
+                        let mut tx = open(app, tenant, Door::Write).await;
+                        let name = format!("{slug}-tx{w}-{round}");
+                        sqlx::query(tx.sql(
+                            "INSERT INTO tenant.sites (id, name, kind) VALUES ($1, $2, 'garden')",
+                        ))
+                        .bind(Uuid::now_v7())
+                        .bind(&name)
+                        .execute(tx.conn())
+                        .await
+                        .expect("insert");
+                        let rows = sites_in(&mut tx).await.expect("rows");
+                        assert_own(tenant, &rows);
+                        assert!(rows.iter().any(|(n, _)| n == &name));
+                        if round % 2 == 0 {
+                            tx.commit().await.expect("commit");
+                        } else {
+                            tx.rollback().await.expect("rollback");
+                        }
+                    }
+                    // A failed statement, the handle dropped.
+                    8 => {
+                        let mut tx = open(app, tenant, Door::Read).await;
+                        let failed = sqlx::query(tx.sql("SELECT no_such_column FROM tenant.sites"))
                             .execute(tx.conn())
                             .await;
                         assert!(failed.is_err());
@@ -420,16 +519,19 @@ async fn interleaved_tenants_on_two_connections_only_ever_see_their_own_rows() {
                     }
                     // Cancelled mid-statement.
                     _ => {
+                        let door = [Door::Read, Door::Snapshot, Door::Write][round % 3];
                         let cancelled = tokio::time::timeout(Duration::from_millis(5), async {
-                            let mut tx = TenantTx::begin(&app.state, tenant).await.expect("begin");
-                            sqlx::query("SELECT pg_sleep(0.02)")
-                                .execute(tx.conn())
-                                .await?;
-                            names_in(&mut tx).await
+                            let mut tx = open(app, tenant, door).await;
+                            sqlx::query(
+                                tx.sql("SELECT pg_sleep(0.02), count(*) FROM tenant.sites"),
+                            )
+                            .execute(tx.conn())
+                            .await?;
+                            sites_in(&mut tx).await
                         })
                         .await;
                         if let Ok(done) = cancelled {
-                            assert_eq!(done.expect("rows"), expected(tenant));
+                            assert_own(tenant, &done.expect("rows"));
                         }
                     }
                 }
@@ -441,7 +543,8 @@ async fn interleaved_tenants_on_two_connections_only_ever_see_their_own_rows() {
 }
 
 #[tokio::test]
-async fn failed_and_cancelled_transactions_leave_no_scope_behind() {
+async fn failed_and_cancelled_requests_leave_nothing_on_the_connection() {
+    // One connection: whatever a request leaves on it, the next one gets.
     let app = TestApp::spawn_with(Options {
         max_connections: Some(1),
         ..Options::default()
@@ -449,87 +552,157 @@ async fn failed_and_cancelled_transactions_leave_no_scope_behind() {
     .await;
     let a = app.tenant("scope-a").await;
     let b = app.tenant("scope-b").await;
-    app.create_site(&a, "only-a").await;
+    app.create_site(&a, &format!("{}-only", a.slug)).await;
+    app.create_site(&b, &format!("{}-only", b.slug)).await;
+    // The next request, for B, on that same connection: B's rows only, through the API (the
+    // read door) and through each door directly.
+    let b_sees_its_own = || async {
+        let (s, page) = get_json(&app, &format!("/api/v1/t/{}/sites/", b.slug)).await;
+        assert_eq!(s, 200, "{page}");
+        assert_eq!(assert_own_items(&b, &page), 1);
+        for door in [Door::Read, Door::Snapshot, Door::Write] {
+            let mut tx = open(&app, &b, door).await;
+            let rows = sites_in(&mut tx).await.expect("rows");
+            assert_eq!(rows.len(), 1, "{door:?}");
+            assert_own(&b, &rows);
+            tx.rollback().await.expect("end");
+        }
+    };
 
-    for read in [false, true] {
-        // Cancelled while `BEGIN …; SET LOCAL …` is on its way: polled a few times, then
-        // dropped (some of these land between sending BEGIN and its answer).
+    for door in [Door::Read, Door::Snapshot, Door::Write] {
+        // Cancelled while opening: polled a few times, then dropped (for the two that send
+        // `BEGIN …`, some of these land between sending it and its answer).
         for polls in 1..=12 {
-            let mut begin = if read {
-                TenantTx::read(&app.state, &a).boxed()
-            } else {
-                TenantTx::begin(&app.state, &a).boxed()
-            };
+            let mut opening = open(&app, &a, door).boxed();
             for poll in 0..polls {
                 if poll > 0 {
                     tokio::task::yield_now().await;
                 }
-                let polled = std::future::poll_fn(|cx| Poll::Ready(begin.as_mut().poll(cx))).await;
-                if let Poll::Ready(done) = polled {
-                    drop(done.expect("begin"));
+                let polled =
+                    std::future::poll_fn(|cx| Poll::Ready(opening.as_mut().poll(cx))).await;
+                if let Poll::Ready(tx) = polled {
+                    drop(tx);
                     break;
                 }
             }
-            drop(begin);
+            drop(opening);
             assert_clean(&app).await;
         }
 
-        // Cancelled while the statement runs on the one connection.
+        // Cancelled while the statement runs on the one connection (the request's future is
+        // dropped mid-query).
         let cancelled = tokio::time::timeout(Duration::from_millis(50), async {
-            let mut tx = if read {
-                TenantTx::read(&app.state, &a).await
-            } else {
-                TenantTx::begin(&app.state, &a).await
-            }
-            .expect("begin");
-            sqlx::query("SELECT pg_sleep(0.3)")
+            let mut tx = open(&app, &a, door).await;
+            sqlx::query(tx.sql("SELECT pg_sleep(0.3), count(*) FROM tenant.sites"))
                 .execute(tx.conn())
                 .await
                 .expect("sleep");
             tx
         })
         .await;
-        assert!(cancelled.is_err(), "the statement was cancelled");
+        assert!(cancelled.is_err(), "{door:?}: the statement was cancelled");
+        b_sees_its_own().await;
         assert_clean(&app).await;
 
-        // Failed: the statement errors and the transaction is dropped unfinished.
-        let mut tx = if read {
-            TenantTx::read(&app.state, &a).await
-        } else {
-            TenantTx::begin(&app.state, &a).await
-        }
-        .expect("begin");
-        assert!(
-            sqlx::query("SELECT * FROM no_such_table")
-                .execute(tx.conn())
-                .await
-                .is_err()
-        );
+        // Failed: the statement errors and the handle is dropped unfinished.
+        let mut tx = open(&app, &a, door).await;
+        let err = sqlx::query(tx.sql("SELECT * FROM tenant.no_such_table"))
+            .execute(tx.conn())
+            .await
+            .expect_err("no such table");
+        assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{err}");
         drop(tx);
+        b_sees_its_own().await;
         assert_clean(&app).await;
-
-        // The same connection now serves B with B's rows only.
-        let mut tx = TenantTx::read(&app.state, &b).await.expect("read b");
-        assert_eq!(names_in(&mut tx).await.expect("rows"), Vec::new());
-        tx.commit().await.expect("end");
     }
 
-    // A read transaction refuses writes.
-    let mut tx = TenantTx::read(&app.state, &a).await.expect("read");
-    let err = sqlx::query("INSERT INTO sites (id, name, kind) VALUES ($1, 'x', 'garden')")
-        .bind(Uuid::now_v7())
+    // A statement that escaped the rendering reads nothing: loudly refused on every door.
+    for door in [Door::Read, Door::Snapshot, Door::Write] {
+        let mut tx = open(&app, &a, door).await;
+        let err = sqlx::query("SELECT count(*) FROM tenant.sites")
+            .execute(tx.conn())
+            .await
+            .expect_err("unrendered placeholder");
+        assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{door:?}: {err}");
+        assert!(err.to_string().contains("\"tenant.sites\""), "{err}");
+        drop(tx);
+    }
+    let mut tx = open(&app, &a, Door::Read).await;
+    let err = sqlx::query("SELECT count(*) FROM sites")
         .execute(tx.conn())
         .await
-        .expect_err("read-only");
-    assert_eq!(
-        err.as_database_error()
-            .and_then(|e| e.code().map(|c| c.into_owned()))
-            .as_deref(),
-        Some("25006")
-    );
+        .expect_err("unqualified");
+    assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{err}");
+    // A plain read is no transaction.
+    let err = sqlx::query("SAVEPOINT probe")
+        .execute(tx.conn())
+        .await
+        .expect_err("no transaction");
+    assert_eq!(sqlstate(&err).as_deref(), Some("25P01"), "{err}");
+    drop(tx);
+
+    // A snapshot refuses writes.
+    let mut tx = open(&app, &a, Door::Snapshot).await;
+    let err =
+        sqlx::query(tx.sql("INSERT INTO tenant.sites (id, name, kind) VALUES ($1, 'x', 'garden')"))
+            .bind(Uuid::now_v7())
+            .execute(tx.conn())
+            .await
+            .expect_err("read-only");
+    assert_eq!(sqlstate(&err).as_deref(), Some("25006"));
     drop(tx);
     assert_eq!(app.site_count(&a).await, 1);
     assert_clean(&app).await;
+}
+
+#[tokio::test]
+async fn a_plant_read_and_a_plant_page_are_one_statement_without_a_transaction() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("onetrip").await;
+    let tomato = species(&app, "Fixtura tomatoides").await;
+    let (_, location, _) = bed(&app, &t, "One trip", 0).await;
+    // A write, for contrast: one transaction.
+    statements::watch(t.id);
+    let p = plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "location_key": location, "name": "One"}),
+    )
+    .await;
+    assert_eq!(
+        statements::read(t.id).transactions,
+        1,
+        "a write is a transaction"
+    );
+    plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "location_key": location, "name": "Two"}),
+    )
+    .await;
+
+    let one = format!("{}{}", plants_path(&t), key(&p));
+    for (what, path) in [
+        ("plant", one.clone()),
+        ("plant page", plants_path(&t)),
+        (
+            "plant page, filtered",
+            format!("{}?name=tw&limit=1", plants_path(&t)),
+        ),
+        ("phase status", format!("{one}/phase")),
+    ] {
+        for _ in 0..2 {
+            statements::watch(t.id);
+            let (s, body) = get_json(&app, &path).await;
+            assert_eq!(s, 200, "{what}: {body}");
+            let c = statements::read(t.id);
+            assert_eq!(
+                (c.tenant, c.transactions),
+                (1, 0),
+                "{what}: one statement, no BEGIN/SET: {c:?}"
+            );
+        }
+    }
 }
 
 #[tokio::test]
