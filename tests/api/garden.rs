@@ -113,6 +113,7 @@ pub async fn location_in(app: &TestApp, tenant: &TenantRecord, site: Uuid, name:
             name: name.to_owned(),
             kind: Some("bed"),
             description: None,
+            conditions: Default::default(),
         },
     )
     .await

@@ -117,6 +117,8 @@ fn valid_body(op: &str, ids: &HashMap<String, String>, shared: &Shared) -> Optio
             json!({"species_key": shared.species, "id_prefix": "GRD", "quantity": 1})
         }
         "set_slot_neighbours" => json!({"neighbour_keys": []}),
+        // Emptying the slot is valid for any slot: the path's slot decides.
+        "set_slot_substrate_batch" => json!({"batch_key": null}),
         _ => return None,
     })
 }

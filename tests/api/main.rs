@@ -35,3 +35,4 @@ mod shutdown;
 mod sites;
 mod substrates;
 mod tenancy;
+mod walkthrough;

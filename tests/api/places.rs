@@ -1463,3 +1463,325 @@ async fn placements_into_one_slot_serialise_on_its_lock() {
     assert_eq!(err.code(), ErrorCode::ValidationError);
     assert_eq!(rows(&app, &tenant, "plants").await, 1);
 }
+
+/// The conditions of a location (frost, climate zone, light, area) as a stored row reads them.
+async fn conditions_row(app: &TestApp, tenant: &TenantRecord, loc: &str) -> Value {
+    let sql = format!(
+        "SELECT json_build_object('frost_exposed', frost_exposed, 'climate_zone', climate_zone, \
+         'light_situation', light_situation, 'area_sqm', area_sqm, 'updated_at', updated_at) \
+         FROM {}.locations WHERE id = $1",
+        tenant.schema_name.quoted()
+    );
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(Uuid::parse_str(loc).expect("uuid"))
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("row")
+}
+
+#[tokio::test]
+async fn location_conditions_create_patch_clear_and_refusals() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("loccond").await;
+    let g = Garden::new(&app, &tenant);
+    let site = g.site("Balcony").await;
+
+    // Created with every condition; the answer and a later read show them.
+    let made = g
+        .post(
+            "/locations/",
+            json!({"site_key": site, "name": "Box 1", "kind": "container",
+                   "frost_exposed": true, "climate_zone": "7b",
+                   "light_situation": "full_sun", "area_sqm": 0.75}),
+        )
+        .await;
+    let loc = key(&made);
+    let got = g.get(&format!("/locations/{loc}")).await;
+    for body in [&made, &got] {
+        assert_eq!(body["frost_exposed"], true);
+        assert_eq!(body["climate_zone"], "7b");
+        assert_eq!(body["light_situation"], "full_sun");
+        assert_eq!(body["area_sqm"], 0.75);
+    }
+    // Without them: null, never a default ("not frost exposed" is a fact, not a guess).
+    let bare = g
+        .post("/locations/", json!({"site_key": site, "name": "Box 2"}))
+        .await;
+    for field in ["frost_exposed", "climate_zone", "light_situation", "area_sqm"] {
+        assert_eq!(bare[field], Value::Null, "{field}");
+    }
+    let listed = g.get(&format!("/locations/?site_key={site}")).await;
+    assert_eq!(listed["items"][0]["climate_zone"], "7b");
+
+    // PATCH: omitted stays, a value replaces, null clears.
+    let patched = json_of(
+        g.patch(
+            &format!("/locations/{loc}"),
+            json!({"frost_exposed": false, "area_sqm": null}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(patched["frost_exposed"], false);
+    assert_eq!(patched["area_sqm"], Value::Null);
+    assert_eq!(patched["climate_zone"], "7b");
+    assert_eq!(patched["light_situation"], "full_sun");
+    assert_eq!(patched["name"], "Box 1");
+    let patched = json_of(
+        g.patch(
+            &format!("/locations/{loc}"),
+            json!({"light_situation": "partial_shade", "climate_zone": "13a", "area_sqm": 0}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(patched["light_situation"], "partial_shade");
+    assert_eq!(patched["climate_zone"], "13a");
+    assert_eq!(patched["area_sqm"], 0.0);
+    assert_eq!(patched["frost_exposed"], false);
+
+    // Bad values: one 422 naming every bad field, nothing written (create or patch).
+    let before_rows = rows(&app, &tenant, "locations").await;
+    let before = conditions_row(&app, &tenant, &loc).await;
+    let bad = json!({"frost_exposed": "yes", "climate_zone": "14a",
+                     "light_situation": "dark", "area_sqm": -1});
+    let want = [
+        "body.frost_exposed",
+        "body.climate_zone",
+        "body.light_situation",
+        "body.area_sqm",
+    ];
+    let mut create = bad.clone();
+    create["site_key"] = json!(site);
+    create["name"] = json!("Box 3");
+    let res = g.req(Method::POST, "/locations/", Some(create)).await;
+    let body = assert_error(res, 422, "VALIDATION_ERROR").await;
+    let mut fields = detail_fields(&body);
+    fields.sort();
+    let mut sorted = want.to_vec();
+    sorted.sort();
+    assert_eq!(fields, sorted);
+    assert_eq!(rows(&app, &tenant, "locations").await, before_rows);
+    let res = g.patch(&format!("/locations/{loc}"), bad).await;
+    let body = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&body).len(), 4, "{body}");
+    for (field, value) in [
+        ("climate_zone", json!("7c")),
+        ("climate_zone", json!("0a")),
+        ("climate_zone", json!("07a")),
+        ("climate_zone", json!(7)),
+        ("climate_zone", json!("")),
+        ("area_sqm", json!(100_001)),
+        ("area_sqm", json!("big")),
+        ("frost_exposed", json!(1)),
+        ("light_situation", json!("FULL_SUN")),
+    ] {
+        let res = g
+            .patch(&format!("/locations/{loc}"), json!({ field: value }))
+            .await;
+        let body = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&body), [format!("body.{field}")], "{value}");
+    }
+    assert_eq!(
+        conditions_row(&app, &tenant, &loc).await,
+        before,
+        "no refused patch changed the row"
+    );
+}
+
+#[tokio::test]
+async fn slot_substrate_batch_assign_show_clear_and_refusals() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("slotbatch").await;
+    let g = Garden::new(&app, &tenant);
+    let site = g.site("Balcony").await;
+    let loc = g.location(&site, None, "Box").await;
+    let slot = g.slot(&loc, "BOX_A1", 1).await;
+    let sub = g
+        .post(
+            "/substrates/",
+            json!({"name": "Coco wash", "type": "coco", "reusable": true, "max_reuse_cycles": 3}),
+        )
+        .await;
+    let batch = key(&g
+        .post(
+            "/substrate-batches/",
+            json!({"substrate_key": sub["key"], "label": "Coco 1"}),
+        )
+        .await);
+    let fresh = g.get(&format!("/slots/{slot}")).await;
+    assert_eq!(fresh["substrate_batch_key"], Value::Null);
+
+    // Assign: the slot, its location and the slot list show it.
+    let path = format!("/slots/{slot}/substrate-batch");
+    let set = json_of(
+        g.req(Method::PUT, &path, Some(json!({"batch_key": batch})))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(set["substrate_batch_key"], batch.as_str());
+    let at = g.get(&format!("/locations/{loc}")).await;
+    assert_eq!(at["slots"][0]["substrate_batch_key"], batch.as_str());
+    let list = g.get(&format!("/slots/?location_key={loc}")).await;
+    assert_eq!(list["items"][0]["substrate_batch_key"], batch.as_str());
+    // Assigning counts no cycle.
+    let b = g.get(&format!("/substrate-batches/{batch}")).await;
+    assert_eq!(b["cycles_used"], 0);
+
+    // Refusals change nothing.
+    let exhausted = crate::garden::batch(&app, &tenant, "Old soil", 1).await;
+    let res = g
+        .req(Method::PUT, &path, Some(json!({"batch_key": exhausted})))
+        .await;
+    assert_error(res, 422, "SUBSTRATE_EXHAUSTED").await;
+    let res = g
+        .req(
+            Method::PUT,
+            &path,
+            Some(json!({"batch_key": Uuid::now_v7()})),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    for body in [
+        json!({}),
+        json!({"batch_key": "nope"}),
+        json!({"batch_key": batch, "extra": 1}),
+    ] {
+        let res = g.req(Method::PUT, &path, Some(body.clone())).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert!(!detail_fields(&err).is_empty(), "{body}: {err}");
+    }
+    let res = g
+        .req(
+            Method::PUT,
+            &format!("/slots/{}/substrate-batch", Uuid::now_v7()),
+            Some(json!({"batch_key": batch})),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let still = g.get(&format!("/slots/{slot}")).await;
+    assert_eq!(still["substrate_batch_key"], batch.as_str());
+
+    // A batch in a slot cannot be deleted; emptied, it can.
+    let res = g.delete(&format!("/substrate-batches/{batch}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("BOX_A1"), "{err}");
+    let cleared = json_of(
+        g.req(Method::PUT, &path, Some(json!({"batch_key": null})))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(cleared["substrate_batch_key"], Value::Null);
+    let res = g.delete(&format!("/substrate-batches/{batch}")).await;
+    assert_eq!(res.status().as_u16(), 204);
+    // The slot may be deleted while it holds a batch (the batch stays).
+    let batch2 = key(&g
+        .post(
+            "/substrate-batches/",
+            json!({"substrate_key": sub["key"], "label": "Coco 2"}),
+        )
+        .await);
+    json_of(
+        g.req(Method::PUT, &path, Some(json!({"batch_key": batch2})))
+            .await,
+        200,
+    )
+    .await;
+    assert_eq!(g.delete(&format!("/slots/{slot}")).await.status().as_u16(), 204);
+    g.get(&format!("/substrate-batches/{batch2}")).await;
+}
+
+#[tokio::test]
+async fn get_location_tool_shows_conditions_and_slot_batches() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let a = app.tenant("loctool").await;
+    let admin_user = app.member(&a, Role::Admin).await;
+    let viewer = app
+        .api_key(&app.member(&a, Role::Viewer).await, Some(a.slug.as_str()))
+        .await;
+    let bearer = admin_user.bearer();
+    let sa = format!("/api/v1/t/{}", a.slug);
+    let post = |path: String, body: Value| {
+        let app = &app;
+        let bearer = bearer.clone();
+        async move {
+            json_of(
+                app.call(Method::POST, &path, Some(&bearer), Some(&body))
+                    .await,
+                201,
+            )
+            .await
+        }
+    };
+    let site = key(&post(
+        format!("{sa}/sites/"),
+        json!({"name": "Roof", "kind": "balcony"}),
+    )
+    .await);
+    let unknown = key(&post(
+        format!("{sa}/locations/"),
+        json!({"site_key": site, "name": "Corner"}),
+    )
+    .await);
+    let loc = key(&post(
+        format!("{sa}/locations/"),
+        json!({"site_key": site, "name": "Box", "frost_exposed": true,
+               "climate_zone": "8a", "light_situation": "shade", "area_sqm": 1.5}),
+    )
+    .await);
+    let slot = key(&post(
+        format!("{sa}/slots/"),
+        json!({"location_key": loc, "code": "BOX_1"}),
+    )
+    .await);
+    let sub = post(
+        format!("{sa}/substrates/"),
+        json!({"name": "Potting soil", "type": "soil"}),
+    )
+    .await;
+    let batch = key(&post(
+        format!("{sa}/substrate-batches/"),
+        json!({"substrate_key": sub["key"], "label": "Soil 1"}),
+    )
+    .await);
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{sa}/slots/{slot}/substrate-batch"),
+            Some(&bearer),
+            Some(&json!({"batch_key": batch})),
+        )
+        .await;
+    json_of(res, 200).await;
+
+    let (status, got) = tool(&app, &viewer, "get_location", json!({"location_key": loc})).await;
+    assert_eq!(status, 200, "{got}");
+    let d = &got["data"];
+    assert_eq!(d["frost_exposed"], true);
+    assert_eq!(d["climate_zone"], "8a");
+    assert_eq!(d["light_situation"], "shade");
+    assert_eq!(d["area_sqm"], 1.5);
+    assert_eq!(d["slots"][0]["substrate_batch_key"], batch.as_str());
+    assert!(
+        got["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("Frost exposed")),
+        "{got}"
+    );
+    // Unrecorded conditions are present and null (unknown, not "no").
+    let (_, got) = tool(
+        &app,
+        &viewer,
+        "get_location",
+        json!({"location_key": unknown}),
+    )
+    .await;
+    let d = got["data"].as_object().expect("data");
+    for field in ["frost_exposed", "climate_zone", "light_situation", "area_sqm"] {
+        assert_eq!(d.get(field), Some(&Value::Null), "{field}: {got}");
+    }
+}

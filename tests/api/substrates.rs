@@ -1079,3 +1079,573 @@ async fn substrate_tools_over_rest_face_and_json_rpc() {
     assert_eq!(r["structuredContent"]["error_code"], "not_found");
     assert!(!r.to_string().contains("Mix batch"));
 }
+
+/// A tenant table's rows as JSON (to show a refused request changed nothing).
+async fn snapshot(app: &TestApp, tenant: &kultiva::tenancy::TenantRecord, table: &str) -> Value {
+    let sql = format!(
+        "SELECT coalesce(json_agg(t ORDER BY t.id), '[]'::json) FROM {}.{table} t",
+        tenant.schema_name.quoted()
+    );
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("snapshot")
+}
+
+#[tokio::test]
+async fn substrates_patch_own_refuse_global_and_mix_properties() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("subpatch").await;
+    let base = format!("/api/v1/t/{}/substrates/", tenant.slug);
+    let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
+    let perlite = global_substrate(&app, "perlite", 7.0, true, 3).await;
+    let own = json_of(
+        app.post_json(
+            &base,
+            &json!({"name": "Balcony soil", "type": "soil", "brand": "Acme",
+                    "description": "for boxes"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let own_key = own["key"].as_str().expect("key").to_owned();
+    json_of(
+        app.post_json(&base, &json!({"name": "Other soil", "type": "soil"}))
+            .await,
+        201,
+    )
+    .await;
+    let batch = json_of(
+        app.post_json(
+            &format!("/api/v1/t/{}/substrate-batches/", tenant.slug),
+            &json!({"substrate_key": own_key, "label": "Soil A"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    assert_eq!(batch["reusable"], false);
+
+    // Omitted stays, a value replaces, null clears a text; reusable brings a limit.
+    let p = json_of(
+        patch(
+            &app,
+            &format!("{base}{own_key}"),
+            json!({"name": "Box soil", "brand": null, "ph_base": 6.0, "reusable": true,
+                   "max_reuse_cycles": 2, "irrigation_strategy": "frequent"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(p["key"], own_key.as_str());
+    assert_eq!(p["name"], "Box soil");
+    assert_eq!(p["brand"], Value::Null);
+    assert_eq!(p["description"], "for boxes");
+    assert_eq!(p["ph_base"], 6.0);
+    assert_eq!(p["reusable"], true);
+    assert_eq!(p["max_reuse_cycles"], 2);
+    assert_eq!(p["irrigation_strategy"], "frequent");
+    assert_eq!(p["type"], "soil");
+    let got = json_of(app.get(&format!("{base}{own_key}")).await, 200).await;
+    assert_eq!(got, p);
+    // Not reusable again: one cycle.
+    let p = json_of(
+        patch(&app, &format!("{base}{own_key}"), json!({"reusable": false})).await,
+        200,
+    )
+    .await;
+    assert_eq!(p["max_reuse_cycles"], 1);
+    // The batch keeps the facts it was made with.
+    let b = json_of(
+        app.get(&format!(
+            "/api/v1/t/{}/substrate-batches/{}",
+            tenant.slug,
+            batch["key"].as_str().expect("key")
+        ))
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(b["reusable"], false);
+    assert_eq!(b["substrate_name"], "Box soil");
+
+    // Refusals write nothing.
+    let before = snapshot(&app, &tenant, "substrates").await;
+    let res = patch(&app, &format!("{base}{own_key}"), json!({"name": "other SOIL"})).await;
+    assert_error(res, 409, "DUPLICATE_ENTRY").await;
+    for (body, fields) in [
+        (json!({"name": null}), vec!["body.name"]),
+        (json!({"name": "  "}), vec!["body.name"]),
+        (json!({"ph_base": 12}), vec!["body.ph_base"]),
+        (json!({"ph_base": null}), vec!["body.ph_base"]),
+        (json!({"max_reuse_cycles": 0}), vec!["body.max_reuse_cycles"]),
+        (json!({"reusable": "yes"}), vec!["body.reusable"]),
+        (json!({"irrigation_strategy": "daily"}), vec!["body.irrigation_strategy"]),
+        (json!({"type": "coco"}), vec!["body.type"]),
+        (
+            json!({"ec_base_ms": -1, "description": "x\u{0001}"}),
+            vec!["body.description", "body.ec_base_ms"],
+        ),
+    ] {
+        let res = patch(&app, &format!("{base}{own_key}"), body.clone()).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        let mut got = detail_fields(&err);
+        got.sort();
+        assert_eq!(got, fields, "{body}");
+    }
+    // A global substrate is the catalogue's: 403, and unchanged.
+    let global_before = json_of(app.get(&format!("{base}{coco}")).await, 200).await;
+    let res = patch(&app, &format!("{base}{coco}"), json!({"name": "Mine now"})).await;
+    let err = assert_error(res, 403, "FORBIDDEN").await;
+    assert!(err["message"].to_string().contains("catalogue"), "{err}");
+    assert_eq!(
+        json_of(app.get(&format!("{base}{coco}")).await, 200).await,
+        global_before
+    );
+    for unknown in [
+        format!("{base}tenant:{}", uuid::Uuid::now_v7()),
+        format!("{base}{}", uuid::Uuid::now_v7()),
+        format!("{base}tenant:nope"),
+        format!("{base}nope"),
+    ] {
+        let res = patch(&app, &unknown, json!({"name": "X"})).await;
+        assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    }
+    assert_eq!(snapshot(&app, &tenant, "substrates").await, before);
+
+    // A mix: texts change, properties follow the components (422).
+    let mix = json_of(
+        app.post_json(
+            &format!("/api/v1/t/{}/substrate-mixes", tenant.slug),
+            &json!({"name": "Coco perlite", "components": [
+                {"substrate_key": coco, "fraction": 0.7},
+                {"substrate_key": perlite, "fraction": 0.3}]}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let mix_key = mix["key"].as_str().expect("key").to_owned();
+    let res = patch(
+        &app,
+        &format!("{base}{mix_key}"),
+        json!({"ph_base": 6.0, "reusable": false}),
+    )
+    .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["body.ph_base", "body.reusable"]);
+    let renamed = json_of(
+        patch(
+            &app,
+            &format!("{base}{mix_key}"),
+            json!({"name": "Coco 70/30", "description": "tomatoes"}),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(renamed["name"], "Coco 70/30");
+    assert_eq!(renamed["ph_base"], mix["ph_base"]);
+    assert_eq!(renamed["mix_components"], mix["mix_components"]);
+}
+
+#[tokio::test]
+async fn substrates_and_batches_delete_refused_while_used() {
+    let app = TestApp::spawn().await;
+    let tenant = app.tenant("subdel").await;
+    let slug = tenant.slug.as_str();
+    let base = format!("/api/v1/t/{slug}/substrates/");
+    let batches = format!("/api/v1/t/{slug}/substrate-batches/");
+    let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
+    let own = json_of(
+        app.post_json(&base, &json!({"name": "Box soil", "type": "soil"}))
+            .await,
+        201,
+    )
+    .await;
+    let own_key = own["key"].as_str().expect("key").to_owned();
+    let delete = |path: String| {
+        let app = &app;
+        async move { app.call(Method::DELETE, &path, None, None).await }
+    };
+
+    // A global substrate cannot be deleted by a garden; unknown keys are 404.
+    let res = delete(format!("{base}{coco}")).await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    json_of(app.get(&format!("{base}{coco}")).await, 200).await;
+    for unknown in [
+        format!("{base}tenant:{}", uuid::Uuid::now_v7()),
+        format!("{base}{}", uuid::Uuid::now_v7()),
+        format!("{batches}{}", uuid::Uuid::now_v7()),
+        format!("{batches}nope"),
+    ] {
+        assert_error(delete(unknown).await, 404, "ENTITY_NOT_FOUND").await;
+    }
+
+    // A batch of it: the substrate stays (409) until the batch is gone.
+    let batch = json_of(
+        app.post_json(
+            &batches,
+            &json!({"substrate_key": own_key, "label": "Soil A", "ph_current": 6.4}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let batch_key = batch["key"].as_str().expect("key").to_owned();
+    let res = delete(format!("{base}{own_key}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("batch"), "{err}");
+    assert_eq!(rows(&app, &tenant, "substrates").await, 1);
+
+    // A live plant grows in the batch: 409; archived, its record still holds it: 409.
+    let site = json_of(
+        app.post_json(
+            &format!("/api/v1/t/{slug}/sites/"),
+            &json!({"name": "Balcony", "kind": "balcony"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let loc = json_of(
+        app.post_json(
+            &format!("/api/v1/t/{slug}/locations/"),
+            &json!({"site_key": site["key"], "name": "Box"}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let loc_key = loc["key"].as_str().expect("key");
+    let plant = crate::places::insert_plant(&app, &tenant, loc_key, None, Some(&batch_key), false)
+        .await;
+    let before = (
+        snapshot(&app, &tenant, "substrate_batches").await,
+        snapshot(&app, &tenant, "substrate_batch_readings").await,
+    );
+    let res = delete(format!("{batches}{batch_key}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("1 live plant"), "{err}");
+    crate::garden::exec(
+        &app,
+        &tenant,
+        "UPDATE {schema}.plants SET archived_at = now(), archive_reason = 'died' WHERE id = $1",
+        plant,
+    )
+    .await;
+    let res = delete(format!("{batches}{batch_key}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("archived"), "{err}");
+    assert_eq!(
+        (
+            snapshot(&app, &tenant, "substrate_batches").await,
+            snapshot(&app, &tenant, "substrate_batch_readings").await,
+        ),
+        before,
+        "refused deletes changed nothing"
+    );
+
+    // Without users it goes (with its readings), then the substrate can go too.
+    let free = json_of(
+        app.post_json(
+            &batches,
+            &json!({"substrate_key": own_key, "label": "Soil B", "ph_current": 6.1}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let res = delete(format!("{batches}{}", free["key"].as_str().expect("key"))).await;
+    assert_eq!(res.status().as_u16(), 204);
+    assert_error(
+        app.get(&format!("{batches}{}", free["key"].as_str().expect("key")))
+            .await,
+        404,
+        "ENTITY_NOT_FOUND",
+    )
+    .await;
+    assert_eq!(rows(&app, &tenant, "substrate_batch_readings").await, 1);
+    crate::garden::exec(
+        &app,
+        &tenant,
+        "DELETE FROM {schema}.plants WHERE id = $1",
+        plant,
+    )
+    .await;
+    let res = delete(format!("{batches}{batch_key}")).await;
+    assert_eq!(res.status().as_u16(), 204);
+    assert_eq!(rows(&app, &tenant, "substrate_batch_readings").await, 0);
+
+    // A plant naming the substrate itself, and a mix containing it, keep it too.
+    let other = json_of(
+        app.post_json(&base, &json!({"name": "Perlite own", "type": "perlite"}))
+            .await,
+        201,
+    )
+    .await;
+    let other_key = other["key"].as_str().expect("key").to_owned();
+    json_of(
+        app.post_json(
+            &format!("/api/v1/t/{slug}/substrate-mixes"),
+            &json!({"name": "Soil perlite", "components": [
+                {"substrate_key": own_key, "fraction": 0.5},
+                {"substrate_key": other_key, "fraction": 0.5}]}),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let res = delete(format!("{base}{other_key}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("Soil perlite"), "{err}");
+    let p2 = crate::places::insert_plant(&app, &tenant, loc_key, None, None, false).await;
+    crate::garden::exec(
+        &app,
+        &tenant,
+        &format!("UPDATE {{schema}}.plants SET substrate_key = '{own_key}' WHERE id = $1"),
+        p2,
+    )
+    .await;
+    let res = delete(format!("{base}{own_key}")).await;
+    let err = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(err["message"].to_string().contains("plant"), "{err}");
+    assert_eq!(rows(&app, &tenant, "substrates").await, 3);
+    crate::garden::exec(
+        &app,
+        &tenant,
+        "UPDATE {schema}.plants SET substrate_key = NULL WHERE id = $1",
+        p2,
+    )
+    .await;
+    // The mix itself has no users: it goes, then its components are free.
+    let mix_key = json_of(app.get(&format!("{base}?scope=tenant&q=soil%20perlite")).await, 200)
+        .await["items"][0]["key"]
+        .as_str()
+        .expect("mix key")
+        .to_owned();
+    assert_eq!(delete(format!("{base}{mix_key}")).await.status().as_u16(), 204);
+    assert_eq!(delete(format!("{base}{own_key}")).await.status().as_u16(), 204);
+    assert_eq!(delete(format!("{base}{other_key}")).await.status().as_u16(), 204);
+    assert_eq!(rows(&app, &tenant, "substrates").await, 0);
+}
+
+#[tokio::test]
+async fn substrate_changes_and_deletes_roles_and_tenant_isolation() {
+    let app = TestApp::full().await;
+    let a = app.tenant("subrola").await;
+    let b = app.tenant("subrolb").await;
+    let viewer = app.member(&a, Role::Viewer).await.bearer();
+    let grower = app.member(&a, Role::Grower).await.bearer();
+    let admin = app.member(&a, Role::Admin).await.bearer();
+    let b_admin = app.member(&b, Role::Admin).await.bearer();
+    let stranger = app.user("stranger").await.bearer();
+    let sa = format!("/api/v1/t/{}", a.slug);
+    let sb = format!("/api/v1/t/{}", b.slug);
+    let call = |method: Method, path: String, who: &str, body: Option<Value>| {
+        let app = &app;
+        let who = who.to_owned();
+        async move { app.call(method, &path, Some(&who), body.as_ref()).await }
+    };
+    let own = json_of(
+        call(
+            Method::POST,
+            format!("{sa}/substrates/"),
+            &grower,
+            Some(json!({"name": "Box soil", "type": "soil"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let own_key = own["key"].as_str().expect("key").to_owned();
+    let batch = json_of(
+        call(
+            Method::POST,
+            format!("{sa}/substrate-batches/"),
+            &grower,
+            Some(json!({"substrate_key": own_key, "label": "A"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let batch_key = batch["key"].as_str().expect("key").to_owned();
+
+    // PATCH: grower writes, viewer 403; another garden and a stranger get 404.
+    let res = call(
+        Method::PATCH,
+        format!("{sa}/substrates/{own_key}"),
+        &viewer,
+        Some(json!({"name": "V"})),
+    )
+    .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    for (who, base) in [(&b_admin, &sb), (&b_admin, &sa), (&stranger, &sa)] {
+        let res = call(
+            Method::PATCH,
+            format!("{base}/substrates/{own_key}"),
+            who,
+            Some(json!({"name": "Theirs"})),
+        )
+        .await;
+        assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    }
+    let p = json_of(
+        call(
+            Method::PATCH,
+            format!("{sa}/substrates/{own_key}"),
+            &grower,
+            Some(json!({"name": "Grower soil"})),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(p["name"], "Grower soil");
+
+    // Deletes: admin only (grower and viewer 403); another garden 404; nothing gone.
+    for path in [
+        format!("{sa}/substrate-batches/{batch_key}"),
+        format!("{sa}/substrates/{own_key}"),
+    ] {
+        for who in [&viewer, &grower] {
+            assert_error(
+                call(Method::DELETE, path.clone(), who, None).await,
+                403,
+                "FORBIDDEN",
+            )
+            .await;
+        }
+        let foreign = path.replace(&sa, &sb);
+        assert_error(
+            call(Method::DELETE, foreign, &b_admin, None).await,
+            404,
+            "ENTITY_NOT_FOUND",
+        )
+        .await;
+        assert_error(
+            call(Method::DELETE, path.clone(), &stranger, None).await,
+            404,
+            "ENTITY_NOT_FOUND",
+        )
+        .await;
+    }
+    assert_eq!(rows(&app, &a, "substrate_batches").await, 1);
+    assert_eq!(rows(&app, &a, "substrates").await, 1);
+    // Slot batch: grower sets it; viewer 403; B's batch in A's slot is 404.
+    let site = json_of(
+        call(
+            Method::POST,
+            format!("{sa}/sites/"),
+            &admin,
+            Some(json!({"name": "Roof", "kind": "garden"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let loc = json_of(
+        call(
+            Method::POST,
+            format!("{sa}/locations/"),
+            &admin,
+            Some(json!({"site_key": site["key"], "name": "Bed"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let slot = json_of(
+        call(
+            Method::POST,
+            format!("{sa}/slots/"),
+            &admin,
+            Some(json!({"location_key": loc["key"], "code": "BED_1"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let slot_path = format!("{sa}/slots/{}/substrate-batch", slot["key"].as_str().expect("key"));
+    let res = call(
+        Method::PUT,
+        slot_path.clone(),
+        &viewer,
+        Some(json!({"batch_key": batch_key})),
+    )
+    .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    let b_sub = json_of(
+        call(
+            Method::POST,
+            format!("{sb}/substrates/"),
+            &b_admin,
+            Some(json!({"name": "B soil", "type": "soil"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let b_batch = json_of(
+        call(
+            Method::POST,
+            format!("{sb}/substrate-batches/"),
+            &b_admin,
+            Some(json!({"substrate_key": b_sub["key"], "label": "B1"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let res = call(
+        Method::PUT,
+        slot_path.clone(),
+        &grower,
+        Some(json!({"batch_key": b_batch["key"]})),
+    )
+    .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let set = json_of(
+        call(
+            Method::PUT,
+            slot_path,
+            &grower,
+            Some(json!({"batch_key": batch_key})),
+        )
+        .await,
+        200,
+    )
+    .await;
+    assert_eq!(set["substrate_batch_key"], batch_key.as_str());
+    // The admin deletes once nothing uses them.
+    let res = call(
+        Method::DELETE,
+        format!("{sa}/substrate-batches/{batch_key}"),
+        &admin,
+        None,
+    )
+    .await;
+    assert_error(res, 409, "STATE_CONFLICT").await;
+    json_of(
+        call(
+            Method::PUT,
+            format!("{sa}/slots/{}/substrate-batch", slot["key"].as_str().expect("key")),
+            &grower,
+            Some(json!({"batch_key": null})),
+        )
+        .await,
+        200,
+    )
+    .await;
+    for path in [
+        format!("{sa}/substrate-batches/{batch_key}"),
+        format!("{sa}/substrates/{own_key}"),
+    ] {
+        let res = call(Method::DELETE, path, &admin, None).await;
+        assert_eq!(res.status().as_u16(), 204);
+    }
+    assert_eq!(rows(&app, &b, "substrates").await, 1, "B untouched");
+}

@@ -252,11 +252,268 @@ async def activity_records_calls() -> None:
             ), items
 
 
+# ---------------------------------------------------------------------------------------------
+# Garden I walkthrough: the garden a grower builds on REST, seen and driven through the SDK.
+# ---------------------------------------------------------------------------------------------
+
+API = URL.rsplit("/mcp", 1)[0]
+GARDEN = f"{API}/t/{TENANT}"
+
+
+class Rest:
+    """The REST API with the admin service-account key (what a script or UI would use)."""
+
+    def __init__(self, http: httpx2.AsyncClient) -> None:
+        self.http = http
+
+    async def call(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
+        url = path if path.startswith("http") else f"{GARDEN}{path}"
+        res = await self.http.request(method, url, json=body)
+        assert res.status_code == status, (method, path, body, res.status_code, res.text)
+        return res.json() if res.content else None
+
+    async def get(self, path: str) -> Any:
+        return await self.call("GET", path)
+
+    async def post(self, path: str, body: Any, status: int = 201) -> Any:
+        return await self.call("POST", path, body, status)
+
+
+async def ok(client: Client, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, args)
+    assert result.is_error is False, (name, args, result)
+    return structured(result)
+
+
+async def species_key(rest: Rest, client: Client, word: str, scientific_name: str) -> str:
+    """The species a user finds by a word in the catalogue search (REST; list_species has no
+    search), read back through the catalogue tool."""
+    page = await rest.get(f"{API}/species?q={word}")
+    keys = [s["key"] for s in page["items"] if s.get("scientific_name") == scientific_name]
+    assert keys, f"the catalogue search {word!r} does not find {scientific_name}: {page}"
+    info = (await ok(client, "get_species_info", {"species_key": keys[0]}))["data"]
+    assert scientific_name in json.dumps(info), info
+    return keys[0]
+
+
+async def garden_walkthrough() -> None:
+    """A balcony with two boxes and six slots built on REST; basil and tomatoes from the
+    catalogue; then list, read, move (dry run, idempotent replay), phases, archive, runs and
+    substrates through the MCP client, each change checked on REST, and REST's records seen
+    through MCP."""
+    suffix = os.getpid()
+    async with Wire().client({"X-API-Key": ADMIN_KEY}) as http, Wire().client(
+        {"X-API-Key": VIEWER_KEY}
+    ) as viewer_http:
+        rest = Rest(http)
+        async with Client(
+            streamable_http_client(URL, http_client=http), mode="legacy"
+        ) as mcp, Client(
+            streamable_http_client(URL, http_client=viewer_http), mode="legacy"
+        ) as viewer:
+            # The balcony on REST: two boxes, three slots each, neighbours in a row.
+            site = await rest.post("/sites/", {"name": f"Balcony {suffix}", "kind": "balcony"})
+            boxes, slots = [], []
+            for b in (1, 2):
+                box = await rest.post(
+                    "/locations/",
+                    {"site_key": site["key"], "name": f"Box {b}", "kind": "container",
+                     "frost_exposed": b == 2, "light_situation": "full_sun",
+                     "climate_zone": "7b", "area_sqm": 0.6},
+                )
+                row = []
+                for i in (1, 2, 3):
+                    slot = await rest.post(
+                        "/slots/",
+                        {"location_key": box["key"], "code": f"B{suffix}X{b}_A{i}",
+                         "position_x": i, "position_y": 1},
+                    )
+                    row.append(slot["key"])
+                await rest.call(
+                    "PUT", f"/slots/{row[1]}/neighbours", {"neighbour_keys": [row[0], row[2]]}
+                )
+                boxes.append(box["key"])
+                slots.append(row)
+            soil = await rest.post("/substrates/", {"name": f"Box soil {suffix}", "type": "soil"})
+            batch = await rest.post(
+                "/substrate-batches/", {"substrate_key": soil["key"], "label": f"Soil {suffix}"}
+            )
+            await rest.call(
+                "PUT", f"/slots/{slots[0][0]}/substrate-batch", {"batch_key": batch["key"]}
+            )
+
+            # Basil and tomatoes picked from the catalogue through the MCP client.
+            basil = await species_key(rest, mcp, "basil", "Ocimum basilicum")
+            tomato = await species_key(rest, mcp, "tomato", "Solanum lycopersicum")
+
+            # Planted on REST ...
+            plants = {}
+            for name, species, slot in [
+                ("Tomato 1", tomato, slots[0][0]),
+                ("Basil 1", basil, slots[0][1]),
+                ("Tomato 2", tomato, slots[1][0]),
+                ("Basil 2", basil, slots[1][2]),
+            ]:
+                body = {"species_key": species, "slot_key": slot, "name": name,
+                        "planted_on": "2026-05-15"}
+                if name == "Tomato 1":
+                    body["substrate_batch_key"] = batch["key"]
+                plants[name] = (await rest.post("/plant-instances/", body))["key"]
+
+            # ... seen through MCP.
+            listed = (await ok(mcp, "list_plants", {}))["data"]
+            assert listed["matched"] == 4 and listed["total_in_tenant"] == 4, listed
+            assert {p["name"] for p in listed["items"]} == set(plants), listed
+            got = (await ok(mcp, "get_plant", {"plant_key": plants["Tomato 1"]}))["data"]
+            assert got["species"]["scientific_name"] == "Solanum lycopersicum", got
+            assert got["substrate_batch_key"] == batch["key"], got
+            assert got["phase_state"] == "in_phase", got
+            at_box = (await ok(mcp, "list_plants_at_location", {"location_key": boxes[0]}))["data"]
+            assert {p["name"] for p in at_box["items"]} == {"Tomato 1", "Basil 1"}, at_box
+            loc = (await ok(mcp, "get_location", {"location_key": boxes[1]}))["data"]
+            assert loc["frost_exposed"] is True and loc["climate_zone"] == "7b", loc
+            assert loc["light_situation"] == "full_sun" and loc["area_sqm"] == 0.6, loc
+            assert [s["free"] for s in loc["slots"]] == [0, 1, 0], loc
+            loc1 = (await ok(mcp, "get_location", {"location_key": boxes[0]}))["data"]
+            assert loc1["slots"][0]["substrate_batch_key"] == batch["key"], loc1
+
+            # Move Basil 2 to box 1: a dry run changes nothing, then the move with an
+            # idempotency key, replayed once.
+            move = {"plant_key": plants["Basil 2"], "slot_key": slots[0][2]}
+            dry = await ok(mcp, "set_plant_location", {**move, "dry_run": True})
+            assert dry["dry_run"] is True, dry
+            still = await rest.get(f"/plant-instances/{plants['Basil 2']}")
+            assert still["location_key"] == boxes[1], still
+            key = f"move-basil-{suffix}"
+            moved = await ok(mcp, "set_plant_location", {**move, "idempotency_key": key})
+            assert moved["idempotent_replay"] is False, moved
+            again = await ok(mcp, "set_plant_location", {**move, "idempotency_key": key})
+            assert again["idempotent_replay"] is True, again
+            now = await rest.get(f"/plant-instances/{plants['Basil 2']}")
+            assert now["location_key"] == boxes[0] and now["slot_key"] == slots[0][2], now
+            # Into a full slot: refused, nothing moved.
+            err = tool_error(
+                await mcp.call_tool(
+                    "set_plant_location",
+                    {"plant_key": plants["Basil 1"], "slot_key": slots[0][0]},
+                ),
+                "validation.error",
+            )
+            assert any(d["field"].endswith("slot_key") for d in err["details"]), err
+            basil1 = await rest.get(f"/plant-instances/{plants['Basil 1']}")
+            assert basil1["slot_key"] == slots[0][1], basil1
+
+            # Phases: forward through MCP, seen on REST; backward refused, nothing written.
+            status = (await ok(mcp, "get_plant_phase_status", {"plant_key": plants["Tomato 1"]}))[
+                "data"
+            ]
+            targets = status["allowed_targets"]
+            first = status["phase_key"]
+            assert targets, status
+            dry = await ok(
+                mcp, "transition_plant_phase",
+                {"plant_key": plants["Tomato 1"], "target_phase_key": targets[0],
+                 "dry_run": True},
+            )
+            assert dry["dry_run"] is True, dry
+            assert (await rest.get(f"/plant-instances/{plants['Tomato 1']}"))[
+                "current_phase_key"
+            ] == first
+            await ok(
+                mcp, "transition_plant_phase",
+                {"plant_key": plants["Tomato 1"], "target_phase_key": targets[0],
+                 "reason": "first true leaves", "idempotency_key": f"phase-{suffix}"},
+            )
+            on_rest = await rest.get(f"/plant-instances/{plants['Tomato 1']}")
+            assert on_rest["current_phase_key"] == targets[0], on_rest
+            tool_error(
+                await mcp.call_tool(
+                    "transition_plant_phase",
+                    {"plant_key": plants["Tomato 1"], "target_phase_key": first},
+                ),
+                "validation.error",
+            )
+            history = (
+                await ok(mcp, "get_plant_phase_history", {"plant_key": plants["Tomato 1"]})
+            )["data"]
+            assert len(history["items"]) == 2, history
+            assert history["items"][-1]["actor"].startswith("mcp:"), history
+            rest_history = await rest.get(f"/plant-instances/{plants['Tomato 1']}/phase-history")
+            assert rest_history["total"] == 2, rest_history
+
+            # Archive through MCP: gone from the default listings, still readable.
+            archived = await ok(
+                mcp, "archive_plant",
+                {"plant_key": plants["Tomato 2"], "termination_type": "died"},
+            )
+            assert archived["dry_run"] is False, archived
+            page = await rest.get("/plant-instances/")
+            assert plants["Tomato 2"] not in {p["key"] for p in page["items"]}, page
+            assert (await rest.get(f"/plant-instances/{plants['Tomato 2']}"))["archived"] is True
+            listed = (await ok(mcp, "list_plants", {}))["data"]
+            assert listed["matched"] == 3 and listed["total_in_tenant"] == 4, listed
+            listed = (await ok(mcp, "list_plants", {"include_archived": True}))["data"]
+            assert listed["matched"] == 4, listed
+            # A viewer reads but cannot write.
+            assert (await ok(viewer, "get_plant", {"plant_key": plants["Basil 1"]}))["data"]
+            tool_error(
+                await viewer.call_tool(
+                    "archive_plant", {"plant_key": plants["Basil 1"], "termination_type": "died"}
+                ),
+                "permission.denied",
+            )
+            assert (await rest.get(f"/plant-instances/{plants['Basil 1']}"))["archived"] is False
+
+            # A planting run made on REST, listed through MCP.
+            run = await rest.post("/planting-runs/", {"name": f"Basil run {suffix}"})
+            runs = (await ok(mcp, "list_planting_runs", {}))["data"]
+            assert run["key"] in {r.get("run_key") or r.get("key") for r in runs["items"]}, runs
+
+            # Substrates: REST's own substrate and batch seen through MCP; a mix made through
+            # MCP (dry run first) seen on REST.
+            subs = (await ok(mcp, "list_substrates", {"scope": "tenant"}))["data"]
+            assert soil["key"] in {s.get("substrate_key") or s.get("key") for s in subs["items"]}
+            assert (await ok(mcp, "get_substrate", {"substrate_key": soil["key"]}))["data"]
+            batches = (await ok(mcp, "list_substrate_batches", {}))["data"]
+            assert batch["key"] in {
+                b.get("batch_key") or b.get("key") for b in batches["items"]
+            }, batches
+            got = (await ok(mcp, "get_substrate_batch", {"batch_key": batch["key"]}))["data"]
+            assert got["label"] == f"Soil {suffix}", got
+            reuse = (await ok(mcp, "check_batch_reusability", {"batch_key": batch["key"]}))[
+                "data"
+            ]
+            assert reuse["can_reuse"] is False, reuse  # plain soil is not reusable
+            perlite = await rest.post(
+                "/substrates/", {"name": f"Perlite {suffix}", "type": "perlite"}
+            )
+            components = [
+                {"substrate_key": soil["key"], "fraction": 0.7},
+                {"substrate_key": perlite["key"], "fraction": 0.3},
+            ]
+            preview = (await ok(mcp, "preview_substrate_mix", {"components": components}))[
+                "data"
+            ]
+            assert preview, preview
+            mix_args = {"name_en": f"Soil perlite {suffix}", "components": components}
+            dry = await ok(mcp, "create_substrate_mix", {**mix_args, "dry_run": True})
+            assert dry["dry_run"] is True, dry
+            own = await rest.get(f"/substrates/?scope=tenant&q=soil%20perlite%20{suffix}")
+            assert own["total"] == 0, own
+            made = await ok(
+                mcp, "create_substrate_mix", {**mix_args, "idempotency_key": f"mix-{suffix}"}
+            )
+            mix_key = made["data"].get("substrate_key") or made["data"]["key"]
+            on_rest = await rest.get(f"/substrates/{mix_key}")
+            assert on_rest["is_mix"] is True and on_rest["scope"] == "tenant", on_rest
+
+
 CHECKS: list[tuple[str, Callable[[], Awaitable[None]]]] = [
     ("legacy session with X-API-Key", legacy_session_with_x_api_key),
     ("auto mode (server/discover probe) with Authorization: Bearer", auto_session_with_bearer),
     ("viewer key", viewer_session),
     ("get_mcp_activity shows the calls", activity_records_calls),
+    ("garden walkthrough: REST and MCP see and drive one garden", garden_walkthrough),
 ]
 
 

@@ -1,9 +1,11 @@
 use salvo::oapi::ToSchema;
 use serde::Serialize;
 use time::OffsetDateTime;
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::garden::fields;
+use crate::rules::zones::is_zone;
 use crate::garden::sites::model::{DESCRIPTION_MAX, NAME_MAX};
 use crate::http::json::{FromJson, JsonFields, Patch};
 
@@ -41,6 +43,25 @@ pub const LOCATION_KINDS: &[(&str, &str)] = &[
     ("container", "container"),
 ];
 
+/// How much sun a location gets (the catalogue's `sun_requirement` words, so a species' need
+/// and a place's light compare directly), for the schema.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LightSituation {
+    FullSun,
+    PartialShade,
+    Shade,
+}
+
+pub const LIGHT_SITUATIONS: &[(&str, &str)] = &[
+    ("full_sun", "full_sun"),
+    ("partial_shade", "partial_shade"),
+    ("shade", "shade"),
+];
+
+/// Largest area of one location in m² (10 ha; anything larger is a typo).
+pub const AREA_MAX: f64 = 100_000.0;
+
 pub const SLOT_CODE_MAX: usize = 40;
 pub const CAPACITY_MIN: i64 = 1;
 pub const CAPACITY_MAX: i64 = 20;
@@ -75,6 +96,14 @@ pub struct Location {
     /// container.
     pub kind: Option<String>,
     pub description: Option<String>,
+    /// Whether frost reaches the place (null: not recorded).
+    pub frost_exposed: Option<bool>,
+    /// USDA hardiness zone of the place, `1a` … `13b` (null: not recorded).
+    pub climate_zone: Option<String>,
+    /// full_sun, partial_shade or shade (null: not recorded).
+    pub light_situation: Option<String>,
+    /// Area in m², 0–100000 (null: not recorded).
+    pub area_sqm: Option<f64>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -107,6 +136,8 @@ pub struct Slot {
     pub live_plants: i64,
     /// Adjacent slots (for companion checks), symmetric.
     pub neighbour_keys: Vec<Uuid>,
+    /// The substrate batch filling the slot (null: none recorded).
+    pub substrate_batch_key: Option<Uuid>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -135,6 +166,16 @@ pub struct LocationCreateBody {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub description: Option<String>,
+    /// Whether frost reaches the place.
+    pub frost_exposed: Option<bool>,
+    /// USDA hardiness zone `1a` … `13b`.
+    #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
+    pub climate_zone: Option<String>,
+    #[salvo(schema(value_type = Option<LightSituation>))]
+    pub light_situation: Option<String>,
+    /// Area in m², 0–100000.
+    #[salvo(schema(minimum = 0, maximum = 100000))]
+    pub area_sqm: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -144,6 +185,100 @@ pub struct NewLocation {
     pub name: String,
     pub kind: Option<&'static str>,
     pub description: Option<String>,
+    pub conditions: LocationConditions,
+}
+
+/// The conditions of a location as stored; a create sends them all (absent = null).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LocationConditions {
+    pub frost_exposed: Option<bool>,
+    pub climate_zone: Option<String>,
+    pub light_situation: Option<&'static str>,
+    pub area_sqm: Option<f64>,
+}
+
+/// A patch of the conditions: absent keeps, null clears.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConditionsPatch {
+    pub frost_exposed: Patch<bool>,
+    pub climate_zone: Patch<String>,
+    pub light_situation: Patch<&'static str>,
+    pub area_sqm: Patch<f64>,
+}
+
+impl ConditionsPatch {
+    fn read(f: &mut JsonFields) -> Option<Self> {
+        let frost_exposed = patch_bool(f, "frost_exposed");
+        let climate_zone = patch_zone(f, "climate_zone");
+        let light_situation = fields::patch_choice(f, "light_situation", LIGHT_SITUATIONS);
+        let area_sqm = fields::patch_number(f, "area_sqm", 0.0, AREA_MAX);
+        Some(Self {
+            frost_exposed: frost_exposed?,
+            climate_zone: climate_zone?,
+            light_situation: light_situation?,
+            area_sqm: area_sqm?,
+        })
+    }
+
+    /// The conditions after the patch.
+    pub fn apply(&self, current: &Location) -> LocationConditions {
+        fn pick<T: Clone>(p: &Patch<T>, current: Option<T>) -> Option<T> {
+            match p {
+                Patch::Keep => current,
+                Patch::Clear => None,
+                Patch::Set(v) => Some(v.clone()),
+            }
+        }
+        let light = current.light_situation.as_deref().and_then(|l| {
+            LIGHT_SITUATIONS
+                .iter()
+                .find(|(n, _)| *n == l)
+                .map(|(_, v)| *v)
+        });
+        LocationConditions {
+            frost_exposed: pick(&self.frost_exposed, current.frost_exposed),
+            climate_zone: pick(&self.climate_zone, current.climate_zone.clone()),
+            light_situation: pick(&self.light_situation, light),
+            area_sqm: pick(&self.area_sqm, current.area_sqm),
+        }
+    }
+}
+
+/// A patch of a boolean: absent keeps, null clears (unknown again).
+fn patch_bool(f: &mut JsonFields, name: &'static str) -> Option<Patch<bool>> {
+    match f.raw(name) {
+        None => Some(Patch::Keep),
+        Some(Value::Null) => Some(Patch::Clear),
+        Some(Value::Bool(b)) => Some(Patch::Set(b)),
+        Some(_) => {
+            f.reject_field(name, "must be true, false or null", "type_error");
+            None
+        }
+    }
+}
+
+/// A patch of a hardiness zone (`1a` … `13b`): absent keeps, null clears.
+fn patch_zone(f: &mut JsonFields, name: &'static str) -> Option<Patch<String>> {
+    match f.raw(name) {
+        None => Some(Patch::Keep),
+        Some(Value::Null) => Some(Patch::Clear),
+        Some(Value::String(z)) if is_zone(&z) => Some(Patch::Set(z)),
+        Some(_) => {
+            f.reject_field(
+                name,
+                "must be a hardiness zone 1a … 13b (number 1–13, then a or b)",
+                "value_error",
+            );
+            None
+        }
+    }
+}
+
+fn patch_to_create<T>(p: Patch<T>) -> Option<T> {
+    match p {
+        Patch::Set(v) => Some(v),
+        Patch::Keep | Patch::Clear => None,
+    }
 }
 
 impl FromJson for NewLocation {
@@ -153,12 +288,20 @@ impl FromJson for NewLocation {
         let name = f.text("name", NAME_MAX);
         let kind = fields::opt_choice(f, "kind", LOCATION_KINDS);
         let description = f.opt_long_text("description", DESCRIPTION_MAX);
+        let conditions = ConditionsPatch::read(f);
+        let c = conditions?;
         Some(Self {
             site_id: site_id?,
             parent_id: parent_id?,
             name: name?,
             kind: kind?,
             description: description?,
+            conditions: LocationConditions {
+                frost_exposed: patch_to_create(c.frost_exposed),
+                climate_zone: patch_to_create(c.climate_zone),
+                light_situation: patch_to_create(c.light_situation),
+                area_sqm: patch_to_create(c.area_sqm),
+            },
         })
     }
 }
@@ -183,6 +326,16 @@ pub struct LocationPatchBody {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub description: Option<String>,
+    /// Whether frost reaches the place.
+    pub frost_exposed: Option<bool>,
+    /// USDA hardiness zone `1a` … `13b`.
+    #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
+    pub climate_zone: Option<String>,
+    #[salvo(schema(value_type = Option<LightSituation>))]
+    pub light_situation: Option<String>,
+    /// Area in m², 0–100000.
+    #[salvo(schema(minimum = 0, maximum = 100000))]
+    pub area_sqm: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -192,6 +345,7 @@ pub struct LocationPatch {
     pub name: Option<String>,
     pub kind: Patch<&'static str>,
     pub description: Patch<String>,
+    pub conditions: ConditionsPatch,
 }
 
 impl FromJson for LocationPatch {
@@ -220,12 +374,14 @@ impl FromJson for LocationPatch {
                 }
             }
         };
+        let conditions = ConditionsPatch::read(f);
         Some(Self {
             site_id: site_id?,
             parent_id: parent_id?,
             name: name?,
             kind: kind?,
             description: description?,
+            conditions: conditions?,
         })
     }
 }
@@ -346,6 +502,32 @@ impl FromJson for Neighbours {
         Some(Self {
             neighbour_keys: keys?,
         })
+    }
+}
+
+/// Body of `PUT /t/{slug}/slots/{slot_key}/substrate-batch`: the batch now filling the slot,
+/// or null when the slot is emptied.
+#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[salvo(schema(name = "SlotSubstrateBatch"))]
+pub struct SlotBatch {
+    /// A substrate batch of this garden, or null.
+    #[salvo(schema(required = true, nullable = true))]
+    pub batch_key: Option<Uuid>,
+}
+
+impl FromJson for SlotBatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        if !f.has("batch_key") {
+            f.reject_field(
+                "batch_key",
+                "field required (null empties the slot)",
+                "missing",
+            );
+            f.raw("batch_key");
+            return None;
+        }
+        let key = fields::opt_key(f, "batch_key");
+        Some(Self { batch_key: key? })
     }
 }
 

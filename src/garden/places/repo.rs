@@ -6,12 +6,13 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
-use super::model::{Location, NewLocation, NewSlot, Slot};
+use super::model::{Location, LocationConditions, NewLocation, NewSlot, Slot};
 use crate::http::json::Patch;
 use crate::http::pagination::PageRequest;
 use crate::tenancy::TenantTx;
 
-const LOC_COLUMNS: &str = "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, l.created_at, l.updated_at";
+const LOC_COLUMNS: &str = "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, \
+     l.frost_exposed, l.climate_zone, l.light_situation, l.area_sqm, l.created_at, l.updated_at";
 
 fn decode_location(row: &PgRow) -> Result<Location, sqlx::Error> {
     Ok(Location {
@@ -22,6 +23,10 @@ fn decode_location(row: &PgRow) -> Result<Location, sqlx::Error> {
         name: row.try_get("name")?,
         kind: row.try_get("kind")?,
         description: row.try_get("description")?,
+        frost_exposed: row.try_get("frost_exposed")?,
+        climate_zone: row.try_get("climate_zone")?,
+        light_situation: row.try_get("light_situation")?,
+        area_sqm: row.try_get("area_sqm")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -109,8 +114,10 @@ pub async fn insert_location(
     depth: i32,
 ) -> Result<Option<Location>, sqlx::Error> {
     let sql = tx.sql(&format!(
-        "INSERT INTO tenant.locations AS l (id, site_id, parent_id, depth, name, kind, description) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING {LOC_COLUMNS}"
+        "INSERT INTO tenant.locations AS l (id, site_id, parent_id, depth, name, kind, description, \
+         frost_exposed, climate_zone, light_situation, area_sqm) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING \
+         RETURNING {LOC_COLUMNS}"
     ));
     let row = sqlx::query(sql)
         .bind(Uuid::now_v7())
@@ -120,6 +127,10 @@ pub async fn insert_location(
         .bind(&new.name)
         .bind(new.kind)
         .bind(&new.description)
+        .bind(new.conditions.frost_exposed)
+        .bind(&new.conditions.climate_zone)
+        .bind(new.conditions.light_situation)
+        .bind(new.conditions.area_sqm)
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode_location).transpose()
@@ -162,9 +173,11 @@ pub async fn update_location_fields(
     kind: Option<&str>,
     description: Option<&str>,
     parent: Option<Uuid>,
+    conditions: &LocationConditions,
 ) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.locations SET name = $2, kind = $3, description = $4, parent_id = $5, \
+         frost_exposed = $6, climate_zone = $7, light_situation = $8, area_sqm = $9, \
          updated_at = now() WHERE id = $1",
     ))
     .bind(id)
@@ -172,6 +185,10 @@ pub async fn update_location_fields(
     .bind(kind)
     .bind(description)
     .bind(parent)
+    .bind(conditions.frost_exposed)
+    .bind(&conditions.climate_zone)
+    .bind(conditions.light_situation)
+    .bind(conditions.area_sqm)
     .execute(tx.conn())
     .await?;
     Ok(())
@@ -257,7 +274,7 @@ pub async fn live_plants_in_location(tx: &mut TenantTx, id: Uuid) -> Result<i64,
 // Slots
 
 const SLOT_COLUMNS: &str = "s.id, s.location_id, s.code, s.capacity, s.position_x, s.position_y, \
-     s.created_at, s.updated_at, \
+     s.substrate_batch_id, s.created_at, s.updated_at, \
      (SELECT count(*) FROM tenant.plants p WHERE p.slot_id = s.id AND p.archived_at IS NULL) AS live_plants, \
      ARRAY(SELECT n.neighbour_id FROM tenant.slot_neighbours n WHERE n.slot_id = s.id \
            ORDER BY n.neighbour_id) AS neighbour_ids";
@@ -272,6 +289,7 @@ fn decode_slot(row: &PgRow) -> Result<Slot, sqlx::Error> {
         position_y: row.try_get("position_y")?,
         live_plants: row.try_get("live_plants")?,
         neighbour_keys: row.try_get("neighbour_ids")?,
+        substrate_batch_key: row.try_get("substrate_batch_id")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -413,6 +431,22 @@ pub async fn plants_in_slot(tx: &mut TenantTx, id: Uuid) -> Result<(i64, i64), s
 pub async fn delete_slot(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql("DELETE FROM tenant.slots WHERE id = $1"))
         .bind(id)
+        .execute(tx.conn())
+        .await?;
+    Ok(())
+}
+
+/// Sets (or clears) the substrate batch filling a slot.
+pub async fn set_slot_batch(
+    tx: &mut TenantTx,
+    slot: Uuid,
+    batch: Option<Uuid>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql(
+        "UPDATE tenant.slots SET substrate_batch_id = $2, updated_at = now() WHERE id = $1",
+    ))
+        .bind(slot)
+        .bind(batch)
         .execute(tx.conn())
         .await?;
     Ok(())

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::model::{
     Location, LocationCreateBody, LocationDetail, LocationPatch, LocationPatchBody, Neighbours,
-    NewLocation, NewSlot, Slot, SlotCreateBody, SlotPatch, SlotPatchBody,
+    NewLocation, NewSlot, Slot, SlotBatch, SlotCreateBody, SlotPatch, SlotPatchBody,
 };
 use super::repo::LocationFilter;
 use super::service::{self, LIST_MAX_LIMIT};
@@ -38,7 +38,8 @@ pub fn slots_router() -> Router {
                 .get(get_slot)
                 .patch(update_slot)
                 .delete(delete_slot)
-                .push(Router::with_path("neighbours").put(set_neighbours)),
+                .push(Router::with_path("neighbours").put(set_neighbours))
+                .push(Router::with_path("substrate-batch").put(set_slot_batch)),
         )
 }
 
@@ -366,5 +367,34 @@ pub async fn set_neighbours(
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
         service::set_neighbours(&state, tenant, &slot_key, &body).await?,
+    ))
+}
+
+/// Fill the slot with a substrate batch, or empty it with `{"batch_key": null}` (grower). The
+/// batch must be usable (domain 2.4 reuse rule).
+#[endpoint(tags("slots"), security(["bearer" = []]), operation_id = "set_slot_substrate_batch",
+    status_codes(200, 400, 401, 403, 404, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = SlotBatch,
+    responses(
+        (status_code = 200, description = "the slot with its batch", body = Slot),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, slot or substrate batch", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: body.batch_key missing or not a key; SUBSTRATE_EXHAUSTED: the batch is past its reuse limit", body = ErrorBody),
+    ))]
+pub async fn set_slot_batch(
+    slot_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Slot>, AppError> {
+    let state = depot.app_state()?;
+    let body: SlotBatch = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::set_slot_batch(&state, tenant, &slot_key, &body).await?,
     ))
 }

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::model::{
     Location, LocationDetail, LocationPatch, Neighbours, NewLocation, NewSlot, PlacementTarget,
-    Slot, SlotPatch, SlotTarget,
+    Slot, SlotBatch, SlotPatch, SlotTarget,
 };
 use super::repo::{self, LocationFilter};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
@@ -271,6 +271,7 @@ pub async fn patch_location(
         Patch::Clear => None,
         Patch::Set(d) => Some(d.clone()),
     };
+    let conditions = patch.conditions.apply(&current);
     let written = async {
         if moves {
             repo::move_subtree(&mut tx, &subtree, site, depth - current.depth).await?;
@@ -282,6 +283,7 @@ pub async fn patch_location(
             kind.as_deref(),
             description.as_deref(),
             parent,
+            &conditions,
         )
         .await
     }
@@ -510,6 +512,32 @@ pub async fn set_neighbours(
         }
     }
     repo::set_neighbours(&mut tx, id, &body.neighbour_keys).await?;
+    let slot = repo::get_slot(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("slot"))?;
+    tx.commit().await?;
+    Ok(slot)
+}
+
+/// Fills a slot with a substrate batch (or empties it with `None`). The batch goes through the
+/// reuse rule like a batch plants go into (domain 2.4: 404 unknown, 422 `SUBSTRATE_EXHAUSTED`
+/// past its limit); assigning counts no cycle (cycles are ended on the batch's own route).
+pub async fn set_slot_batch(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+    body: &SlotBatch,
+) -> Result<Slot, AppError> {
+    let id = parse_key(key, "slot")?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if !repo::lock_slot(&mut tx, id).await? {
+        return Err(AppError::not_found("slot"));
+    }
+    if let Some(batch) = body.batch_key {
+        // Locks the batch too: a concurrent delete of it waits and then sees the slot.
+        assert_batch_usable(&mut tx, batch).await?;
+    }
+    repo::set_slot_batch(&mut tx, id, body.batch_key).await?;
     let slot = repo::get_slot(&mut tx, id)
         .await?
         .ok_or_else(|| AppError::not_found("slot"))?;

@@ -598,3 +598,160 @@ impl FromJson for BatchPatch {
         })
     }
 }
+
+/// Body of `PATCH /t/{slug}/substrates/{substrate_key}` (the garden's own substrates only):
+/// omitted fields stay, null clears an optional text. A mix's properties follow its components,
+/// so on a mix only the texts change. Batches keep the reuse facts they were made with.
+#[derive(Debug, Clone, ToSchema)]
+#[salvo(schema(name = "SubstratePatch"))]
+pub struct SubstratePatchBody {
+    /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub name: Option<String>,
+    #[salvo(schema(
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub name_de: Option<String>,
+    #[salvo(schema(
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub brand: Option<String>,
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub description: Option<String>,
+    /// Not on a mix.
+    #[salvo(schema(minimum = 3, maximum = 9))]
+    pub ph_base: Option<f64>,
+    /// mS/cm; not on a mix.
+    #[salvo(schema(minimum = 0, maximum = 10))]
+    pub ec_base_ms: Option<f64>,
+    /// Not on a mix.
+    pub reusable: Option<bool>,
+    /// 1–50; not on a mix.
+    #[salvo(schema(minimum = 1, maximum = 50))]
+    pub max_reuse_cycles: Option<i32>,
+    /// Not on a mix.
+    #[salvo(schema(value_type = Option<Irrigation>))]
+    pub irrigation_strategy: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubstratePatch {
+    pub name: Option<String>,
+    pub name_de: Patch<String>,
+    pub brand: Patch<String>,
+    pub description: Patch<String>,
+    pub ph_base: Option<f64>,
+    pub ec_base_ms: Option<f64>,
+    pub reusable: Option<bool>,
+    pub max_reuse_cycles: Option<i32>,
+    pub irrigation_strategy: Option<&'static str>,
+}
+
+impl SubstratePatch {
+    /// The property fields this patch sets (refused on a mix).
+    pub fn property_fields(&self) -> Vec<&'static str> {
+        [
+            ("ph_base", self.ph_base.is_some()),
+            ("ec_base_ms", self.ec_base_ms.is_some()),
+            ("reusable", self.reusable.is_some()),
+            ("max_reuse_cycles", self.max_reuse_cycles.is_some()),
+            ("irrigation_strategy", self.irrigation_strategy.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(n, set)| set.then_some(n))
+        .collect()
+    }
+}
+
+/// A patch of a required number: absent keeps, null is refused.
+fn patch_required_number(
+    f: &mut JsonFields,
+    name: &'static str,
+    min: f64,
+    max: f64,
+) -> Option<Option<f64>> {
+    match fields::patch_number(f, name, min, max)? {
+        Patch::Keep => Some(None),
+        Patch::Set(v) => Some(Some(v)),
+        Patch::Clear => {
+            f.reject_field(
+                name,
+                "cannot be null; omit it to keep the value",
+                "type_error",
+            );
+            None
+        }
+    }
+}
+
+impl FromJson for SubstratePatch {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let irrigation = choice_of(IRRIGATION);
+        let name = f.patch_text("name", NAME_MAX);
+        let name_de = f.patch_clearable("name_de", NAME_MAX);
+        let brand = f.patch_clearable("brand", NAME_MAX);
+        let description = match f.raw("description") {
+            None => Some(Patch::Keep),
+            Some(Value::Null) => Some(Patch::Clear),
+            Some(v) => {
+                let mut inner =
+                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
+                match inner.opt_long_text("description", DESCRIPTION_MAX) {
+                    Some(Some(t)) => Some(Patch::Set(t)),
+                    Some(None) => Some(Patch::Clear),
+                    None => {
+                        f.reject_field(
+                            "description",
+                            "must be a text of at most 2000 characters without control characters",
+                            "value_error",
+                        );
+                        None
+                    }
+                }
+            }
+        };
+        let ph = patch_required_number(f, "ph_base", 3.0, 9.0);
+        let ec = patch_required_number(f, "ec_base_ms", 0.0, 10.0);
+        let reusable = match f.raw("reusable") {
+            None => Some(None),
+            Some(Value::Bool(b)) => Some(Some(b)),
+            Some(_) => {
+                f.reject_field("reusable", "must be true or false", "type_error");
+                None
+            }
+        };
+        let max_reuse = fields::patch_required_int(f, "max_reuse_cycles", 1, 50);
+        let irr = match fields::patch_choice(f, "irrigation_strategy", &irrigation)? {
+            Patch::Keep => Some(None),
+            Patch::Set(v) => Some(Some(v)),
+            Patch::Clear => {
+                f.reject_field(
+                    "irrigation_strategy",
+                    "cannot be null; omit it to keep the value",
+                    "type_error",
+                );
+                None
+            }
+        };
+        Some(Self {
+            name: name?,
+            name_de: name_de?,
+            brand: brand?,
+            description: description?,
+            ph_base: ph?,
+            ec_base_ms: ec?,
+            reusable: reusable?,
+            max_reuse_cycles: max_reuse?.and_then(|n| i32::try_from(n).ok()),
+            irrigation_strategy: irr?,
+        })
+    }
+}

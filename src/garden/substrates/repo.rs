@@ -368,3 +368,114 @@ pub async fn set_cycles(tx: &mut TenantTx, id: Uuid, cycles: i32) -> Result<(), 
     .await?;
     Ok(())
 }
+
+/// What refers to a batch: (live plants, archived plants, planting runs, codes of the slots it
+/// fills).
+pub struct BatchUsers {
+    pub live_plants: i64,
+    pub archived_plants: i64,
+    pub runs: i64,
+    pub slot_codes: Vec<String>,
+}
+
+pub async fn batch_users(tx: &mut TenantTx, id: Uuid) -> Result<BatchUsers, sqlx::Error> {
+    let row = sqlx::query(tx.sql(
+        "SELECT (SELECT count(*) FROM tenant.plants WHERE substrate_batch_id = $1 \
+                 AND archived_at IS NULL) AS live, \
+                (SELECT count(*) FROM tenant.plants WHERE substrate_batch_id = $1 \
+                 AND archived_at IS NOT NULL) AS archived, \
+                (SELECT count(*) FROM tenant.planting_runs WHERE substrate_batch_id = $1) AS runs, \
+                ARRAY(SELECT code FROM tenant.slots WHERE substrate_batch_id = $1 ORDER BY code) \
+                  AS slot_codes",
+    ))
+    .bind(id)
+    .fetch_one(tx.conn())
+    .await?;
+    Ok(BatchUsers {
+        live_plants: row.try_get("live")?,
+        archived_plants: row.try_get("archived")?,
+        runs: row.try_get("runs")?,
+        slot_codes: row.try_get("slot_codes")?,
+    })
+}
+
+/// Deletes a batch (its readings go with it).
+pub async fn delete_batch(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql("DELETE FROM tenant.substrate_batches WHERE id = $1"))
+        .bind(id)
+        .execute(tx.conn())
+        .await?;
+    Ok(())
+}
+
+/// Locks one of the garden's own substrates until the transaction ends; `false` when unknown.
+pub async fn lock_substrate(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
+    let found: Option<Uuid> =
+        sqlx::query_scalar(tx.sql("SELECT id FROM tenant.substrates WHERE id = $1 FOR UPDATE"))
+            .bind(id)
+            .fetch_optional(tx.conn())
+            .await?;
+    Ok(found.is_some())
+}
+
+/// What refers to one of the garden's substrates by its key: (batches, plants, names of the
+/// mixes that have it as a component).
+pub async fn substrate_users(
+    tx: &mut TenantTx,
+    key: &str,
+) -> Result<(i64, i64, Vec<String>), sqlx::Error> {
+    let row = sqlx::query(tx.sql(
+        "SELECT (SELECT count(*) FROM tenant.substrate_batches WHERE substrate_key = $1) AS batches, \
+                (SELECT count(*) FROM tenant.plants WHERE substrate_key = $1) AS plants, \
+                ARRAY(SELECT name FROM tenant.substrates WHERE is_mix AND properties->'mix_components' \
+                      @> jsonb_build_array(jsonb_build_object('substrate_key', $1::text)) \
+                      ORDER BY lower(name)) AS mixes",
+    ))
+    .bind(key)
+    .fetch_one(tx.conn())
+    .await?;
+    Ok((
+        row.try_get("batches")?,
+        row.try_get("plants")?,
+        row.try_get("mixes")?,
+    ))
+}
+
+pub async fn delete_substrate(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql("DELETE FROM tenant.substrates WHERE id = $1"))
+        .bind(id)
+        .execute(tx.conn())
+        .await?;
+    Ok(())
+}
+
+/// Writes the name, type-independent texts and properties of one of the garden's substrates.
+/// `false` when the name is taken by another of its substrates.
+pub async fn update_substrate(
+    tx: &mut TenantTx,
+    id: Uuid,
+    name: &str,
+    stored: &StoredProps,
+) -> Result<bool, sqlx::Error> {
+    let taken: bool = sqlx::query_scalar(tx.sql(
+        "SELECT EXISTS (SELECT 1 FROM tenant.substrates WHERE lower(name) = lower($1) AND id <> $2)",
+    ))
+    .bind(name)
+    .bind(id)
+    .fetch_one(tx.conn())
+    .await?;
+    if taken {
+        return Ok(false);
+    }
+    let props = serde_json::to_value(stored)
+        .map_err(|e| sqlx::Error::Encode(format!("substrate properties: {e}").into()))?;
+    sqlx::query(tx.sql(
+        "UPDATE tenant.substrates SET name = $2, properties = $3, updated_at = now() WHERE id = $1",
+    ))
+    .bind(id)
+    .bind(name)
+    .bind(props)
+    .execute(tx.conn())
+    .await?;
+    Ok(true)
+}

@@ -7,7 +7,8 @@ use salvo::prelude::*;
 
 use super::model::{
     BatchCreateBody, BatchPatch, BatchPatchBody, MixPreview, MixRequest, NewBatch, NewMix,
-    NewSubstrate, Substrate, SubstrateBatch, SubstrateCreateBody, SubstrateScope, SubstrateType,
+    NewSubstrate, Substrate, SubstrateBatch, SubstrateCreateBody, SubstratePatch,
+    SubstratePatchBody, SubstrateScope, SubstrateType,
 };
 use super::service::{self, LIST_MAX_LIMIT, SubstrateQuery};
 use crate::auth::Role;
@@ -15,6 +16,7 @@ use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::roles::{Admin, Requires};
 use crate::rules::substrate_mix::TYPES;
 use crate::rules::substrate_reuse::Reusability;
 
@@ -22,7 +24,12 @@ pub fn substrates_router() -> Router {
     Router::with_path("substrates")
         .get(list_substrates)
         .post(create_substrate)
-        .push(Router::with_path("{substrate_key}").get(get_substrate))
+        .push(
+            Router::with_path("{substrate_key}")
+                .get(get_substrate)
+                .patch(update_substrate)
+                .delete(delete_substrate),
+        )
 }
 
 /// Mixes have their own prefix: below `/substrates/` a fixed segment would share its path
@@ -41,6 +48,7 @@ pub fn batches_router() -> Router {
             Router::with_path("{batch_key}")
                 .get(get_batch)
                 .patch(update_batch)
+                .delete(delete_batch)
                 .push(Router::with_path("reusability").get(batch_reusability))
                 .push(Router::with_path("cycles").post(start_cycle)),
         )
@@ -381,4 +389,84 @@ pub async fn start_cycle(
     Ok(Json(
         service::start_cycle(&state, &ctx.tenant, &batch_key).await?,
     ))
+}
+
+/// Change one of the garden's own substrates (grower). A global substrate is the catalogue's:
+/// 403.
+#[endpoint(tags("substrates"), security(["bearer" = []]), operation_id = "update_substrate",
+    status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = SubstratePatchBody,
+    responses(
+        (status_code = 200, description = "the changed substrate", body = Substrate),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, or a global (catalogue) substrate", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or substrate", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: the garden has a substrate of that name", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field; properties of a mix", body = ErrorBody),
+    ))]
+pub async fn update_substrate(
+    substrate_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Substrate>, AppError> {
+    let state = depot.app_state()?;
+    let patch: SubstratePatch = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::patch_substrate(&state, tenant, &substrate_key, &patch).await?,
+    ))
+}
+
+/// Delete one of the garden's own substrates (admin): 409 while a batch is of it, a plant names
+/// it or a mix contains it. A global substrate is the catalogue's: 403.
+#[endpoint(tags("substrates"), security(["bearer" = []]), operation_id = "delete_substrate",
+    status_codes(204, 401, 403, 404, 409, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 204, description = "deleted"),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, or a global (catalogue) substrate", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or substrate", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: a batch, plant or mix refers to it", body = ErrorBody),
+    ))]
+pub async fn delete_substrate(
+    _role: Requires<Admin>,
+    substrate_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    service::delete_substrate(&state, tenant, &substrate_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// Delete a substrate batch (admin): 409 while a live plant grows in it, a slot holds it, or an
+/// archived plant or a planting run keeps it in its record.
+#[endpoint(tags("substrate batches"), security(["bearer" = []]), operation_id = "delete_substrate_batch",
+    status_codes(204, 401, 403, 404, 409, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 204, description = "deleted with its readings"),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or batch", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: plants, a slot or a run use the batch", body = ErrorBody),
+    ))]
+pub async fn delete_batch(
+    _role: Requires<Admin>,
+    batch_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    service::delete_batch(&state, tenant, &batch_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
 }

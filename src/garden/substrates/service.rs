@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::model::{
     BatchPatch, MixComponent, MixPreview, MixRequest, NewBatch, NewMix, NewSubstrate, StoredProps,
-    Substrate, SubstrateBatch, SubstrateScope, TENANT_PREFIX,
+    Substrate, SubstrateBatch, SubstratePatch, SubstrateScope, TENANT_PREFIX,
 };
 use super::repo::{self, BatchReuseFacts};
 use crate::catalog::engine::service::{self as catalog, ListParams};
@@ -524,4 +524,198 @@ pub async fn start_cycle(
     let batch = load_batch(state, &mut tx, id).await?;
     tx.commit().await?;
     Ok(batch)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes and deletes.
+
+fn conflict(message: impl Into<String>) -> AppError {
+    AppError::new(ErrorCode::StateConflict, message.into())
+}
+
+/// The id of one of the garden's own substrates. A global (catalogue) substrate that exists is
+/// 403 `FORBIDDEN`: it belongs to the shared catalogue, which a garden reads but never changes
+/// (platform admins edit it at `/api/v1/substrates`). Anything else is 404.
+async fn own_substrate_id(
+    state: &AppState,
+    key: &str,
+    action: &str,
+) -> Result<Uuid, AppError> {
+    if let Some(own) = key.strip_prefix(TENANT_PREFIX) {
+        return Uuid::parse_str(own).map_err(|_| AppError::not_found("substrate"));
+    }
+    if Uuid::parse_str(key).is_err() {
+        return Err(AppError::not_found("substrate"));
+    }
+    match catalog::get(state, &SUBSTRATE, key).await {
+        Ok(_) => Err(AppError::new(
+            ErrorCode::Forbidden,
+            format!(
+                "substrate {key} is a global catalogue substrate: a garden cannot {action} it \
+                 (platform admins edit the catalogue at /api/v1/substrates)"
+            ),
+        )),
+        Err(e) if e.code() == ErrorCode::EntityNotFound => Err(AppError::not_found("substrate")),
+        Err(e) => Err(e),
+    }
+}
+
+/// Changes one of the garden's own substrates (see [`SubstratePatch`]); nothing changes on a
+/// refusal.
+pub async fn patch_substrate(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+    patch: &SubstratePatch,
+) -> Result<Substrate, AppError> {
+    let id = own_substrate_id(state, key, "change").await?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if !repo::lock_substrate(&mut tx, id).await? {
+        return Err(AppError::not_found("substrate"));
+    }
+    let current = repo::get_substrate(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("substrate"))?;
+    let props_set = patch.property_fields();
+    if current.is_mix && !props_set.is_empty() {
+        return Err(AppError::validation(
+            props_set
+                .into_iter()
+                .map(|f| {
+                    ErrorDetail::new(
+                        format!("body.{f}"),
+                        "a mix's properties follow its components; create a new mix instead",
+                        "value_error",
+                    )
+                })
+                .collect(),
+        ));
+    }
+    let pick = |p: &crate::http::json::Patch<String>, cur: &Option<String>| match p {
+        crate::http::json::Patch::Keep => cur.clone(),
+        crate::http::json::Patch::Clear => None,
+        crate::http::json::Patch::Set(v) => Some(v.clone()),
+    };
+    let mut props = current.props.clone();
+    if let Some(v) = patch.ph_base {
+        props.ph_base = v;
+    }
+    if let Some(v) = patch.ec_base_ms {
+        props.ec_base_ms = v;
+    }
+    if let Some(v) = patch.irrigation_strategy {
+        props.irrigation_strategy = Some(v.to_owned());
+    }
+    let reusable = patch.reusable.unwrap_or(props.reusable);
+    props.max_reuse_cycles = match (reusable, patch.max_reuse_cycles) {
+        // A substrate that is not reusable takes one cycle (domain 2.4).
+        (false, _) => 1,
+        (true, Some(n)) => n,
+        (true, None) if !props.reusable => SubstrateProps::of_type(&props.substrate_type)
+            .max_reuse_cycles
+            .max(1),
+        (true, None) => props.max_reuse_cycles,
+    };
+    props.reusable = reusable;
+    let stored = StoredProps {
+        props,
+        name_de: pick(&patch.name_de, &current.name_de),
+        brand: pick(&patch.brand, &current.brand),
+        mix_components: current.mix_components.clone(),
+        description: pick(&patch.description, &current.description),
+    };
+    let name = patch.name.clone().unwrap_or_else(|| current.name.clone());
+    let written = repo::update_substrate(&mut tx, id, &name, &stored).await;
+    let duplicate = || {
+        AppError::duplicate(format!(
+            "a substrate named {name:?} exists in this garden"
+        ))
+    };
+    match written {
+        Ok(true) => {}
+        Ok(false) => return Err(duplicate()),
+        Err(sqlx::Error::Database(db)) if db.code().as_deref() == Some("23505") => {
+            return Err(duplicate());
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let updated = repo::get_substrate(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("substrate"))?;
+    tx.commit().await?;
+    Ok(updated)
+}
+
+/// Deletes one of the garden's own substrates: 409 while a batch is of it, a plant names it or
+/// a mix has it as a component.
+pub async fn delete_substrate(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<(), AppError> {
+    let id = own_substrate_id(state, key, "delete").await?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if !repo::lock_substrate(&mut tx, id).await? {
+        return Err(AppError::not_found("substrate"));
+    }
+    let own_key = format!("{TENANT_PREFIX}{id}");
+    let (batches, plants, mixes) = repo::substrate_users(&mut tx, &own_key).await?;
+    if batches > 0 {
+        return Err(conflict(format!(
+            "{batches} substrate batch(es) are of this substrate; delete them first"
+        )));
+    }
+    if plants > 0 {
+        return Err(conflict(format!(
+            "{plants} plant(s) (live or archived) name this substrate; set another substrate on \
+             the live ones first (archived plants keep their record)"
+        )));
+    }
+    if !mixes.is_empty() {
+        return Err(conflict(format!(
+            "the mix(es) {} have this substrate as a component",
+            mixes.join(", ")
+        )));
+    }
+    repo::delete_substrate(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Deletes a batch: 409 while a live plant grows in it, a slot holds it, or an archived plant
+/// or a planting run keeps it in its record.
+pub async fn delete_batch(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<(), AppError> {
+    let id = batch_id(key)?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if !repo::lock_batch(&mut tx, id).await? {
+        return Err(AppError::not_found("substrate batch"));
+    }
+    let users = repo::batch_users(&mut tx, id).await?;
+    if users.live_plants > 0 {
+        return Err(conflict(format!(
+            "{} live plant(s) grow in this batch; give them another substrate or archive them \
+             first",
+            users.live_plants
+        )));
+    }
+    if !users.slot_codes.is_empty() {
+        return Err(conflict(format!(
+            "the batch fills slot(s) {}; empty them first (PUT /slots/{{slot_key}}/substrate-batch \
+             with null)",
+            users.slot_codes.join(", ")
+        )));
+    }
+    if users.archived_plants > 0 || users.runs > 0 {
+        return Err(conflict(format!(
+            "{} archived plant(s) and {} planting run(s) keep this batch in their record",
+            users.archived_plants, users.runs
+        )));
+    }
+    repo::delete_batch(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -49,10 +49,18 @@ fn location_view(l: &Location) -> Value {
             "parent_key": l.parent_key,
             "depth": l.depth,
             "description": l.description,
+            "frost_exposed": l.frost_exposed,
+            "climate_zone": l.climate_zone,
+            "light_situation": l.light_situation,
+            "area_sqm": l.area_sqm,
         }),
         &["parent_key", "kind"],
     )
 }
+
+/// The conditions a grower asks a location about; in the answer for the location itself they
+/// are always present (null: not recorded), so "unknown" never reads as "no".
+const CONDITIONS: &[&str] = &["frost_exposed", "climate_zone", "light_situation", "area_sqm"];
 
 fn slot_view(s: &Slot) -> Value {
     compact(
@@ -65,6 +73,7 @@ fn slot_view(s: &Slot) -> Value {
             "position_x": s.position_x,
             "position_y": s.position_y,
             "neighbour_keys": s.neighbour_keys,
+            "substrate_batch_key": s.substrate_batch_key,
         }),
         &["neighbour_keys"],
     )
@@ -72,6 +81,15 @@ fn slot_view(s: &Slot) -> Value {
 
 fn detail_data(d: &LocationDetail, site_name: Option<&str>) -> Value {
     let mut v = location_view(&d.location);
+    let l = &d.location;
+    for (name, value) in CONDITIONS.iter().zip([
+        json!(l.frost_exposed),
+        json!(l.climate_zone),
+        json!(l.light_situation),
+        json!(l.area_sqm),
+    ]) {
+        v[*name] = value;
+    }
     v["site_name"] = json!(site_name);
     v["live_plants"] = json!(d.live_plants);
     v["children"] = d.children.iter().map(location_view).collect();
@@ -84,9 +102,11 @@ pub static GET_LOCATION: Tool = Tool {
     title: "A location and what is in it",
     description: "One location of the garden (a room, bed, shelf, box): its name, kind, site \
                   (key and name), parent location and depth in the site's tree, the live plants \
-                  standing in it, its child locations, and its slots with capacity, live plants, \
-                  free places and neighbour slots (adjacency used by the companion check). A \
-                  location key of another garden is not_found.",
+                  standing in it, its conditions (frost_exposed, climate_zone as a hardiness zone \
+                  1a-13b, light_situation full_sun/partial_shade/shade, area_sqm; null when not \
+                  recorded), its child locations, and its slots with capacity, live plants, free \
+                  places, neighbour slots (adjacency used by the companion check) and the \
+                  substrate batch filling each. A location key of another garden is not_found.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("location_key", KEY, "Location key.")],
@@ -108,9 +128,14 @@ async fn get_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError
         .iter()
         .map(|s| (i64::from(s.capacity) - s.live_plants).max(0))
         .sum();
+    let frost = match d.location.frost_exposed {
+        Some(true) => " Frost exposed.",
+        Some(false) => " Frost free.",
+        None => "",
+    };
     let summary = format!(
         "{} ({}) in site {}: {} live plant(s), {} child location(s), {} slot(s) with {free} free \
-         place(s).",
+         place(s).{frost}",
         d.location.name,
         d.location.kind.as_deref().unwrap_or("no kind"),
         site_name.unwrap_or("?"),
