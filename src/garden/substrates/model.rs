@@ -612,15 +612,9 @@ pub struct SubstratePatchBody {
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
     ))]
     pub name: Option<String>,
-    #[salvo(schema(
-        max_length = 120,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
-    ))]
+    #[salvo(schema(max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub name_de: Option<String>,
-    #[salvo(schema(
-        max_length = 120,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
-    ))]
+    #[salvo(schema(max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub brand: Option<String>,
     #[salvo(schema(
         max_length = 2000,

@@ -536,11 +536,7 @@ fn conflict(message: impl Into<String>) -> AppError {
 /// The id of one of the garden's own substrates. A global (catalogue) substrate that exists is
 /// 403 `FORBIDDEN`: it belongs to the shared catalogue, which a garden reads but never changes
 /// (platform admins edit it at `/api/v1/substrates`). Anything else is 404.
-async fn own_substrate_id(
-    state: &AppState,
-    key: &str,
-    action: &str,
-) -> Result<Uuid, AppError> {
+async fn own_substrate_id(state: &AppState, key: &str, action: &str) -> Result<Uuid, AppError> {
     if let Some(own) = key.strip_prefix(TENANT_PREFIX) {
         return Uuid::parse_str(own).map_err(|_| AppError::not_found("substrate"));
     }
@@ -626,11 +622,8 @@ pub async fn patch_substrate(
     };
     let name = patch.name.clone().unwrap_or_else(|| current.name.clone());
     let written = repo::update_substrate(&mut tx, id, &name, &stored).await;
-    let duplicate = || {
-        AppError::duplicate(format!(
-            "a substrate named {name:?} exists in this garden"
-        ))
-    };
+    let duplicate =
+        || AppError::duplicate(format!("a substrate named {name:?} exists in this garden"));
     match written {
         Ok(true) => {}
         Ok(false) => return Err(duplicate()),
