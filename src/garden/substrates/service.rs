@@ -411,6 +411,13 @@ pub async fn create_batch(
     new: &NewBatch,
 ) -> Result<SubstrateBatch, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
+    // A batch names its substrate by key (no foreign key): hold the garden's own substrate so
+    // a concurrent delete cannot leave the batch naming nothing.
+    if let Some(own) = new.substrate_key.strip_prefix(TENANT_PREFIX)
+        && let Ok(id) = Uuid::parse_str(own)
+    {
+        repo::share_substrate(&mut tx, id).await?;
+    }
     let substrate = resolve(state, &mut tx, &new.substrate_key)
         .await?
         .ok_or_else(|| AppError::not_found("substrate"))?;
