@@ -1507,7 +1507,12 @@ async fn location_conditions_create_patch_clear_and_refusals() {
     let bare = g
         .post("/locations/", json!({"site_key": site, "name": "Box 2"}))
         .await;
-    for field in ["frost_exposed", "climate_zone", "light_situation", "area_sqm"] {
+    for field in [
+        "frost_exposed",
+        "climate_zone",
+        "light_situation",
+        "area_sqm",
+    ] {
         assert_eq!(bare[field], Value::Null, "{field}");
     }
     let listed = g.get(&format!("/locations/?site_key={site}")).await;
@@ -1691,7 +1696,10 @@ async fn slot_substrate_batch_assign_show_clear_and_refusals() {
         200,
     )
     .await;
-    assert_eq!(g.delete(&format!("/slots/{slot}")).await.status().as_u16(), 204);
+    assert_eq!(
+        g.delete(&format!("/slots/{slot}")).await.status().as_u16(),
+        204
+    );
     g.get(&format!("/substrate-batches/{batch2}")).await;
 }
 
@@ -1781,7 +1789,12 @@ async fn get_location_tool_shows_conditions_and_slot_batches() {
     )
     .await;
     let d = got["data"].as_object().expect("data");
-    for field in ["frost_exposed", "climate_zone", "light_situation", "area_sqm"] {
+    for field in [
+        "frost_exposed",
+        "climate_zone",
+        "light_situation",
+        "area_sqm",
+    ] {
         assert_eq!(d.get(field), Some(&Value::Null), "{field}: {got}");
     }
 }

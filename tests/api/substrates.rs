@@ -1152,7 +1152,12 @@ async fn substrates_patch_own_refuse_global_and_mix_properties() {
     assert_eq!(got, p);
     // Not reusable again: one cycle.
     let p = json_of(
-        patch(&app, &format!("{base}{own_key}"), json!({"reusable": false})).await,
+        patch(
+            &app,
+            &format!("{base}{own_key}"),
+            json!({"reusable": false}),
+        )
+        .await,
         200,
     )
     .await;
@@ -1173,16 +1178,27 @@ async fn substrates_patch_own_refuse_global_and_mix_properties() {
 
     // Refusals write nothing.
     let before = snapshot(&app, &tenant, "substrates").await;
-    let res = patch(&app, &format!("{base}{own_key}"), json!({"name": "other SOIL"})).await;
+    let res = patch(
+        &app,
+        &format!("{base}{own_key}"),
+        json!({"name": "other SOIL"}),
+    )
+    .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await;
     for (body, fields) in [
         (json!({"name": null}), vec!["body.name"]),
         (json!({"name": "  "}), vec!["body.name"]),
         (json!({"ph_base": 12}), vec!["body.ph_base"]),
         (json!({"ph_base": null}), vec!["body.ph_base"]),
-        (json!({"max_reuse_cycles": 0}), vec!["body.max_reuse_cycles"]),
+        (
+            json!({"max_reuse_cycles": 0}),
+            vec!["body.max_reuse_cycles"],
+        ),
         (json!({"reusable": "yes"}), vec!["body.reusable"]),
-        (json!({"irrigation_strategy": "daily"}), vec!["body.irrigation_strategy"]),
+        (
+            json!({"irrigation_strategy": "daily"}),
+            vec!["body.irrigation_strategy"],
+        ),
         (json!({"type": "coco"}), vec!["body.type"]),
         (
             json!({"ec_base_ms": -1, "description": "x\u{0001}"}),
@@ -1320,8 +1336,8 @@ async fn substrates_and_batches_delete_refused_while_used() {
     )
     .await;
     let loc_key = loc["key"].as_str().expect("key");
-    let plant = crate::places::insert_plant(&app, &tenant, loc_key, None, Some(&batch_key), false)
-        .await;
+    let plant =
+        crate::places::insert_plant(&app, &tenant, loc_key, None, Some(&batch_key), false).await;
     let before = (
         snapshot(&app, &tenant, "substrate_batches").await,
         snapshot(&app, &tenant, "substrate_batch_readings").await,
@@ -1421,14 +1437,27 @@ async fn substrates_and_batches_delete_refused_while_used() {
     )
     .await;
     // The mix itself has no users: it goes, then its components are free.
-    let mix_key = json_of(app.get(&format!("{base}?scope=tenant&q=soil%20perlite")).await, 200)
-        .await["items"][0]["key"]
+    let mix_key = json_of(
+        app.get(&format!("{base}?scope=tenant&q=soil%20perlite"))
+            .await,
+        200,
+    )
+    .await["items"][0]["key"]
         .as_str()
         .expect("mix key")
         .to_owned();
-    assert_eq!(delete(format!("{base}{mix_key}")).await.status().as_u16(), 204);
-    assert_eq!(delete(format!("{base}{own_key}")).await.status().as_u16(), 204);
-    assert_eq!(delete(format!("{base}{other_key}")).await.status().as_u16(), 204);
+    assert_eq!(
+        delete(format!("{base}{mix_key}")).await.status().as_u16(),
+        204
+    );
+    assert_eq!(
+        delete(format!("{base}{own_key}")).await.status().as_u16(),
+        204
+    );
+    assert_eq!(
+        delete(format!("{base}{other_key}")).await.status().as_u16(),
+        204
+    );
     assert_eq!(rows(&app, &tenant, "substrates").await, 0);
 }
 
@@ -1569,7 +1598,10 @@ async fn substrate_changes_and_deletes_roles_and_tenant_isolation() {
         201,
     )
     .await;
-    let slot_path = format!("{sa}/slots/{}/substrate-batch", slot["key"].as_str().expect("key"));
+    let slot_path = format!(
+        "{sa}/slots/{}/substrate-batch",
+        slot["key"].as_str().expect("key")
+    );
     let res = call(
         Method::PUT,
         slot_path.clone(),
@@ -1632,7 +1664,10 @@ async fn substrate_changes_and_deletes_roles_and_tenant_isolation() {
     json_of(
         call(
             Method::PUT,
-            format!("{sa}/slots/{}/substrate-batch", slot["key"].as_str().expect("key")),
+            format!(
+                "{sa}/slots/{}/substrate-batch",
+                slot["key"].as_str().expect("key")
+            ),
             &grower,
             Some(json!({"batch_key": null})),
         )

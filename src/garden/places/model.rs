@@ -1,13 +1,13 @@
 use salvo::oapi::ToSchema;
 use serde::Serialize;
-use time::OffsetDateTime;
 use serde_json::Value;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::garden::fields;
-use crate::rules::zones::is_zone;
 use crate::garden::sites::model::{DESCRIPTION_MAX, NAME_MAX};
 use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::rules::zones::is_zone;
 
 /// Location types (domain 1.6), for the schema.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]

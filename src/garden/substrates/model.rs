@@ -607,20 +607,15 @@ impl FromJson for BatchPatch {
 pub struct SubstratePatchBody {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
     #[salvo(schema(
+        nullable = false,
         min_length = 1,
         max_length = 120,
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
     ))]
     pub name: Option<String>,
-    #[salvo(schema(
-        max_length = 120,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
-    ))]
+    #[salvo(schema(max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub name_de: Option<String>,
-    #[salvo(schema(
-        max_length = 120,
-        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
-    ))]
+    #[salvo(schema(max_length = 120, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
     pub brand: Option<String>,
     #[salvo(schema(
         max_length = 2000,
@@ -628,18 +623,19 @@ pub struct SubstratePatchBody {
     ))]
     pub description: Option<String>,
     /// Not on a mix.
-    #[salvo(schema(minimum = 3, maximum = 9))]
+    #[salvo(schema(nullable = false, minimum = 3, maximum = 9))]
     pub ph_base: Option<f64>,
     /// mS/cm; not on a mix.
-    #[salvo(schema(minimum = 0, maximum = 10))]
+    #[salvo(schema(nullable = false, minimum = 0, maximum = 10))]
     pub ec_base_ms: Option<f64>,
     /// Not on a mix.
+    #[salvo(schema(nullable = false))]
     pub reusable: Option<bool>,
     /// 1–50; not on a mix.
-    #[salvo(schema(minimum = 1, maximum = 50))]
+    #[salvo(schema(nullable = false, minimum = 1, maximum = 50))]
     pub max_reuse_cycles: Option<i32>,
     /// Not on a mix.
-    #[salvo(schema(value_type = Option<Irrigation>))]
+    #[salvo(schema(value_type = Irrigation, required = false))]
     pub irrigation_strategy: Option<String>,
 }
 

@@ -411,6 +411,13 @@ pub async fn create_batch(
     new: &NewBatch,
 ) -> Result<SubstrateBatch, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
+    // A batch names its substrate by key (no foreign key): hold the garden's own substrate so
+    // a concurrent delete cannot leave the batch naming nothing.
+    if let Some(own) = new.substrate_key.strip_prefix(TENANT_PREFIX)
+        && let Ok(id) = Uuid::parse_str(own)
+    {
+        repo::share_substrate(&mut tx, id).await?;
+    }
     let substrate = resolve(state, &mut tx, &new.substrate_key)
         .await?
         .ok_or_else(|| AppError::not_found("substrate"))?;
@@ -536,11 +543,7 @@ fn conflict(message: impl Into<String>) -> AppError {
 /// The id of one of the garden's own substrates. A global (catalogue) substrate that exists is
 /// 403 `FORBIDDEN`: it belongs to the shared catalogue, which a garden reads but never changes
 /// (platform admins edit it at `/api/v1/substrates`). Anything else is 404.
-async fn own_substrate_id(
-    state: &AppState,
-    key: &str,
-    action: &str,
-) -> Result<Uuid, AppError> {
+async fn own_substrate_id(state: &AppState, key: &str, action: &str) -> Result<Uuid, AppError> {
     if let Some(own) = key.strip_prefix(TENANT_PREFIX) {
         return Uuid::parse_str(own).map_err(|_| AppError::not_found("substrate"));
     }
@@ -626,11 +629,8 @@ pub async fn patch_substrate(
     };
     let name = patch.name.clone().unwrap_or_else(|| current.name.clone());
     let written = repo::update_substrate(&mut tx, id, &name, &stored).await;
-    let duplicate = || {
-        AppError::duplicate(format!(
-            "a substrate named {name:?} exists in this garden"
-        ))
-    };
+    let duplicate =
+        || AppError::duplicate(format!("a substrate named {name:?} exists in this garden"));
     match written {
         Ok(true) => {}
         Ok(false) => return Err(duplicate()),

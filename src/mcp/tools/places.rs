@@ -60,7 +60,12 @@ fn location_view(l: &Location) -> Value {
 
 /// The conditions a grower asks a location about; in the answer for the location itself they
 /// are always present (null: not recorded), so "unknown" never reads as "no".
-const CONDITIONS: &[&str] = &["frost_exposed", "climate_zone", "light_situation", "area_sqm"];
+const CONDITIONS: &[&str] = &[
+    "frost_exposed",
+    "climate_zone",
+    "light_situation",
+    "area_sqm",
+];
 
 fn slot_view(s: &Slot) -> Value {
     compact(
