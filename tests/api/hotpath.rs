@@ -292,7 +292,10 @@ async fn a_lost_listener_bounds_staleness_then_reads_the_database() {
             "the role is not cached again after the reconnect"
         );
         n += 1;
-        assert_eq!(post_site(&app, &member, &slug, &format!("Cached {n}")).await, 201);
+        assert_eq!(
+            post_site(&app, &member, &slug, &format!("Cached {n}")).await,
+            201
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

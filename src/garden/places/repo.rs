@@ -442,13 +442,13 @@ pub async fn set_slot_batch(
     slot: Uuid,
     batch: Option<Uuid>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(tx.sql(
-        "UPDATE tenant.slots SET substrate_batch_id = $2, updated_at = now() WHERE id = $1",
-    ))
-        .bind(slot)
-        .bind(batch)
-        .execute(tx.conn())
-        .await?;
+    sqlx::query(
+        tx.sql("UPDATE tenant.slots SET substrate_batch_id = $2, updated_at = now() WHERE id = $1"),
+    )
+    .bind(slot)
+    .bind(batch)
+    .execute(tx.conn())
+    .await?;
     Ok(())
 }
 

@@ -421,7 +421,7 @@ pub async fn lock_substrate(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::E
 /// Holds one of the garden's own substrates against a concurrent delete until the transaction
 /// ends (a batch being made of it); a delete in flight is waited for, then the row is gone.
 pub async fn share_substrate(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
-    sqlx::query("SELECT id FROM substrates WHERE id = $1 FOR KEY SHARE")
+    sqlx::query(tx.sql("SELECT id FROM tenant.substrates WHERE id = $1 FOR KEY SHARE"))
         .bind(id)
         .fetch_optional(tx.conn())
         .await?;
