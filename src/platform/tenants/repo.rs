@@ -112,7 +112,9 @@ pub async fn lock_and_count_created(
     conn: &mut PgConnection,
     user: Uuid,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query("SELECT id FROM platform.users WHERE id = $1 FOR UPDATE")
+    // NO KEY UPDATE: serialises creations of one account while the activation (another
+    // connection) can still insert the membership and creator that reference this row.
+    sqlx::query("SELECT id FROM platform.users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user)
         .fetch_optional(&mut *conn)
         .await?;
