@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use sqlx::{Connection, PgConnection};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -28,32 +29,39 @@ pub fn interval(bound: Duration) -> Duration {
 
 /// One pass: removes every tenant stuck in `provisioning` for longer than `older_than`.
 /// Returns how many it removed; `None` when another process holds the reaper's lock.
+///
+/// The pass runs on a connection of its own (like the cache feed), never one of the request
+/// pools: it holds the lock across several statements and must not starve requests (or wait
+/// for itself in a small pool).
 pub async fn reap_stale(
     state: &AppState,
     older_than: Duration,
 ) -> Result<Option<u64>, sqlx::Error> {
-    let mut conn = state.platform_pool().acquire().await?;
+    let primary = state.placements().primary();
+    let options = primary
+        .connect_options()
+        .clone()
+        .application_name("kultiva-reaper");
+    let mut conn = PgConnection::connect_with(&options).await?;
     let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
         .bind(REAPER_LOCK_KEY)
-        .fetch_one(&mut *conn)
+        .fetch_one(&mut conn)
         .await?;
-    if !locked {
-        return Ok(None);
-    }
-    let reaped = reap_locked(state, older_than).await;
-    let unlocked = sqlx::query_scalar::<_, bool>("SELECT pg_advisory_unlock($1)")
-        .bind(REAPER_LOCK_KEY)
-        .fetch_one(&mut *conn)
-        .await;
-    if unlocked.is_err() {
-        // A session lock must not go back to the pool with the connection: closing the
-        // session releases it.
-        conn.close_on_drop();
-    }
-    reaped.map(Some)
+    let reaped = if locked {
+        reap_locked(state, &mut conn, older_than).await.map(Some)
+    } else {
+        Ok(None)
+    };
+    // Closing the session releases the lock (also when a statement above failed).
+    let _ = conn.close().await;
+    reaped
 }
 
-async fn reap_locked(state: &AppState, older_than: Duration) -> Result<u64, sqlx::Error> {
+async fn reap_locked(
+    state: &AppState,
+    conn: &mut PgConnection,
+    older_than: Duration,
+) -> Result<u64, sqlx::Error> {
     let seconds = older_than.as_secs_f64();
     let sql = sqlx::AssertSqlSafe(format!(
         "SELECT {} FROM platform.tenants WHERE status = 'provisioning' \
@@ -62,14 +70,14 @@ async fn reap_locked(state: &AppState, older_than: Duration) -> Result<u64, sqlx
     ));
     let stale: Vec<TenantRecord> = sqlx::query(sql)
         .bind(seconds)
-        .fetch_all(state.platform_pool())
+        .fetch_all(&mut *conn)
         .await?
         .iter()
         .map(registry::decode)
         .collect::<Result<_, _>>()?;
     let mut reaped = 0;
     for tenant in stale {
-        match reap_one(state, &tenant, seconds).await {
+        match reap_one(state, conn, &tenant, seconds).await {
             Ok(true) => {
                 reaped += 1;
                 tracing::warn!(tenant = %tenant.slug, schema = %tenant.schema_name,
@@ -88,13 +96,15 @@ async fn reap_locked(state: &AppState, older_than: Duration) -> Result<u64, sqlx
 
 /// Holds the row (still `provisioning`, still old) locked while the schema is dropped and the
 /// row deleted, so a creation finishing at this instant either activates first (and the
-/// reaper skips it) or finds its tenant gone (`ProvisionError::Expired`).
+/// reaper skips it) or finds its tenant gone (`ProvisionError::Expired`). A schema on the
+/// primary server is dropped in the same transaction.
 async fn reap_one(
     state: &AppState,
+    conn: &mut PgConnection,
     tenant: &TenantRecord,
     seconds: f64,
 ) -> Result<bool, sqlx::Error> {
-    let mut tx = state.platform_pool().begin().await?;
+    let mut tx = conn.begin().await?;
     let still = sqlx::query(
         "SELECT id FROM platform.tenants WHERE id = $1 AND status = 'provisioning' \
          AND updated_at < now() - make_interval(secs => $2) FOR UPDATE SKIP LOCKED",
@@ -106,23 +116,21 @@ async fn reap_one(
     if still.is_none() {
         return Ok(false);
     }
-    match state.placements().get(&tenant.placement) {
-        Some(placement) => {
-            let mut drop_tx = placement.pool().begin().await?;
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SET LOCAL lock_timeout = '{DROP_LOCK_TIMEOUT}'"
-            )))
-            .execute(&mut *drop_tx)
-            .await?;
-            provision::drop_schema(&mut *drop_tx, tenant).await?;
-            drop_tx.commit().await?;
-        }
-        None => {
-            // Its schema lives on a server this process does not know: the row goes, the
-            // schema (if any was made) stays for the operator.
-            tracing::warn!(tenant = %tenant.slug, placement = %tenant.placement,
-                "stuck tenant on an unknown placement: its schema, if any, is left in place");
-        }
+    let lock_timeout =
+        sqlx::AssertSqlSafe(format!("SET LOCAL lock_timeout = '{DROP_LOCK_TIMEOUT}'"));
+    if tenant.placement == state.placements().primary().name() {
+        sqlx::query(lock_timeout).execute(&mut *tx).await?;
+        provision::drop_schema(&mut *tx, tenant).await?;
+    } else if let Some(placement) = state.placements().get(&tenant.placement) {
+        let mut drop_tx = placement.pool().begin().await?;
+        sqlx::query(lock_timeout).execute(&mut *drop_tx).await?;
+        provision::drop_schema(&mut *drop_tx, tenant).await?;
+        drop_tx.commit().await?;
+    } else {
+        // Its schema lives on a server this process does not know: the row goes, the
+        // schema (if any was made) stays for the operator.
+        tracing::warn!(tenant = %tenant.slug, placement = %tenant.placement,
+            "stuck tenant on an unknown placement: its schema, if any, is left in place");
     }
     let deleted = sqlx::query("DELETE FROM platform.tenants WHERE id = $1")
         .bind(tenant.id)

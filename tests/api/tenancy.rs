@@ -413,7 +413,8 @@ async fn schema_exists(app: &TestApp, tenant: &TenantRecord) -> bool {
 }
 
 /// One reaper pass with `bound`, waiting out another process's pass (every test server runs
-/// one at start, under the same advisory lock).
+/// one at start, under the same advisory lock, with the default bound of 600 s: the stuck
+/// tenants here are younger than that, so only this test's passes remove them).
 async fn reap(app: &TestApp, bound: std::time::Duration) {
     for _ in 0..200 {
         if reaper::reap_stale(&app.state, bound)
@@ -431,8 +432,8 @@ async fn reap(app: &TestApp, bound: std::time::Duration) {
 #[tokio::test]
 async fn the_reaper_removes_a_tenant_stuck_in_provisioning_and_frees_its_slug() {
     let app = TestApp::spawn().await;
-    let bound = std::time::Duration::from_secs(600);
-    let stuck = stuck_tenant(&app, "reap-old", 3600).await;
+    let bound = std::time::Duration::from_secs(120);
+    let stuck = stuck_tenant(&app, "reap-old", 300).await;
     let young = stuck_tenant(&app, "reap-young", 10).await;
     let active = app.tenant("reap-active").await;
     backdate(&app, &active, 3600).await;
@@ -494,8 +495,8 @@ async fn the_reaper_removes_a_tenant_stuck_in_provisioning_and_frees_its_slug() 
 #[tokio::test]
 async fn a_reaped_tenant_cannot_be_activated_later() {
     let app = TestApp::spawn().await;
-    let mut stuck = stuck_tenant(&app, "reap-late", 3600).await;
-    reap(&app, std::time::Duration::from_secs(600)).await;
+    let mut stuck = stuck_tenant(&app, "reap-late", 300).await;
+    reap(&app, std::time::Duration::from_secs(120)).await;
     // The creation that was too slow finishes now: its tenant is gone, nothing is written.
     let err = provision::activate(app.state.platform_pool(), &mut stuck, None)
         .await

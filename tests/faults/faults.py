@@ -14,9 +14,10 @@ Scenarios (each: load, fault, recovery, verification):
   sigterm       SIGTERM under load (graceful drain), restarted, three times.
 
 The workload: six writers create sites in one garden (one statement each) while one creates
-gardens (registry row, schema and migrations, status, admin membership: several statements and
-transactions) and one registers accounts (user, verification token and mail, then a personal
-garden with its membership). --sites-only leaves the last two out.
+gardens (registry row, schema and migrations, then activation with the admin membership in one
+statement) and one registers accounts (the personal garden's schema, then the account, its
+verification token and mail and the garden's activation in one transaction). --sites-only
+leaves the last two out.
 
 Figures of each scenario:
   acked      writes acknowledged with 2xx

@@ -125,20 +125,6 @@ pub async fn lock_and_count_created(
     row.try_get("n")
 }
 
-/// Records who created a garden (the per-account cap counts these).
-pub async fn set_creator(
-    db: impl PgExecutor<'_>,
-    tenant: Uuid,
-    user: Uuid,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE platform.tenants SET created_by = $2 WHERE id = $1")
-        .bind(tenant)
-        .bind(user)
-        .execute(db)
-        .await?;
-    Ok(())
-}
-
 /// Adds a member; `false` when the user already is one.
 pub async fn add(
     db: impl PgExecutor<'_>,
