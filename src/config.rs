@@ -112,6 +112,9 @@ pub struct Config {
     pub db_acquire_timeout: Duration,
     pub max_body_bytes: usize,
     pub shutdown_grace: Duration,
+    /// A tenant still `provisioning` this long after its last progress is abandoned: the
+    /// reaper drops its schema and row (`TENANT_PROVISIONING_TIMEOUT_SECONDS`).
+    pub provisioning_timeout: Duration,
     pub log_format: LogFormat,
     /// Prefix of every Redis key, so several deployments (or test runs) can share one server.
     pub redis_key_prefix: String,
@@ -335,6 +338,14 @@ impl Config {
             r.bounded("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024) as usize;
         let shutdown_grace =
             Duration::from_secs(u64::from(r.bounded("SHUTDOWN_GRACE_SECONDS", 25, 1, 600)));
+        // Provisioning takes well under a second; the default leaves room for a slow server
+        // and long migrations, and the fault runs set a few seconds.
+        let provisioning_timeout = Duration::from_secs(u64::from(r.bounded(
+            "TENANT_PROVISIONING_TIMEOUT_SECONDS",
+            600,
+            1,
+            86_400,
+        )));
         let log_format = r.parse("LOG_FORMAT", LogFormat::Json, "`json` or `pretty`");
         let redis_key_prefix = r.string("REDIS_KEY_PREFIX", "kultiva");
         if redis_key_prefix.is_empty()
@@ -437,6 +448,7 @@ impl Config {
             db_acquire_timeout,
             max_body_bytes,
             shutdown_grace,
+            provisioning_timeout,
             log_format,
             redis_key_prefix,
             frontend_url,

@@ -185,7 +185,7 @@ async fn serve_forever(state: AppState) -> Result<(), String> {
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind_address))?;
     tracing::info!(address = %bound.local_addr(), mode = config.service_mode.as_str(),
         version = env!("CARGO_PKG_VERSION"), "kultiva serving");
-    serve::stop_on_signal(bound.handle(), config.shutdown_grace);
+    serve::stop_on_signal(bound.stopper(), config.shutdown_grace);
     bound.serve(state).await;
     Ok(())
 }

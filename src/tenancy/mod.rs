@@ -4,6 +4,7 @@ pub mod context;
 pub mod migrate;
 pub mod names;
 pub mod provision;
+pub mod reaper;
 pub mod registry;
 pub mod tx;
 

@@ -1,4 +1,13 @@
 //! Creating and dropping tenants: registry row and schema together, or neither.
+//!
+//! Creation is crash-safe in two steps: [`prepare`] registers the tenant in status
+//! `provisioning` (never served, its slug taken) and builds its schema; [`activate`] turns it
+//! active and makes its owner admin in one statement, so an active garden always has its
+//! admin. A process killed in between leaves a `provisioning` row, which the reaper
+//! (`tenancy::reaper`) removes once it is older than `TENANT_PROVISIONING_TIMEOUT_SECONDS`.
+
+use sqlx::PgExecutor;
+use uuid::Uuid;
 
 use super::migrate::{self, MigrationError};
 use super::names::TenantSlug;
@@ -17,8 +26,21 @@ pub enum ProvisionError {
     NotFound(String),
     #[error(transparent)]
     Migration(#[from] MigrationError),
+    #[error("tenant {0} was removed while it was being provisioned (it took too long)")]
+    Expired(String),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+}
+
+impl ProvisionError {
+    /// As an API answer: a tenant reaped mid-creation is a 503 (retry, as with a lost
+    /// database); everything else as `AppError::from`.
+    pub fn into_app_error(self) -> crate::error::AppError {
+        match self {
+            Self::Expired(_) => crate::error::AppError::unavailable("garden provisioning", self),
+            other => other.into(),
+        }
+    }
 }
 
 /// How to provision; the defaults are what every caller but tests and benchmarks wants.
@@ -30,11 +52,35 @@ pub struct ProvisionOptions {
     pub target_version: Option<i64>,
     /// What the tenant is for; an organisation garden unless told otherwise.
     pub kind: super::registry::TenantKind,
+    /// The account made admin in the statement that activates the tenant (and recorded as
+    /// its creator); `None` for tenants nobody owns (light mode's garden, the platform tenant,
+    /// `kultiva tenant create`).
+    pub owner: Option<Uuid>,
 }
 
-/// Registers the tenant, creates its schema and migrates it, then marks it active. On any
-/// failure the schema and the row are removed again, so a half-made tenant never serves.
+/// Registers the tenant, creates its schema and migrates it, then activates it with its
+/// owner as admin in one statement. On any failure the schema and the row are removed again
+/// (by the reaper if this process dies first), so a half-made tenant never serves.
 pub async fn create_tenant(
+    state: &AppState,
+    slug: &TenantSlug,
+    name: &str,
+    options: ProvisionOptions,
+) -> Result<TenantRecord, ProvisionError> {
+    let owner = options.owner;
+    let mut tenant = prepare(state, slug, name, options).await?;
+    match activate(state.platform_pool(), &mut tenant, owner).await {
+        Ok(()) => Ok(tenant),
+        Err(err) => {
+            discard(state, &tenant).await;
+            Err(err)
+        }
+    }
+}
+
+/// First step of creation: the registry row in status `provisioning` (slug taken, never
+/// served) and its schema at the target version. Cleans up after itself when it fails.
+pub async fn prepare(
     state: &AppState,
     slug: &TenantSlug,
     name: &str,
@@ -55,34 +101,74 @@ pub async fn create_tenant(
     else {
         return Err(ProvisionError::SlugTaken(slug.to_string()));
     };
-    let made = async {
-        let outcome = migrate::migrate_tenant(
-            state,
-            &tenant,
-            options.target_version,
-            MigrationTrigger::Provision,
-        )
-        .await?;
-        registry::set_status(platform, tenant.id, TenantStatus::Active).await?;
-        Ok::<_, ProvisionError>(outcome)
-    }
-    .await;
-    match made {
+    match migrate::migrate_tenant(
+        state,
+        &tenant,
+        options.target_version,
+        MigrationTrigger::Provision,
+    )
+    .await
+    {
         Ok(outcome) => {
             tenant.schema_version = outcome.to_version;
-            tenant.status = TenantStatus::Active;
-            tracing::info!(tenant = %tenant.slug, schema = %tenant.schema_name,
-                placement = %tenant.placement, version = outcome.to_version, "tenant provisioned");
             Ok(tenant)
         }
         Err(err) => {
-            if let Err(cleanup) = remove(state, &tenant).await {
-                tracing::error!(tenant = %tenant.slug, error = %cleanup,
-                    "cleaning up a failed provisioning failed");
-            }
-            Err(err)
+            discard(state, &tenant).await;
+            Err(err.into())
         }
     }
+}
+
+/// Second step: `provisioning` -> `active`, the creator recorded and the owner's admin
+/// membership written, all in one statement (so also inside the caller's transaction when
+/// `db` is one: registration commits the account with it). `Expired` when the reaper removed
+/// the tenant in the meantime.
+pub async fn activate(
+    db: impl PgExecutor<'_>,
+    tenant: &mut TenantRecord,
+    owner: Option<Uuid>,
+) -> Result<(), ProvisionError> {
+    if !registry::activate(db, tenant.id, owner).await? {
+        return Err(ProvisionError::Expired(tenant.slug.to_string()));
+    }
+    tenant.status = TenantStatus::Active;
+    tracing::info!(tenant = %tenant.slug, schema = %tenant.schema_name,
+        placement = %tenant.placement, version = tenant.schema_version, "tenant provisioned");
+    Ok(())
+}
+
+/// Removes a tenant that never became active (its schema, then its row, only while it is
+/// still `provisioning`). Best effort: what it cannot remove now, the reaper removes later.
+pub async fn discard(state: &AppState, tenant: &TenantRecord) {
+    let dropped = async {
+        let placement = state
+            .placements()
+            .get(&tenant.placement)
+            .ok_or_else(|| ProvisionError::UnknownPlacement(tenant.placement.clone()))?;
+        drop_schema(placement.pool(), tenant).await?;
+        registry::delete_provisioning(state.platform_pool(), tenant.id).await?;
+        Ok::<_, ProvisionError>(())
+    }
+    .await;
+    if let Err(cleanup) = dropped {
+        tracing::warn!(tenant = %tenant.slug, error = %cleanup,
+            "removing a tenant whose provisioning failed failed; the reaper will");
+    }
+}
+
+pub(super) async fn drop_schema(
+    db: impl PgExecutor<'_>,
+    tenant: &TenantRecord,
+) -> Result<(), sqlx::Error> {
+    let drop_schema = format!(
+        "DROP SCHEMA IF EXISTS {} CASCADE",
+        tenant.schema_name.quoted()
+    );
+    sqlx::query(sqlx::AssertSqlSafe(drop_schema))
+        .execute(db)
+        .await?;
+    Ok(())
 }
 
 /// Drops the tenant's schema with all its data, then its registry row.
@@ -106,13 +192,7 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
         .placements()
         .get(&tenant.placement)
         .ok_or_else(|| ProvisionError::UnknownPlacement(tenant.placement.clone()))?;
-    let drop_schema = format!(
-        "DROP SCHEMA IF EXISTS {} CASCADE",
-        tenant.schema_name.quoted()
-    );
-    sqlx::query(sqlx::AssertSqlSafe(drop_schema))
-        .execute(placement.pool())
-        .await?;
+    drop_schema(placement.pool(), tenant).await?;
     registry::delete(state.platform_pool(), tenant.id).await?;
     state.caches().forget_tenant(tenant.id);
     Ok(())

@@ -218,6 +218,44 @@ pub async fn set_status(
     Ok(())
 }
 
+/// `provisioning` -> `active` in one statement that also records the owner as creator and
+/// makes them admin, so no active tenant is ever without its admin (a data-modifying `WITH`
+/// runs to completion whether or not the outer query reads it). `false` when the tenant
+/// is no longer `provisioning` (the reaper removed it).
+pub async fn activate(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    owner: Option<Uuid>,
+) -> Result<bool, sqlx::Error> {
+    let activated: i64 = sqlx::query_scalar(
+        "WITH activated AS ( \
+           UPDATE platform.tenants SET status = 'active', created_by = coalesce($2, created_by), \
+                  updated_at = now() \
+            WHERE id = $1 AND status = 'provisioning' RETURNING id), \
+         admin AS ( \
+           INSERT INTO platform.memberships (tenant_id, user_id, role) \
+           SELECT id, $2, 'admin' FROM activated WHERE $2::uuid IS NOT NULL \
+           ON CONFLICT (tenant_id, user_id) DO UPDATE SET role = 'admin', updated_at = now() \
+           RETURNING tenant_id) \
+         SELECT count(*) FROM activated",
+    )
+    .bind(id)
+    .bind(owner)
+    .fetch_one(db)
+    .await?;
+    Ok(activated == 1)
+}
+
+/// Deletes a tenant row only while it is still `provisioning` (never one that became active).
+pub async fn delete_provisioning(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
+    let done =
+        sqlx::query("DELETE FROM platform.tenants WHERE id = $1 AND status = 'provisioning'")
+            .bind(id)
+            .execute(db)
+            .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 pub async fn delete(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("DELETE FROM platform.tenants WHERE id = $1")
         .bind(id)

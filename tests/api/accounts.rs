@@ -94,6 +94,53 @@ async fn register_returns_the_user_record_and_a_personal_garden() {
     assert_eq!(personal_count().await, 1, "no tenant made");
 }
 
+/// Registration is one unit: the account, its verification mail and its active personal
+/// garden (with the account as admin) commit together. Concurrent registrations of one
+/// address race past the early duplicate check into the final transaction: exactly one wins,
+/// and the losers leave neither an account nor a garden (their prepared gardens are removed,
+/// none stays `provisioning`).
+#[tokio::test]
+async fn registration_commits_the_account_and_its_personal_garden_together() {
+    let app = TestApp::full().await;
+    let email = format!("{}@example.test", unique_slug("unit"));
+    let answers =
+        futures_util::future::join_all((0..4).map(|_| app.register(&email, PASSWORD))).await;
+    let mut statuses: Vec<u16> = answers.iter().map(|r| r.status().as_u16()).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, vec![201, 409, 409, 409], "{statuses:?}");
+    assert_eq!(user_count(&app, &email).await, 1);
+
+    let local = email.split('@').next().unwrap_or_default().to_owned();
+    let gardens: Vec<(String, String, Option<String>)> = sqlx::query_as(
+        "SELECT t.status, t.kind, m.role FROM platform.tenants t \
+         LEFT JOIN platform.memberships m ON m.tenant_id = t.id \
+         AND m.user_id = (SELECT id FROM platform.users WHERE email = $2) \
+         WHERE t.slug LIKE $1 || '-%'",
+    )
+    .bind(&local)
+    .bind(&email)
+    .fetch_all(app.state.platform_pool())
+    .await
+    .expect("gardens");
+    assert_eq!(
+        gardens,
+        vec![(
+            "active".to_owned(),
+            "personal".to_owned(),
+            Some("admin".to_owned())
+        )],
+        "exactly one garden: active, personal, the account admin"
+    );
+    // One verification mail, the winner's.
+    let mails: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM platform.mail_outbox WHERE recipient = $1")
+            .bind(&email)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("mails");
+    assert_eq!(mails, 1);
+}
+
 #[tokio::test]
 async fn bad_registrations_are_422_per_field_and_write_nothing() {
     let app = TestApp::full().await;

@@ -168,3 +168,113 @@ async fn sigterm_drains_the_request_in_flight() {
         "the drained request was committed"
     );
 }
+
+/// Under a stream of new connections, SIGTERM answers every connection the server accepted,
+/// including those still waiting in the kernel's accept queue when it stopped accepting (a
+/// 200, or a 503 with `Retry-After` and `Connection: close`): none is reset. Attempts after the
+/// stop are refused (or not accepted), never reset.
+#[tokio::test]
+async fn sigterm_under_load_answers_every_accepted_connection() {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in base_env() {
+        cmd.env(k, v);
+    }
+    cmd.env("BIND_ADDRESS", &addr)
+        .env("SHUTDOWN_GRACE_SECONDS", "10");
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn kultiva");
+    let mut up = false;
+    for _ in 0..100 {
+        if let Ok(mut s) = TcpStream::connect(&addr).await {
+            let _ = s
+                .write_all(
+                    b"GET /api/v1/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                )
+                .await;
+            let mut buf = Vec::new();
+            let _ = s.read_to_end(&mut buf).await;
+            if buf.starts_with(b"HTTP/1.1 200") {
+                up = true;
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(up, "server came up");
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        let addr = addr.clone();
+        let stop = stop.clone();
+        clients.push(tokio::spawn(async move {
+            let (mut answered, mut refused, mut unanswered) = (0u32, 0u32, Vec::new());
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let connected =
+                    tokio::time::timeout(Duration::from_secs(3), TcpStream::connect(&addr)).await;
+                let Ok(Ok(mut stream)) = connected else {
+                    refused += 1;
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let request =
+                    b"GET /api/v1/health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+                let mut buf = Vec::new();
+                let outcome = async {
+                    stream.write_all(request).await?;
+                    stream.read_to_end(&mut buf).await
+                };
+                let read = tokio::time::timeout(Duration::from_secs(15), outcome).await;
+                let head = String::from_utf8_lossy(&buf[..buf.len().min(200)]).into_owned();
+                match read {
+                    Ok(Ok(_)) if head.starts_with("HTTP/1.1 200") => answered += 1,
+                    Ok(Ok(_))
+                        if head.starts_with("HTTP/1.1 503")
+                            && head.to_ascii_lowercase().contains("retry-after") =>
+                    {
+                        answered += 1
+                    }
+                    other => unanswered.push(format!("{other:?}: {head:?}")),
+                }
+            }
+            (answered, refused, unanswered)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let pid = child.id().expect("pid");
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}")])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("exits in time")
+        .expect("wait");
+    assert!(status.success(), "exit status {status}");
+    // Keep knocking a little after the exit: those attempts are refused, not reset.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut answered, mut unanswered) = (0, Vec::new());
+    for client in clients {
+        let (a, _refused, u) = client.await.expect("client");
+        answered += a;
+        unanswered.extend(u);
+    }
+    assert!(answered > 0, "the load reached the server");
+    assert!(
+        unanswered.is_empty(),
+        "{} accepted connections got no answer: {:?}",
+        unanswered.len(),
+        &unanswered[..unanswered.len().min(5)]
+    );
+}

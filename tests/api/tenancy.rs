@@ -3,7 +3,7 @@
 use futures_util::StreamExt;
 use kultiva::tenancy::migrate::latest_tenant_version;
 use kultiva::tenancy::provision::{self, ProvisionError, ProvisionOptions};
-use kultiva::tenancy::{TenantRecord, TenantSlug, TenantStatus, registry};
+use kultiva::tenancy::{TenantRecord, TenantSlug, TenantStatus, reaper, registry};
 use serde_json::Value;
 
 use crate::support::{Options, TestApp, assert_error, unique_slug};
@@ -371,4 +371,232 @@ async fn unknown_and_suspended_tenants_look_alike() {
     .await;
     assert_eq!(suspended["message"], unknown["message"]);
     assert_eq!(suspended["details"], unknown["details"]);
+}
+
+// ---------------------------------------------------------------- crash-safe creation
+
+/// A tenant registered and built but never activated (what a creation killed before its
+/// activation leaves), its last progress `age_seconds` ago.
+async fn stuck_tenant(app: &TestApp, prefix: &str, age_seconds: i64) -> TenantRecord {
+    let slug = TenantSlug::parse(&unique_slug(prefix)).expect("slug");
+    let tenant = provision::prepare(
+        &app.state,
+        &slug,
+        "Stuck garden",
+        ProvisionOptions::default(),
+    )
+    .await
+    .expect("prepared");
+    assert_eq!(tenant.status, TenantStatus::Provisioning);
+    backdate(app, &tenant, age_seconds).await;
+    tenant
+}
+
+async fn backdate(app: &TestApp, tenant: &TenantRecord, age_seconds: i64) {
+    sqlx::query(
+        "UPDATE platform.tenants SET updated_at = now() - make_interval(secs => $2), \
+         created_at = now() - make_interval(secs => $2) WHERE id = $1",
+    )
+    .bind(tenant.id)
+    .bind(age_seconds as f64)
+    .execute(app.state.platform_pool())
+    .await
+    .expect("backdated");
+}
+
+async fn schema_exists(app: &TestApp, tenant: &TenantRecord) -> bool {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
+        .bind(tenant.schema_name.as_str())
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("schema lookup")
+}
+
+/// One reaper pass with `bound`, waiting out another process's pass (every test server runs
+/// one at start, under the same advisory lock, with the default bound of 600 s: the stuck
+/// tenants here are younger than that, so only this test's passes remove them).
+async fn reap(app: &TestApp, bound: std::time::Duration) {
+    for _ in 0..200 {
+        if reaper::reap_stale(&app.state, bound)
+            .await
+            .expect("reaper pass")
+            .is_some()
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the reaper's lock stayed taken for 10 s");
+}
+
+#[tokio::test]
+async fn the_reaper_removes_a_tenant_stuck_in_provisioning_and_frees_its_slug() {
+    let app = TestApp::spawn().await;
+    let bound = std::time::Duration::from_secs(120);
+    let stuck = stuck_tenant(&app, "reap-old", 300).await;
+    let young = stuck_tenant(&app, "reap-young", 10).await;
+    let active = app.tenant("reap-active").await;
+    backdate(&app, &active, 3600).await;
+    assert!(schema_exists(&app, &stuck).await);
+
+    reap(&app, bound).await;
+
+    // The stuck one: row and schema gone, slug free again.
+    assert!(
+        registry::find_by_id(app.state.platform_pool(), stuck.id)
+            .await
+            .expect("lookup")
+            .is_none()
+    );
+    assert!(!schema_exists(&app, &stuck).await);
+    let again = provision::create_tenant(
+        &app.state,
+        &stuck.slug,
+        "Reused",
+        ProvisionOptions::default(),
+    )
+    .await
+    .expect("slug reusable");
+    assert_eq!(again.status, TenantStatus::Active);
+    assert_ne!(again.id, stuck.id);
+
+    // Younger than the bound: left alone, schema and all.
+    let still = registry::find_by_id(app.state.platform_pool(), young.id)
+        .await
+        .expect("lookup")
+        .expect("young tenant kept");
+    assert_eq!(still.status, TenantStatus::Provisioning);
+    assert!(schema_exists(&app, &young).await);
+
+    // Active, however old: never touched.
+    let kept = registry::find_by_id(app.state.platform_pool(), active.id)
+        .await
+        .expect("lookup")
+        .expect("active tenant kept");
+    assert_eq!(kept.status, TenantStatus::Active);
+    assert!(schema_exists(&app, &active).await);
+    assert_eq!(
+        tables_of(&app, &active).await,
+        tables_of(&app, &again).await
+    );
+
+    // A second pass is a no-op (idempotent): the young one is still there.
+    reap(&app, bound).await;
+    assert!(
+        registry::find_by_id(app.state.platform_pool(), young.id)
+            .await
+            .expect("lookup")
+            .is_some()
+    );
+    provision::discard(&app.state, &young).await;
+    assert!(!schema_exists(&app, &young).await);
+}
+
+#[tokio::test]
+async fn a_reaped_tenant_cannot_be_activated_later() {
+    let app = TestApp::spawn().await;
+    let mut stuck = stuck_tenant(&app, "reap-late", 300).await;
+    reap(&app, std::time::Duration::from_secs(120)).await;
+    // The creation that was too slow finishes now: its tenant is gone, nothing is written.
+    let err = provision::activate(app.state.platform_pool(), &mut stuck, None)
+        .await
+        .expect_err("expired");
+    assert!(matches!(err, ProvisionError::Expired(_)), "{err:?}");
+    assert!(
+        registry::find_by_id(app.state.platform_pool(), stuck.id)
+            .await
+            .expect("lookup")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn activation_and_the_owner_admin_membership_are_one_statement() {
+    let app = TestApp::full().await;
+    let owner = app.user("owner").await;
+    let owner_id = uuid::Uuid::parse_str(&owner.key).expect("uuid");
+    let role_of = |tenant: uuid::Uuid| {
+        let pool = app.state.platform_pool().clone();
+        async move {
+            sqlx::query_scalar::<_, String>(
+                "SELECT role FROM platform.memberships WHERE tenant_id = $1 AND user_id = $2",
+            )
+            .bind(tenant)
+            .bind(owner_id)
+            .fetch_optional(&pool)
+            .await
+            .expect("role")
+        }
+    };
+
+    // Activation inside a transaction that is rolled back (a crash before the commit):
+    // neither the status nor the membership is there.
+    let mut tenant = stuck_tenant(&app, "act-tx", 0).await;
+    let mut tx = app.state.platform_pool().begin().await.expect("tx");
+    provision::activate(&mut *tx, &mut tenant, Some(owner_id))
+        .await
+        .expect("activated in tx");
+    tx.rollback().await.expect("rollback");
+    let row = registry::find_by_id(app.state.platform_pool(), tenant.id)
+        .await
+        .expect("lookup")
+        .expect("row");
+    assert_eq!(row.status, TenantStatus::Provisioning);
+    assert_eq!(role_of(tenant.id).await, None);
+
+    // An owner that cannot be made admin (no such account): the statement fails as a whole,
+    // the tenant is not active without its admin.
+    let err = provision::activate(
+        app.state.platform_pool(),
+        &mut tenant.clone(),
+        Some(uuid::Uuid::now_v7()),
+    )
+    .await
+    .expect_err("unknown owner");
+    assert!(matches!(err, ProvisionError::Database(_)), "{err:?}");
+    let row = registry::find_by_id(app.state.platform_pool(), tenant.id)
+        .await
+        .expect("lookup")
+        .expect("row");
+    assert_eq!(row.status, TenantStatus::Provisioning);
+
+    // The real thing: active, created by the owner, the owner admin.
+    provision::activate(app.state.platform_pool(), &mut tenant, Some(owner_id))
+        .await
+        .expect("activated");
+    assert_eq!(tenant.status, TenantStatus::Active);
+    assert_eq!(role_of(tenant.id).await.as_deref(), Some("admin"));
+    let creator: Option<uuid::Uuid> =
+        sqlx::query_scalar("SELECT created_by FROM platform.tenants WHERE id = $1")
+            .bind(tenant.id)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("creator");
+    assert_eq!(creator, Some(owner_id));
+    // Activating twice is refused (it is no longer provisioning).
+    let err = provision::activate(app.state.platform_pool(), &mut tenant, Some(owner_id))
+        .await
+        .expect_err("already active");
+    assert!(matches!(err, ProvisionError::Expired(_)), "{err:?}");
+
+    // Through the API: the garden answers with the caller as admin right away.
+    let slug = unique_slug("act-api");
+    let res = app
+        .call(
+            reqwest::Method::POST,
+            "/api/v1/tenants/",
+            Some(&owner.bearer()),
+            Some(&serde_json::json!({"slug": slug, "name": "Owned"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let made = registry::find_by_slug(
+        app.state.platform_pool(),
+        &TenantSlug::parse(&slug).expect("slug"),
+    )
+    .await
+    .expect("lookup")
+    .expect("row");
+    assert_eq!(made.status, TenantStatus::Active);
+    assert_eq!(role_of(made.id).await.as_deref(), Some("admin"));
 }

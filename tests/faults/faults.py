@@ -14,9 +14,10 @@ Scenarios (each: load, fault, recovery, verification):
   sigterm       SIGTERM under load (graceful drain), restarted, three times.
 
 The workload: six writers create sites in one garden (one statement each) while one creates
-gardens (registry row, schema and migrations, status, admin membership: several statements and
-transactions) and one registers accounts (user, verification token and mail, then a personal
-garden with its membership). --sites-only leaves the last two out.
+gardens (registry row, schema and migrations, then activation with the admin membership in one
+statement) and one registers accounts (the personal garden's schema, then the account, its
+verification token and mail and the garden's activation in one transaction). --sites-only
+leaves the last two out.
 
 Figures of each scenario:
   acked      writes acknowledged with 2xx
@@ -27,9 +28,17 @@ Figures of each scenario:
   5xx        answers 500-599 other than 503                                     (must be 0)
   503        answers 503 (allowed: "unavailable, retry")
   4xx        other refusals of valid writes (reported; a 401/404 here is a bug)
-  no-answer  requests that got no HTTP answer (refused/reset connection, timeout)
+  refused    requests that never reached the server (connection refused or not
+             accepted in time: the server was down)
+  no-answer  requests that reached the server (connected) but got no HTTP answer:
+             reset or timed out (expected when SIGKILL ends the process; 0 under SIGTERM)
   recover    longest time from a fault's start to the first acknowledged write
              started after it (the service answers again)                     (must be <= 5 s)
+
+Gardens and accounts are checked after the provisioning reaper's bound: a creation killed
+mid-way leaves a tenant in status `provisioning` (never served), which the server's reaper
+removes once it is older than TENANT_PROVISIONING_TIMEOUT_SECONDS (PROVISIONING_TIMEOUT_S here).
+The check waits (bounded) until no tenant is `provisioning` any more, and reports the wait.
 
 Exit status: 0 when every figure is in bounds, 1 otherwise, 2 on a harness failure.
 """
@@ -56,6 +65,9 @@ RECOVERY_LIMIT_S = 5.0
 PROBE_DEADLINE_S = 30.0
 REQUEST_TIMEOUT_S = 10.0
 WRITERS = 6
+# The server's provisioning reaper bound in these runs (TENANT_PROVISIONING_TIMEOUT_SECONDS);
+# well above a provisioning under load here (well under a second).
+PROVISIONING_TIMEOUT_S = 5
 SITE_KINDS = ["apartment", "garden", "balcony", "greenhouse", "windowsill", "grow_tent"]
 
 
@@ -259,6 +271,11 @@ def call(port: int, method: str, path: str, body: dict | None = None, token: str
             headers["Content-Type"] = "application/json"
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        try:
+            conn.connect()
+        except OSError as err:
+            # Never reached the server: refused (nobody listens) or no handshake in time.
+            return Answer(None, None, f"connect:{type(err).__name__}")
         conn.request(method, path, body=data, headers=headers)
         res = conn.getresponse()
         raw = res.read()
@@ -360,7 +377,10 @@ class Workload:
     def record(self, ans: Answer, what: str) -> None:
         with self.tally.lock:
             self.tally.attempts += 1
-            if ans.status is None:
+            if ans.status is None and ans.error.startswith("connect:"):
+                self.tally.count("refused", ans.error)
+            elif ans.status is None:
+                # Connected, then reset or no answer: the request reached the server.
                 self.tally.count("no-answer", ans.error)
             elif 200 <= ans.status < 300:
                 self.tally.count("2xx")
@@ -536,6 +556,21 @@ def verify(ctx: Context, w: Workload) -> tuple[int, int, list[str]]:
     return lost, half, problems
 
 
+def wait_reaped(ctx: Context) -> tuple[float, int]:
+    """Waits (bounded) until the reaper removed every tenant left in `provisioning` by a
+    creation that died; returns the wait and how many there were at its start."""
+    sql = "SELECT count(*) FROM platform.tenants WHERE status = 'provisioning'"
+    t0 = time.monotonic()
+    first = int(ctx.pg.psql(ctx.db, sql)[0][0])
+    left = first
+    # The bound, plus a reaper interval (half the bound, at least 1 s), plus slack.
+    deadline = t0 + PROVISIONING_TIMEOUT_S * 1.5 + 10
+    while left and time.monotonic() < deadline:
+        time.sleep(0.25)
+        left = int(ctx.pg.psql(ctx.db, sql)[0][0])
+    return time.monotonic() - t0, first
+
+
 def internal_errors(ctx: Context, limit: int = 5) -> list[str]:
     """The causes the server logged for its 500s since the last call (the client sees only
     an error id)."""
@@ -571,6 +606,7 @@ class Result:
     five_xx: int
     s503: int
     four_xx: int
+    refused: int
     no_answer: int
     recover: float
     problems: list[str]
@@ -589,6 +625,9 @@ def finish(ctx: Context, w: Workload, name: str, recoveries: list[float],
     wait_live(ctx)
     if w.recovery(time.monotonic()) == float("inf"):
         raise HarnessError("the service does not take writes after the scenario")
+    if ctx.gardens:
+        waited, left = wait_reaped(ctx)
+        notes += f"; reaper: {left} stuck provisioning tenants removed within {waited:.1f} s"
     lost, half, problems = verify(ctx, w)
     kinds = {k: sum(1 for p in problems if p.startswith(f"half-written {k}"))
              for k in ("site", "garden", "account")}
@@ -601,7 +640,8 @@ def finish(ctx: Context, w: Workload, name: str, recoveries: list[float],
     problems.extend(internal_errors(ctx))
     acked = len(w.tally.acked_sites) + len(w.tally.acked_gardens) + len(w.tally.acked_accounts)
     return Result(name, acked, lost, half,
-                  st.get("5xx", 0), st.get("503", 0), four, st.get("no-answer", 0),
+                  st.get("5xx", 0), st.get("503", 0), four, st.get("refused", 0),
+                  st.get("no-answer", 0),
                   max(recoveries) if recoveries else 0.0, problems, notes)
 
 
@@ -686,6 +726,10 @@ def scenario_sigterm(ctx: Context, rounds: int = 3) -> Result:
         ctx.server.start()
         recoveries.append(w.recovery(t0))
     r = finish(ctx, w, "sigterm", recoveries, f"{rounds} rounds, exit codes {codes}")
+    if r.no_answer:
+        # A graceful stop answers (or refuses before accepting) every connection.
+        r.problems.append(f"{r.no_answer} requests reached the stopping server and got no answer")
+        r.failed = True
     if any(c != 0 for c in codes):
         # A graceful stop that does not exit 0 fails the scenario.
         r.problems.append(f"server exit codes after SIGTERM: {codes}")
@@ -723,7 +767,11 @@ def main() -> int:
         "ACCESS_TOKEN_EXPIRE_MINUTES": "120",
         "RATE_LIMIT_GENERAL_PER_MINUTE": "1000000",
         "RATE_LIMIT_AUTH_PER_MINUTE": "1000",
+        # The garden writer creates gardens all run long; registration is limited globally.
+        "RATE_LIMIT_REGISTRATION_PER_MINUTE": "100000",
+        "MAX_GARDENS_PER_ACCOUNT": "100000",
         "SHUTDOWN_GRACE_SECONDS": "10",
+        "TENANT_PROVISIONING_TIMEOUT_SECONDS": str(PROVISIONING_TIMEOUT_S),
         "DB_MAX_CONNECTIONS": "20",
         "LOG_FORMAT": "json",
         "RUST_LOG": os.environ.get("RUST_LOG", "info"),
@@ -760,7 +808,7 @@ def main() -> int:
                 raise HarnessError(f"unknown scenario {name}")
             results.append(r)
             log(f"  {name}: acked={r.acked} lost={r.lost} half={r.half} 5xx={r.five_xx} "
-                f"503={r.s503} 4xx={r.four_xx} no-answer={r.no_answer} "
+                f"503={r.s503} 4xx={r.four_xx} refused={r.refused} no-answer={r.no_answer} "
                 f"recover={r.recover:.2f}s {'ok' if r.ok() else 'FAILED'}")
     except HarnessError as err:
         log(f"harness failure: {err}")
@@ -776,12 +824,12 @@ def main() -> int:
 
 def print_table(results: list[Result], elapsed: float, report: str | None) -> None:
     head = ("| scenario | acked writes | lost (0) | half-written (0) | 5xx ≠ 503 (0) | 503 | "
-            "other 4xx | no answer | answers again after (≤ 5 s) | |")
-    lines = [head, "|" + "---|" * 10]
+            "other 4xx | refused | reset / no answer | answers again after (≤ 5 s) | |")
+    lines = [head, "|" + "---|" * 11]
     for r in results:
         rec = "never" if r.recover == float("inf") else f"{r.recover:.2f} s"
         lines.append(f"| {r.name} | {r.acked} | {r.lost} | {r.half} | {r.five_xx} | {r.s503} | "
-                     f"{r.four_xx} | {r.no_answer} | {rec} | {'ok' if r.ok() else 'FAILED'} |")
+                     f"{r.four_xx} | {r.refused} | {r.no_answer} | {rec} | {'ok' if r.ok() else 'FAILED'} |")
     table = "\n".join(lines)
     print(table)
     print(f"total {elapsed:.0f} s")

@@ -6,16 +6,15 @@ use uuid::Uuid;
 use super::email_tokens::{self, Purpose};
 use super::mails;
 use super::model::{Login, Registration, ResetConfirm, TokenResponse};
-use crate::auth::principal::{AccountType, Role};
+use crate::auth::principal::AccountType;
 use crate::auth::refresh::{self, RefreshToken, Rotation};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::platform::tenants::repo as memberships;
 use crate::platform::users::model::{Email, User};
 use crate::platform::users::repo::{self as users, NewAccount};
 use crate::rules::lockout::{self, FAILURES_BEFORE_LOCK};
 use crate::state::AppState;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
-use crate::tenancy::{TenantKind, TenantSlug};
+use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
 
 /// A successful login or refresh: the access token for the body, the refresh token for the
 /// cookie.
@@ -69,64 +68,75 @@ fn personal_slug(email: &Email) -> Option<TenantSlug> {
     TenantSlug::parse(&format!("{base}-{tail}")).ok()
 }
 
+/// Registration is one unit: the personal garden's schema is built first, in status
+/// `provisioning` (never served, its slug taken); then the account, its verification token
+/// and mail, and the garden's activation with the account as its admin commit in one
+/// transaction. A crash or a lost database before that commit leaves no account, only a
+/// `provisioning` garden that is removed at once or by the reaper; after it, the account has
+/// its active personal garden. No account ever exists without it.
 pub async fn register(state: &AppState, form: &Registration) -> Result<User, AppError> {
     let hash = state.passwords().hash(&form.password).await?;
     let db = state.platform_pool();
-    let mut tx = db.begin().await?;
-    let user = users::insert(
-        &mut *tx,
-        &NewAccount {
-            email: Some(&form.email),
-            display_name: &form.display_name,
-            account_type: AccountType::User,
-            password_hash: Some(&hash),
-            email_verified: false,
-        },
-    )
-    .await?
-    .ok_or_else(|| AppError::duplicate("an account with this e-mail address exists"))?;
-    let mail_id = if mails::within_hourly_budget(state, &form.email).await {
-        let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
-        let mail = mails::verification(&state.config().frontend_url, &user.display_name, &token);
-        Some(mails::queue(&mut tx, &form.email, mail).await?)
-    } else {
-        None
-    };
-    tx.commit().await?;
-
-    // The personal garden is made after the account commits (provisioning runs its own
-    // transactions); if it fails the account is removed again (with its verification mail, if
-    // still unsent), so registration is all or nothing for the client.
-    if let Err(err) = make_personal_tenant(state, &user, &form.email).await {
-        if let Some(mail_id) = mail_id
-            && let Err(cleanup) = crate::mail::outbox::withdraw(db, mail_id).await
-        {
-            tracing::error!(error = %cleanup, "withdrawing a half-registered account's mail failed");
-        }
-        if let Err(cleanup) = sqlx::query("DELETE FROM platform.users WHERE id = $1")
-            .bind(user.key)
-            .execute(db)
-            .await
-        {
-            tracing::error!(error = %cleanup, "removing a half-registered account failed");
-        }
-        return Err(err);
+    // A taken address is refused before a schema is built for it; the insert below still
+    // decides a race.
+    if users::find_by_email(db, &form.email).await?.is_some() {
+        return Err(account_exists());
     }
-    state.mail_wakeup();
-    Ok(user)
+    let mut tenant = prepare_personal_tenant(state, form).await?;
+    let made = async {
+        let mut tx = db.begin().await?;
+        let user = users::insert(
+            &mut *tx,
+            &NewAccount {
+                email: Some(&form.email),
+                display_name: &form.display_name,
+                account_type: AccountType::User,
+                password_hash: Some(&hash),
+                email_verified: false,
+            },
+        )
+        .await?
+        .ok_or_else(account_exists)?;
+        if mails::within_hourly_budget(state, &form.email).await {
+            let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
+            let mail =
+                mails::verification(&state.config().frontend_url, &user.display_name, &token);
+            mails::queue(&mut tx, &form.email, mail).await?;
+        }
+        provision::activate(&mut *tx, &mut tenant, Some(user.key))
+            .await
+            .map_err(ProvisionError::into_app_error)?;
+        tx.commit().await?;
+        Ok::<_, AppError>(user)
+    }
+    .await;
+    match made {
+        Ok(user) => {
+            state.mail_wakeup();
+            Ok(user)
+        }
+        Err(err) => {
+            provision::discard(state, &tenant).await;
+            Err(err)
+        }
+    }
 }
 
-async fn make_personal_tenant(
+fn account_exists() -> AppError {
+    AppError::duplicate("an account with this e-mail address exists")
+}
+
+/// The personal garden up to its activation (status `provisioning`), under a fresh slug.
+async fn prepare_personal_tenant(
     state: &AppState,
-    user: &User,
-    email: &Email,
-) -> Result<(), AppError> {
+    form: &Registration,
+) -> Result<TenantRecord, AppError> {
     for _ in 0..3 {
-        let slug = personal_slug(email)
+        let slug = personal_slug(&form.email)
             .ok_or_else(|| AppError::internal("could not derive a personal tenant slug"))?;
-        let name = format!("{}'s garden", user.display_name);
+        let name = format!("{}'s garden", form.display_name);
         let name: String = name.chars().take(200).collect();
-        match provision::create_tenant(
+        match provision::prepare(
             state,
             &slug,
             &name,
@@ -137,16 +147,10 @@ async fn make_personal_tenant(
         )
         .await
         {
-            Ok(tenant) => {
-                let mut tx = state.platform_pool().begin().await?;
-                memberships::set_creator(&mut *tx, tenant.id, user.key).await?;
-                memberships::add(&mut *tx, tenant.id, user.key, Role::Admin).await?;
-                tx.commit().await?;
-                return Ok(());
-            }
+            Ok(tenant) => return Ok(tenant),
             Err(ProvisionError::SlugTaken(_)) => continue,
             // A lost database is a 503 (with Retry-After) like anywhere else.
-            Err(err) => return Err(err.into()),
+            Err(err) => return Err(err.into_app_error()),
         }
     }
     Err(AppError::internal(

@@ -112,7 +112,9 @@ pub async fn lock_and_count_created(
     conn: &mut PgConnection,
     user: Uuid,
 ) -> Result<i64, sqlx::Error> {
-    sqlx::query("SELECT id FROM platform.users WHERE id = $1 FOR UPDATE")
+    // NO KEY UPDATE: serialises creations of one account while the activation (another
+    // connection) can still insert the membership and creator that reference this row.
+    sqlx::query("SELECT id FROM platform.users WHERE id = $1 FOR NO KEY UPDATE")
         .bind(user)
         .fetch_optional(&mut *conn)
         .await?;
@@ -121,20 +123,6 @@ pub async fn lock_and_count_created(
         .fetch_one(&mut *conn)
         .await?;
     row.try_get("n")
-}
-
-/// Records who created a garden (the per-account cap counts these).
-pub async fn set_creator(
-    db: impl PgExecutor<'_>,
-    tenant: Uuid,
-    user: Uuid,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE platform.tenants SET created_by = $2 WHERE id = $1")
-        .bind(tenant)
-        .bind(user)
-        .execute(db)
-        .await?;
-    Ok(())
 }
 
 /// Adds a member; `false` when the user already is one.

@@ -32,16 +32,19 @@ pub async fn create(
     if created >= i64::from(cap) {
         return Err(garden_limit(cap));
     }
-    let tenant = provision::create_tenant(state, &new.slug, &new.name, ProvisionOptions::default())
+    // The caller becomes admin (and creator) in the statement that activates the garden.
+    let options = ProvisionOptions {
+        owner: Some(principal.user_id),
+        ..ProvisionOptions::default()
+    };
+    let tenant = provision::create_tenant(state, &new.slug, &new.name, options)
         .await
         .map_err(|err| match err {
             ProvisionError::SlugTaken(slug) => {
                 AppError::duplicate(format!("a tenant with slug {slug} exists"))
             }
-            other => other.into(),
+            other => other.into_app_error(),
         })?;
-    repo::set_creator(&mut *tx, tenant.id, principal.user_id).await?;
-    repo::add(&mut *tx, tenant.id, principal.user_id, Role::Admin).await?;
     tx.commit().await?;
     Ok(Tenant::from_record(&tenant, Role::Admin))
 }
