@@ -19,7 +19,6 @@ use salvo::conn::TcpListener;
 use salvo::prelude::*;
 use salvo::server::ServerHandle;
 
-use socket2::{SockFilter, SockRef};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::error::{AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_SECONDS};
@@ -120,6 +119,23 @@ impl Bound {
     }
 }
 
+/// Makes the listening socket ignore new connection attempts (the client's TCP retries its SYN
+/// and then meets the closed port or another replica) instead of queueing them to be reset.
+#[cfg(target_os = "linux")]
+fn ignore_new_connections(listener: &std::net::TcpListener) {
+    use socket2::{SockFilter, SockRef};
+    // Classic BPF `ret #0`: every packet to the listening socket is dropped, SYNs included.
+    let drop_all = [SockFilter::new(0x06, 0, 0, 0)];
+    if let Err(err) = SockRef::from(listener).attach_filter(&drop_all) {
+        tracing::warn!(error = %err, "cannot filter the listening socket; queued connections may be reset");
+    }
+}
+
+/// Socket filters are Linux's: elsewhere the queue is still answered, but a connection attempt
+/// landing during the stop may be reset.
+#[cfg(not(target_os = "linux"))]
+fn ignore_new_connections(_listener: &std::net::TcpListener) {}
+
 /// What stops a bound server gracefully ([`Bound::stopper`]).
 #[derive(Clone)]
 pub struct Stopper {
@@ -136,12 +152,7 @@ impl Stopper {
         self.drained
             .started
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        let socket = SockRef::from(&*self.listener);
-        // Classic BPF `ret #0`: every packet to the listening socket is dropped, SYNs included.
-        let drop_all = [SockFilter::new(0x06, 0, 0, 0)];
-        if let Err(err) = socket.attach_filter(&drop_all) {
-            tracing::warn!(error = %err, "cannot filter the listening socket; queued connections may be reset");
-        }
+        ignore_new_connections(&self.listener);
         tokio::time::sleep(QUEUE_SETTLE).await;
         self.handle.stop_graceful(grace);
         let mut refusals = tokio::task::JoinSet::new();
