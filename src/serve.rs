@@ -176,7 +176,8 @@ impl Stopper {
         }
         // The queue is empty and nothing new gets in: leave the listening state (later
         // attempts are refused at once) although salvo still holds its descriptor.
-        if let Err(err) = socket.shutdown(std::net::Shutdown::Read) {
+        if let Err(err) = socket2::SockRef::from(&*self.listener).shutdown(std::net::Shutdown::Read)
+        {
             tracing::warn!(error = %err, "cannot shut the listening socket down");
         }
         let refused = refusals.len();
