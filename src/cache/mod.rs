@@ -26,6 +26,13 @@
 //!
 //! A load that overlaps an invalidation is used for its request but not kept (a generation
 //! counter checked under the map's lock), so a reload racing a change cannot pin old data.
+//!
+//! # Young-only entries (the tool server)
+//! Two maps are served only while an entry is younger than [`BOUND`], whatever the feed says,
+//! because some of their changes are never announced: an account's gardens (a new membership
+//! sends no notification; removals and role changes do, and drop the entry at once) and
+//! tool-server sessions (they live in Redis; an idle expiry or a `DELETE` on another replica
+//! announces nothing). A busy caller reloads them at most once per [`BOUND`] per replica.
 
 pub mod feed;
 
@@ -58,6 +65,8 @@ const ACCOUNT_CAP: usize = 100_000;
 const KEY_CAP: usize = 50_000;
 /// Catalogue answers can be large (a page of records): fewer of them.
 const CATALOG_CAP: usize = 2_000;
+const MEMBERSHIPS_CAP: usize = 100_000;
+const MCP_SESSION_CAP: usize = 100_000;
 
 /// The listener's state, shared with every lookup.
 #[derive(Debug)]
@@ -225,6 +234,14 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
         servable.then(|| entry.value.clone())
     }
 
+    /// Like [`Map::get`], but only while the entry is younger than [`BOUND`] (for data whose
+    /// changes are not all announced on the feed).
+    fn get_young(&self, key: &K) -> Option<V> {
+        let map = self.inner.read().ok()?;
+        let entry = map.get(key)?;
+        (entry.loaded.elapsed() < BOUND).then(|| entry.value.clone())
+    }
+
     fn insert(&self, key: K, value: V, ticket: Ticket, feed: &Feed) {
         let Ok(mut map) = self.inner.write() else {
             return;
@@ -306,6 +323,10 @@ impl KeyEntry {
     }
 }
 
+/// An account's gardens with its role in each (every membership, any tenant status): what the
+/// tool server binds calls against.
+pub type Memberships = Arc<Vec<(TenantRecord, Role)>>;
+
 /// Every cache of the process, with their feed.
 #[derive(Debug)]
 pub struct Caches {
@@ -315,6 +336,10 @@ pub struct Caches {
     accounts: Map<Uuid, AccountEntry>,
     keys: Map<[u8; 32], KeyEntry>,
     catalog: Map<String, Arc<dyn std::any::Any + Send + Sync>>,
+    /// Young-only (see the module comment).
+    memberships: Map<Uuid, Memberships>,
+    /// Tool-server session id → session; young-only (see the module comment).
+    mcp_sessions: Map<String, crate::mcp::session::Session>,
 }
 
 impl Default for Caches {
@@ -332,6 +357,8 @@ impl Caches {
             accounts: Map::new(ACCOUNT_CAP),
             keys: Map::new(KEY_CAP),
             catalog: Map::new(CATALOG_CAP),
+            memberships: Map::new(MEMBERSHIPS_CAP),
+            mcp_sessions: Map::new(MCP_SESSION_CAP),
         }
     }
 
@@ -402,6 +429,38 @@ impl Caches {
         Ok(loaded)
     }
 
+    /// The account's gardens, if loaded less than [`BOUND`] ago and not invalidated since.
+    pub fn memberships(&self, user: Uuid) -> Option<Memberships> {
+        self.memberships.get_young(&user)
+    }
+
+    pub fn keep_memberships(&self, user: Uuid, all: Memberships, ticket: Ticket) {
+        self.memberships.insert(user, all, ticket, &self.feed);
+    }
+
+    /// A tool-server session confirmed in Redis less than [`BOUND`] ago.
+    pub fn mcp_session(&self, id: &str) -> Option<crate::mcp::session::Session> {
+        self.mcp_sessions.get_young(&id.to_owned())
+    }
+
+    pub fn keep_mcp_session(
+        &self,
+        id: &str,
+        session: crate::mcp::session::Session,
+        ticket: Ticket,
+    ) {
+        self.mcp_sessions
+            .insert(id.to_owned(), session, ticket, &self.feed);
+    }
+
+    /// This process ended the session (call it after the session is gone from Redis): refused
+    /// here at once, other replicas within [`BOUND`]. The generation is bumped first, so a
+    /// read of the session that overlapped its deletion is not kept.
+    pub fn forget_mcp_session(&self, id: &str) {
+        self.feed.bump();
+        self.mcp_sessions.remove(&id.to_owned());
+    }
+
     /// Cached tenants (for the memory figures).
     pub fn tenant_count(&self) -> usize {
         self.tenants.len()
@@ -435,13 +494,19 @@ impl Caches {
         match *what {
             Invalidation::User(user) => {
                 self.accounts.remove(&user);
+                self.memberships.remove(&user);
                 self.keys.retain(|_, k| k.user_id != user);
             }
-            Invalidation::Membership { tenant, user } => self.roles.remove(&(user, tenant)),
+            Invalidation::Membership { tenant, user } => {
+                self.roles.remove(&(user, tenant));
+                self.memberships.remove(&user);
+            }
             Invalidation::Tenant(tenant) => {
                 self.tenants.retain(|_, t| t.id != tenant);
                 self.roles.retain(|(_, t), _| *t != tenant);
                 self.keys.retain(|_, k| k.tenant_scope != Some(tenant));
+                self.memberships
+                    .retain(|_, all| all.iter().all(|(t, _)| t.id != tenant));
             }
             Invalidation::ApiKey(key) => self.keys.retain(|_, k| k.key_id != key),
             Invalidation::Catalog => self.catalog.clear(),
@@ -455,6 +520,8 @@ impl Caches {
         self.accounts.clear();
         self.keys.clear();
         self.catalog.clear();
+        self.memberships.clear();
+        self.mcp_sessions.clear();
     }
 }
 

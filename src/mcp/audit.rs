@@ -1,10 +1,18 @@
 //! The audit trail of tool calls. A call hands its row to a bounded channel; the audit worker
-//! of the serving process writes rows in batches (one INSERT for many calls, so auditing adds
-//! no round trip to a call) and deletes rows past the 90-day retention once an hour. When the
-//! channel is full or no worker runs, the row is written directly instead: rows are never
-//! dropped.
+//! of the serving process writes rows in batches (one INSERT for all rows queued, up to
+//! [`BATCH`], so auditing adds no round trip to a call) and deletes rows past the 90-day
+//! retention once an hour. On a graceful shutdown the server first finishes its requests, then
+//! the worker writes everything queued, then the pools close.
+//!
+//! When the channel is full (PostgreSQL slower than the calls for [`CHANNEL_CAPACITY`] rows) a
+//! call waits up to [`FULL_WAIT`] for room, then writes its own row directly, on its own path
+//! (one INSERT, bounded by the pool's acquire timeout): load is pushed back onto the callers,
+//! never onto an unbounded queue, and rows are not dropped. Each such call is counted
+//! ([`AuditSink::overflowed`]) and logged; a row that cannot be written at all (PostgreSQL
+//! down) is counted ([`AuditSink::lost`]) and logged as an error with its tool and account.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -17,8 +25,10 @@ use crate::state::AppState;
 
 /// How long rows are kept.
 pub const RETENTION_DAYS: i32 = 90;
-const CHANNEL_CAPACITY: usize = 4096;
-const BATCH: usize = 256;
+pub const CHANNEL_CAPACITY: usize = 4096;
+pub const BATCH: usize = 256;
+/// How long a call waits for room in a full channel before writing its row itself.
+pub const FULL_WAIT: Duration = Duration::from_millis(250);
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 /// One tool call, as audited.
@@ -41,6 +51,8 @@ pub struct AuditEntry {
 pub struct AuditSink {
     tx: mpsc::Sender<AuditEntry>,
     rx: Mutex<Option<mpsc::Receiver<AuditEntry>>>,
+    overflowed: AtomicU64,
+    lost: AtomicU64,
 }
 
 impl Default for AuditSink {
@@ -49,23 +61,52 @@ impl Default for AuditSink {
         Self {
             tx,
             rx: Mutex::new(Some(rx)),
+            overflowed: AtomicU64::new(0),
+            lost: AtomicU64::new(0),
         }
     }
 }
 
-/// Queues a row; writes it directly when the worker cannot take it.
-pub fn record(state: &AppState, entry: AuditEntry) {
+impl AuditSink {
+    /// Rows a call wrote itself because the channel was full or closed (since start).
+    pub fn overflowed(&self) -> u64 {
+        self.overflowed.load(Ordering::Relaxed)
+    }
+
+    /// Rows that could not be written at all (since start; each also logged as an error).
+    pub fn lost(&self) -> u64 {
+        self.lost.load(Ordering::Relaxed)
+    }
+}
+
+/// Queues a row for the worker. When the channel stays full for [`FULL_WAIT`], or no worker
+/// will read it any more (after shutdown), the row is written directly before this returns.
+pub async fn record(state: &AppState, entry: AuditEntry) {
     let sink = state.mcp_audit();
     let entry = match sink.tx.try_send(entry) {
         Ok(()) => return,
-        Err(mpsc::error::TrySendError::Full(e) | mpsc::error::TrySendError::Closed(e)) => e,
+        Err(mpsc::error::TrySendError::Closed(e)) => e,
+        Err(mpsc::error::TrySendError::Full(e)) => match sink.tx.send_timeout(e, FULL_WAIT).await {
+            Ok(()) => return,
+            Err(
+                mpsc::error::SendTimeoutError::Timeout(e)
+                | mpsc::error::SendTimeoutError::Closed(e),
+            ) => e,
+        },
     };
-    let pool = state.platform_pool().clone();
-    tokio::spawn(async move {
-        if let Err(err) = insert(&pool, std::slice::from_ref(&entry)).await {
-            tracing::error!(error = %err, tool = %entry.tool_name, "audit row not written");
-        }
-    });
+    let overflowed = sink.overflowed.fetch_add(1, Ordering::Relaxed) + 1;
+    // One line per 1,000 such rows: enough to see it happen, not a log line per call.
+    if overflowed % 1000 == 1 {
+        tracing::warn!(
+            overflowed,
+            "audit channel full or closed: calls write their own audit rows"
+        );
+    }
+    if let Err(err) = insert(state.platform_pool(), std::slice::from_ref(&entry)).await {
+        sink.lost.fetch_add(1, Ordering::Relaxed);
+        tracing::error!(error = %err, tool = %entry.tool_name, account = %entry.account_id,
+            "audit row not written");
+    }
 }
 
 async fn insert(pool: &PgPool, rows: &[AuditEntry]) -> Result<(), sqlx::Error> {
@@ -139,7 +180,7 @@ pub struct AuditWorker {
 pub fn start(state: AppState) -> Option<AuditWorker> {
     let rx = state.mcp_audit().rx.lock().ok()?.take()?;
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(run(state.platform_pool().clone(), rx, stopped));
+    let task = tokio::spawn(run(state, rx, stopped));
     Some(AuditWorker { stop, task })
 }
 
@@ -158,7 +199,13 @@ impl AuditWorker {
     }
 }
 
-async fn run(pool: PgPool, mut rx: mpsc::Receiver<AuditEntry>, mut stopped: watch::Receiver<bool>) {
+async fn run(
+    state: AppState,
+    mut rx: mpsc::Receiver<AuditEntry>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let pool = state.platform_pool();
+    let sink = state.mcp_audit();
     let mut purge_tick = tokio::time::interval(PURGE_EVERY);
     let mut batch = Vec::with_capacity(BATCH);
     loop {
@@ -167,9 +214,9 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<AuditEntry>, mut stopped: watc
                 if n == 0 {
                     break;
                 }
-                write(&pool, &mut batch).await;
+                write(pool, sink, &mut batch).await;
             }
-            _ = purge_tick.tick() => match purge(&pool).await {
+            _ = purge_tick.tick() => match purge(pool).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(rows = n, "audit rows past retention deleted"),
                 Err(err) => tracing::warn!(error = %err, "audit purge failed; retried next hour"),
@@ -179,13 +226,29 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<AuditEntry>, mut stopped: watc
     }
     rx.close();
     while rx.recv_many(&mut batch, BATCH).await > 0 {
-        write(&pool, &mut batch).await;
+        write(pool, sink, &mut batch).await;
     }
 }
 
-async fn write(pool: &PgPool, batch: &mut Vec<AuditEntry>) {
-    if let Err(err) = insert(pool, batch).await {
-        tracing::error!(error = %err, rows = batch.len(), "audit rows not written");
+/// Writes one batch; a failed INSERT is tried twice more (after 0.25 and 1 s) before its rows
+/// are counted as lost. Meanwhile the channel fills and calls write their own rows.
+async fn write(pool: &PgPool, sink: &AuditSink, batch: &mut Vec<AuditEntry>) {
+    let mut waits = [Duration::from_millis(250), Duration::from_secs(1)].into_iter();
+    loop {
+        match insert(pool, batch).await {
+            Ok(()) => break,
+            Err(err) => match waits.next() {
+                Some(wait) => {
+                    tracing::warn!(error = %err, rows = batch.len(), "audit rows not written; retrying");
+                    tokio::time::sleep(wait).await;
+                }
+                None => {
+                    sink.lost.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                    tracing::error!(error = %err, rows = batch.len(), "audit rows not written");
+                    break;
+                }
+            },
+        }
     }
     batch.clear();
 }

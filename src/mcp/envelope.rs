@@ -52,10 +52,15 @@ impl ToolOutput {
     /// The `structuredContent` object. Write tools carry `dry_run`, the echoed
     /// `idempotency_key` and `idempotent_replay`.
     pub fn envelope(&self, write: Option<&WriteMeta>) -> Map<String, Value> {
+        self.clone().into_envelope(write)
+    }
+
+    /// [`ToolOutput::envelope`] without copying the data.
+    pub fn into_envelope(self, write: Option<&WriteMeta>) -> Map<String, Value> {
         let mut env = Map::new();
-        env.insert("summary".into(), Value::String(self.summary.clone()));
-        let data = match &self.data {
-            Value::Object(_) => self.data.clone(),
+        env.insert("summary".into(), Value::String(self.summary));
+        let data = match self.data {
+            data @ Value::Object(_) => data,
             other => json!({ "value": other }),
         };
         env.insert("data".into(), data);
@@ -246,27 +251,39 @@ impl From<AppError> for ToolError {
     }
 }
 
-/// One tool call's MCP result (`CallToolResult`).
-pub fn result_json(outcome: &Result<Map<String, Value>, ToolError>) -> Value {
-    match outcome {
-        Ok(env) => {
-            let text = env
+/// One tool call's MCP result (`CallToolResult`) as JSON text, around the envelope already
+/// serialised (`envelope_json`, which is not parsed or copied into a value again). Revisions
+/// before 2025-06-18 (`modern` false) get no `structuredContent`: their text block carries the
+/// envelope.
+pub fn result_json(
+    outcome: &Result<Map<String, Value>, ToolError>,
+    envelope_json: &str,
+    modern: bool,
+) -> String {
+    let is_error = outcome.is_err();
+    let text = if !modern {
+        Value::String(envelope_json.to_owned())
+    } else {
+        match outcome {
+            Ok(env) => env
                 .get("summary")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            json!({
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": Value::Object(env.clone()),
-                "isError": false,
-            })
+                .cloned()
+                .unwrap_or(Value::String(String::new())),
+            Err(err) => Value::String(format!("{}: {}", err.code.as_str(), err.message)),
         }
-        Err(err) => json!({
-            "content": [{"type": "text", "text": format!("{}: {}", err.code.as_str(), err.message)}],
-            "structuredContent": Value::Object(err.envelope()),
-            "isError": true,
-        }),
+    };
+    let mut out = String::with_capacity(envelope_json.len() * 2 + 96);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    out.push_str(&text.to_string());
+    out.push_str("}]");
+    if modern {
+        out.push_str(r#","structuredContent":"#);
+        out.push_str(envelope_json);
     }
+    out.push_str(r#","isError":"#);
+    out.push_str(if is_error { "true" } else { "false" });
+    out.push('}');
+    out
 }
 
 /// The `outputSchema` every tool declares: the envelope, or the error shape (strict clients
@@ -294,4 +311,46 @@ pub fn output_schema() -> Value {
             {"required": ["error_code", "message"]}
         ]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The result written around the once-serialised envelope is the `CallToolResult` value it
+    /// replaced, for success and error, modern and old revisions.
+    #[test]
+    fn the_result_text_is_the_call_tool_result() {
+        let ok = ToolOutput::new("a \"quoted\" summary\n", json!({"n": 1, "s": "ü"}))
+            .link_api("/api/v1/x")
+            .into_envelope(None);
+        let err = ToolError::validation("limit", "too big", "out_of_range");
+        for outcome in [Ok(ok), Err(err)] {
+            let envelope = match &outcome {
+                Ok(env) => Value::Object(env.clone()),
+                Err(err) => Value::Object(err.envelope()),
+            };
+            let envelope_json = envelope.to_string();
+            let (text, is_error) = match &outcome {
+                Ok(env) => (
+                    env["summary"].as_str().unwrap_or_default().to_owned(),
+                    false,
+                ),
+                Err(err) => (format!("{}: {}", err.code.as_str(), err.message), true),
+            };
+            let modern: Value =
+                serde_json::from_str(&result_json(&outcome, &envelope_json, true)).expect("json");
+            assert_eq!(
+                modern,
+                json!({"content": [{"type": "text", "text": text}],
+                       "structuredContent": envelope, "isError": is_error})
+            );
+            let old: Value =
+                serde_json::from_str(&result_json(&outcome, &envelope_json, false)).expect("json");
+            assert_eq!(
+                old,
+                json!({"content": [{"type": "text", "text": envelope_json}], "isError": is_error})
+            );
+        }
+    }
 }

@@ -263,8 +263,10 @@ pub async fn call_tool(
 ) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
     let args = crate::http::json::read_object(req, state.config().max_body_bytes).await?;
-    match dispatch::call(&state, &principal, &tool_name, &Value::Object(args)).await {
-        Ok(env) => res.render(Json(Value::Object(env))),
+    let called = dispatch::call(&state, &principal, &tool_name, &Value::Object(args)).await;
+    match called.outcome {
+        // The envelope as the dispatcher serialised it (once).
+        Ok(_) => transport::render_json_text(res, called.envelope_json),
         Err(err) => render_tool_error(err, req, res),
     }
     Ok(())

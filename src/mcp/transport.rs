@@ -6,7 +6,7 @@
 //! `initialize` mints a session; every other message needs one (missing 400, unknown 404).
 
 use salvo::http::StatusCode;
-use salvo::http::header::{ACCEPT, ALLOW, HeaderValue, ORIGIN};
+use salvo::http::header::{ACCEPT, ALLOW, CONTENT_TYPE, HeaderValue, ORIGIN};
 use salvo::prelude::*;
 use serde_json::{Value, json};
 
@@ -51,6 +51,27 @@ fn rpc_error(id: Value, code: i64, message: &str) -> Value {
 
 fn rpc_result(id: Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// A JSON-RPC success response around a result that is already JSON text.
+fn rpc_result_text(id: &Value, result: &str) -> String {
+    let id = id.to_string();
+    let mut out = String::with_capacity(result.len() + id.len() + 40);
+    out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    out.push_str(&id);
+    out.push_str(r#","result":"#);
+    out.push_str(result);
+    out.push('}');
+    out
+}
+
+/// Renders a JSON body that is already text (what `Json` would send for the same value).
+pub(super) fn render_json_text(res: &mut Response, body: String) {
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    res.body(body);
 }
 
 /// Writes an HTTP-level refusal with a JSON-RPC error body.
@@ -236,37 +257,40 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
             if !crate::http::rate_limit::draw_batch(state, principal, batch.len(), res).await {
                 return;
             }
-            let mut replies = Vec::new();
+            let mut replies: Vec<String> = Vec::new();
             for item in batch {
                 match classify(item) {
                     Message::Request {
                         method: "initialize",
                         id,
                         ..
-                    } => replies.push(rpc_error(
-                        id.clone(),
-                        INVALID_REQUEST,
-                        "Invalid Request: initialize cannot be part of a batch",
-                    )),
+                    } => replies.push(
+                        rpc_error(
+                            id.clone(),
+                            INVALID_REQUEST,
+                            "Invalid Request: initialize cannot be part of a batch",
+                        )
+                        .to_string(),
+                    ),
                     Message::Request { id, method, params } => {
                         replies.push(handle(state, principal, &session, id, method, params).await);
                     }
                     Message::NoReply => {}
                     Message::Invalid { id } => {
-                        replies.push(rpc_error(id, INVALID_REQUEST, "Invalid Request"));
+                        replies.push(rpc_error(id, INVALID_REQUEST, "Invalid Request").to_string());
                     }
                 }
             }
             if replies.is_empty() {
                 accepted(res);
             } else {
-                res.render(Json(Value::Array(replies)));
+                render_json_text(res, format!("[{}]", replies.join(",")));
             }
         }
         single => match classify(single) {
             Message::Request { id, method, params } => {
                 let reply = handle(state, principal, &session, id, method, params).await;
-                res.render(Json(reply));
+                render_json_text(res, reply);
             }
             Message::NoReply => accepted(res),
             Message::Invalid { id } => {
@@ -368,7 +392,7 @@ async fn initialize(
     )));
 }
 
-/// Answers one request of an established session.
+/// Answers one request of an established session (the JSON-RPC response as JSON text).
 async fn handle(
     state: &AppState,
     principal: &Principal,
@@ -376,7 +400,12 @@ async fn handle(
     id: &Value,
     method: &str,
     params: Option<&Value>,
-) -> Value {
+) -> String {
+    if method == "tools/call" {
+        return match call(state, principal, session, id, params).await {
+            Ok(reply) | Err(reply) => reply,
+        };
+    }
     let id = id.clone();
     match method {
         "ping" => rpc_result(id, json!({})),
@@ -388,55 +417,43 @@ async fn handle(
             }
             Err(err) => rpc_error(id, INTERNAL_ERROR, &err.message),
         },
-        "tools/call" => {
-            let Some(params) = params.and_then(Value::as_object) else {
-                return rpc_error(
-                    id,
-                    INVALID_PARAMS,
-                    "Invalid params: an object with name is required",
-                );
-            };
-            let Some(name) = params.get("name").and_then(Value::as_str) else {
-                return rpc_error(
-                    id,
-                    INVALID_PARAMS,
-                    "Invalid params: name (string) is required",
-                );
-            };
-            // Omitted (or null) arguments are the empty object: the audit hash of a call must
-            // not depend on how a client spells "no arguments", nor on the face (REST sends {}).
-            let no_arguments = Value::Object(serde_json::Map::new());
-            let arguments = match params.get("arguments") {
-                None | Some(Value::Null) => &no_arguments,
-                Some(a @ Value::Object(_)) => a,
-                Some(_) => {
-                    return rpc_error(
-                        id,
-                        INVALID_PARAMS,
-                        "Invalid params: arguments must be an object",
-                    );
-                }
-            };
-            let outcome = dispatch::call(state, principal, name, arguments).await;
-            let mut result = result_json(&outcome);
-            if !modern(&session.version)
-                && let Some(obj) = result.as_object_mut()
-            {
-                obj.remove("structuredContent");
-                // Older revisions carry the data only as text: put the envelope there.
-                let env = match &outcome {
-                    Ok(env) => Value::Object(env.clone()),
-                    Err(err) => Value::Object(err.envelope()),
-                };
-                obj.insert(
-                    "content".into(),
-                    json!([{"type": "text", "text": env.to_string()}]),
-                );
-            }
-            rpc_result(id, result)
-        }
         _ => rpc_error(id, METHOD_NOT_FOUND, "Method not found"),
     }
+    .to_string()
+}
+
+/// `tools/call`: the reply, or the JSON-RPC error for a malformed envelope (as `Err`).
+async fn call(
+    state: &AppState,
+    principal: &Principal,
+    session: &Session,
+    id: &Value,
+    params: Option<&Value>,
+) -> Result<String, String> {
+    let invalid = |message: &str| rpc_error(id.clone(), INVALID_PARAMS, message).to_string();
+    let params = params
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("Invalid params: an object with name is required"))?;
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("Invalid params: name (string) is required"))?;
+    // Omitted (or null) arguments are the empty object: the audit hash of a call must not
+    // depend on how a client spells "no arguments", nor on the face (REST sends {}).
+    let no_arguments = Value::Object(serde_json::Map::new());
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => &no_arguments,
+        Some(a @ Value::Object(_)) => a,
+        Some(_) => return Err(invalid("Invalid params: arguments must be an object")),
+    };
+    let called = dispatch::call(state, principal, name, arguments).await;
+    // The envelope was serialised once by the dispatcher; it goes out as it is.
+    let result = result_json(
+        &called.outcome,
+        &called.envelope_json,
+        modern(&session.version),
+    );
+    Ok(rpc_result_text(id, &result))
 }
 
 /// `DELETE /api/v1/mcp`: ends the caller's session.

@@ -19,6 +19,7 @@ mod invitations;
 mod isolation_guard;
 mod light;
 mod mail;
+mod mcp_cost;
 mod mcp_idempotency;
 mod mcp_tools;
 mod mcp_transport;

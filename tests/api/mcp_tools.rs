@@ -264,7 +264,7 @@ impl<'a> Rpc<'a> {
     }
 
     /// `tools/call`: the result (`content`, `structuredContent`, `isError`).
-    async fn call(&mut self, tool: &str, args: Value) -> Value {
+    pub(crate) async fn call(&mut self, tool: &str, args: Value) -> Value {
         let result = self
             .request("tools/call", json!({"name": tool, "arguments": args}))
             .await;
@@ -283,7 +283,7 @@ fn named<'a>(items: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 /// A fixture species' key, through the REST catalogue.
-async fn species_key(app: &TestApp, key: &str, q: &str) -> String {
+pub(crate) async fn species_key(app: &TestApp, key: &str, q: &str) -> String {
     let res = app
         .call(
             Method::GET,

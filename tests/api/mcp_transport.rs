@@ -360,7 +360,8 @@ async fn audit_barrier(app: &TestApp, account: Uuid) {
             error_class: None,
             created_at: time::OffsetDateTime::now_utc(),
         },
-    );
+    )
+    .await;
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let done = sqlx::query(

@@ -240,12 +240,14 @@ pub async fn require(db: &mut PgConnection, spec: &KindSpec, key: &str) -> Resul
 }
 
 /// The display names (natural-key names, e.g. a species' scientific name) of records by key,
-/// so a view can name what it references; keys that are not records are left out.
+/// so a view can name what it references; keys that are not records are left out. Kept in the
+/// catalogue memory like the other catalogue reads (the tool summaries name what they show on
+/// every call).
 pub async fn names_by_key(
     state: &AppState,
     keys: impl IntoIterator<Item = Uuid>,
 ) -> Result<HashMap<Uuid, String>, AppError> {
-    let ids: Vec<Uuid> = keys
+    let mut ids: Vec<Uuid> = keys
         .into_iter()
         .collect::<HashSet<_>>()
         .into_iter()
@@ -253,11 +255,20 @@ pub async fn names_by_key(
     if ids.is_empty() {
         return Ok(HashMap::new());
     }
-    let mut db = state.platform_pool().acquire().await?;
-    Ok(repo::display_names(&mut db, &ids)
-        .await?
-        .into_iter()
-        .collect())
+    ids.sort_unstable();
+    let mut key = String::with_capacity(6 + ids.len() * 33);
+    key.push_str("names:");
+    for id in &ids {
+        key.push_str(&id.simple().to_string());
+    }
+    let load = async move {
+        let mut db = state.platform_pool().acquire().await?;
+        Ok(repo::display_names(&mut db, &ids)
+            .await?
+            .into_iter()
+            .collect::<HashMap<Uuid, String>>())
+    };
+    state.caches().catalog_read(key, load).await
 }
 
 /// Checks a create body against the field table and the kind's rules.
