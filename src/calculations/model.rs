@@ -55,7 +55,7 @@ fn checked<T>(f: &mut JsonFields, result: Result<T, Vec<FieldProblem>>) -> Optio
 }
 
 /// Phases with a VPD range (schema of `phase`).
-#[derive(Debug, Clone, Copy, serde::Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VpdPhase {
     Seedling,
@@ -68,7 +68,8 @@ pub enum VpdPhase {
 }
 
 /// Body of `POST /calculations/vpd`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "VpdRequest"))]
 pub struct VpdBody {
     /// Air temperature, °C (−50 to 60).
@@ -83,6 +84,7 @@ pub struct VpdBody {
     pub leaf_temp_offset_c: Option<f64>,
     /// Phase whose VPD range judges the result (default vegetative).
     pub phase: Option<VpdPhase>,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<VpdInput>,
 }
@@ -113,7 +115,8 @@ impl FromJson for VpdBody {
 }
 
 /// One day of temperatures.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "GddDay"))]
 pub struct GddDay {
     /// Daily maximum, °C (−50 to 60), not below the minimum.
@@ -125,7 +128,8 @@ pub struct GddDay {
 }
 
 /// Body of `POST /calculations/gdd`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "GddRequest"))]
 pub struct GddBody {
     /// 1 to 366 days.
@@ -134,6 +138,7 @@ pub struct GddBody {
     /// Base temperature, °C (−10 to 30; default 10).
     #[salvo(schema(minimum = -10, maximum = 30))]
     pub base_temp_c: Option<f64>,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<GddInput>,
 }
@@ -183,7 +188,8 @@ impl FromJson for GddBody {
 }
 
 /// Body of `POST /calculations/dli`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "DliRequest"))]
 pub struct DliBody {
     /// Photosynthetic photon flux density at the canopy, µmol/m²/s (0 to 3000).
@@ -192,6 +198,7 @@ pub struct DliBody {
     /// Hours of light per day (0 to 24).
     #[salvo(schema(minimum = 0, maximum = 24))]
     pub photoperiod_hours: f64,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<DliInput>,
 }
@@ -211,7 +218,8 @@ impl FromJson for DliBody {
 }
 
 /// Body of `POST /calculations/ec-correction`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "EcCorrectionRequest"))]
 pub struct EcCorrectionBody {
     /// Measured EC, mS/cm (0 to 10).
@@ -220,6 +228,7 @@ pub struct EcCorrectionBody {
     /// Solution temperature at the measurement, °C (0 to 50).
     #[salvo(schema(minimum = 0, maximum = 50))]
     pub water_temp_c: f64,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<EcCorrectionInput>,
 }
@@ -239,7 +248,8 @@ impl FromJson for EcCorrectionBody {
 }
 
 /// Body of `POST /calculations/water-mix`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "WaterMixRequest"))]
 pub struct WaterMixBody {
     /// Share of RO (osmosis) water, % (0 to 100).
@@ -272,6 +282,7 @@ pub struct WaterMixBody {
     /// EC wanted from the mix, mS/cm (0 to 5): the answer then names the RO share for it.
     #[salvo(schema(minimum = 0, maximum = 5))]
     pub target_ec_ms: Option<f64>,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<WaterMixInput>,
 }
@@ -318,7 +329,8 @@ impl FromJson for WaterMixBody {
 }
 
 /// Body of `POST /calculations/slot-capacity`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "SlotCapacityRequest"))]
 pub struct SlotCapacityBody {
     /// Growing area, m² (above 0, at most 10000).
@@ -327,6 +339,7 @@ pub struct SlotCapacityBody {
     /// Distance between plants, cm (1 to 1000).
     #[salvo(schema(minimum = 1, maximum = 1000))]
     pub spacing_cm: f64,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<SlotCapacityInput>,
 }
@@ -346,7 +359,8 @@ impl FromJson for SlotCapacityBody {
 }
 
 /// Body of `POST /calculations/runoff`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "RunoffRequest"))]
 pub struct RunoffBody {
     /// EC of the solution given, mS/cm (0 to 10).
@@ -367,6 +381,7 @@ pub struct RunoffBody {
     /// Litres that ran off (0 to 10000, not more than given).
     #[salvo(schema(minimum = 0, maximum = 10000))]
     pub runoff_volume_liters: Option<f64>,
+    #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<RunoffInput>,
 }
@@ -401,11 +416,16 @@ impl FromJson for RunoffBody {
 }
 
 /// A product chosen for the mixing protocol.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "MixingProduct"))]
 pub struct ProductChoice {
     /// Key of a global fertiliser (`GET /fertilizers`).
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub fertilizer_key: String,
     /// Recipe dose, ml (or g) per litre (above 0, at most 50): with a recipe the products keep
     /// their ratio and are scaled together to the target EC.
@@ -415,7 +435,8 @@ pub struct ProductChoice {
 
 /// Body of `POST /calculations/mixing-protocol` (and the arguments of
 /// `calculate_mixing_protocol`).
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[salvo(schema(name = "MixingProtocolRequest"))]
 pub struct MixingProtocolBody {
     /// 1 to 20 products, each once.
