@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod cache;
+pub mod calculations;
 pub mod catalog;
 pub mod config;
 pub mod error;

@@ -7,6 +7,7 @@ pub mod companions;
 pub mod engine;
 pub mod enrichment;
 pub mod families;
+pub mod fertilizers;
 pub mod glossary;
 pub mod imports;
 pub mod ipm;
@@ -36,6 +37,7 @@ pub fn routers() -> Vec<Router> {
         kits::routes::router(),
         overwintering::routes::router(),
         substrates::routes::router(),
+        fertilizers::routes::router(),
         companions::routes::router(),
         rotation::routes::router(),
         knowledge::routes::router(),

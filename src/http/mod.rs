@@ -53,6 +53,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::tenants::routes::invitation_token_router())
         .push(crate::platform::admin::routes::router())
         .append(&mut crate::catalog::routers())
+        .push(crate::calculations::routes::router())
         .push(crate::mcp::routes::router())
         .push(crate::mcp::routes::activity_router())
         .push(

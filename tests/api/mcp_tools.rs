@@ -54,6 +54,7 @@ const ALL_TOOLS: &[&str] = &[
     "get_substrate_batch",
     "check_batch_reusability",
     "create_substrate_mix",
+    "calculate_mixing_protocol",
     "create_site",
 ];
 
@@ -1854,6 +1855,7 @@ async fn valid_args(
 ) -> Vec<(&'static str, Value)> {
     let (location, substrate, batch) = garden_fixtures(app, key, tenant).await;
     let other = crate::substrates::global_substrate(app, "perlite", 7.0, true, 3).await;
+    let fertilizer = crate::fertilizers::global_fertilizer(app, json!({})).await;
     let tomato = species_key(app, key, "fixtura%20tomatoides").await;
     let cultivars = ok(app, key, "list_cultivars", json!({"species_key": tomato})).await;
     let pests = ok(app, key, "list_pests", json!({"query": "fixturia"})).await;
@@ -1921,6 +1923,11 @@ async fn valid_args(
                 {"substrate_key": substrate, "fraction": 0.5},
                 {"substrate_key": other, "fraction": 0.5}
             ]}),
+        ),
+        (
+            "calculate_mixing_protocol",
+            json!({"fertilizers": [{"fertilizer_key": fertilizer}],
+                   "target_volume_liters": 20, "target_ec_ms": 1.2}),
         ),
         (
             "create_site",

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::companions::model::PAIR;
 use super::engine::spec::KindSpec;
 use super::families::model::FAMILY;
+use super::fertilizers::model::FERTILIZER;
 use super::glossary::model::TERM;
 use super::ipm::model::{DISEASE, PEST, TREATMENT};
 use super::kits::model::KIT;
@@ -111,6 +112,11 @@ pub const FILES: &[SeedFile] = &[
         layout: Layout::Array,
     },
     SeedFile {
+        file: "fertilizers.json",
+        spec: &FERTILIZER,
+        layout: Layout::Array,
+    },
+    SeedFile {
         file: "companions.json",
         spec: &PAIR,
         layout: Layout::Companions,
@@ -152,6 +158,7 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("data/hardiness_zones.json"),
     ),
     ("substrates.json", include_str!("data/substrates.json")),
+    ("fertilizers.json", include_str!("data/fertilizers.json")),
     ("companions.json", include_str!("data/companions.json")),
     ("rotation.json", include_str!("data/rotation.json")),
 ];
@@ -295,6 +302,7 @@ mod tests {
             ("glossary_term", 30),
             ("hardiness_zone", 9),
             ("overwintering_profile", 50),
+            ("fertilizer", 40),
         ] {
             assert!(count(kind) >= min, "{kind}: {} < {min}", count(kind));
         }

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod catalog;
 pub mod knowledge;
+pub mod nutrition;
 pub mod phases;
 pub mod places;
 pub mod plants;
@@ -54,6 +55,7 @@ pub static ALL: &[&Tool] = &[
     &substrates::GET_SUBSTRATE_BATCH,
     &substrates::CHECK_BATCH_REUSABILITY,
     &substrates::CREATE_SUBSTRATE_MIX,
+    &nutrition::CALCULATE_MIXING_PROTOCOL,
     &places::CREATE_SITE,
 ];
 

@@ -1,0 +1,189 @@
+//! Global fertilisers as a catalogue kind: read by any caller at `/fertilizers` and
+//! `/fertilizers/{key}`, written by platform admins, every field checked; the built-in seed
+//! holds at least 40 real products (checked by the seed's own unit test).
+
+use reqwest::Method;
+use serde_json::{Map, Value, json};
+
+use crate::catalog::letters;
+use crate::support::{TestApp, assert_error, detail_fields};
+
+/// A global fertiliser only this test knows (the catalogue is shared by parallel tests).
+pub(crate) async fn global_fertilizer(app: &TestApp, fields: Value) -> String {
+    let mut body: Map<String, Value> = json!({
+        "name": format!("Test fertiliser {}", letters()),
+        "brand": "Test",
+        "fertilizer_type": "base",
+        "form": "liquid",
+        "npk": {"n": 3, "p": 1, "k": 4},
+        "ec_contribution_per_ml": 0.2,
+        "recommended_dose_ml_per_liter": 1.0,
+        "max_dose_ml_per_liter": 10.0,
+        "mixing_priority": 30,
+    })
+    .as_object()
+    .cloned()
+    .unwrap_or_default();
+    if let Value::Object(extra) = fields {
+        body.extend(extra);
+    }
+    let created = kultiva::catalog::engine::service::create(
+        &app.state,
+        &kultiva::catalog::fertilizers::model::FERTILIZER,
+        body,
+    )
+    .await
+    .expect("global fertiliser");
+    created["key"].as_str().expect("key").to_owned()
+}
+
+#[tokio::test]
+async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_admins() {
+    let app = TestApp::full().await;
+    let user = app.user("fert").await;
+    let admin = app.platform_admin().await;
+    let name = format!("Gro {} A", letters());
+    let body = json!({
+        "name": name,
+        "brand": "Gro",
+        "fertilizer_type": "base",
+        "form": "liquid",
+        "npk": {"n": 5, "p": 0, "k": 1},
+        "secondary": {"ca": 3.8},
+        "micro": {"fe": 0.1},
+        "ec_contribution_per_ml": 0.2,
+        "recommended_dose_ml_per_liter": 2.0,
+        "max_dose_ml_per_liter": 5.0,
+        "mixing_priority": 30,
+        "tank_safe": true,
+    });
+
+    // A plain account cannot write; nothing is stored.
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&user.bearer()),
+            Some(&body),
+        )
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    let q = format!("/api/v1/fertilizers?q={}", name.replace(' ', "%20"));
+    let res = app.call(Method::GET, &q, Some(&user.bearer()), None).await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(page["total"], 0, "{page}");
+
+    // A platform admin creates it; any caller reads it in the list and by key.
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&admin.bearer()),
+            Some(&body),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let created: Value = res.json().await.expect("json");
+    let key = created["key"].as_str().expect("key").to_owned();
+    let res = app.call(Method::GET, &q, Some(&user.bearer()), None).await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(page["total"], 1, "{page}");
+    assert_eq!(page["items"][0]["npk"], json!({"n": 5, "p": 0, "k": 1}));
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/fertilizers/{key}"),
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let one: Value = res.json().await.expect("json");
+    assert_eq!(one["name"], name);
+    assert_eq!(one["mixing_priority"], 30);
+    assert_eq!(one["secondary"]["ca"], 3.8);
+
+    // Filters: form and type.
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{q}&form=powder"),
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(page["total"], 0);
+
+    // Anonymous: 401; unknown key: 404.
+    let res = app
+        .call(Method::GET, "/api/v1/fertilizers", None, None)
+        .await;
+    assert_error(res, 401, "UNAUTHORIZED").await;
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/fertilizers/{}", uuid::Uuid::new_v4()),
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+
+    // Bad bodies: NPK over 100 %, a maximum below the dose, a priority out of 1–100, an
+    // unknown form; one 422 naming each field, nothing stored.
+    let bad_name = format!("Bad {}", letters());
+    let bad = json!({
+        "name": bad_name,
+        "brand": "Bad",
+        "fertilizer_type": "base",
+        "form": "slurry",
+        "npk": {"n": 50, "p": 40, "k": 20},
+        "ec_contribution_per_ml": 0.2,
+        "recommended_dose_ml_per_liter": 4.0,
+        "max_dose_ml_per_liter": 2.0,
+        "mixing_priority": 0,
+    });
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&admin.bearer()),
+            Some(&bad),
+        )
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    let fields = detail_fields(&err);
+    for f in ["body.form", "body.mixing_priority"] {
+        assert!(fields.contains(&f.to_owned()), "{f} in {fields:?}");
+    }
+    // Cross-field rules are checked once the fields themselves are valid.
+    let mut bad2 = bad.clone();
+    bad2["form"] = json!("liquid");
+    bad2["mixing_priority"] = json!(10);
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&admin.bearer()),
+            Some(&bad2),
+        )
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    let fields = detail_fields(&err);
+    assert!(fields.contains(&"body.npk".to_owned()), "{fields:?}");
+    assert!(
+        fields.contains(&"body.max_dose_ml_per_liter".to_owned()),
+        "{fields:?}"
+    );
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/fertilizers?q={}", bad_name.replace(' ', "%20")),
+            Some(&user.bearer()),
+            None,
+        )
+        .await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(page["total"], 0);
+}
