@@ -736,7 +736,7 @@ async fn plants_list_is_one_query_per_page() {
         ("limit=1", 1),
         ("limit=10", 10),
         ("limit=30", 30),
-        ("limit=200&location=", 30),
+        ("limit=200&name=%20", 30),
     ] {
         statements::watch(t.id);
         let (s, page) = get_json(&app, &format!("{base}?{query}")).await;
