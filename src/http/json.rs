@@ -285,7 +285,12 @@ impl JsonFields {
     pub fn opt_int(&mut self, name: &'static str, min: i64, max: i64) -> Option<Option<i64>> {
         match self.take(name) {
             None => Some(None),
-            Some(Value::Number(n)) => match n.as_i64() {
+            // JSON Schema's `integer` includes `3.0`: a whole number written with a fraction.
+            Some(Value::Number(n)) => match n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                    .map(|f| f as i64)
+            }) {
                 Some(i) if (min..=max).contains(&i) => Some(Some(i)),
                 Some(_) => {
                     self.reject(

@@ -30,6 +30,8 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     );
     let mut doc = OpenApi::new("Kultiva API", VERSION).merge_router(api);
     document_min_roles(&mut doc);
+    document_needed_fields(&mut doc);
+    document_links(&mut doc);
     match mode {
         ServiceMode::Full => {
             let mut doc = doc.add_security_scheme(
@@ -91,6 +93,149 @@ fn document_min_roles(doc: &mut OpenApi) {
                     oapi::Response::new(format!("FORBIDDEN: {} role needed", role.as_str()))
                         .add_content("application/json", oapi::Content::new(error.clone())),
                 );
+            }
+        }
+    }
+}
+
+/// Bodies whose fields are each optional but of which one must be given, not null: the derive
+/// cannot state that, so the document gets a JSON Schema `anyOf` on the body's schema.
+const ONE_FIELD_NEEDED: &[(&str, &[&str])] = &[
+    ("PlantLocation", &["location_key", "slot_key"]),
+    ("PlantSubstrate", &["substrate_batch_key", "substrate_key"]),
+];
+
+fn document_needed_fields(doc: &mut OpenApi) {
+    for (schema, fields) in ONE_FIELD_NEEDED {
+        let Some(RefOr::Type(oapi::Schema::Object(object))) =
+            doc.components.schemas.get_mut(*schema)
+        else {
+            continue;
+        };
+        let any_of: Vec<serde_json::Value> = fields
+            .iter()
+            .map(|field| {
+                serde_json::json!({
+                    "required": [field],
+                    "properties": { *field: { "not": { "type": "null" } } },
+                })
+            })
+            .collect();
+        object.extensions.insert("anyOf".to_owned(), any_of.into());
+    }
+}
+
+/// Links beyond the garden's regular shape (see [`document_links`]): a mix is read as a
+/// substrate, and adding a member creates an invitation the invitee accepts or declines and
+/// an admin withdraws.
+const EXTRA_LINKS: &[(&str, &str, &str)] = &[
+    ("create_substrate_mix", "get_substrate", "substrate_key"),
+    ("add_member", "withdraw_invitation", "invitation_key"),
+    ("add_member", "accept_my_invitation", "invitation_key"),
+    ("add_member", "decline_my_invitation", "invitation_key"),
+];
+
+/// OpenAPI links from each create operation to what can be done with what it created, so
+/// schemathesis' stateful phase walks create → get → update → sub-operations → delete. In the
+/// garden tree the shape is regular: `POST /t/{slug}/X` answers 201 with `key`, and every
+/// operation under `/t/{slug}/X/{param}` takes that key; the other path parameters come from
+/// the create request.
+fn document_links(doc: &mut OpenApi) {
+    // (source path, source method, link name, link) collected first: the paths are read and
+    // written in one map.
+    let mut links: Vec<(String, oapi::PathItemType, String, serde_json::Value)> = Vec::new();
+    let operation_path = |wanted: &str| {
+        doc.paths.iter().find_map(|(path, item)| {
+            item.operations
+                .values()
+                .any(|op| op.operation_id.as_deref() == Some(wanted))
+                .then(|| path.clone())
+        })
+    };
+    let link = |target_path: &str, target_id: &str, key_param: &str, source_path: &str| {
+        let mut parameters = serde_json::Map::new();
+        for segment in target_path.split('/') {
+            let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
+                continue;
+            };
+            let value = if name == key_param {
+                "$response.body#/key".to_owned()
+            } else if source_path.contains(segment) {
+                format!("$request.path.{name}")
+            } else {
+                continue;
+            };
+            parameters.insert(name.to_owned(), value.into());
+        }
+        serde_json::json!({ "operationId": target_id, "parameters": parameters })
+    };
+    for (source_path, item) in doc.paths.iter() {
+        if !source_path.starts_with("/api/v1/t/") {
+            continue;
+        }
+        let Some(create) = item.operations.get(&oapi::PathItemType::Post) else {
+            continue;
+        };
+        if create.responses.get("201").is_none() {
+            continue;
+        }
+        let prefix = format!("{source_path}/{{");
+        for (target_path, target) in doc.paths.iter() {
+            let Some(rest) = target_path.strip_prefix(&prefix) else {
+                continue;
+            };
+            let Some(key_param) = rest.split('}').next() else {
+                continue;
+            };
+            for op in target.operations.values() {
+                let Some(id) = op.operation_id.as_deref() else {
+                    continue;
+                };
+                links.push((
+                    source_path.clone(),
+                    oapi::PathItemType::Post,
+                    id.to_owned(),
+                    link(target_path, id, key_param, source_path),
+                ));
+            }
+        }
+    }
+    for (source_id, target_id, key_param) in EXTRA_LINKS {
+        let (Some(source_path), Some(target_path)) =
+            (operation_path(source_id), operation_path(target_id))
+        else {
+            continue;
+        };
+        links.push((
+            source_path.clone(),
+            oapi::PathItemType::Post,
+            (*target_id).to_owned(),
+            link(&target_path, target_id, key_param, &source_path),
+        ));
+    }
+    for (path, method, name, link) in links {
+        let Some(operation) = doc
+            .paths
+            .get_mut(&path)
+            .and_then(|item| item.operations.get_mut(&method))
+        else {
+            continue;
+        };
+        for (code, response) in operation.responses.iter_mut() {
+            if !code.starts_with('2') {
+                continue;
+            }
+            // Written as an extension: salvo-oapi 1.1 serializes `oapi::Link` with snake_case
+            // keys (`operation_id`), which no client reads. `Response::links` stays empty, so
+            // the flattened key is the only `links`.
+            if let RefOr::Type(response) = response {
+                let entry = response
+                    .extensions
+                    .entry("links".to_owned())
+                    .or_insert_with(|| serde_json::json!({}));
+                if let Some(map) = entry.as_object_mut() {
+                    map.insert(name.clone(), link.clone());
+                }
             }
         }
     }

@@ -284,3 +284,114 @@ async fn every_garden_operation_states_its_minimum_role() {
         "viewer"
     );
 }
+
+/// The plant and run request schemas state what the handlers check (issue 12): enums of the
+/// list filters, non-nullable PATCH fields, key lengths, "a location or a slot", and links
+/// from each create operation to what follows it (the stateful phase of schemathesis walks
+/// them).
+#[tokio::test]
+async fn garden_request_schemas_state_the_handlers_rules() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let schemas = &doc["components"]["schemas"];
+    let resolve = |schema: &Value| -> Value {
+        match schema["$ref"].as_str() {
+            Some(r) => schemas[r.trim_start_matches("#/components/schemas/")].clone(),
+            None => schema.clone(),
+        }
+    };
+    let param = |path: &str, name: &str| -> Value {
+        let params = doc["paths"][path]["get"]["parameters"]
+            .as_array()
+            .expect("parameters");
+        let p = params
+            .iter()
+            .find(|p| p["name"] == name)
+            .expect("parameter");
+        resolve(&p["schema"])
+    };
+    let plants = "/api/v1/t/{slug}/plant-instances";
+    assert_eq!(
+        param(plants, "status")["enum"],
+        serde_json::json!(["active", "disposed", "given_away", "died"])
+    );
+    assert_eq!(
+        param(plants, "archived")["enum"],
+        serde_json::json!(["false", "true", "any"])
+    );
+    assert_eq!(param(plants, "slot")["format"], "uuid");
+    assert_eq!(param(plants, "name")["maxLength"], 100);
+    assert_eq!(
+        param("/api/v1/t/{slug}/planting-runs", "status")["enum"],
+        serde_json::json!(["planned", "active", "harvesting", "completed", "cancelled"])
+    );
+
+    let update = &schemas["PlantUpdate"];
+    assert_eq!(update["additionalProperties"], false);
+    assert_eq!(
+        update["properties"]["name"]["type"], "string",
+        "null is refused"
+    );
+    for clearable in ["cultivar_key", "planted_on", "notes"] {
+        assert_eq!(
+            update["properties"][clearable]["type"],
+            serde_json::json!(["string", "null"]),
+            "{clearable} clears with null"
+        );
+    }
+    let create = &schemas["PlantCreate"]["properties"];
+    assert_eq!(create["species_key"]["maxLength"], 100);
+    assert_eq!(create["species_key"]["minLength"], 1);
+    assert_eq!(create["name"]["type"], "string");
+    assert_eq!(
+        schemas["PhaseTransition"]["properties"]["target_phase_key"]["maxLength"],
+        100
+    );
+    let any_of = schemas["PlantLocation"]["anyOf"].as_array().expect("anyOf");
+    let needed: Vec<&Value> = any_of.iter().map(|a| &a["required"][0]).collect();
+    assert_eq!(needed, ["location_key", "slot_key"]);
+    let run = &schemas["PlantingRunCreate"]["properties"];
+    assert_eq!(
+        run["planned_quantity"]["type"],
+        serde_json::json!(["integer", "null"])
+    );
+    assert_eq!(run["planned_quantity"]["maximum"], 10000);
+    assert!(run["run_type"].is_object(), "run_type documented");
+    assert_eq!(
+        schemas["PlantingRunStatusChange"]["required"],
+        serde_json::json!(["status"])
+    );
+
+    // Links: create → get/patch/sub-operations with the created key; the invitation chain.
+    let links = &doc["paths"][plants]["post"]["responses"]["201"]["links"];
+    assert_eq!(links["get_plant"]["operationId"], "get_plant");
+    assert_eq!(
+        links["get_plant"]["parameters"]["plant_key"],
+        "$response.body#/key"
+    );
+    assert_eq!(
+        links["update_plant"]["parameters"]["slug"],
+        "$request.path.slug"
+    );
+    let site_links = &doc["paths"]["/api/v1/t/{slug}/sites"]["post"]["responses"]["201"]["links"];
+    for id in ["get_site", "update_site", "delete_site"] {
+        assert_eq!(site_links[id]["operationId"], id);
+    }
+    let invite =
+        &doc["paths"]["/api/v1/tenants/{slug}/members"]["post"]["responses"]["202"]["links"];
+    for id in [
+        "accept_my_invitation",
+        "decline_my_invitation",
+        "withdraw_invitation",
+    ] {
+        assert_eq!(
+            invite[id]["parameters"]["invitation_key"], "$response.body#/key",
+            "{id}"
+        );
+    }
+}

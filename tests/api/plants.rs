@@ -736,7 +736,7 @@ async fn plants_list_is_one_query_per_page() {
         ("limit=1", 1),
         ("limit=10", 10),
         ("limit=30", 30),
-        ("limit=200&location=", 30),
+        ("limit=200&name=%20", 30),
     ] {
         statements::watch(t.id);
         let (s, page) = get_json(&app, &format!("{base}?{query}")).await;
@@ -1006,4 +1006,120 @@ async fn plants_mcp_tools() {
     )
     .await;
     assert_eq!(list_b["data"]["total_in_tenant"], 0);
+}
+
+/// The list's filters are checked as the document states them: an empty key filter (`slot=`)
+/// is malformed like any other bad key, an enum filter takes only its values, a text filter
+/// at most 100 characters as sent. Each bad one is a 422 naming `query.<filter>`.
+#[tokio::test]
+async fn plants_list_filters_are_checked_as_documented() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("plantsq").await;
+    let tomato = species(&app, TOMATO).await;
+    plant(&app, &t, json!({"species_key": tomato})).await;
+    let base = plants_path(&t);
+    let simple = uuid::Uuid::now_v7().simple().to_string();
+    let long = "a".repeat(101);
+    for (query, field) in [
+        ("slot=".to_owned(), "query.slot"),
+        ("site=".to_owned(), "query.site"),
+        (format!("location={simple}"), "query.location"),
+        ("run=%20".to_owned(), "query.run"),
+        ("status=".to_owned(), "query.status"),
+        ("status=%20active".to_owned(), "query.status"),
+        ("archived=".to_owned(), "query.archived"),
+        (format!("name={long}"), "query.name"),
+        (format!("species=x{}", "%20".repeat(100)), "query.species"),
+        ("phase=a%01".to_owned(), "query.phase"),
+    ] {
+        let res = app.get(&format!("{base}?{query}")).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{query}");
+    }
+    // Blank text filters mean none; the documented values work.
+    for query in ["name=%20", "status=active&archived=any", "archived=false"] {
+        let (status, page) = get_json(&app, &format!("{base}?{query}")).await;
+        assert_eq!(status, 200, "{query}: {page}");
+        assert_eq!(page["total"], 1, "{query}");
+    }
+}
+
+/// A PATCH with null for a field that cannot be cleared is refused and changes nothing; the
+/// clearable fields clear with null; notes keep several lines, as on create.
+#[tokio::test]
+async fn plants_patch_null_rules_follow_the_document() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("plantsnull").await;
+    let tomato = species(&app, TOMATO).await;
+    let p = plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "name": "Tom", "planted_on": "2025-04-01",
+               "notes": "first"}),
+    )
+    .await;
+    let path = format!("{}{}", plants_path(&t), key(&p));
+    let patch = |body: Value| {
+        let (app, path) = (&app, &path);
+        async move {
+            app.client
+                .patch(app.url(path))
+                .json(&body)
+                .send()
+                .await
+                .expect("sent")
+        }
+    };
+    let err = assert_error(
+        patch(json!({"name": null, "notes": "changed"})).await,
+        422,
+        "VALIDATION_ERROR",
+    )
+    .await;
+    assert_eq!(detail_fields(&err), ["body.name"]);
+    let (_, got) = get_json(&app, &path).await;
+    assert_eq!(got["name"], "Tom");
+    assert_eq!(got["notes"], "first", "a refused PATCH changes nothing");
+
+    let res = patch(json!({"notes": "line one\nline two", "planted_on": null})).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let got: Value = res.json().await.expect("json");
+    assert_eq!(got["notes"], "line one\nline two");
+    assert_eq!(got["planted_on"], Value::Null);
+    assert_eq!(got["name"], "Tom");
+
+    // Keys: blank, too long (as sent) or with control characters are refused.
+    for (body, field) in [
+        (json!({"cultivar_key": "   "}), "body.cultivar_key"),
+        (
+            json!({"cultivar_key": "a".repeat(101)}),
+            "body.cultivar_key",
+        ),
+    ] {
+        let err = assert_error(patch(body.clone()).await, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    let base = plants_path(&t);
+    for (body, field) in [
+        (
+            json!({"species_key": format!("{tomato}{}", " ".repeat(100))}),
+            "body.species_key",
+        ),
+        (json!({"species_key": "a\u{1}b"}), "body.species_key"),
+        (json!({"species_key": tomato, "name": null}), "body.name"),
+        (
+            json!({"species_key": tomato, "slot_key": uuid::Uuid::now_v7().simple().to_string()}),
+            "body.slot_key",
+        ),
+    ] {
+        let err = assert_error(app.post_json(&base, &body).await, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    // Moving needs a location or a slot, not null.
+    for body in [json!({}), json!({"location_key": null, "slot_key": null})] {
+        let (status, err) = post(&app, &format!("{path}/location"), body.clone()).await;
+        assert_eq!(status, 422, "{body}: {err}");
+        assert_eq!(detail_fields(&err), ["body.location_key"]);
+    }
+    assert_eq!(count(&app, &t, "plants").await, 1);
 }

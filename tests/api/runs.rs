@@ -517,3 +517,75 @@ async fn runs_roles_and_two_tenants() {
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["error_code"], "not_found");
 }
+
+/// The run operations check what the document states and nothing looser: the list's `status`
+/// takes only its values (an empty one is malformed), a run type of null is the default, a
+/// start date outside 1900–2100 and a padded id prefix are refused. Refusals write nothing.
+#[tokio::test]
+async fn runs_requests_are_checked_as_documented() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("runsdoc").await;
+    let base = runs_path(&t);
+    for query in ["status=", "status=%20active", "status=Active"] {
+        let err = assert_error(
+            app.get(&format!("{base}?{query}")).await,
+            422,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert_eq!(detail_fields(&err), ["query.status"], "{query}");
+    }
+    let (s, run) = post(&app, &base, json!({"name": "Beans", "run_type": null})).await;
+    assert_eq!(s, 201, "{run}");
+    assert_eq!(run["run_type"], "monoculture");
+    let (s, run2) = post(&app, &base, json!({"name": "Clones", "run_type": "clone"})).await;
+    assert_eq!(s, 201, "{run2}");
+    assert_eq!(run2["run_type"], "clone");
+    for (body, field) in [
+        (
+            json!({"name": "x", "planned_start_date": "2101-01-01"}),
+            "body.planned_start_date",
+        ),
+        (
+            json!({"name": "x", "planned_quantity": 10001}),
+            "body.planned_quantity",
+        ),
+        (
+            json!({"name": "x", "location_key": uuid::Uuid::now_v7().simple().to_string()}),
+            "body.location_key",
+        ),
+        (json!({"name": "x", "notes": "a\u{1}"}), "body.notes"),
+    ] {
+        let err = assert_error(app.post_json(&base, &body).await, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    assert_eq!(count(&app, &t, "planting_runs").await, 2);
+    let tomato = species(&app, TOMATO).await;
+    let run_path = format!("{base}{}", key(&run));
+    for (body, field) in [
+        (
+            json!({"species_key": tomato, "quantity": 1, "id_prefix": " AB"}),
+            "body.id_prefix",
+        ),
+        (
+            json!({"species_key": tomato, "quantity": 1, "id_prefix": "AB", "cultivar_key": ""}),
+            "body.cultivar_key",
+        ),
+    ] {
+        let (s, err) = post(&app, &format!("{run_path}/create-plants"), body.clone()).await;
+        assert_eq!(s, 422, "{body}: {err}");
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    for body in [
+        json!({"status": null}),
+        json!({"status": "done"}),
+        json!({}),
+    ] {
+        let (s, err) = post(&app, &format!("{run_path}/status"), body.clone()).await;
+        assert_eq!(s, 422, "{body}: {err}");
+        assert_eq!(detail_fields(&err), ["body.status"], "{body}");
+    }
+    let (_, got) = get_json(&app, &run_path).await;
+    assert_eq!(got["status"], "planned");
+    assert_eq!(count(&app, &t, "plants").await, 0);
+}

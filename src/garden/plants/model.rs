@@ -6,7 +6,7 @@ use serde_json::Value;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::http::json::{FromJson, JsonFields, Patch, is_blank};
 
 pub const NAME_MAX: usize = 120;
 pub const NOTES_MAX: usize = 2000;
@@ -41,6 +41,31 @@ impl ArchiveReason {
     pub fn parse(raw: &str) -> Option<Self> {
         Self::ALL.iter().find(|(n, _)| *n == raw).map(|(_, r)| *r)
     }
+}
+
+/// `status` filter of the plant list (the schema of the query parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlantStatusFilter {
+    Active,
+    Disposed,
+    GivenAway,
+    Died,
+}
+
+impl PlantStatusFilter {
+    pub const ALL: &'static [&'static str] = &["active", "disposed", "given_away", "died"];
+}
+
+/// `archived` filter of the plant list (the schema of the query parameter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum ArchivedFilter {
+    #[serde(rename = "false")]
+    False,
+    #[serde(rename = "true")]
+    True,
+    #[serde(rename = "any")]
+    Any,
 }
 
 /// The specification's four phase states.
@@ -194,13 +219,22 @@ pub struct PlacementNotes {
     pub rotation: Vec<Value>,
 }
 
+/// Parses a record key exactly as the schema's `format: uuid` states it: the hyphenated
+/// 36-character form, nothing around it (the `uuid` crate alone would also take the simple,
+/// braced and URN forms, which the document does not allow).
+pub fn parse_key(raw: &str) -> Option<Uuid> {
+    (raw.len() == 36)
+        .then(|| Uuid::try_parse(raw).ok())
+        .flatten()
+}
+
 /// Reads an optional key (UUID) field; absent and null mean none.
 pub fn opt_uuid(f: &mut JsonFields, name: &'static str) -> Option<Option<Uuid>> {
     match f.value(name) {
         None => Some(None),
-        Some(Value::String(s)) => match Uuid::parse_str(s.trim()) {
-            Ok(id) => Some(Some(id)),
-            Err(_) => {
+        Some(Value::String(s)) => match parse_key(&s) {
+            Some(id) => Some(Some(id)),
+            None => {
                 f.reject_field(name, "must be a key (UUID)", "value_error");
                 None
             }
@@ -212,21 +246,27 @@ pub fn opt_uuid(f: &mut JsonFields, name: &'static str) -> Option<Option<Uuid>> 
     }
 }
 
+/// Checks a catalogue key as the schema states it (at most [`KEY_MAX`] characters as sent, at
+/// least one visible, no control characters: the single-line pattern of `http::json`) and
+/// trims it.
+fn checked_key(f: &mut JsonFields, name: &'static str, raw: &str) -> Option<String> {
+    let trimmed = raw.trim_matches(is_blank);
+    if raw.chars().count() > KEY_MAX || trimmed.is_empty() || raw.chars().any(char::is_control) {
+        f.reject_field(
+            name,
+            format!("must have 1 to {KEY_MAX} characters, not blank, no control characters"),
+            "value_error",
+        );
+        return None;
+    }
+    Some(trimmed.to_owned())
+}
+
 /// Reads an optional catalogue key (1–100 characters); absent and null mean none.
 pub fn opt_key(f: &mut JsonFields, name: &'static str) -> Option<Option<String>> {
     match f.value(name) {
         None => Some(None),
-        Some(Value::String(s)) if (1..=KEY_MAX).contains(&s.trim().chars().count()) => {
-            Some(Some(s.trim().to_owned()))
-        }
-        Some(Value::String(_)) => {
-            f.reject_field(
-                name,
-                format!("must have 1 to {KEY_MAX} characters"),
-                "value_error",
-            );
-            None
-        }
+        Some(Value::String(s)) => checked_key(f, name, &s).map(Some),
         Some(_) => {
             f.reject_field(name, "must be a string", "type_error");
             None
@@ -278,29 +318,54 @@ pub fn opt_past_date(f: &mut JsonFields, name: &'static str) -> Option<Option<Da
     }
 }
 
-/// Body of `POST /t/{slug}/plant-instances/`.
+/// Body of `POST /t/{slug}/plant-instances/`. Beyond the schema: `planted_on` not after
+/// today; a `slot_key` of another location than `location_key` is refused (422).
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "PlantCreate"))]
 #[serde(deny_unknown_fields)]
 pub struct NewPlant {
     /// Species key from the catalogue.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub species_key: String,
-    /// Defaults to the species' common (else scientific) name.
-    #[salvo(schema(max_length = 120))]
+    /// Defaults to the species' common (else scientific) name; null is refused (omit it).
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: Option<String>,
     /// A cultivar of that species.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub cultivar_key: Option<String>,
     /// Where it stands; needed with a slot unless the slot alone names it.
     pub location_key: Option<Uuid>,
     pub slot_key: Option<Uuid>,
     pub substrate_batch_key: Option<Uuid>,
-    /// YYYY-MM-DD, not in the future.
-    #[salvo(schema(value_type = Option<String>, format = "date"))]
+    /// YYYY-MM-DD, from 1900-01-01 up to today (a later date is refused with 422).
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$"))]
     pub planted_on: Option<Date>,
     /// The phase to start in (a phase key of the species' sequence). Omitted: the first phase
     /// of the sequence; null: no phase yet (`phase_state` `never_initialised`).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub phase_key: Option<String>,
-    #[salvo(schema(max_length = 2000))]
+    /// Up to 2000 characters, several lines allowed; blank means none.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub notes: Option<String>,
     /// How the phase key was given (not part of the wire form).
     #[serde(skip)]
@@ -351,25 +416,45 @@ impl FromJson for NewPlant {
     }
 }
 
-/// Body of `PATCH /t/{slug}/plant-instances/{key}`: omitted fields stay; place, substrate,
-/// phase and archive have their own operations.
+/// Schema of `PATCH /t/{slug}/plant-instances/{key}` (read as [`PlantPatch`]): omitted fields
+/// stay; `name` cannot be null, the others clear with null (`notes` also with blank); place,
+/// substrate, phase and archive have their own operations. `planted_on` not after today.
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "PlantUpdate"))]
 #[serde(deny_unknown_fields)]
-pub struct PlantPatch {
-    #[salvo(schema(max_length = 120))]
+#[allow(dead_code)] // a schema only: the handler reads the body as `PlantPatch`
+pub struct PlantPatchBody {
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: Option<String>,
-    /// Null clears it.
-    #[salvo(schema(value_type = Option<String>))]
-    #[serde(skip)]
+    /// A cultivar of the plant's species; null clears it.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub cultivar_key: Option<String>,
+    /// YYYY-MM-DD, from 1900-01-01 up to today; null clears it.
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$"))]
+    pub planted_on: Option<String>,
+    /// Up to 2000 characters, several lines allowed; null or blank clears them.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub notes: Option<String>,
+}
+
+/// `PATCH /t/{slug}/plant-instances/{key}` as read (schema: [`PlantPatchBody`]).
+#[derive(Debug, Clone)]
+pub struct PlantPatch {
+    pub name: Option<String>,
     pub cultivar_key: Patch<String>,
-    /// Null clears it.
-    #[salvo(schema(value_type = Option<String>, format = "date"))]
-    #[serde(skip)]
     pub planted_on: Patch<Date>,
-    /// Null or blank clears them.
-    #[salvo(schema(value_type = Option<String>, max_length = 2000))]
-    #[serde(skip)]
     pub notes: Patch<String>,
 }
 
@@ -388,12 +473,13 @@ impl FromJson for PlantPatch {
         let cultivar = opt_key(f, "cultivar_key");
         let planted_given = f.has("planted_on");
         let planted = opt_past_date(f, "planted_on");
-        let notes = f.patch_clearable("notes", NOTES_MAX);
+        let notes_given = f.has("notes");
+        let notes = f.opt_long_text("notes", NOTES_MAX);
         Some(Self {
             name: name?,
             cultivar_key: patch_of(cultivar_given, cultivar?),
             planted_on: patch_of(planted_given, planted?),
-            notes: notes?,
+            notes: patch_of(notes_given, notes?),
         })
     }
 }
@@ -422,7 +508,8 @@ impl<'de> serde::Deserialize<'de> for ArchiveReason {
     }
 }
 
-/// Body of `POST /t/{slug}/plant-instances/{key}/location`.
+/// Body of `POST /t/{slug}/plant-instances/{key}/location`: a non-null `location_key` or
+/// `slot_key` (or both) is required (the document states it as `anyOf`).
 #[derive(Debug, Clone, Default, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "PlantLocation"))]
 #[serde(deny_unknown_fields)]
@@ -456,7 +543,8 @@ impl FromJson for LocationBody {
     }
 }
 
-/// Body of `POST /t/{slug}/plant-instances/{key}/substrate`.
+/// Body of `POST /t/{slug}/plant-instances/{key}/substrate`: a non-null
+/// `substrate_batch_key` or `substrate_key` is required (the document states it as `anyOf`).
 #[derive(Debug, Clone, Default, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "PlantSubstrate"))]
 #[serde(deny_unknown_fields)]
@@ -464,6 +552,11 @@ pub struct SubstrateBody {
     /// A substrate batch of this garden.
     pub substrate_batch_key: Option<Uuid>,
     /// A substrate (catalogue key or `tenant:<uuid>`), when no batch is tracked.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub substrate_key: Option<String>,
 }
 
@@ -493,9 +586,19 @@ impl FromJson for SubstrateBody {
 #[serde(deny_unknown_fields)]
 pub struct TransitionBody {
     /// A phase key of the sequence the plant's species runs on.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub target_phase_key: String,
-    /// Why (default `manual`), up to 200 characters.
-    #[salvo(schema(max_length = 200))]
+    /// Why (default `manual`), up to 200 characters; null is refused (omit it).
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub reason: Option<String>,
 }
 

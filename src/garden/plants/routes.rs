@@ -11,6 +11,7 @@ use super::service::{self, HISTORY_MAX_LIMIT, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
+use crate::http::json::is_blank;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
 
@@ -36,48 +37,50 @@ pub fn actor(depot: &Depot) -> Result<String, AppError> {
     Ok(format!("user:{}", depot.principal()?.user_id))
 }
 
+/// Longest text filter (name part, species key, phase key).
+const FILTER_TEXT_MAX: usize = 100;
+
 fn query_error(name: &str, reason: &str) -> ErrorDetail {
     ErrorDetail::new(format!("query.{name}"), reason, "value_error")
 }
 
-/// Reads the list filters; every bad one is its own detail.
+/// Reads the list filters exactly as the document states them; every bad one is its own
+/// detail. A filter sent empty (`slot=`) is malformed like any other bad value: it is refused,
+/// not read as "no filter".
 pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
-    let q = |n: &str| req.queries().get(n).map(|v| v.trim().to_owned());
+    let q = |n: &str| req.queries().get(n).cloned();
     let mut errors = Vec::new();
     let mut uuid = |n: &str| -> Option<Uuid> {
-        let raw = q(n).filter(|v| !v.is_empty())?;
-        match Uuid::parse_str(&raw) {
-            Ok(u) => Some(u),
-            Err(_) => {
-                errors.push(query_error(n, "must be a key (UUID)"));
-                None
-            }
+        let raw = q(n)?;
+        let key = parse_key(&raw);
+        if key.is_none() {
+            errors.push(query_error(n, "must be a key (UUID)"));
         }
+        key
     };
     let site_id = uuid("site");
     let location_id = uuid("location");
     let slot_id = uuid("slot");
     let run_id = uuid("run");
+    // Checked as sent (the schema's maxLength and pattern), then trimmed; blank means none.
     let mut text = |n: &str, max: usize| -> Option<String> {
         let raw = q(n)?;
-        if raw.is_empty() {
-            return None;
-        }
         if raw.chars().count() > max || raw.chars().any(char::is_control) {
             errors.push(query_error(
                 n,
-                "at most 100 characters, no control characters",
+                &format!("at most {max} characters, no control characters"),
             ));
             return None;
         }
-        Some(raw)
+        let trimmed = raw.trim_matches(is_blank);
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
     };
-    let name = text("name", 100);
-    let species_key = text("species", 100);
-    let phase_key = text("phase", 100);
-    let status = match q("status").as_deref() {
-        None | Some("") => None,
-        Some(s @ ("active" | "disposed" | "given_away" | "died")) => Some(s.to_owned()),
+    let name = text("name", FILTER_TEXT_MAX);
+    let species_key = text("species", FILTER_TEXT_MAX);
+    let phase_key = text("phase", FILTER_TEXT_MAX);
+    let status = match q("status") {
+        None => None,
+        Some(s) if PlantStatusFilter::ALL.contains(&s.as_str()) => Some(s),
         Some(_) => {
             errors.push(query_error(
                 "status",
@@ -88,8 +91,8 @@ pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
     };
     let archived = match q("archived").as_deref() {
         // An archive status names archived plants: they are not hidden then.
-        None | Some("") if status.as_deref().is_some_and(|s| s != "active") => Archived::Include,
-        None | Some("") | Some("false") => Archived::Exclude,
+        None if status.as_deref().is_some_and(|s| s != "active") => Archived::Include,
+        None | Some("false") => Archived::Exclude,
         Some("true") => Archived::Only,
         Some("any") => Archived::Include,
         Some(_) => {
@@ -114,18 +117,19 @@ pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
 }
 
 /// List the garden's plants (oldest first). Archived plants only with `archived=true|any` or
-/// an archive `status`.
+/// an archive `status`. Every filter is checked as sent: a malformed one (an empty `slot=`
+/// included) is a 422 naming `query.<filter>`; text filters are trimmed and blank means none.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "list_plants",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("name" = Option<String>, Query, description = "part of the plant name (case-insensitive)"),
-        ("species" = Option<String>, Query, description = "species key"),
+        ("name" = Option<String>, Query, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "part of the plant name (case-insensitive)"),
+        ("species" = Option<String>, Query, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "species key"),
         ("site" = Option<Uuid>, Query, description = "site key"),
         ("location" = Option<Uuid>, Query, description = "location key"),
         ("slot" = Option<Uuid>, Query, description = "slot key"),
-        ("phase" = Option<String>, Query, description = "current phase key"),
-        ("status" = Option<String>, Query, description = "active, disposed, given_away or died"),
-        ("archived" = Option<String>, Query, description = "false (default), true or any"),
+        ("phase" = Option<String>, Query, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "current phase key"),
+        ("status" = Option<PlantStatusFilter>, Query, description = "active, disposed, given_away or died"),
+        ("archived" = Option<ArchivedFilter>, Query, description = "false (default; true when `status` names an archive reason), true or any"),
         ("run" = Option<Uuid>, Query, description = "planting run key"),
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
@@ -199,7 +203,7 @@ pub async fn create_plant(
 /// Change name, cultivar, planting date or notes (omitted fields stay).
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "update_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
-    request_body = PlantPatch,
+    request_body = PlantPatchBody,
     responses(
         (status_code = 200, description = "the plant", body = Plant),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),

@@ -22,6 +22,13 @@ pub enum RunType {
     Clone,
 }
 
+impl<'de> serde::Deserialize<'de> for RunType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        Self::parse(&raw).ok_or_else(|| serde::de::Error::custom("unknown run type"))
+    }
+}
+
 impl RunType {
     pub const ALL: &'static [(&'static str, RunType)] =
         &[("monoculture", Self::Monoculture), ("clone", Self::Clone)];
@@ -39,7 +46,7 @@ impl RunType {
 }
 
 /// The run states on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
     Planned,
@@ -147,19 +154,28 @@ fn opt_any_date(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> 
 #[salvo(schema(name = "PlantingRunCreate"))]
 #[serde(deny_unknown_fields)]
 pub struct NewRun {
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    /// Up to 200 characters with at least one visible one (trimmed).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
-    /// monoculture (default) or clone.
-    #[salvo(schema(value_type = Option<String>))]
-    #[serde(skip)]
+    /// monoculture (default, also for null) or clone.
     pub run_type: Option<RunType>,
     pub location_key: Option<Uuid>,
     pub substrate_batch_key: Option<Uuid>,
+    /// A whole number from 1 to 10000.
     #[salvo(schema(minimum = 1, maximum = 10000))]
     pub planned_quantity: Option<i32>,
-    #[salvo(schema(value_type = Option<String>, format = "date"))]
+    /// YYYY-MM-DD in the years 1900 to 2100.
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19[0-9]{2}|20[0-9]{2}|2100)-[0-9]{2}-[0-9]{2}$"))]
     pub planned_start_date: Option<Date>,
-    #[salvo(schema(max_length = 2000))]
+    /// Up to 2000 characters, several lines allowed; blank means none.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub notes: Option<String>,
 }
 
@@ -201,14 +217,19 @@ impl FromJson for NewRun {
     }
 }
 
-/// Body of `POST /t/{slug}/planting-runs/{run_id}/status`.
+/// Schema of `POST /t/{slug}/planting-runs/{run_id}/status` (read as [`StatusBody`]).
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "PlantingRunStatusChange"))]
 #[serde(deny_unknown_fields)]
+#[allow(dead_code)] // a schema only
+pub struct StatusChangeBody {
+    /// The state to move to.
+    pub status: RunState,
+}
+
+/// `POST /t/{slug}/planting-runs/{run_id}/status` as read.
+#[derive(Debug, Clone)]
 pub struct StatusBody {
-    /// planned, active, harvesting, completed or cancelled.
-    #[salvo(schema(value_type = String))]
-    #[serde(skip)]
     pub status: Option<RunStatus>,
 }
 
@@ -274,7 +295,17 @@ impl FromJson for AddPlantsBody {
 #[salvo(schema(name = "PlantingRunCreatePlants"))]
 #[serde(deny_unknown_fields)]
 pub struct CreatePlantsBody {
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub species_key: String,
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub cultivar_key: Option<String>,
     #[salvo(schema(minimum = 1, maximum = 200))]
     pub quantity: i32,
@@ -283,7 +314,8 @@ pub struct CreatePlantsBody {
     pub id_prefix: String,
     /// Defaults to the run's location.
     pub location_key: Option<Uuid>,
-    #[salvo(schema(value_type = Option<String>, format = "date"))]
+    /// YYYY-MM-DD, from 1900-01-01 up to today (a later date is refused with 422).
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$"))]
     pub planted_on: Option<Date>,
 }
 
@@ -292,7 +324,18 @@ impl FromJson for CreatePlantsBody {
         let species_key = req_key(f, "species_key");
         let cultivar_key = opt_key(f, "cultivar_key");
         let quantity = f.opt_int("quantity", 1, BATCH_MAX as i64);
-        let id_prefix = f.text("id_prefix", 5);
+        // Checked exactly as sent, as the schema's pattern states it (no trimming).
+        let id_prefix = match f.value("id_prefix") {
+            None => {
+                f.reject_field("id_prefix", "field required", "missing");
+                None
+            }
+            Some(Value::String(p)) => Some(p),
+            Some(_) => {
+                f.reject_field("id_prefix", "must be a string", "type_error");
+                None
+            }
+        };
         let location_key = opt_uuid(f, "location_key");
         let planted_on = opt_past_date(f, "planted_on");
         let quantity = match quantity? {

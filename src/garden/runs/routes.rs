@@ -28,8 +28,9 @@ pub fn router() -> Router {
 
 /// `status` of the list: one of the run states.
 pub fn status_filter(raw: Option<&str>) -> Result<Option<RunStatus>, AppError> {
-    match raw.map(str::trim) {
-        None | Some("") => Ok(None),
+    // As sent: an empty or padded value is malformed, like any value outside the enum.
+    match raw {
+        None => Ok(None),
         Some(s) => RunStatus::parse(s).map(Some).ok_or_else(|| {
             AppError::validation(vec![ErrorDetail::new(
                 "query.status",
@@ -44,7 +45,7 @@ pub fn status_filter(raw: Option<&str>) -> Result<Option<RunStatus>, AppError> {
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "list_planting_runs",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("status" = Option<String>, Query, description = "planned, active, harvesting, completed or cancelled"),
+        ("status" = Option<RunState>, Query, description = "planned, active, harvesting, completed or cancelled"),
         ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "page size (default 100)"),
     ),
@@ -112,7 +113,7 @@ pub async fn create_run(
 /// completed | cancelled; harvesting → completed | cancelled).
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "change_planting_run_status",
     parameters(("slug" = String, Path, description = "tenant slug")),
-    request_body = StatusBody,
+    request_body = StatusChangeBody,
     responses(
         (status_code = 200, description = "the run", body = RunDetail),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
