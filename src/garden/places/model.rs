@@ -511,7 +511,13 @@ impl FromJson for Neighbours {
 #[salvo(schema(name = "SlotSubstrateBatch"))]
 pub struct SlotBatch {
     /// A substrate batch of this garden, or null.
-    #[salvo(schema(required = true, nullable = true))]
+    #[salvo(schema(
+        required = true,
+        nullable = true,
+        value_type = Option<String>,
+        format = Uuid,
+        pattern = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    ))]
     pub batch_key: Option<Uuid>,
 }
 

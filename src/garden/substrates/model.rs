@@ -602,8 +602,10 @@ impl FromJson for BatchPatch {
 /// Body of `PATCH /t/{slug}/substrates/{substrate_key}` (the garden's own substrates only):
 /// omitted fields stay, null clears an optional text. A mix's properties follow its components,
 /// so on a mix only the texts change. Batches keep the reuse facts they were made with.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstratePatch"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
+#[allow(dead_code)] // a schema only: the handler reads the body as `SubstratePatch`
 pub struct SubstratePatchBody {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
     #[salvo(schema(
