@@ -507,8 +507,10 @@ impl FromJson for Neighbours {
 
 /// Body of `PUT /t/{slug}/slots/{slot_key}/substrate-batch`: the batch now filling the slot,
 /// or null when the slot is emptied.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SlotSubstrateBatch"))]
+// States `additionalProperties: false` (the body is read by `FromJson`, which refuses extras).
+#[serde(deny_unknown_fields)]
 pub struct SlotBatch {
     /// A substrate batch of this garden, or null.
     #[salvo(schema(
