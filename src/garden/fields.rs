@@ -43,6 +43,36 @@ pub fn opt_key(f: &mut JsonFields, name: &'static str) -> Option<Option<Uuid>> {
     }
 }
 
+/// A patch of a long text (several lines allowed): absent keeps, null or blank clears.
+pub fn patch_long_text(
+    f: &mut JsonFields,
+    name: &'static str,
+    max: usize,
+) -> Option<Patch<String>> {
+    match f.raw(name) {
+        None => Some(Patch::Keep),
+        Some(Value::Null) => Some(Patch::Clear),
+        Some(v) => {
+            // The long-text reader works on a field set; this one holds only the value.
+            let mut inner = JsonFields::new([(name.to_owned(), v)].into_iter().collect());
+            match inner.opt_long_text(name, max) {
+                Some(Some(t)) => Some(Patch::Set(t)),
+                Some(None) => Some(Patch::Clear),
+                None => {
+                    f.reject_field(
+                        name,
+                        format!(
+                            "must be a text of at most {max} characters without control characters"
+                        ),
+                        "value_error",
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
 /// A patch of a record key: absent keeps, null clears.
 pub fn patch_key(f: &mut JsonFields, name: &'static str) -> Option<Patch<Uuid>> {
     match f.raw(name) {

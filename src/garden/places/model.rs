@@ -354,26 +354,7 @@ impl FromJson for LocationPatch {
         let parent_id = fields::patch_key(f, "parent_key");
         let name = f.patch_text("name", NAME_MAX);
         let kind = fields::patch_choice(f, "kind", LOCATION_KINDS);
-        let description = match f.raw("description") {
-            None => Some(Patch::Keep),
-            Some(serde_json::Value::Null) => Some(Patch::Clear),
-            Some(v) => {
-                let mut inner =
-                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
-                match inner.opt_long_text("description", DESCRIPTION_MAX) {
-                    Some(Some(t)) => Some(Patch::Set(t)),
-                    Some(None) => Some(Patch::Clear),
-                    None => {
-                        f.reject_field(
-                            "description",
-                            "must be a text of at most 2000 characters without control characters",
-                            "value_error",
-                        );
-                        None
-                    }
-                }
-            }
-        };
+        let description = fields::patch_long_text(f, "description", DESCRIPTION_MAX);
         let conditions = ConditionsPatch::read(f);
         Some(Self {
             site_id: site_id?,

@@ -139,26 +139,7 @@ impl FromJson for SitePatch {
             }
             None => None,
         };
-        let description = match f.raw("description") {
-            None => Some(Patch::Keep),
-            Some(serde_json::Value::Null) => Some(Patch::Clear),
-            Some(v) => {
-                let mut inner =
-                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
-                match inner.opt_long_text("description", DESCRIPTION_MAX) {
-                    Some(Some(t)) => Some(Patch::Set(t)),
-                    Some(None) => Some(Patch::Clear),
-                    None => {
-                        f.reject_field(
-                            "description",
-                            "must be a text of at most 2000 characters without control characters",
-                            "value_error",
-                        );
-                        None
-                    }
-                }
-            }
-        };
+        let description = crate::garden::fields::patch_long_text(f, "description", DESCRIPTION_MAX);
         Some(Self {
             name: name?,
             kind: kind?,

@@ -697,26 +697,7 @@ impl FromJson for SubstratePatch {
         let name = f.patch_text("name", NAME_MAX);
         let name_de = f.patch_clearable("name_de", NAME_MAX);
         let brand = f.patch_clearable("brand", NAME_MAX);
-        let description = match f.raw("description") {
-            None => Some(Patch::Keep),
-            Some(Value::Null) => Some(Patch::Clear),
-            Some(v) => {
-                let mut inner =
-                    JsonFields::new([("description".to_owned(), v)].into_iter().collect());
-                match inner.opt_long_text("description", DESCRIPTION_MAX) {
-                    Some(Some(t)) => Some(Patch::Set(t)),
-                    Some(None) => Some(Patch::Clear),
-                    None => {
-                        f.reject_field(
-                            "description",
-                            "must be a text of at most 2000 characters without control characters",
-                            "value_error",
-                        );
-                        None
-                    }
-                }
-            }
-        };
+        let description = fields::patch_long_text(f, "description", DESCRIPTION_MAX);
         let ph = patch_required_number(f, "ph_base", 3.0, 9.0);
         let ec = patch_required_number(f, "ec_base_ms", 0.0, 10.0);
         let reusable = match f.raw("reusable") {
