@@ -635,6 +635,13 @@ ensure_test_venv() {
   export KULTIVA_TEST_VENV=$venv
 }
 
+# ensure_wrk: the HTTP load generator of loadtest/hotpath, from Debian's packages when missing.
+ensure_wrk() {
+  command -v wrk >/dev/null 2>&1 && return 0
+  _kv_apt_install wrk || return 1
+  command -v wrk >/dev/null 2>&1 || _kv_die "wrk is not on PATH after apt-get install wrk"
+}
+
 # ensure_chromium: Debian's Chromium for the browser tests (tests/browser/run), installed with
 # apt when missing. Exports KULTIVA_CHROMIUM (its path). Playwright drives it; its own browser
 # download is never used (it fetches from outside the package registries).

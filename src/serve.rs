@@ -2,12 +2,13 @@
 //!
 //! The graceful stop also answers the connections still waiting in the kernel's accept
 //! queue: closing a listening socket resets every connection queued on it, and under load a
-//! few always are. So on the signal the listening socket first gets a drop-all packet filter
-//! (new connection attempts are ignored, the client's TCP retries its SYN a second later and
-//! then meets the restarted server or a refusal, never a reset); the server keeps accepting
-//! for [`QUEUE_SETTLE`]; then salvo stops accepting and this module accepts what is left in
-//! the queue itself, answers each with 503 `SERVICE_UNAVAILABLE` (`Retry-After`,
-//! `Connection: close`), and only then shuts the listening socket down.
+//! few always are. So on the signal the listening socket first gets a packet filter that drops
+//! the SYN of every new connection attempt (it is ignored, the client's TCP retries its SYN a
+//! second later and then meets the restarted server or a refusal, never a reset) but lets the
+//! final ACK of a handshake already under way through, so that one completes and is queued;
+//! the server keeps accepting for [`QUEUE_SETTLE`]; then salvo stops accepting and this module
+//! accepts what is left in the queue itself, answers each with 503 `SERVICE_UNAVAILABLE`
+//! (`Retry-After`, `Connection: close`), and only then shuts the listening socket down.
 
 use std::io::ErrorKind;
 use std::net::SocketAddr;
@@ -120,16 +121,47 @@ impl Bound {
 }
 
 /// Makes the listening socket ignore new connection attempts (the client's TCP retries its SYN
-/// and then meets the closed port or another replica) instead of queueing them to be reset.
+/// and then meets the closed port or another replica) instead of queueing them to be reset,
+/// while a handshake already under way still completes and is queued (then answered).
+///
+/// A socket filter (`SO_ATTACH_FILTER`) on a TCP socket runs in `tcp_v4_rcv`/`tcp_v6_rcv`
+/// with the segment starting at its TCP header: byte 13 holds the flags. The listener's filter
+/// sees both the SYN of a new attempt and the final ACK of a handshake whose SYN came earlier
+/// (the kernel runs the listener's filter before `tcp_check_req` creates the connection), so
+/// a drop-all filter would strand that handshake (the client believes it is connected, the
+/// server never queues it, and closing the listener resets it). This one drops only segments
+/// with SYN set and ACK clear. Connections created from the listener afterwards inherit the
+/// filter: on an established connection a bare SYN is never needed, so it changes nothing.
 #[cfg(target_os = "linux")]
 fn ignore_new_connections(listener: &std::net::TcpListener) {
-    use socket2::{SockFilter, SockRef};
-    // Classic BPF `ret #0`: every packet to the listening socket is dropped, SYNs included.
-    let drop_all = [SockFilter::new(0x06, 0, 0, 0)];
-    if let Err(err) = SockRef::from(listener).attach_filter(&drop_all) {
+    use socket2::SockRef;
+    if let Err(err) = SockRef::from(listener).attach_filter(&DROP_SYNS) {
         tracing::warn!(error = %err, "cannot filter the listening socket; queued connections may be reset");
     }
 }
+
+/// Classic BPF: drop a TCP segment with SYN set and ACK clear (a new connection attempt),
+/// keep every other segment whole.
+#[cfg(target_os = "linux")]
+const DROP_SYNS: [socket2::SockFilter; 5] = {
+    use socket2::SockFilter;
+    const TCP_FLAGS_OFFSET: u32 = 13;
+    const SYN: u32 = 0x02;
+    const ACK: u32 = 0x10;
+    [
+        // ldb [13]: A = the TCP flags byte (BPF_LD | BPF_B | BPF_ABS).
+        SockFilter::new(0x30, 0, 0, TCP_FLAGS_OFFSET),
+        // and #(SYN|ACK) (BPF_ALU | BPF_AND | BPF_K).
+        SockFilter::new(0x54, 0, 0, SYN | ACK),
+        // jeq #SYN: SYN without ACK falls through to the drop, anything else jumps to keep
+        // (BPF_JMP | BPF_JEQ | BPF_K).
+        SockFilter::new(0x15, 0, 1, SYN),
+        // ret #0: drop.
+        SockFilter::new(0x06, 0, 0, 0),
+        // ret #0xffffffff: keep the whole segment.
+        SockFilter::new(0x06, 0, 0, u32::MAX),
+    ]
+};
 
 /// Socket filters are Linux's: elsewhere the queue is still answered, but a connection attempt
 /// landing during the stop may be reset.
@@ -284,5 +316,75 @@ async fn wait_for_signal() {
     tokio::select! {
         () = ctrl_c => {}
         () = term => {}
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use socket2::{SockFilter, SockRef};
+    use std::net::{TcpListener, TcpStream};
+    use std::time::Instant;
+
+    /// Accepts from a non-blocking listener, waiting up to `within`.
+    fn accept_within(listener: &TcpListener, within: Duration) -> Option<TcpStream> {
+        let until = Instant::now() + within;
+        loop {
+            match listener.accept() {
+                Ok((stream, _)) => return Some(stream),
+                Err(err) if err.kind() == ErrorKind::WouldBlock && Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The kernel behaviour the stop relies on, on a real loopback listener. A handshake is
+    /// held half done (a test filter drops the client's bare final ACK, as the old drop-all
+    /// filter did); then the stop's filter goes on. A new attempt gets no answer at all (its
+    /// SYN is dropped: a timeout, not a refusal or reset), while the half-done handshake
+    /// completes when the listener retransmits its SYN-ACK (after about 1 s) and the client's
+    /// repeated ACK now passes: it lands in the accept queue, where the stop answers it.
+    #[test]
+    fn the_stop_filter_ignores_new_attempts_but_completes_a_half_done_handshake() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let addr = listener.local_addr().expect("addr");
+        // ldb [13]; jeq #ACK (flags exactly ACK) -> drop; else keep.
+        let drop_bare_acks = [
+            SockFilter::new(0x30, 0, 0, 13),
+            SockFilter::new(0x15, 0, 1, 0x10),
+            SockFilter::new(0x06, 0, 0, 0),
+            SockFilter::new(0x06, 0, 0, u32::MAX),
+        ];
+        SockRef::from(&listener)
+            .attach_filter(&drop_bare_acks)
+            .expect("attach the test filter");
+        let half_done = TcpStream::connect_timeout(&addr, Duration::from_secs(2))
+            .expect("the SYN is answered with a SYN-ACK");
+        assert!(
+            accept_within(&listener, Duration::from_millis(300)).is_none(),
+            "the final ACK was held back, nothing is queued yet"
+        );
+
+        ignore_new_connections(&listener);
+        let late = TcpStream::connect_timeout(&addr, Duration::from_millis(1500));
+        assert_eq!(
+            late.map(|_| ()).map_err(|e| e.kind()),
+            Err(ErrorKind::TimedOut),
+            "a new attempt is ignored (its SYN dropped), neither accepted nor refused"
+        );
+        let accepted = accept_within(&listener, Duration::from_secs(5))
+            .expect("the half-done handshake completed under the stop's filter");
+        assert_eq!(
+            accepted.peer_addr().expect("peer"),
+            half_done.local_addr().expect("local"),
+            "the queued connection is the half-done one"
+        );
+        assert!(
+            accept_within(&listener, Duration::from_millis(200)).is_none(),
+            "the ignored attempt never reached the queue"
+        );
     }
 }

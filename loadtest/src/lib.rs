@@ -76,5 +76,7 @@ pub fn summary(metrics: &GooseMetrics, setup: &[&str]) -> serde_json::Value {
         "p99_ms": first.get("p99_ms").cloned().unwrap_or(json!(0)),
         "max_ms": first.get("max_ms").cloned().unwrap_or(json!(0)),
         "status_codes": statuses,
+        // Every measured request name (a scenario of several routes has one row each).
+        "rows": rows,
     })
 }

@@ -1,4 +1,5 @@
-//! The mixing protocol as a use case: the products are resolved (global catalogue for now),
+//! The mixing protocol as a use case: the products are resolved (global catalogue, or a
+//! garden's products: global and its own),
 //! the request checked, and `rules::mixing_protocol` computes the doses. REST
 //! (`POST /calculations/mixing-protocol`) and the MCP tool `calculate_mixing_protocol` both
 //! call [`mixing_protocol`].
@@ -22,12 +23,12 @@ pub const DEFAULT_PHASE: &str = "vegetative";
 
 /// Where the products of a protocol come from.
 ///
-/// The seam for garden-owned fertilisers: they will add a `Tenant(&TenantRecord)` source that
-/// looks a `tenant:<uuid>` key up in the garden's schema (and a global key in the catalogue),
-/// so a key of another garden stays a 404. Until then every caller mixes global products.
+/// `Garden` resolves a `tenant:<uuid>` key in the garden's schema and a global key in the
+/// catalogue (`garden::fertilizers::service::resolve`), so a key of another garden is a 404.
 #[derive(Debug, Clone, Copy)]
-pub enum ProductSource {
+pub enum ProductSource<'a> {
     GlobalCatalogue,
+    Garden(&'a crate::tenancy::TenantRecord),
 }
 
 fn validation(problems: Vec<FieldProblem>) -> AppError {
@@ -107,7 +108,7 @@ pub fn product_of(key: &str, record: &Value, recipe: Option<f64>) -> MixProduct 
 /// the field for an unknown key), and computes the protocol. Reads only.
 pub async fn mixing_protocol(
     state: &AppState,
-    source: ProductSource,
+    source: ProductSource<'_>,
     body: &MixingProtocolBody,
 ) -> Result<MixingProtocol, AppError> {
     // Bounds first, on placeholders: a request that is wrong in itself is a 422 whatever its
@@ -140,10 +141,20 @@ pub async fn mixing_protocol(
     })
     .map_err(validation)?;
     let mut resolved = Vec::with_capacity(body.fertilizers.len());
+    let mut garden_tx = match source {
+        ProductSource::Garden(tenant) => Some(crate::tenancy::TenantTx::read(state, tenant).await?),
+        ProductSource::GlobalCatalogue => None,
+    };
     for (i, choice) in body.fertilizers.iter().enumerate() {
-        let record = match source {
-            ProductSource::GlobalCatalogue => {
-                catalog::get(state, &FERTILIZER, &choice.fertilizer_key).await
+        let record = match garden_tx.as_mut() {
+            None => catalog::get(state, &FERTILIZER, &choice.fertilizer_key).await,
+            Some(tx) => {
+                crate::garden::fertilizers::service::resolve(state, tx, &choice.fertilizer_key)
+                    .await
+                    .and_then(|f| {
+                        f.map(|f| f.0)
+                            .ok_or_else(|| AppError::not_found("fertiliser"))
+                    })
             }
         };
         let record = match record {
@@ -164,6 +175,9 @@ pub async fn mixing_protocol(
             &record,
             choice.ml_per_liter,
         ));
+    }
+    if let Some(tx) = garden_tx {
+        tx.commit().await?;
     }
     request.products = resolved;
     Ok(mixing_protocol::calculate(&request))

@@ -1,9 +1,21 @@
 //! Tenant data, one folder per capability; each reaches its tables only through `TenantTx`.
 
+pub mod calendar;
+pub mod care;
+pub mod contracts;
+pub mod fertilizers;
 pub mod fields;
+pub mod harvest;
+pub mod ipm;
+pub mod nutrient_plans;
+pub mod onboarding;
+pub mod photos;
 pub mod places;
 pub mod plants;
 pub mod runs;
 pub mod sites;
 pub mod statements;
 pub mod substrates;
+pub mod tanks;
+pub mod tasks;
+pub mod watering;

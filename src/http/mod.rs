@@ -56,6 +56,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::calculations::routes::router())
         .push(crate::mcp::routes::router())
         .push(crate::mcp::routes::activity_router())
+        .push(crate::platform::preferences::routes::router())
+        .push(crate::garden::calendar::routes::feed_router())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together
@@ -73,7 +75,20 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::places::routes::slots_router())
                 .push(crate::garden::substrates::routes::substrates_router())
                 .push(crate::garden::substrates::routes::mixes_router())
-                .push(crate::garden::substrates::routes::batches_router()),
+                .push(crate::garden::substrates::routes::batches_router())
+                .push(crate::garden::tasks::routes::router())
+                .push(crate::garden::care::routes::router())
+                .push(crate::garden::ipm::routes::router())
+                .push(crate::garden::harvest::routes::router())
+                .push(crate::garden::fertilizers::routes::router())
+                .push(crate::garden::fertilizers::routes::mixing_router())
+                .push(crate::garden::nutrient_plans::routes::router())
+                .push(crate::garden::nutrient_plans::routes::plant_router())
+                .push(crate::garden::calendar::routes::router())
+                .push(crate::garden::onboarding::routes::router())
+                .push(crate::garden::tanks::routes::router())
+                .push(crate::garden::watering::routes::router())
+                .push(crate::garden::watering::routes::diagnostics_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))

@@ -31,6 +31,7 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     let mut doc = OpenApi::new("Kultiva API", VERSION).merge_router(api);
     document_min_roles(&mut doc);
     document_needed_fields(&mut doc);
+    document_optional_bodies(&mut doc);
     document_links(&mut doc);
     match mode {
         ServiceMode::Full => {
@@ -122,6 +123,24 @@ fn document_needed_fields(doc: &mut OpenApi) {
             })
             .collect();
         object.extensions.insert("anyOf".to_owned(), any_of.into());
+    }
+}
+
+/// Operations that take a body but do not need one (a clone without a body keeps the source's
+/// name with " (copy)"): the derive marks every declared body required.
+const OPTIONAL_BODIES: &[&str] = &["clone_nutrient_plan"];
+
+fn document_optional_bodies(doc: &mut OpenApi) {
+    for item in doc.paths.values_mut() {
+        for operation in item.operations.values_mut() {
+            let optional = operation
+                .operation_id
+                .as_deref()
+                .is_some_and(|id| OPTIONAL_BODIES.contains(&id));
+            if let (true, Some(body)) = (optional, operation.request_body.as_mut()) {
+                body.required = Some(oapi::Required::False);
+            }
+        }
     }
 }
 

@@ -31,7 +31,10 @@ pub const MIN_ROLE_EXTENSION: &str = "x-min-role";
 /// Garden operations that use a write method but persist nothing (a calculation, a preview):
 /// open to viewers like a read. `(method, path below /api/v1/t/{slug}/)`, for example
 /// `("POST", "substrate-mixes/preview")`.
-pub const COMPUTE_ONLY: &[(&str, &str)] = &[("POST", "substrate-mixes/preview")];
+pub const COMPUTE_ONLY: &[(&str, &str)] = &[
+    ("POST", "substrate-mixes/preview"),
+    ("POST", "mixing-protocol"),
+];
 
 /// The role every tenant operation needs at least: reads (and `COMPUTE_ONLY` operations)
 /// `viewer`, writes `grower` (the specification: viewers read all tenant resources, growers

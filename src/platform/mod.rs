@@ -2,5 +2,6 @@
 
 pub mod admin;
 pub mod operator;
+pub mod preferences;
 pub mod tenants;
 pub mod users;

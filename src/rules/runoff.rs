@@ -79,7 +79,7 @@ impl RunoffInput {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, salvo::oapi::ToSchema)]
 pub struct RunoffAnalysis {
     /// runoff − input, mS/cm, 2 decimals.
     pub ec_delta_ms: f64,

@@ -85,11 +85,85 @@ async fn make(
             let location = ids.get("location_key").cloned();
             let body = json!({"species_key": species, "name": "Guard plant",
                               "location_key": location, "slot_key": slot});
-            garden.post(app, "plant-instances", body).await
+            let plant = garden.post(app, "plant-instances", body).await;
+            // Its care profile is derived on the first care read; made here, before any
+            // snapshot, so the care tools' reads and dry runs find it.
+            let path = format!(
+                "/api/v1/t/{}/care-reminders/plants/{}",
+                garden.slug(),
+                plant["key"].as_str().unwrap_or_default()
+            );
+            let res = app
+                .call(Method::GET, &path, Some(&garden.admin.bearer()), None)
+                .await;
+            assert_eq!(
+                res.status().as_u16(),
+                200,
+                "care profile of the guard plant"
+            );
+            plant
         }
         "run_id" | "run_key" => {
             let body = json!({"name": format!("Guard run {}", unique_slug("r"))});
             garden.post(app, "planting-runs", body).await
+        }
+        "task_key" => {
+            let body = json!({"name": format!("Guard task {}", unique_slug("t"))});
+            garden.post(app, "tasks", body).await
+        }
+        // A care reminder of the garden's plant (reminders are made with the plant's profile).
+        "reminder_key" => {
+            let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
+            let path = format!("/api/v1/t/{}/care-reminders/plants/{plant}", garden.slug());
+            let res = app
+                .call(Method::GET, &path, Some(&garden.admin.bearer()), None)
+                .await;
+            let care: Value = res.json().await.expect("json");
+            let reminder = care["reminders"]
+                .as_array()?
+                .iter()
+                .find(|r| r["reminder_type"] == "watering")?;
+            json!({"key": reminder["reminder_key"]})
+        }
+        "inspection_key" => {
+            let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
+            garden
+                .post(app, "ipm/inspections", json!({"plant_key": plant}))
+                .await
+        }
+        "application_key" => {
+            let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
+            let treatment = shared_value(app, &garden.keys[&Role::Admin], "treatment_key").await?;
+            let body = json!({"treatment_key": treatment, "plant_keys": [plant]});
+            garden.post(app, "ipm/treatments", body).await
+        }
+        "harvest_batch_key" => {
+            let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
+            // The day before: the guard's treatment fixture runs a safety interval from today.
+            let yesterday = time::OffsetDateTime::now_utc().date() - time::Duration::days(1);
+            let body = json!({"plant_key": plant, "wet_weight_g": 1,
+                              "harvest_date": yesterday.to_string()});
+            garden.post(app, "harvest/batches", body).await
+        }
+        "fertilizer_key" => {
+            let body =
+                crate::garden_fertilizers::own_body(&format!("Guard feed {}", unique_slug("f")));
+            garden.post(app, "fertilizers", body).await
+        }
+        "plan_key" => {
+            let body = json!({"name": format!("Guard plan {}", unique_slug("p")),
+                              "phases": [{"phase_name": "vegetative", "week_start": 1, "week_end": 4}]});
+            garden.post(app, "nutrient-plans", body).await
+        }
+        "tank_key" => {
+            let body = json!({"name": format!("Guard tank {}", unique_slug("t")),
+                              "kind": "nutrient", "volume_liters": 50});
+            garden.post(app, "tanks", body).await
+        }
+        "event_key" => {
+            let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
+            let body = json!({"plant_keys": [plant], "volume_liters": 1.0});
+            garden.post(app, "watering-events", body).await
         }
         _ => return None,
     };
@@ -119,6 +193,15 @@ fn valid_body(op: &str, ids: &HashMap<String, String>, shared: &Shared) -> Optio
         "set_slot_neighbours" => json!({"neighbour_keys": []}),
         // Emptying the slot is valid for any slot: the path's slot decides.
         "set_slot_substrate_batch" => json!({"batch_key": null}),
+        "change_task_status" => json!({"action": "skip"}),
+        "confirm_care_reminder" | "snooze_care_reminder" => {
+            json!({"plant_key": id("plant_key")})
+        }
+        "set_nutrient_plan_phase_targets" => json!({"phase": "vegetative", "target_ec_ms": 1.0}),
+        "assign_nutrient_plan" => json!({"plant_key": id("plant_key")}),
+        "update_tank" => json!({"notes": "guard"}),
+        "fill_tank" => json!({"fill_type": "full_change", "volume_liters": 1}),
+        "log_tank_maintenance" => json!({"maintenance_type": "cleaning"}),
         _ => return None,
     })
 }
@@ -148,6 +231,8 @@ const SHARED_KEYS: &[&str] = &[
 async fn shared_value(app: &TestApp, admin: &str, name: &str) -> Option<String> {
     let (path, field) = match name {
         "species_key" => ("/api/v1/species?q=fixtura%20tomatoides", "key"),
+        // The fixture's chemical treatment (3-day interval).
+        "treatment_key" => ("/api/v1/ipm/treatments?q=fixture%20soap", "key"),
         // A phase of the sequence the fixture species (the guard's plants) runs on.
         "target_phase_key" | "phase_key" => {
             let species = Box::pin(shared_value(app, admin, "species_key")).await?;

@@ -56,6 +56,26 @@ const ALL_TOOLS: &[&str] = &[
     "create_substrate_mix",
     "calculate_mixing_protocol",
     "create_site",
+    "get_sowing_calendar",
+    "get_plant_inspections",
+    "get_harvest_readiness",
+    "create_inspection",
+    "apply_treatment",
+    "record_harvest",
+    "list_tasks",
+    "get_due_care_tasks",
+    "get_plant_care_log",
+    "confirm_care_task",
+    "list_nutrient_plans",
+    "get_nutrient_plan",
+    "get_plant_nutrient_plan",
+    "list_fertilizers",
+    "validate_nutrient_plan_coverage",
+    "assign_nutrient_plan",
+    "clone_nutrient_plan",
+    "set_nutrient_plan_phase_targets",
+    "get_plant_diagnostics",
+    "record_feeding_event",
 ];
 
 /// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
@@ -66,7 +86,15 @@ fn permission_of(tool: &str) -> &'static str {
         | "archive_plant"
         | "set_plant_location"
         | "set_plant_substrate"
-        | "transition_plant_phase" => "mcp.write",
+        | "transition_plant_phase"
+        | "confirm_care_task"
+        | "create_inspection"
+        | "apply_treatment"
+        | "record_harvest"
+        | "assign_nutrient_plan"
+        | "clone_nutrient_plan"
+        | "set_nutrient_plan_phase_targets"
+        | "record_feeding_event" => "mcp.write",
         _ => "mcp.read",
     }
 }
@@ -122,6 +150,11 @@ async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, 
         (
             "transition_plant_phase",
             json!({"plant_key": k, "target_phase_key": phases[1]}),
+        ),
+        ("get_plant_diagnostics", json!({"plant_key": k})),
+        (
+            "record_feeding_event",
+            json!({"plant_key": k, "volume_applied_liters": 1.5, "measured_ec_after": 1.8}),
         ),
     ]
 }
@@ -1863,7 +1896,8 @@ async fn valid_args(
     let detail = ok(app, key, "get_pest", json!({"pest_key": pest})).await;
     let diseases = ok(app, key, "list_diseases", json!({"query": "fixturomyces"})).await;
     let fern = sequence_key(app, key, "fern_spore").await;
-    vec![
+    let plans = crate::nutrient_plans::matrix_args(app, tenant).await;
+    let mut calls = vec![
         ("list_tenants", json!({})),
         ("get_mcp_activity", json!({"limit": 5})),
         ("list_species", json!({"limit": 5})),
@@ -1933,7 +1967,12 @@ async fn valid_args(
             "create_site",
             json!({"name": "Matrix greenhouse", "kind": "greenhouse"}),
         ),
-    ]
+        ("get_sowing_calendar", json!({"zone": "7a", "year": 2026})),
+    ];
+    let ipm = crate::ipm::tool_args(app, tenant).await;
+    calls.extend(ipm);
+    calls.extend(plans);
+    calls
 }
 
 #[tokio::test]
@@ -1989,7 +2028,34 @@ async fn mcp_tools_tenant_isolation_matrix() {
         .unwrap_or(calls.len());
     let plant_calls = plant_args(&app, &a).await;
     calls.splice(at..at, plant_calls);
-    assert_eq!(calls.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ALL_TOOLS);
+    // The task and care tools come last in the registry; they use the matrix plant.
+    let matrix_plant = calls
+        .iter()
+        .find(|(n, _)| *n == "get_plant")
+        .map(|(_, a)| a["plant_key"].clone())
+        .unwrap_or_default();
+    calls.extend([
+        ("list_tasks", json!({"status": "pending"})),
+        ("get_due_care_tasks", json!({"urgency": "all"})),
+        ("get_plant_care_log", json!({"plant_key": matrix_plant})),
+        (
+            "confirm_care_task",
+            json!({"plant_key": matrix_plant, "reminder_type": "watering"}),
+        ),
+    ]);
+    // The feeding tools stand last in the registry; they use the plant made above.
+    for name in ["get_plant_diagnostics", "record_feeding_event"] {
+        if let Some(i) = calls.iter().position(|(n, _)| *n == name) {
+            let call = calls.remove(i);
+            calls.push(call);
+        }
+    }
+    // Every tool of the registry has exactly one call (the order is the calls' dependencies').
+    let mut called: Vec<&str> = calls.iter().map(|(n, _)| *n).collect();
+    let mut listed = ALL_TOOLS.to_vec();
+    called.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(called, listed);
     // Every tool refuses an unknown argument and a wrongly typed one, naming them.
     for (tool, args) in &calls {
         let mut extra = args.clone();
@@ -2076,4 +2142,80 @@ async fn mcp_tools_tenant_isolation_matrix() {
         .await;
     assert_eq!(r["structuredContent"]["error_code"], "not_found");
     assert!(!r.to_string().contains(a.slug.as_str()));
+}
+
+#[tokio::test]
+async fn mcp_tools_get_sowing_calendar() {
+    let app = app().await;
+    let (key, tenant) = member_key(&app, Role::Viewer).await;
+    let tomato = species_key(&app, &key, "fixtura%20tomatoides").await;
+    // Empty garden: no species.
+    let empty = ok(&app, &key, "get_sowing_calendar", json!({"year": 2026})).await;
+    assert_eq!(empty["data"]["count"], 0);
+    assert_eq!(empty["data"]["frost"]["last"], "2026-05-01");
+    // One species asked for by key, in zone 7a (fixture last frost 04-20: 11 days earlier).
+    let one = ok(
+        &app,
+        &key,
+        "get_sowing_calendar",
+        json!({"species_key": tomato, "zone": "7a", "year": 2026}),
+    )
+    .await;
+    assert_eq!(one["data"]["zone"], "7a");
+    assert_eq!(one["data"]["items"][0]["common_name"], "Fixture tomato");
+    assert_eq!(one["data"]["items"][0]["bars"][0]["phase"], "indoor_sowing");
+    assert_eq!(
+        one["data"]["items"][0]["bars"][0]["start_date"],
+        "2026-02-18"
+    );
+    assert!(
+        one["links"]
+            .as_array()
+            .expect("links")
+            .iter()
+            .any(|l| l["url"] == format!("/api/v1/t/{}/calendar/sowing", tenant.slug))
+    );
+    // The same answer as the REST route.
+    let rest: Value = app
+        .call(
+            Method::GET,
+            &format!(
+                "/api/v1/t/{}/calendar/sowing?species={tomato}&zone=7a&year=2026",
+                tenant.slug
+            ),
+            Some(&bearer(&key)),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(rest["items"], one["data"]["items"]);
+    invalid(
+        &app,
+        &key,
+        "get_sowing_calendar",
+        json!({"zone": "99"}),
+        "zone",
+        "value_error",
+    )
+    .await;
+    invalid(
+        &app,
+        &key,
+        "get_sowing_calendar",
+        json!({"year": 1999}),
+        "year",
+        "out_of_range",
+    )
+    .await;
+    fails(
+        &app,
+        &key,
+        "get_sowing_calendar",
+        json!({"species_key": uuid::Uuid::new_v4().to_string()}),
+        404,
+        "not_found",
+    )
+    .await;
 }

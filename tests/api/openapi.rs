@@ -395,3 +395,145 @@ async fn garden_request_schemas_state_the_handlers_rules() {
         );
     }
 }
+
+/// Every garden request body, and every object inside one (a mix's components), is closed
+/// (`additionalProperties: false`): the handlers refuse a field they do not know (422
+/// `extra_forbidden`), so the document says so, and schemathesis does not send extras
+/// expecting them to pass. The body types derive `Deserialize` with `deny_unknown_fields`,
+/// which is where the document takes it from. PATCH fields that refuse null are not nullable.
+#[tokio::test]
+async fn every_garden_request_body_is_closed() {
+    let app = TestApp::spawn().await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let schemas = &doc["components"]["schemas"];
+    let mut open = Vec::new();
+    let mut bodies = std::collections::BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        if !path.starts_with("/api/v1/t/") {
+            continue;
+        }
+        for (method, op) in item.as_object().expect("path item") {
+            let Some(schema) = op
+                .pointer("/requestBody/content/application~1json/schema")
+                .cloned()
+            else {
+                continue;
+            };
+            // Only a clone may go without a body (it then keeps the source's name + " (copy)").
+            let optional = op["operationId"] == "clone_nutrient_plan";
+            assert_eq!(
+                op["requestBody"]["required"],
+                Value::Bool(!optional),
+                "{method} {path}: body required"
+            );
+            let (name, schema) = match schema["$ref"].as_str() {
+                Some(r) => {
+                    let name = r.trim_start_matches("#/components/schemas/");
+                    (name.to_owned(), schemas[name].clone())
+                }
+                None => (format!("{method} {path} (inline)"), schema),
+            };
+            bodies.insert(name.clone());
+            // The body and every object inside it (list items, nested objects, `$ref`s).
+            let mut pending = vec![(name, schema)];
+            let mut seen = std::collections::BTreeSet::new();
+            while let Some((at, schema)) = pending.pop() {
+                if let Some(r) = schema["$ref"].as_str() {
+                    let name = r.trim_start_matches("#/components/schemas/");
+                    if seen.insert(name.to_owned()) {
+                        pending.push((name.to_owned(), schemas[name].clone()));
+                    }
+                    continue;
+                }
+                if let Some(props) = schema["properties"].as_object() {
+                    // An object definition (an `anyOf` branch stating which field is needed
+                    // only constrains the object it belongs to).
+                    if schema["type"] == "object" && schema["additionalProperties"] != false {
+                        open.push(format!("{method} {path}: {at}"));
+                    }
+                    for (field, sub) in props {
+                        pending.push((format!("{at}.{field}"), sub.clone()));
+                    }
+                }
+                if schema["items"].is_object() {
+                    pending.push((format!("{at}[]"), schema["items"].clone()));
+                }
+                for combinator in ["allOf", "anyOf", "oneOf"] {
+                    for sub in schema[combinator].as_array().into_iter().flatten() {
+                        pending.push((at.clone(), sub.clone()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "garden request bodies not closed: {open:#?}"
+    );
+    // Fields the handlers refuse as null say so (a PATCH keeps what is omitted).
+    let prop = |schema: &str, field: &str| schemas[schema]["properties"][field].clone();
+    for (schema, field, kind) in [
+        ("SitePatch", "name", "string"),
+        ("LocationPatch", "site_key", "string"),
+        ("LocationPatch", "name", "string"),
+        ("SlotPatch", "code", "string"),
+        ("SlotPatch", "capacity", "integer"),
+        ("SubstrateBatchPatch", "label", "string"),
+        ("SubstrateBatchPatch", "ph_current", "number"),
+        ("SubstrateBatchPatch", "ec_current_ms", "number"),
+        ("SubstrateCreate", "reusable", "boolean"),
+    ] {
+        assert_eq!(
+            prop(schema, field)["type"],
+            kind,
+            "{schema}.{field} refuses null"
+        );
+    }
+    assert_eq!(
+        prop("SitePatch", "kind")["allOf"][0]["$ref"],
+        "#/components/schemas/SiteKind",
+        "SitePatch.kind refuses null"
+    );
+    for (schema, field) in [
+        ("SitePatch", "description"),
+        ("LocationPatch", "parent_key"),
+        ("SlotPatch", "position_x"),
+        ("SubstrateBatchPatch", "volume_liters"),
+        ("SubstrateBatchPatch", "mixed_on"),
+    ] {
+        assert_eq!(
+            prop(schema, field)["type"][1],
+            "null",
+            "{schema}.{field} clears with null"
+        );
+    }
+    let component = &schemas["MixComponent"]["properties"];
+    assert_eq!(component["fraction"]["minimum"], 0.01);
+    assert_eq!(component["fraction"]["maximum"], 1.0);
+    assert_eq!(component["substrate_key"]["maxLength"], 200);
+    // The ones this check was written for are among those it walked.
+    for name in [
+        "SiteCreate",
+        "SitePatch",
+        "LocationCreate",
+        "LocationPatch",
+        "SlotCreate",
+        "SlotPatch",
+        "SlotNeighbours",
+        "SlotSubstrateBatch",
+        "SubstrateCreate",
+        "SubstratePatch",
+        "SubstrateMixPreview",
+        "SubstrateMixCreate",
+        "SubstrateBatchCreate",
+        "SubstrateBatchPatch",
+        "PlantUpdate",
+    ] {
+        assert!(bodies.contains(name), "{name} is a garden request body");
+    }
+}

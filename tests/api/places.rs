@@ -1447,16 +1447,17 @@ async fn placements_into_one_slot_serialise_on_its_lock() {
         !second.is_finished(),
         "the second placement waits for the slot"
     );
-    sqlx::query(
-        "INSERT INTO plants (id, name, species_key, location_id, slot_id) \
+    let insert = first.sql(
+        "INSERT INTO tenant.plants (id, name, species_key, location_id, slot_id) \
          VALUES ($1, 'Tomato', 'solanum-lycopersicum', $2, $3)",
-    )
-    .bind(Uuid::now_v7())
-    .bind(loc)
-    .bind(slot)
-    .execute(first.conn())
-    .await
-    .expect("plant");
+    );
+    sqlx::query(insert)
+        .bind(Uuid::now_v7())
+        .bind(loc)
+        .bind(slot)
+        .execute(first.conn())
+        .await
+        .expect("plant");
     first.commit().await.expect("commit");
     // ...so the second sees the slot full: exactly one placement wins.
     let err = second.await.expect("task").expect_err("full");

@@ -172,13 +172,10 @@ async fn sigterm_drains_the_request_in_flight() {
 /// Under a stream of new connections, SIGTERM answers every connection the server accepted,
 /// including those still waiting in the kernel's accept queue when it stopped accepting (a
 /// 200, or a 503 with `Retry-After` and `Connection: close`): none is reset. Attempts after the
-/// stop are refused (or not accepted), never reset.
-///
-/// Ignored: it catches a real, rare gap (about one run in six). A connection whose handshake is
-/// half done when the drop-all filter goes on is reset. The fix is to drop only SYNs (see README
-/// "Graceful stop", known gap). The fault runner's `sigterm` scenario still runs in CI.
+/// stop are refused (or not accepted), never reset. A handshake half done when the stop's
+/// filter goes on completes (the filter drops only SYNs) and is answered too: with the earlier
+/// drop-all filter this test saw such a reset in about one run in six.
 #[tokio::test]
-#[ignore = "known gap: a handshake half done when the stop's filter goes on is reset (README, Graceful stop)"]
 async fn sigterm_under_load_answers_every_accepted_connection() {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");

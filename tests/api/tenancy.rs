@@ -51,7 +51,21 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
         tables_of(&app, &tenant).await,
         [
             "_sqlx_migrations",
+            "care_confirmations",
+            "care_profiles",
+            "care_reminders",
+            "fertilizers",
+            "garden_settings",
+            "harvest_batches",
+            "harvest_observations",
+            "ipm_application_plants",
+            "ipm_applications",
+            "ipm_inspections",
             "locations",
+            "nutrient_plan_assignments",
+            "nutrient_plan_phases",
+            "nutrient_plans",
+            "onboarding_kits",
             "plant_phase_history",
             "planting_run_entries",
             "planting_run_plants",
@@ -63,7 +77,13 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
             "slots",
             "substrate_batch_readings",
             "substrate_batches",
-            "substrates"
+            "substrates",
+            "tank_fills",
+            "tank_maintenance",
+            "tanks",
+            "tasks",
+            "watering_event_plants",
+            "watering_events",
         ]
     );
     assert_eq!(

@@ -508,12 +508,127 @@ async def garden_walkthrough() -> None:
             assert on_rest["is_mix"] is True and on_rest["scope"] == "tenant", on_rest
 
 
+async def feeding_walkthrough() -> None:
+    """Issue 13's "Done when" through the SDK: clone the tomato plan template, raise its
+    flowering EC, assign it to a run with a plant, a mixing protocol for a 20-litre tank, the
+    feeding recorded from that tank, and the feeding plus the plan targets in the plant's
+    diagnostics (record_feeding_event -> get_plant_diagnostics)."""
+    suffix = os.getpid()
+    async with Wire().client({"X-API-Key": ADMIN_KEY}) as http:
+        rest = Rest(http)
+        async with Client(streamable_http_client(URL, http_client=http), mode="legacy") as mcp:
+            tomato = await species_key(rest, mcp, "tomato", "Solanum lycopersicum")
+            plant = await rest.post(
+                "/plant-instances/", {"species_key": tomato, "name": f"Fed tomato {suffix}"}
+            )
+            run = await rest.post("/planting-runs/", {"name": f"Fed run {suffix}"})
+            await rest.post(
+                f"/planting-runs/{run['key']}/plants", {"plant_keys": [plant["key"]]}, 200
+            )
+            # Into flowering, one phase at a time: the plan's targets are per phase, and a
+            # plant in a phase the plan does not name gets none.
+            for step in range(12):
+                status = (
+                    await ok(mcp, "get_plant_phase_status", {"plant_key": plant["key"]})
+                )["data"]
+                if (status.get("phase") or {}).get("name", "").lower() == "flowering":
+                    break
+                assert status["allowed_targets"], status
+                await ok(
+                    mcp, "transition_plant_phase",
+                    {"plant_key": plant["key"], "target_phase_key": status["allowed_targets"][0],
+                     "idempotency_key": f"fed-phase-{suffix}-{step}"},
+                )
+            else:
+                raise AssertionError(f"the tomato never reached flowering: {status}")
+            plans = (await ok(mcp, "list_nutrient_plans", {"query": "tomato"}))["data"]
+            template = next(p for p in plans["items"] if p["plan_key"] == "tomato-soil")
+            assert template["is_global_template"] is True, template
+            cloned = (
+                await ok(
+                    mcp, "clone_nutrient_plan",
+                    {"plan_key": "tomato-soil", "name": f"My tomatoes {suffix}",
+                     "idempotency_key": f"clone-{suffix}"},
+                )
+            )["data"]
+            plan = cloned.get("plan_key") or cloned["key"]
+            flowering = next(p for p in cloned["phases"] if p["phase_name"] == "flowering")
+            raised = round(flowering["target_ec_ms"] + 0.3, 2)
+            await ok(
+                mcp, "set_nutrient_plan_phase_targets",
+                {"plan_key": plan, "phase": "flowering", "target_ec_ms": raised},
+            )
+            on_rest = await rest.get(f"/nutrient-plans/{plan}")
+            got = next(p for p in on_rest["phases"] if p["phase_name"] == "flowering")
+            assert got["target_ec_ms"] == raised, on_rest
+            await rest.post(f"/nutrient-plans/{plan}/assignments", {"run_key": run["key"]}, 200)
+
+            products = (await ok(mcp, "list_fertilizers", {"query": "calimagic"}))["data"]
+            keys = [p.get("fertilizer_key") or p["key"] for p in products["items"]][:1]
+            bases = (await ok(mcp, "list_fertilizers", {"query": "flora"}))["data"]
+            keys += [p.get("fertilizer_key") or p["key"] for p in bases["items"]][:2]
+            assert keys, (products, bases)
+            protocol = (
+                await ok(
+                    mcp, "calculate_mixing_protocol",
+                    {"fertilizers": [{"fertilizer_key": k} for k in keys],
+                     "target_volume_liters": 20, "target_ec_ms": raised,
+                     "base_water_ec_ms": 0.3, "substrate_type": "coco", "phase": "flowering"},
+                )
+            )["data"]
+            assert protocol["target_volume_liters"] == 20 and protocol["dosages"], protocol
+            mixed = protocol["calculated_ec"]
+
+            tank = await rest.post(
+                "/tanks/", {"name": f"Tank {suffix}", "kind": "nutrient", "volume_liters": 20}
+            )
+            await rest.post(
+                f"/tanks/{tank['key']}/fills",
+                {"fill_type": "full_change", "volume_liters": 20, "ec_ms": mixed, "ph": 6.0},
+            )
+            args = {"plant_key": plant["key"], "tank_key": tank["key"],
+                    "volume_applied_liters": 2.0, "measured_ec_before": 0.3,
+                    "measured_ec_after": mixed, "measured_ph_after": 6.0,
+                    "runoff_ec": round(mixed + 0.2, 2), "runoff_volume_liters": 0.4,
+                    "fertilizers_used": [
+                        {"fertilizer_key": d["fertilizer_key"],
+                         "ml_applied": round(d["ml_per_liter"] * 2, 3)}
+                        for d in protocol["dosages"] if d["ml_per_liter"] > 0
+                    ]}
+            dry = await ok(mcp, "record_feeding_event", {**args, "dry_run": True})
+            assert dry["dry_run"] is True, dry
+            assert (await rest.get(f"/tanks/{tank['key']}"))["state"][
+                "current_volume_liters"
+            ] == 20, "a dry run drew from the tank"
+            fed = (
+                await ok(
+                    mcp, "record_feeding_event", {**args, "idempotency_key": f"feed-{suffix}"}
+                )
+            )["data"]
+            assert fed["kind"] == "feeding", fed
+            assert (await rest.get(f"/tanks/{tank['key']}"))["state"][
+                "current_volume_liters"
+            ] == 18, "the feeding did not draw from the tank"
+
+            diag = (
+                await ok(mcp, "get_plant_diagnostics", {"plant_key": plant["key"]})
+            )["data"]
+            assert diag["last_feedings"][0]["key"] == fed["event_key"], diag
+            assert diag["ec"]["post_feed"]["latest"] == mixed, diag
+            assert diag["plan_targets"]["plan_key"] == plan, diag
+            assert diag["plan_targets"]["source"] == "run", diag
+            assert diag["targets_vs_measured"]["ec"]["measured_ec_ms"] == mixed, diag
+            rest_diag = await rest.get(f"/plant-instances/{plant['key']}/diagnostics")
+            assert rest_diag["last_feedings"] == diag["last_feedings"], rest_diag
+
+
 CHECKS: list[tuple[str, Callable[[], Awaitable[None]]]] = [
     ("legacy session with X-API-Key", legacy_session_with_x_api_key),
     ("auto mode (server/discover probe) with Authorization: Bearer", auto_session_with_bearer),
     ("viewer key", viewer_session),
     ("get_mcp_activity shows the calls", activity_records_calls),
     ("garden walkthrough: REST and MCP see and drive one garden", garden_walkthrough),
+    ("feeding walkthrough: plan, mixing, feeding, diagnostics", feeding_walkthrough),
 ]
 
 

@@ -145,8 +145,9 @@ pub struct Slot {
 }
 
 /// Body of `POST /t/{slug}/locations/`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "LocationCreate"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct LocationCreateBody {
     /// The site the location belongs to.
     pub site_key: Uuid,
@@ -308,12 +309,17 @@ impl FromJson for NewLocation {
 
 /// Body of `PATCH /t/{slug}/locations/{location_key}`: omitted fields stay. Moving: `site_key`
 /// and/or `parent_key` (null = directly under the site); the subtree moves along.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "LocationPatch"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct LocationPatchBody {
+    /// Null is refused (omit it to stay in the site).
+    #[salvo(schema(nullable = false))]
     pub site_key: Option<Uuid>,
     pub parent_key: Option<Uuid>,
+    /// Null is refused.
     #[salvo(schema(
+        nullable = false,
         min_length = 1,
         max_length = 120,
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
@@ -368,8 +374,9 @@ impl FromJson for LocationPatch {
 }
 
 /// Body of `POST /t/{slug}/slots/`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SlotCreate"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct SlotCreateBody {
     pub location_key: Uuid,
     /// Uppercase letters and digits joined by `_` (`BOX1_A1`), unique per garden.
@@ -426,13 +433,20 @@ impl FromJson for NewSlot {
 }
 
 /// Body of `PATCH /t/{slug}/slots/{slot_key}`: omitted fields stay; positions clear with null.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SlotPatch"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct SlotPatchBody {
-    #[salvo(schema(min_length = 3, max_length = 40, pattern = "^[A-Z0-9]+(_[A-Z0-9]+)+$"))]
+    /// Null is refused.
+    #[salvo(schema(
+        nullable = false,
+        min_length = 3,
+        max_length = 40,
+        pattern = "^[A-Z0-9]+(_[A-Z0-9]+)+$"
+    ))]
     pub code: Option<String>,
-    /// 1–20, not below the live plants standing in the slot.
-    #[salvo(schema(minimum = 1, maximum = 20))]
+    /// 1–20, not below the live plants standing in the slot; null is refused.
+    #[salvo(schema(nullable = false, minimum = 1, maximum = 20))]
     pub capacity: Option<i32>,
     #[salvo(schema(minimum = 0, maximum = 10000))]
     pub position_x: Option<i32>,
@@ -469,8 +483,9 @@ impl FromJson for SlotPatch {
 
 /// Body of `PUT /t/{slug}/slots/{slot_key}/neighbours`: the complete set of adjacent slots
 /// (same site), replacing the previous one; adjacency is symmetric.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SlotNeighbours"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct Neighbours {
     /// Up to 50 slot keys of the same site; an empty list removes every neighbour.
     #[salvo(schema(max_items = 50))]

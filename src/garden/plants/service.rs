@@ -542,7 +542,7 @@ pub(crate) async fn target_of(
 // ---------- creating ----------
 
 /// Everything needed to insert one plant.
-pub(crate) struct Creation<'a> {
+pub struct Creation<'a> {
     pub name: String,
     pub species: &'a SpeciesInfo,
     pub sequence: &'a SpeciesSequence,
@@ -557,7 +557,7 @@ pub(crate) struct Creation<'a> {
 }
 
 /// Inserts a plant (placement checks, slot history, starting phase) inside `tx`.
-pub(crate) async fn insert_plant(
+pub async fn insert_plant(
     state: &AppState,
     tx: &mut GardenTx,
     c: Creation<'_>,

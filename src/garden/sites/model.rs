@@ -99,15 +99,20 @@ impl<'de> serde::Deserialize<'de> for SiteKind {
 
 /// Body of `PATCH /t/{slug}/sites/{site_key}`: omitted fields stay; `description` clears with
 /// null or blank.
-#[derive(Debug, Clone, PartialEq, Eq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SitePatch"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct SitePatchBody {
+    /// Null is refused (omit it to keep the name).
     #[salvo(schema(
+        nullable = false,
         min_length = 1,
         max_length = 120,
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
     ))]
     pub name: Option<String>,
+    /// Null is refused (omit it to keep the kind).
+    #[salvo(schema(value_type = SiteKind, required = false))]
     pub kind: Option<SiteKind>,
     #[salvo(schema(
         max_length = 2000,

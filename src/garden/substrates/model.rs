@@ -65,9 +65,17 @@ pub enum SubstrateScope {
 
 /// A component of a mix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct MixComponent {
+    /// A global substrate's key or `tenant:<uuid>` of the garden's own, not a mix.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub substrate_key: String,
     /// 0.01–1; the fractions of a mix sum to 1 (±0.01).
+    #[salvo(schema(minimum = 0.01, maximum = 1))]
     pub fraction: f64,
 }
 
@@ -105,8 +113,9 @@ fn choice_of(list: &'static [&'static str]) -> Vec<(&'static str, &'static str)>
 }
 
 /// Body of `POST /t/{slug}/substrates/`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstrateCreate"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct SubstrateCreateBody {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
     #[salvo(schema(
@@ -150,7 +159,8 @@ pub struct SubstrateCreateBody {
     pub cec_meq_per_100g: Option<f64>,
     #[salvo(schema(minimum = 0, maximum = 3000))]
     pub bulk_density_g_per_l: Option<f64>,
-    /// Default false.
+    /// Default false; null is refused.
+    #[salvo(schema(nullable = false))]
     pub reusable: Option<bool>,
     /// 1–50; default 3 when reusable, 1 when not.
     #[salvo(schema(minimum = 1, maximum = 50))]
@@ -258,8 +268,9 @@ impl FromJson for NewSubstrate {
 }
 
 /// Body of `POST /t/{slug}/substrate-mixes/preview`.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstrateMixPreview"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct MixRequest {
     /// 2–10 components (global or own substrates, none of them a mix), fractions summing to 1
     /// (±0.01), each substrate once.
@@ -348,8 +359,9 @@ impl FromJson for MixRequest {
 }
 
 /// Body of `POST /t/{slug}/substrate-mixes`: a mix stored as the garden's own substrate.
-#[derive(Debug, Clone, PartialEq, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstrateMixCreate"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct NewMix {
     /// Up to 120 characters, unique among the garden's substrates (case-insensitive).
     #[salvo(schema(
@@ -444,8 +456,9 @@ pub struct SubstrateBatch {
 }
 
 /// Body of `POST /t/{slug}/substrate-batches/`.
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstrateBatchCreate"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct BatchCreateBody {
     /// A global substrate's key or `tenant:<uuid>` of the garden's own.
     #[salvo(schema(min_length = 1, max_length = 200))]
@@ -523,10 +536,13 @@ impl FromJson for NewBatch {
 
 /// Body of `PATCH /t/{slug}/substrate-batches/{batch_key}`: omitted fields stay; a pH or EC
 /// value is a new reading (it becomes the current value and is appended to the history).
-#[derive(Debug, Clone, ToSchema)]
+#[derive(Debug, Clone, Deserialize, ToSchema)]
 #[salvo(schema(name = "SubstrateBatchPatch"))]
+#[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct BatchPatchBody {
+    /// Null is refused.
     #[salvo(schema(
+        nullable = false,
         min_length = 1,
         max_length = 120,
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
@@ -538,9 +554,11 @@ pub struct BatchPatchBody {
     /// YYYY-MM-DD, not in the future; null clears.
     #[salvo(schema(value_type = Option<String>, format = Date))]
     pub mixed_on: Option<String>,
-    #[salvo(schema(minimum = 0, maximum = 14))]
+    /// A new pH reading; null is refused (a reading cannot be removed).
+    #[salvo(schema(nullable = false, minimum = 0, maximum = 14))]
     pub ph_current: Option<f64>,
-    #[salvo(schema(minimum = 0, maximum = 20))]
+    /// A new EC reading in mS/cm; null is refused.
+    #[salvo(schema(nullable = false, minimum = 0, maximum = 20))]
     pub ec_current_ms: Option<f64>,
 }
 

@@ -2,14 +2,21 @@
 //! order `tools/list` shows them.
 
 pub mod account;
+pub mod calendar;
+pub mod care;
 pub mod catalog;
+pub mod feeding;
+pub mod harvest;
+pub mod ipm;
 pub mod knowledge;
+pub mod nutrient_plans;
 pub mod nutrition;
 pub mod phases;
 pub mod places;
 pub mod plants;
 pub mod runs;
 pub mod substrates;
+pub mod tasks;
 pub mod view;
 
 use super::registry::Tool;
@@ -57,6 +64,26 @@ pub static ALL: &[&Tool] = &[
     &substrates::CREATE_SUBSTRATE_MIX,
     &nutrition::CALCULATE_MIXING_PROTOCOL,
     &places::CREATE_SITE,
+    &calendar::GET_SOWING_CALENDAR,
+    &ipm::GET_PLANT_INSPECTIONS,
+    &harvest::GET_HARVEST_READINESS,
+    &ipm::CREATE_INSPECTION,
+    &ipm::APPLY_TREATMENT,
+    &harvest::RECORD_HARVEST,
+    &tasks::LIST_TASKS,
+    &care::GET_DUE_CARE_TASKS,
+    &care::GET_PLANT_CARE_LOG,
+    &care::CONFIRM_CARE_TASK,
+    &nutrient_plans::LIST_NUTRIENT_PLANS,
+    &nutrient_plans::GET_NUTRIENT_PLAN,
+    &nutrient_plans::GET_PLANT_NUTRIENT_PLAN,
+    &nutrient_plans::LIST_FERTILIZERS,
+    &nutrient_plans::VALIDATE_NUTRIENT_PLAN_COVERAGE,
+    &nutrient_plans::ASSIGN_NUTRIENT_PLAN,
+    &nutrient_plans::CLONE_NUTRIENT_PLAN,
+    &nutrient_plans::SET_NUTRIENT_PLAN_PHASE_TARGETS,
+    &feeding::GET_PLANT_DIAGNOSTICS,
+    &feeding::RECORD_FEEDING_EVENT,
 ];
 
 #[cfg(test)]

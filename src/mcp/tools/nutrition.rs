@@ -1,6 +1,6 @@
 //! Nutrition tools: the mixing protocol (a read: it computes and stores nothing). It calls the
-//! same service as `POST /api/v1/calculations/mixing-protocol`. The products are the global
-//! fertilisers for now; the garden's own come with `ProductSource::Tenant`.
+//! same service as `POST /api/v1/t/{slug}/mixing-protocol`: the products are the global
+//! fertilisers and the garden's own (`ProductSource::Garden`).
 
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ const PRODUCT_FIELDS: &[Arg] = &[
     Arg::required(
         "fertilizer_key",
         ArgKind::Text { min: 1, max: 200 },
-        "Key of a global fertiliser (list them with GET /api/v1/fertilizers).",
+        "Key of a global fertiliser or tenant:<uuid> of the garden's own (list_fertilizers).",
     ),
     Arg::optional(
         "ml_per_liter",
@@ -123,8 +123,8 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
 
 async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     // Tenant-bound already (the tenant is resolved and checked): the garden's own products
-    // will resolve through it.
-    bound(ctx)?;
+    // resolve through it, another garden's are not_found.
+    let tenant = bound(ctx)?;
     let body = MixingProtocolBody {
         fertilizers: args
             .items("fertilizers")
@@ -147,7 +147,7 @@ async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutp
         phase: args.text("phase").map(str::to_owned),
         water_temp_c: args.number("water_temp_c"),
     };
-    let p = service::mixing_protocol(ctx.state, ProductSource::GlobalCatalogue, &body)
+    let p = service::mixing_protocol(ctx.state, ProductSource::Garden(tenant), &body)
         .await
         .map_err(tool_error)?;
     let doses: Vec<String> = p
@@ -177,5 +177,8 @@ async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutp
         }
     );
     let data = compact(serde_json::to_value(&p).unwrap_or(Value::Null), &[]);
-    Ok(ToolOutput::new(summary, data).link_api("/api/v1/calculations/mixing-protocol"))
+    Ok(ToolOutput::new(summary, data).link_api(format!(
+        "/api/v1/t/{}/mixing-protocol",
+        tenant.slug.as_str()
+    )))
 }

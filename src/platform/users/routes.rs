@@ -78,7 +78,7 @@ struct ProfileForm {
     avatar_url: Patch<String>,
 }
 
-fn matches_locale(v: &str) -> bool {
+pub(crate) fn matches_locale(v: &str) -> bool {
     let mut parts = v.split('-');
     let lang_ok = parts
         .next()
@@ -87,7 +87,7 @@ fn matches_locale(v: &str) -> bool {
         && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
-fn matches_timezone(v: &str) -> bool {
+pub(crate) fn matches_timezone(v: &str) -> bool {
     let mut parts = v.split('/');
     let first_ok = parts.next().is_some_and(|p| {
         p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())

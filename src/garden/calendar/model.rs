@@ -1,0 +1,276 @@
+//! Shapes of the calendar routes and tools.
+
+use salvo::oapi::ToSchema;
+use serde::Serialize;
+use time::Date;
+
+use crate::error::{AppError, ErrorDetail};
+use crate::garden::contracts::CalendarEvent;
+use crate::rules::sowing::{Bar, Frost};
+
+/// The longest window `/calendar/events` answers: one year, leap day included.
+pub const MAX_WINDOW_DAYS: i64 = 366;
+
+fn iso_text(d: Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
+/// Parses `YYYY-MM-DD` (4-digit year 1900–2200).
+pub fn parse_date(raw: &str) -> Option<Date> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    Date::parse(raw, &fmt)
+        .ok()
+        .filter(|d| (1900..=2200).contains(&d.year()))
+}
+
+/// A checked `from`..`to` window (inclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub from: Date,
+    pub to: Date,
+}
+
+impl Window {
+    /// Both required; `from` ≤ `to`; at most [`MAX_WINDOW_DAYS`] days. `prefix` is `query` or
+    /// `arguments` (the field path of the details).
+    pub fn parse(from: Option<&str>, to: Option<&str>, prefix: &str) -> Result<Self, AppError> {
+        let mut errors = Vec::new();
+        let mut one = |name: &str, raw: Option<&str>| match raw {
+            None => {
+                errors.push(ErrorDetail::new(
+                    format!("{prefix}.{name}"),
+                    "field required",
+                    "missing",
+                ));
+                None
+            }
+            Some(r) => {
+                let d = parse_date(r);
+                if d.is_none() {
+                    errors.push(ErrorDetail::new(
+                        format!("{prefix}.{name}"),
+                        "must be a date YYYY-MM-DD (years 1900–2200)",
+                        "value_error",
+                    ));
+                }
+                d
+            }
+        };
+        let from = one("from", from);
+        let to = one("to", to);
+        if let (Some(f), Some(t)) = (from, to) {
+            if f > t {
+                errors.push(ErrorDetail::new(
+                    format!("{prefix}.to"),
+                    "must not be before from",
+                    "value_error",
+                ));
+            } else if (t - f).whole_days() + 1 > MAX_WINDOW_DAYS {
+                errors.push(ErrorDetail::new(
+                    format!("{prefix}.to"),
+                    format!("the window may span at most {MAX_WINDOW_DAYS} days"),
+                    "value_error",
+                ));
+            }
+        }
+        match (from, to, errors.is_empty()) {
+            (Some(from), Some(to), true) => Ok(Self { from, to }),
+            _ => Err(AppError::validation(errors)),
+        }
+    }
+
+    /// Whether an event (first day, optional inclusive last day) touches the window.
+    pub fn touches(&self, start: Date, end: Option<Date>) -> bool {
+        start <= self.to && end.unwrap_or(start) >= self.from
+    }
+}
+
+/// One calendar entry (all-day; `end_date` inclusive, present for a span).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "CalendarEvent"))]
+pub struct EventView {
+    /// Stable across reads: the iCal UID.
+    pub uid: String,
+    /// `phase`, `sowing`, `task`, `care_reminder`, `harvest`, `treatment`, …
+    pub kind: String,
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    pub end_date: Option<String>,
+    pub title: String,
+    pub plant_key: Option<uuid::Uuid>,
+    pub detail: Option<String>,
+}
+
+impl From<&CalendarEvent> for EventView {
+    fn from(e: &CalendarEvent) -> Self {
+        Self {
+            uid: e.uid.clone(),
+            kind: e.kind.to_owned(),
+            date: iso_text(e.date),
+            end_date: e.end_date.map(iso_text),
+            title: e.title.clone(),
+            plant_key: e.plant_key,
+            detail: e.detail.clone(),
+        }
+    }
+}
+
+/// `GET /calendar/events`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "CalendarEvents"))]
+pub struct EventsPage {
+    pub from: String,
+    pub to: String,
+    pub count: usize,
+    pub items: Vec<EventView>,
+}
+
+impl EventsPage {
+    pub fn new(w: Window, events: &[CalendarEvent]) -> Self {
+        Self {
+            from: iso_text(w.from),
+            to: iso_text(w.to),
+            count: events.len(),
+            items: events.iter().map(EventView::from).collect(),
+        }
+    }
+}
+
+/// One bar of a species' sowing calendar.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "SowingBar"))]
+pub struct BarView {
+    /// `indoor_sowing`, `outdoor_planting`, `growth`, `harvest` or `flowering`.
+    pub phase: String,
+    /// Display colour (`#RRGGBB`).
+    pub color: String,
+    pub start_date: String,
+    pub end_date: String,
+}
+
+impl From<&Bar> for BarView {
+    fn from(b: &Bar) -> Self {
+        Self {
+            phase: b.phase.to_owned(),
+            color: b.color.to_owned(),
+            start_date: iso_text(b.start_date),
+            end_date: iso_text(b.end_date),
+        }
+    }
+}
+
+/// The frost dates the calendar used.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "FrostDates"))]
+pub struct FrostView {
+    pub last: String,
+    pub eisheilige: String,
+    pub first: Option<String>,
+    /// `zone` (the zone's curated dates) or `default` (May 1 / May 15).
+    pub source: String,
+}
+
+impl FrostView {
+    pub fn new(f: &Frost, from_zone: bool) -> Self {
+        Self {
+            last: iso_text(f.last),
+            eisheilige: iso_text(f.eisheilige),
+            first: f.first.map(iso_text),
+            source: if from_zone { "zone" } else { "default" }.to_owned(),
+        }
+    }
+}
+
+/// One species of the sowing calendar.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "SowingCalendarItem"))]
+pub struct SowingItem {
+    pub species_key: String,
+    pub species_name: Option<String>,
+    pub common_name: Option<String>,
+    /// Live plants of the species in the garden.
+    pub plant_count: i64,
+    pub bars: Vec<BarView>,
+}
+
+/// `GET /calendar/sowing`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "SowingCalendar"))]
+pub struct SowingCalendar {
+    pub year: i32,
+    /// The zone used: the request's, else the garden's; null when neither is set.
+    pub zone: Option<String>,
+    pub frost: FrostView,
+    pub count: usize,
+    pub items: Vec<SowingItem>,
+}
+
+/// Garden settings the calendar uses.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "GardenSettings"))]
+pub struct GardenSettings {
+    /// USDA hardiness zone `1a`…`13b`; null when not set.
+    pub hardiness_zone: Option<String>,
+}
+
+/// Body of `PUT /calendar/settings`.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "GardenSettingsBody"))]
+#[serde(deny_unknown_fields)]
+pub struct GardenSettingsBody {
+    /// `1a`…`13b`, or null to clear.
+    #[salvo(schema(max_length = 3, pattern = r"^(1[0-3]|[1-9])[ab]$"))]
+    pub hardiness_zone: Option<String>,
+}
+
+impl crate::http::json::FromJson for GardenSettings {
+    fn from_json(f: &mut crate::http::json::JsonFields) -> Option<Self> {
+        let raw = f.raw("hardiness_zone");
+        match raw {
+            None => {
+                f.reject_field(
+                    "hardiness_zone",
+                    "field required (null clears it)",
+                    "missing",
+                );
+                None
+            }
+            Some(serde_json::Value::Null) => Some(Self {
+                hardiness_zone: None,
+            }),
+            Some(serde_json::Value::String(z)) if crate::rules::zones::is_zone(&z) => Some(Self {
+                hardiness_zone: Some(z),
+            }),
+            Some(_) => {
+                f.reject_field(
+                    "hardiness_zone",
+                    "must be a hardiness zone 1a…13b, or null",
+                    "value_error",
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The state of the caller's iCal feed in this garden (never the token).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "CalendarFeedStatus"))]
+pub struct FeedStatus {
+    pub active: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub created_at: Option<time::OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub rotated_at: Option<time::OffsetDateTime>,
+}
+
+/// A new feed secret: shown once, never again (only its digest is stored).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "CalendarFeedSecret"))]
+pub struct FeedSecret {
+    pub token: String,
+    /// The path to subscribe to (below the service's origin).
+    pub path: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub rotated_at: time::OffsetDateTime,
+}

@@ -1,0 +1,247 @@
+//! REST face of the calendar under `/api/v1/t/{slug}/calendar`, and the unauthenticated feed
+//! at `/api/v1/calendar/feeds/{token}.ics`.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+
+use super::feeds;
+use super::model::{
+    EventsPage, FeedSecret, FeedStatus, GardenSettings, GardenSettingsBody, SowingCalendar, Window,
+};
+use super::service::{self, SowingQuery};
+use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::http::depot::DepotExt;
+use crate::http::json::read_json;
+use crate::http::roles::{Admin, Requires};
+
+pub fn router() -> Router {
+    Router::with_path("calendar")
+        .push(Router::with_path("events").get(list_events))
+        .push(Router::with_path("sowing").get(sowing_calendar))
+        .push(
+            Router::with_path("settings")
+                .get(get_settings)
+                .put(put_settings),
+        )
+        .push(
+            Router::with_path("feed")
+                .get(feed_status)
+                .post(create_feed)
+                .delete(revoke_feed)
+                .push(Router::with_path("rotate").post(rotate_feed)),
+        )
+}
+
+/// The unauthenticated feed route (mounted under `/api/v1`).
+pub fn feed_router() -> Router {
+    Router::with_path("calendar/feeds/{token}").get(serve_feed)
+}
+
+/// The garden's calendar events in a window of at most 366 days: phase entries and expected
+/// transitions, sowing windows of the garden's species, and the events of tasks, care
+/// reminders and harvests.
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "list_calendar_events",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("from" = String, Query, format = "date", description = "first day (YYYY-MM-DD), required"),
+        ("to" = String, Query, format = "date", description = "last day (YYYY-MM-DD), required; not before from, at most 366 days in all"),
+    ),
+    responses(
+        (status_code = 200, description = "the events, by day", body = EventsPage),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: from or to missing, malformed, in the wrong order or too far apart", body = ErrorBody),
+    ))]
+pub async fn list_events(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<EventsPage>, AppError> {
+    let state = depot.app_state()?;
+    let from = req.queries().get("from").cloned();
+    let to = req.queries().get("to").cloned();
+    let w = Window::parse(from.as_deref(), to.as_deref(), "query")?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let events = service::events(&state, tenant, w).await?;
+    Ok(Json(EventsPage::new(w, &events)))
+}
+
+/// The sowing calendar: for each species of the garden's live plants (or the one `species`),
+/// bars of indoor sowing, outdoor planting, growth and harvest (or flowering) in `year`, moved
+/// to the frost dates of the hardiness `zone` (else the garden's zone, else the defaults).
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_sowing_calendar",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("zone" = Option<String>, Query, pattern = r"^(1[0-3]|[1-9])[ab]$", description = "hardiness zone 1a…13b (default: the garden's)"),
+        ("species" = Option<String>, Query, description = "only this species (key)"),
+        ("year" = Option<i32>, Query, minimum = 2000, maximum = 2100, description = "the year (default: this year)"),
+    ),
+    responses(
+        (status_code = 200, description = "the sowing calendar", body = SowingCalendar),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or species", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: zone or year invalid", body = ErrorBody),
+    ))]
+pub async fn sowing_calendar(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<SowingCalendar>, AppError> {
+    let state = depot.app_state()?;
+    let q = req.queries();
+    let year = match q.get("year") {
+        None => None,
+        Some(y) => Some(y.parse::<i32>().map_err(|_| {
+            AppError::validation(vec![ErrorDetail::new(
+                "query.year",
+                "must be a whole number between 2000 and 2100",
+                "type_error",
+            )])
+        })?),
+    };
+    let query = SowingQuery {
+        zone: q.get("zone").cloned(),
+        species_key: q.get("species").cloned(),
+        year,
+    };
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::sowing_calendar(&state, tenant, &query, "query").await?,
+    ))
+}
+
+/// The garden settings the calendar uses (the hardiness zone).
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_garden_settings",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the settings", body = GardenSettings),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+    ))]
+pub async fn get_settings(depot: &mut Depot) -> Result<Json<GardenSettings>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::settings(&state, tenant).await?))
+}
+
+/// Set (or clear with null) the garden's hardiness zone (admin: the garden's setup).
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "put_garden_settings",
+    status_codes(200, 400, 401, 403, 404, 413, 415, 422),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = GardenSettingsBody,
+    responses(
+        (status_code = 200, description = "the stored settings", body = GardenSettings),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: not a zone", body = ErrorBody),
+    ))]
+pub async fn put_settings(
+    _role: Requires<Admin>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<GardenSettings>, AppError> {
+    let state = depot.app_state()?;
+    let body: GardenSettings = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::put_settings(&state, tenant, &body).await?))
+}
+
+/// Whether you have an iCal feed of this garden (the token is never shown again).
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_calendar_feed",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "your feed's state", body = FeedStatus),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+    ))]
+pub async fn feed_status(depot: &mut Depot) -> Result<Json<FeedStatus>, AppError> {
+    let state = depot.app_state()?;
+    let user = depot.principal()?.user_id;
+    let tenant = depot.tenant_ctx()?.tenant.id;
+    Ok(Json(feeds::status(&state, tenant, user).await?))
+}
+
+/// Create your iCal feed of this garden: the answer holds the secret token, once.
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "create_calendar_feed",
+    status_codes(201, 401, 403, 404, 409),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 201, description = "the feed's token and path (shown once)", body = FeedSecret),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: you have a feed; rotate it", body = ErrorBody),
+    ))]
+pub async fn create_feed(
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<FeedSecret>, AppError> {
+    let state = depot.app_state()?;
+    let user = depot.principal()?.user_id;
+    let tenant = depot.tenant_ctx()?.tenant.id;
+    let secret = feeds::create(&state, tenant, user).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(secret))
+}
+
+/// A new token for your feed (created when you have none); the old link stops working at once.
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "rotate_calendar_feed",
+    status_codes(200, 401, 403, 404),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the new token and path (shown once)", body = FeedSecret),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+    ))]
+pub async fn rotate_feed(depot: &mut Depot) -> Result<Json<FeedSecret>, AppError> {
+    let state = depot.app_state()?;
+    let user = depot.principal()?.user_id;
+    let tenant = depot.tenant_ctx()?.tenant.id;
+    Ok(Json(feeds::rotate(&state, tenant, user).await?))
+}
+
+/// Revoke your feed: its link answers 404 from now on (no feed: the same 204).
+#[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "revoke_calendar_feed",
+    status_codes(204, 401, 403, 404),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 204, description = "feed revoked"),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+    ))]
+pub async fn revoke_feed(depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let user = depot.principal()?.user_id;
+    let tenant = depot.tenant_ctx()?.tenant.id;
+    feeds::revoke(&state, tenant, user).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// A member's iCal feed of a garden (RFC 5545, `text/calendar`): no credential but the secret
+/// token in the path. An unknown, rotated-away or revoked token, or one of a member who left
+/// the garden, is 404.
+#[endpoint(tags("calendar"), operation_id = "get_calendar_feed_ics",
+    parameters(("token" = String, Path, description = "the feed's secret token, optionally with .ics")),
+    responses(
+        (status_code = 200, description = "the calendar", content_type = "text/calendar", body = String),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: no such feed", body = ErrorBody),
+    ))]
+pub async fn serve_feed(
+    token: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let text = feeds::serve(&state, &token).await?;
+    res.add_header("content-type", "text/calendar; charset=utf-8", true)
+        .map_err(AppError::internal)?;
+    res.add_header("cache-control", "private, max-age=300", true)
+        .map_err(AppError::internal)?;
+    res.write_body(text).map_err(AppError::internal)?;
+    Ok(())
+}

@@ -1,0 +1,428 @@
+//! Inspections and treatment applications: the wire shapes and the bodies of `/ipm/...`.
+
+use salvo::oapi::ToSchema;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::input::{object_list, opt_choice, opt_instant, opt_line, opt_number, text_list};
+use crate::catalog::ipm::model::{APPLICATION, PLANT_PARTS};
+use crate::garden::plants::model::{opt_uuid, req_key};
+use crate::http::json::{FromJson, JsonFields};
+
+pub const NOTES_MAX: usize = 2000;
+pub const WHO_MAX: usize = 200;
+pub const FINDINGS_MAX: usize = 25;
+pub const LIST_MAX: usize = 50;
+pub const PLANTS_MAX: usize = 200;
+pub const PRESSURE: &[&str] = &["none", "low", "medium", "high", "critical"];
+pub const SEVERITY: &[&str] = &["low", "medium", "high", "critical"];
+pub const DOSE_UNITS: &[&str] = &["ml_per_l", "g_per_l", "ml", "g", "count"];
+pub const PHOTO_REF_MAX: usize = 200;
+pub const SYMPTOM_MAX: usize = 500;
+
+/// How hard pests or diseases press on the plant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PressureLevel {
+    None,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+/// How bad one finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlantPart {
+    Leaf,
+    Stem,
+    Root,
+    Flower,
+    Fruit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicationMethod {
+    Spray,
+    Drench,
+    Granular,
+    Release,
+    Cultural,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DoseUnit {
+    MlPerL,
+    GPerL,
+    Ml,
+    G,
+    Count,
+}
+
+/// One finding of an inspection: a pest or disease of the catalogue (or a symptom alone).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[salvo(schema(name = "InspectionFinding"))]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// A pest of the catalogue (key).
+    #[salvo(schema(format = "uuid"))]
+    pub pest_key: Option<String>,
+    /// A disease of the catalogue (key).
+    #[salvo(schema(format = "uuid"))]
+    pub disease_key: Option<String>,
+    /// What was seen, up to 500 characters. A finding names a pest, a disease or a symptom.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub symptom: Option<String>,
+    pub severity: Option<Severity>,
+    /// How sure the inspector is, 0.0 to 1.0.
+    #[salvo(schema(minimum = 0.0, maximum = 1.0))]
+    pub confidence: Option<f64>,
+    pub affected_plant_part: Option<PlantPart>,
+    /// Share of the plant (or of the location's plants) affected, 0.0 to 1.0.
+    #[salvo(schema(minimum = 0.0, maximum = 1.0))]
+    pub affected_share: Option<f64>,
+    /// Why, up to 2000 characters.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub rationale: Option<String>,
+}
+
+impl FromJson for Finding {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let pest_key = opt_line(f, "pest_key", 100);
+        let disease_key = opt_line(f, "disease_key", 100);
+        let symptom = opt_line(f, "symptom", SYMPTOM_MAX);
+        let severity = opt_choice(f, "severity", SEVERITY);
+        let confidence = opt_number(f, "confidence", 0.0, 1.0, false);
+        let part = opt_choice(f, "affected_plant_part", PLANT_PARTS);
+        let share = opt_number(f, "affected_share", 0.0, 1.0, false);
+        let rationale = f.opt_long_text("rationale", NOTES_MAX);
+        let (pest_key, disease_key, symptom) = (pest_key?, disease_key?, symptom?);
+        if pest_key.is_none() && disease_key.is_none() && symptom.is_none() {
+            f.reject_field(
+                "pest_key",
+                "a finding names a pest_key, a disease_key or a symptom",
+                "missing",
+            );
+            return None;
+        }
+        Some(Self {
+            pest_key,
+            disease_key,
+            symptom,
+            severity: severity?.and_then(|s| serde_json::from_value(s.into()).ok()),
+            confidence: confidence?,
+            affected_plant_part: part?.and_then(|s| serde_json::from_value(s.into()).ok()),
+            affected_share: share?,
+            rationale: rationale?,
+        })
+    }
+}
+
+/// Body of `POST /t/{slug}/ipm/inspections`: exactly one of `plant_key` and `location_key`.
+/// Pest and disease keys (of findings and the `detected_*` lists) must be catalogue keys (404
+/// otherwise); they are merged and deduplicated.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[salvo(schema(name = "InspectionCreate"))]
+#[serde(deny_unknown_fields)]
+pub struct NewInspection {
+    pub plant_key: Option<Uuid>,
+    pub location_key: Option<Uuid>,
+    /// Default `none`.
+    pub pressure_level: Option<PressureLevel>,
+    /// Who inspected (up to 200 characters); default: the caller.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub inspector: Option<String>,
+    /// RFC 3339, not in the future; default now.
+    #[salvo(schema(value_type = Option<String>, format = "date-time"))]
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub inspected_at: Option<OffsetDateTime>,
+    #[salvo(schema(max_items = 50))]
+    #[serde(default)]
+    pub symptoms_observed: Vec<String>,
+    #[salvo(schema(max_items = 50))]
+    #[serde(default)]
+    pub detected_pest_keys: Vec<String>,
+    #[salvo(schema(max_items = 50))]
+    #[serde(default)]
+    pub detected_disease_keys: Vec<String>,
+    #[salvo(schema(max_items = 25))]
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// Keys of photos (stored by the diary later), up to 50.
+    #[salvo(schema(max_items = 50))]
+    #[serde(default)]
+    pub photo_refs: Vec<String>,
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub notes: Option<String>,
+}
+
+impl FromJson for NewInspection {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let plant_key = opt_uuid(f, "plant_key");
+        let location_key = opt_uuid(f, "location_key");
+        let pressure = opt_choice(f, "pressure_level", PRESSURE);
+        let inspector = opt_line(f, "inspector", WHO_MAX);
+        let inspected_at = opt_instant(f, "inspected_at");
+        let symptoms = text_list(f, "symptoms_observed", LIST_MAX, SYMPTOM_MAX);
+        let pests = text_list(f, "detected_pest_keys", LIST_MAX, 100);
+        let diseases = text_list(f, "detected_disease_keys", LIST_MAX, 100);
+        let findings = object_list::<Finding>(f, "findings", FINDINGS_MAX);
+        let photos = text_list(f, "photo_refs", LIST_MAX, PHOTO_REF_MAX);
+        let notes = f.opt_long_text("notes", NOTES_MAX);
+        let (plant_key, location_key) = (plant_key?, location_key?);
+        if plant_key.is_some() == location_key.is_some() {
+            f.reject_field(
+                "plant_key",
+                "name exactly one of plant_key and location_key",
+                "value_error",
+            );
+            return None;
+        }
+        Some(Self {
+            plant_key,
+            location_key,
+            pressure_level: pressure?.and_then(|s| serde_json::from_value(s.into()).ok()),
+            inspector: inspector?,
+            inspected_at: inspected_at?,
+            symptoms_observed: symptoms?,
+            detected_pest_keys: pests?,
+            detected_disease_keys: diseases?,
+            findings: findings?,
+            photo_refs: photos?,
+            notes: notes?,
+        })
+    }
+}
+
+/// An inspection as stored.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Inspection {
+    pub key: Uuid,
+    pub plant_key: Option<Uuid>,
+    pub location_key: Option<Uuid>,
+    pub inspector: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[salvo(schema(value_type = String, format = "date-time"))]
+    pub inspected_at: OffsetDateTime,
+    pub pressure_level: PressureLevel,
+    pub symptoms_observed: Vec<String>,
+    /// Every pest named (by the list or a finding), deduplicated.
+    pub detected_pest_keys: Vec<String>,
+    pub detected_disease_keys: Vec<String>,
+    pub findings: Vec<Finding>,
+    pub photo_refs: Vec<String>,
+    pub notes: Option<String>,
+    pub created_by: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[salvo(schema(value_type = String, format = "date-time"))]
+    pub created_at: OffsetDateTime,
+}
+
+/// Body of `POST /t/{slug}/ipm/treatments` (a treatment application): `plant_keys`,
+/// `location_key` (every live plant at that location) or both (the plants named and those at
+/// the location).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[salvo(schema(name = "TreatmentApplicationCreate"))]
+#[serde(deny_unknown_fields)]
+pub struct NewApplication {
+    /// A treatment of the catalogue.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub treatment_key: String,
+    /// 1 to 200 plants of this garden.
+    #[salvo(schema(min_items = 1, max_items = 200))]
+    pub plant_keys: Option<Vec<Uuid>>,
+    /// Every live plant at this location.
+    pub location_key: Option<Uuid>,
+    /// RFC 3339, not in the future; default now. Its UTC day is the first day of the
+    /// safety interval.
+    #[salvo(schema(value_type = Option<String>, format = "date-time"))]
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub applied_at: Option<OffsetDateTime>,
+    /// Above 0, at most 100000; needs `dose_unit`.
+    #[salvo(schema(exclusive_minimum = 0.0, maximum = 100000.0))]
+    pub dose: Option<f64>,
+    pub dose_unit: Option<DoseUnit>,
+    /// Above 0, at most 10000 litres.
+    #[salvo(schema(exclusive_minimum = 0.0, maximum = 10000.0))]
+    pub water_volume_liters: Option<f64>,
+    /// Default: the treatment's application method (else `spray`).
+    pub method: Option<ApplicationMethod>,
+    /// Who applied it (up to 200 characters); default: the caller.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub applied_by: Option<String>,
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub notes: Option<String>,
+    /// Overrides `RESISTANCE_WARNING` (recorded on the application). Default false.
+    #[serde(default)]
+    pub acknowledge_resistance: bool,
+}
+
+impl FromJson for NewApplication {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let treatment_key = req_key(f, "treatment_key");
+        let plant_keys = uuid_list(f, "plant_keys", PLANTS_MAX);
+        let location_key = opt_uuid(f, "location_key");
+        let applied_at = opt_instant(f, "applied_at");
+        let dose = opt_number(f, "dose", 0.0, 100_000.0, true);
+        let dose_unit = opt_choice(f, "dose_unit", DOSE_UNITS);
+        let water = opt_number(f, "water_volume_liters", 0.0, 10_000.0, true);
+        let method = opt_choice(f, "method", APPLICATION);
+        let applied_by = opt_line(f, "applied_by", WHO_MAX);
+        let notes = f.opt_long_text("notes", NOTES_MAX);
+        let ack = f.flag("acknowledge_resistance", false);
+        let (plant_keys, location_key, dose, dose_unit) =
+            (plant_keys?, location_key?, dose?, dose_unit?);
+        if plant_keys.is_none() && location_key.is_none() {
+            f.reject_field(
+                "plant_keys",
+                "name plant_keys, location_key or both",
+                "missing",
+            );
+            return None;
+        }
+        if dose.is_some() != dose_unit.is_some() {
+            f.reject_field(
+                if dose.is_some() { "dose_unit" } else { "dose" },
+                "dose and dose_unit go together",
+                "missing",
+            );
+            return None;
+        }
+        Some(Self {
+            treatment_key: treatment_key?,
+            plant_keys,
+            location_key,
+            applied_at: applied_at?,
+            dose,
+            dose_unit: dose_unit.and_then(|s| serde_json::from_value(s.into()).ok()),
+            water_volume_liters: water?,
+            method: method?.and_then(|s| serde_json::from_value(s.into()).ok()),
+            applied_by: applied_by?,
+            notes: notes?,
+            acknowledge_resistance: ack?,
+        })
+    }
+}
+
+/// An optional list of 1..=max plant keys (UUIDs), deduplicated.
+fn uuid_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Option<Vec<Uuid>>> {
+    let Some(v) = f.value(name) else {
+        return Some(None);
+    };
+    let serde_json::Value::Array(list) = v else {
+        f.reject_field(name, "must be a list of keys (UUID)", "type_error");
+        return None;
+    };
+    if list.is_empty() || list.len() > max {
+        f.reject_field(name, format!("1 to {max} keys"), "value_error");
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (i, item) in list.iter().enumerate() {
+        match item
+            .as_str()
+            .and_then(crate::garden::plants::model::parse_key)
+        {
+            Some(k) => {
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+            None => {
+                ok = false;
+                f.reject_field(
+                    &format!("{name}[{i}]"),
+                    "must be a key (UUID)",
+                    "value_error",
+                );
+            }
+        }
+    }
+    ok.then_some(Some(out))
+}
+
+/// One plant an application touched and its safety interval.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TouchedPlant {
+    pub plant_key: Uuid,
+    /// First day of the interval (YYYY-MM-DD, UTC day of `applied_at`).
+    pub applied_on: String,
+    /// Last day a harvest is refused; null when the treatment has no interval.
+    pub last_blocked_day: Option<String>,
+    /// First day a harvest is allowed again.
+    pub safe_on: String,
+}
+
+/// A treatment application as stored (catalogue facts copied at application time).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Application {
+    pub key: Uuid,
+    pub treatment_key: String,
+    pub treatment_name: String,
+    pub treatment_type: String,
+    pub active_ingredient: Option<String>,
+    pub safety_interval_days: i32,
+    pub location_key: Option<Uuid>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[salvo(schema(value_type = String, format = "date-time"))]
+    pub applied_at: OffsetDateTime,
+    pub dose: Option<f64>,
+    pub dose_unit: Option<String>,
+    pub water_volume_liters: Option<f64>,
+    pub method: String,
+    pub applied_by: String,
+    pub notes: Option<String>,
+    /// The resistance warning was overridden with `acknowledge_resistance`.
+    pub resistance_acknowledged: bool,
+    /// Earlier applications of the same ingredient class within 90 days (the most-treated
+    /// plant).
+    pub resistance_count: i32,
+    pub plants: Vec<TouchedPlant>,
+    pub created_by: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[salvo(schema(value_type = String, format = "date-time"))]
+    pub created_at: OffsetDateTime,
+    /// Advice given when it was recorded (not stored): one more application of the class
+    /// reaches the resistance limit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}

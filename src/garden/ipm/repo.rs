@@ -1,0 +1,442 @@
+//! SQL of inspections, treatment applications and the safety intervals they start. Tenant
+//! tables are written `tenant.<table>` and rendered by `TenantTx::sql`.
+
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+use time::{Date, OffsetDateTime};
+use uuid::Uuid;
+
+use super::model::{Application, Finding, Inspection, TouchedPlant};
+use crate::http::pagination::PageRequest;
+use crate::rules::karenz;
+use crate::tenancy::TenantTx;
+
+// ---------- plants and locations ----------
+
+/// A plant as the IPM and harvest rules need it (locked when asked).
+#[derive(Debug, Clone)]
+pub struct PlantFacts {
+    pub id: Uuid,
+    pub name: String,
+    pub species_key: String,
+    pub location_id: Option<Uuid>,
+    pub archived: bool,
+    pub current_phase_key: Option<String>,
+    pub current_phase_started_at: Option<OffsetDateTime>,
+    pub run_id: Option<Uuid>,
+}
+
+const PLANT: &str = "SELECT p.id, p.name, p.species_key, p.location_id, p.archived_at IS NOT NULL AS archived, \
+    p.current_phase_key, p.current_phase_started_at, rp.run_id \
+    FROM tenant.plants p LEFT JOIN tenant.planting_run_plants rp ON rp.plant_id = p.id";
+
+fn plant_of(r: &PgRow) -> Result<PlantFacts, sqlx::Error> {
+    Ok(PlantFacts {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        species_key: r.try_get("species_key")?,
+        location_id: r.try_get("location_id")?,
+        archived: r.try_get("archived")?,
+        current_phase_key: r.try_get("current_phase_key")?,
+        current_phase_started_at: r.try_get("current_phase_started_at")?,
+        run_id: r.try_get("run_id")?,
+    })
+}
+
+/// The plants of `ids` that exist in this garden, locked (`FOR UPDATE OF p`) when `lock`, in
+/// key order (a fixed order: two writers never wait on each other crosswise).
+pub async fn plants(
+    tx: &mut TenantTx,
+    ids: &[Uuid],
+    lock: bool,
+) -> Result<Vec<PlantFacts>, sqlx::Error> {
+    let sql = format!(
+        "{PLANT} WHERE p.id = ANY($1) ORDER BY p.id{}",
+        if lock { " FOR UPDATE OF p" } else { "" }
+    );
+    let rows = sqlx::query(tx.sql(&sql))
+        .bind(ids)
+        .fetch_all(tx.conn())
+        .await?;
+    rows.iter().map(plant_of).collect()
+}
+
+/// Live plants at a location, locked, in key order.
+pub async fn live_plants_at(
+    tx: &mut TenantTx,
+    location: Uuid,
+) -> Result<Vec<PlantFacts>, sqlx::Error> {
+    let sql = format!(
+        "{PLANT} WHERE p.location_id = $1 AND p.archived_at IS NULL ORDER BY p.id FOR UPDATE OF p"
+    );
+    let rows = sqlx::query(tx.sql(&sql))
+        .bind(location)
+        .fetch_all(tx.conn())
+        .await?;
+    rows.iter().map(plant_of).collect()
+}
+
+/// Live plants, oldest first (one page) and how many there are.
+pub async fn live_plants_page(
+    tx: &mut TenantTx,
+    page: PageRequest,
+) -> Result<(Vec<PlantFacts>, i64), sqlx::Error> {
+    let sql = format!(
+        "{PLANT} WHERE p.archived_at IS NULL ORDER BY p.created_at, p.id LIMIT $1 OFFSET $2"
+    );
+    let rows = sqlx::query(tx.sql(&sql))
+        .bind(page.limit)
+        .bind(page.skip)
+        .fetch_all(tx.conn())
+        .await?;
+    let total: i64 =
+        sqlx::query_scalar(tx.sql("SELECT count(*) FROM tenant.plants WHERE archived_at IS NULL"))
+            .fetch_one(tx.conn())
+            .await?;
+    Ok((rows.iter().map(plant_of).collect::<Result<_, _>>()?, total))
+}
+
+pub async fn location_exists(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.locations WHERE id = $1)"))
+        .bind(id)
+        .fetch_one(tx.conn())
+        .await
+}
+
+// ---------- inspections ----------
+
+const INSPECTION: &str = "SELECT id, plant_id, location_id, inspector, inspected_at, pressure_level, \
+    symptoms_observed, findings, detected_pest_keys, detected_disease_keys, photo_refs, notes, \
+    created_by, created_at FROM tenant.ipm_inspections";
+
+fn inspection_of(r: &PgRow) -> Result<Inspection, sqlx::Error> {
+    let pressure: String = r.try_get("pressure_level")?;
+    let findings: Value = r.try_get("findings")?;
+    Ok(Inspection {
+        key: r.try_get("id")?,
+        plant_key: r.try_get("plant_id")?,
+        location_key: r.try_get("location_id")?,
+        inspector: r.try_get("inspector")?,
+        inspected_at: r.try_get("inspected_at")?,
+        pressure_level: serde_json::from_value(Value::String(pressure))
+            .map_err(|e| sqlx::Error::Decode(e.into()))?,
+        symptoms_observed: r.try_get("symptoms_observed")?,
+        detected_pest_keys: r.try_get("detected_pest_keys")?,
+        detected_disease_keys: r.try_get("detected_disease_keys")?,
+        findings: serde_json::from_value::<Vec<Finding>>(findings)
+            .map_err(|e| sqlx::Error::Decode(e.into()))?,
+        photo_refs: r.try_get("photo_refs")?,
+        notes: r.try_get("notes")?,
+        created_by: r.try_get("created_by")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+pub async fn insert_inspection(tx: &mut TenantTx, i: &Inspection) -> Result<(), sqlx::Error> {
+    let pressure = serde_json::to_value(i.pressure_level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "none".to_owned());
+    let findings = serde_json::to_value(&i.findings).unwrap_or(Value::Array(Vec::new()));
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.ipm_inspections (id, plant_id, location_id, inspector, inspected_at, \
+         pressure_level, symptoms_observed, findings, detected_pest_keys, detected_disease_keys, \
+         photo_refs, notes, created_by, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+    ))
+    .bind(i.key)
+    .bind(i.plant_key)
+    .bind(i.location_key)
+    .bind(&i.inspector)
+    .bind(i.inspected_at)
+    .bind(pressure)
+    .bind(&i.symptoms_observed)
+    .bind(findings)
+    .bind(&i.detected_pest_keys)
+    .bind(&i.detected_disease_keys)
+    .bind(&i.photo_refs)
+    .bind(&i.notes)
+    .bind(&i.created_by)
+    .bind(i.created_at)
+    .execute(tx.conn())
+    .await?;
+    Ok(())
+}
+
+pub async fn get_inspection(
+    tx: &mut TenantTx,
+    id: Uuid,
+) -> Result<Option<Inspection>, sqlx::Error> {
+    let row = sqlx::query(tx.sql(&format!("{INSPECTION} WHERE id = $1")))
+        .bind(id)
+        .fetch_optional(tx.conn())
+        .await?;
+    row.as_ref().map(inspection_of).transpose()
+}
+
+/// Inspections newest first; `plant` also finds the inspections of the location the plant
+/// stands at now.
+pub async fn list_inspections(
+    tx: &mut TenantTx,
+    plant: Option<Uuid>,
+    location: Option<Uuid>,
+    page: PageRequest,
+) -> Result<(Vec<Inspection>, i64), sqlx::Error> {
+    let filter = "WHERE ($1::uuid IS NULL OR plant_id = $1 \
+          OR location_id = (SELECT location_id FROM tenant.plants WHERE id = $1)) \
+          AND ($2::uuid IS NULL OR location_id = $2)";
+    let rows = sqlx::query(tx.sql(&format!(
+        "{INSPECTION} {filter} ORDER BY inspected_at DESC, id LIMIT $3 OFFSET $4"
+    )))
+    .bind(plant)
+    .bind(location)
+    .bind(page.limit)
+    .bind(page.skip)
+    .fetch_all(tx.conn())
+    .await?;
+    let total: i64 = sqlx::query_scalar(tx.sql(&format!(
+        "SELECT count(*) FROM tenant.ipm_inspections {filter}"
+    )))
+    .bind(plant)
+    .bind(location)
+    .fetch_one(tx.conn())
+    .await?;
+    Ok((
+        rows.iter().map(inspection_of).collect::<Result<_, _>>()?,
+        total,
+    ))
+}
+
+// ---------- applications ----------
+
+/// Days of earlier applications of an ingredient class per plant, from `since` on.
+pub async fn class_days(
+    tx: &mut TenantTx,
+    plants: &[Uuid],
+    class: &str,
+    since: Date,
+) -> Result<Vec<(Uuid, Date)>, sqlx::Error> {
+    let rows = sqlx::query(tx.sql(
+        "SELECT plant_id, applied_on FROM tenant.ipm_application_plants \
+         WHERE plant_id = ANY($1) AND ingredient_class = $2 AND applied_on >= $3",
+    ))
+    .bind(plants)
+    .bind(class)
+    .bind(since)
+    .fetch_all(tx.conn())
+    .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("plant_id")?, r.try_get("applied_on")?)))
+        .collect()
+}
+
+pub async fn insert_application(
+    tx: &mut TenantTx,
+    a: &Application,
+    class: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.ipm_applications (id, treatment_key, treatment_name, treatment_type, \
+         active_ingredient, ingredient_class, safety_interval_days, location_id, applied_at, \
+         applied_on, dose, dose_unit, water_volume_liters, method, applied_by, notes, \
+         resistance_acknowledged, resistance_count, created_by, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+    ))
+    .bind(a.key)
+    .bind(&a.treatment_key)
+    .bind(&a.treatment_name)
+    .bind(&a.treatment_type)
+    .bind(&a.active_ingredient)
+    .bind(class)
+    .bind(a.safety_interval_days)
+    .bind(a.location_key)
+    .bind(a.applied_at)
+    .bind(a.applied_at.date())
+    .bind(a.dose)
+    .bind(&a.dose_unit)
+    .bind(a.water_volume_liters)
+    .bind(&a.method)
+    .bind(&a.applied_by)
+    .bind(&a.notes)
+    .bind(a.resistance_acknowledged)
+    .bind(a.resistance_count)
+    .bind(&a.created_by)
+    .bind(a.created_at)
+    .execute(tx.conn())
+    .await?;
+    let plants: Vec<Uuid> = a.plants.iter().map(|p| p.plant_key).collect();
+    let applied_on = a.applied_at.date();
+    let safe_on = karenz::safe_on(applied_on, i64::from(a.safety_interval_days));
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, applied_on, safe_on, ingredient_class) \
+         SELECT $1, x, $3, $4, $5 FROM unnest($2::uuid[]) AS x",
+    ))
+    .bind(a.key)
+    .bind(&plants)
+    .bind(applied_on)
+    .bind(safe_on)
+    .bind(class)
+    .execute(tx.conn())
+    .await?;
+    Ok(())
+}
+
+const APPLICATION: &str = "SELECT a.id, a.treatment_key, a.treatment_name, a.treatment_type, \
+    a.active_ingredient, a.safety_interval_days, a.location_id, a.applied_at, a.dose, a.dose_unit, \
+    a.water_volume_liters, a.method, a.applied_by, a.notes, a.resistance_acknowledged, \
+    a.resistance_count, a.created_by, a.created_at, \
+    coalesce((SELECT array_agg(ap.plant_id ORDER BY ap.plant_id) FROM tenant.ipm_application_plants ap \
+      WHERE ap.application_id = a.id), '{}') AS plant_ids, \
+    (SELECT min(ap.applied_on) FROM tenant.ipm_application_plants ap WHERE ap.application_id = a.id) AS applied_on, \
+    (SELECT min(ap.safe_on) FROM tenant.ipm_application_plants ap WHERE ap.application_id = a.id) AS safe_on \
+    FROM tenant.ipm_applications a";
+
+fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
+    let ids: Vec<Uuid> = r.try_get("plant_ids")?;
+    let applied_at: OffsetDateTime = r.try_get("applied_at")?;
+    let days: i32 = r.try_get("safety_interval_days")?;
+    let applied_on: Date = r
+        .try_get::<Option<Date>, _>("applied_on")?
+        .unwrap_or(applied_at.date());
+    let safe = karenz::safe_on(applied_on, i64::from(days));
+    let last = karenz::last_blocked_day(applied_on, i64::from(days));
+    Ok(Application {
+        key: r.try_get("id")?,
+        treatment_key: r.try_get("treatment_key")?,
+        treatment_name: r.try_get("treatment_name")?,
+        treatment_type: r.try_get("treatment_type")?,
+        active_ingredient: r.try_get("active_ingredient")?,
+        safety_interval_days: days,
+        location_key: r.try_get("location_id")?,
+        applied_at,
+        dose: r.try_get("dose")?,
+        dose_unit: r.try_get("dose_unit")?,
+        water_volume_liters: r.try_get("water_volume_liters")?,
+        method: r.try_get("method")?,
+        applied_by: r.try_get("applied_by")?,
+        notes: r.try_get("notes")?,
+        resistance_acknowledged: r.try_get("resistance_acknowledged")?,
+        resistance_count: r.try_get("resistance_count")?,
+        plants: ids
+            .into_iter()
+            .map(|plant_key| TouchedPlant {
+                plant_key,
+                applied_on: applied_on.to_string(),
+                last_blocked_day: last.map(|d| d.to_string()),
+                safe_on: safe.to_string(),
+            })
+            .collect(),
+        created_by: r.try_get("created_by")?,
+        created_at: r.try_get("created_at")?,
+        warnings: Vec::new(),
+    })
+}
+
+pub async fn get_application(
+    tx: &mut TenantTx,
+    id: Uuid,
+) -> Result<Option<Application>, sqlx::Error> {
+    let row = sqlx::query(tx.sql(&format!("{APPLICATION} WHERE a.id = $1")))
+        .bind(id)
+        .fetch_optional(tx.conn())
+        .await?;
+    row.as_ref().map(application_of).transpose()
+}
+
+/// Applications newest first, optionally those that touched one plant.
+pub async fn list_applications(
+    tx: &mut TenantTx,
+    plant: Option<Uuid>,
+    page: PageRequest,
+) -> Result<(Vec<Application>, i64), sqlx::Error> {
+    let filter = "WHERE ($1::uuid IS NULL OR EXISTS (SELECT 1 FROM tenant.ipm_application_plants x \
+                  WHERE x.application_id = a.id AND x.plant_id = $1))";
+    let rows = sqlx::query(tx.sql(&format!(
+        "{APPLICATION} {filter} ORDER BY a.applied_at DESC, a.id LIMIT $2 OFFSET $3"
+    )))
+    .bind(plant)
+    .bind(page.limit)
+    .bind(page.skip)
+    .fetch_all(tx.conn())
+    .await?;
+    let total: i64 = sqlx::query_scalar(tx.sql(&format!(
+        "SELECT count(*) FROM tenant.ipm_applications a {filter}"
+    )))
+    .bind(plant)
+    .fetch_one(tx.conn())
+    .await?;
+    Ok((
+        rows.iter().map(application_of).collect::<Result<_, _>>()?,
+        total,
+    ))
+}
+
+/// A safety interval of a plant: one application with an interval above 0 days.
+#[derive(Debug, Clone)]
+pub struct Interval {
+    pub application_id: Uuid,
+    pub plant_id: Uuid,
+    pub plant_name: String,
+    pub treatment_key: String,
+    pub treatment_name: String,
+    pub active_ingredient: Option<String>,
+    pub safety_interval_days: i32,
+    pub applied_on: Date,
+    pub safe_on: Date,
+}
+
+const INTERVAL: &str = "SELECT ap.application_id, ap.plant_id, p.name AS plant_name, a.treatment_key, \
+    a.treatment_name, a.active_ingredient, a.safety_interval_days, ap.applied_on, ap.safe_on \
+    FROM tenant.ipm_application_plants ap \
+    JOIN tenant.ipm_applications a ON a.id = ap.application_id \
+    JOIN tenant.plants p ON p.id = ap.plant_id";
+
+fn interval_of(r: &PgRow) -> Result<Interval, sqlx::Error> {
+    Ok(Interval {
+        application_id: r.try_get("application_id")?,
+        plant_id: r.try_get("plant_id")?,
+        plant_name: r.try_get("plant_name")?,
+        treatment_key: r.try_get("treatment_key")?,
+        treatment_name: r.try_get("treatment_name")?,
+        active_ingredient: r.try_get("active_ingredient")?,
+        safety_interval_days: r.try_get("safety_interval_days")?,
+        applied_on: r.try_get("applied_on")?,
+        safe_on: r.try_get("safe_on")?,
+    })
+}
+
+/// The intervals of the plants that still run on `day` or later (`safe_on > day`), earliest
+/// end first.
+pub async fn intervals_after(
+    tx: &mut TenantTx,
+    plants: &[Uuid],
+    day: Date,
+) -> Result<Vec<Interval>, sqlx::Error> {
+    let rows = sqlx::query(tx.sql(&format!(
+        "{INTERVAL} WHERE ap.plant_id = ANY($1) AND ap.safe_on > $2 AND ap.safe_on > ap.applied_on \
+         ORDER BY ap.safe_on, ap.applied_on, ap.application_id"
+    )))
+    .bind(plants)
+    .bind(day)
+    .fetch_all(tx.conn())
+    .await?;
+    rows.iter().map(interval_of).collect()
+}
+
+/// Intervals (above 0 days) that overlap `from..=to`: for the calendar.
+pub async fn intervals_overlapping(
+    tx: &mut TenantTx,
+    from: Date,
+    to: Date,
+) -> Result<Vec<Interval>, sqlx::Error> {
+    let rows = sqlx::query(tx.sql(&format!(
+        "{INTERVAL} WHERE ap.safe_on > ap.applied_on AND ap.applied_on <= $2 AND ap.safe_on > $1 \
+         ORDER BY ap.applied_on, ap.plant_id, ap.application_id"
+    )))
+    .bind(from)
+    .bind(to)
+    .fetch_all(tx.conn())
+    .await?;
+    rows.iter().map(interval_of).collect()
+}

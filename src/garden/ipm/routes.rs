@@ -1,0 +1,204 @@
+//! REST face of pest and disease management under `/api/v1/t/{slug}/ipm`: inspections and
+//! treatment applications. Reads for every member, writes for growers and admins.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+use uuid::Uuid;
+
+use super::model::*;
+use super::service::{self, LIST_MAX_LIMIT};
+use crate::auth::Role;
+use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::garden::plants::model::parse_key;
+use crate::garden::plants::routes::actor;
+use crate::http::depot::DepotExt;
+use crate::http::json::read_json;
+use crate::http::pagination::{Page, PageRequest};
+
+pub fn router() -> Router {
+    Router::with_path("ipm")
+        .push(
+            Router::with_path("inspections")
+                .get(list_inspections)
+                .post(create_inspection)
+                .push(Router::with_path("{inspection_key}").get(get_inspection)),
+        )
+        .push(
+            Router::with_path("treatments")
+                .get(list_treatment_applications)
+                .post(apply_treatment)
+                .push(Router::with_path("{application_key}").get(get_treatment_application)),
+        )
+}
+
+/// A UUID query parameter (`None` when absent; 422 naming `query.<name>` when malformed).
+pub fn uuid_query(req: &Request, name: &str) -> Result<Option<Uuid>, AppError> {
+    match req.queries().get(name) {
+        None => Ok(None),
+        Some(raw) => parse_key(raw).map(Some).ok_or_else(|| {
+            AppError::validation(vec![ErrorDetail::new(
+                format!("query.{name}"),
+                "must be a key (UUID)",
+                "value_error",
+            )])
+        }),
+    }
+}
+
+/// Inspections, newest first. `plant` also lists the inspections of the location the plant
+/// stands at; `location` only that location's.
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "list_inspections",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("plant" = Option<Uuid>, Query, description = "plant key"),
+        ("location" = Option<Uuid>, Query, description = "location key"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of inspections", body = Page<Inspection>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plant or location", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a filter, skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn list_inspections(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<Inspection>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
+    let plant = uuid_query(req, "plant")?;
+    let location = uuid_query(req, "location")?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::list_inspections(&state, tenant, plant, location, page).await?,
+    ))
+}
+
+/// One inspection.
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "get_inspection",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the inspection", body = Inspection),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or inspection", body = ErrorBody),
+    ))]
+pub async fn get_inspection(
+    inspection_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Inspection>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::get_inspection(&state, tenant, &inspection_key).await?,
+    ))
+}
+
+/// Record an inspection of a plant or a location, with findings from the pest and disease
+/// catalogue (confidence and affected share 0.0 to 1.0).
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "create_inspection",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = NewInspection,
+    responses(
+        (status_code = 201, description = "inspection recorded", body = Inspection),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plant, location, pest or disease", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the plant is archived", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
+    ))]
+pub async fn create_inspection(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Inspection>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let new: NewInspection = read_json(req, state.config().max_body_bytes).await?;
+    let actor = actor(depot)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let created = service::create_inspection(&state, tenant, &new, &actor, true).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(created))
+}
+
+/// Treatment applications, newest first; `plant`: those that touched the plant.
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "list_treatment_applications",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("plant" = Option<Uuid>, Query, description = "plant key"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of applications", body = Page<Application>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a filter, skip or limit out of range", body = ErrorBody),
+    ))]
+pub async fn list_treatment_applications(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<Application>>, AppError> {
+    let state = depot.app_state()?;
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
+    let plant = uuid_query(req, "plant")?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::list_applications(&state, tenant, plant, page).await?,
+    ))
+}
+
+/// One treatment application with the plants it touched and their safety intervals.
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "get_treatment_application",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the application", body = Application),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or application", body = ErrorBody),
+    ))]
+pub async fn get_treatment_application(
+    application_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<Application>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::get_application(&state, tenant, &application_key).await?,
+    ))
+}
+
+/// Apply a treatment of the catalogue to plants (or every plant at a location). Starts the
+/// safety interval of every plant touched: harvests are refused from the UTC day of
+/// `applied_at` through the day before `safe_on`. The same active ingredient applied 3 times
+/// to a plant within 90 days refuses a 4th with `RESISTANCE_WARNING` unless
+/// `acknowledge_resistance` is true (recorded on the application).
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "apply_treatment",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = NewApplication,
+    responses(
+        (status_code = 201, description = "application recorded", body = Application),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, treatment, plant or location", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: a plant is archived", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR (one detail per invalid field), RESISTANCE_WARNING (detail field active_ingredient per plant at the limit)", body = ErrorBody),
+    ))]
+pub async fn apply_treatment(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<Application>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Grower)?;
+    let new: NewApplication = read_json(req, state.config().max_body_bytes).await?;
+    let actor = actor(depot)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let created = service::apply_treatment(&state, tenant, &new, &actor, true).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(created))
+}

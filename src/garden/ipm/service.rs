@@ -1,0 +1,412 @@
+//! Use cases of pest and disease management, shared by the REST routes and the MCP tools.
+//! Every write takes `commit`: false checks everything inside the transaction, then rolls it
+//! back (a tool's dry run).
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::model::*;
+use super::repo::{self, PlantFacts};
+use crate::catalog::engine::service as catalogue;
+use crate::catalog::ipm::model::{DISEASE, PEST, TREATMENT};
+use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::http::pagination::{Page, PageRequest};
+use crate::rules::resistance::{self, Verdict};
+use crate::state::AppState;
+use crate::tenancy::{TenantRecord, TenantTx};
+
+pub const LIST_MAX_LIMIT: i64 = 100;
+
+fn not_found_at(what: &str, field: String) -> AppError {
+    AppError::not_found(what).with_details(vec![ErrorDetail::new(
+        field,
+        format!("no {what} with this key"),
+        "not_found",
+    )])
+}
+
+/// A key that is not a UUID cannot name a record: the same 404 as an unknown one.
+pub fn parse_key(key: &str, what: &str) -> Result<Uuid, AppError> {
+    Uuid::parse_str(key).map_err(|_| AppError::not_found(what))
+}
+
+/// Each plant of `ids` in this garden (404 naming `field[i]` for one that is not), locked when
+/// `lock`, in the order of `ids`. An archived plant is 409 when `live` is asked.
+pub(crate) async fn require_plants(
+    tx: &mut TenantTx,
+    ids: &[Uuid],
+    field: &str,
+    lock: bool,
+    live: bool,
+) -> Result<Vec<PlantFacts>, AppError> {
+    let found = repo::plants(tx, ids, lock).await?;
+    let mut out = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let name = if ids.len() == 1 && !field.ends_with('s') {
+            field.to_owned()
+        } else {
+            format!("{field}[{i}]")
+        };
+        let Some(p) = found.iter().find(|p| p.id == *id) else {
+            return Err(not_found_at("plant", name));
+        };
+        if live && p.archived {
+            return Err(AppError::new(
+                ErrorCode::StateConflict,
+                format!("the plant {} is archived", p.name),
+            )
+            .with_details(vec![ErrorDetail::new(
+                name,
+                "the plant is archived",
+                "state_conflict",
+            )]));
+        }
+        out.push(p.clone());
+    }
+    Ok(out)
+}
+
+/// Checks catalogue keys of one kind (404 naming the field).
+async fn require_catalogue(
+    state: &AppState,
+    spec: &'static crate::catalog::engine::spec::KindSpec,
+    keys: &[(String, String)],
+) -> Result<(), AppError> {
+    for (key, field) in keys {
+        match catalogue::get(state, spec, key).await {
+            Ok(_) => {}
+            Err(e) if e.code() == ErrorCode::EntityNotFound => {
+                return Err(not_found_at(spec.label, format!("body.{field}")));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+// ---------- inspections ----------
+
+pub async fn create_inspection(
+    state: &AppState,
+    tenant: &TenantRecord,
+    new: &NewInspection,
+    actor: &str,
+    commit: bool,
+) -> Result<Inspection, AppError> {
+    // Catalogue keys first (no tenant transaction is held while the catalogue answers).
+    let mut pests: Vec<(String, String)> = Vec::new();
+    let mut diseases: Vec<(String, String)> = Vec::new();
+    for (i, k) in new.detected_pest_keys.iter().enumerate() {
+        pests.push((k.clone(), format!("detected_pest_keys[{i}]")));
+    }
+    for (i, k) in new.detected_disease_keys.iter().enumerate() {
+        diseases.push((k.clone(), format!("detected_disease_keys[{i}]")));
+    }
+    for (i, f) in new.findings.iter().enumerate() {
+        if let Some(k) = &f.pest_key {
+            pests.push((k.clone(), format!("findings[{i}].pest_key")));
+        }
+        if let Some(k) = &f.disease_key {
+            diseases.push((k.clone(), format!("findings[{i}].disease_key")));
+        }
+    }
+    require_catalogue(state, &PEST, &pests).await?;
+    require_catalogue(state, &DISEASE, &diseases).await?;
+    let mut pest_keys: Vec<String> = Vec::new();
+    for (k, _) in pests {
+        if !pest_keys.contains(&k) {
+            pest_keys.push(k);
+        }
+    }
+    let mut disease_keys: Vec<String> = Vec::new();
+    for (k, _) in diseases {
+        if !disease_keys.contains(&k) {
+            disease_keys.push(k);
+        }
+    }
+
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if let Some(p) = new.plant_key {
+        require_plants(&mut tx, &[p], "body.plant_key", true, true).await?;
+    }
+    if let Some(l) = new.location_key
+        && !repo::location_exists(&mut tx, l).await?
+    {
+        return Err(not_found_at("location", "body.location_key".into()));
+    }
+    let now = OffsetDateTime::now_utc();
+    let inspection = Inspection {
+        key: Uuid::now_v7(),
+        plant_key: new.plant_key,
+        location_key: new.location_key,
+        inspector: new.inspector.clone().unwrap_or_else(|| actor.to_owned()),
+        inspected_at: new.inspected_at.unwrap_or(now),
+        pressure_level: new.pressure_level.unwrap_or(PressureLevel::None),
+        symptoms_observed: new.symptoms_observed.clone(),
+        detected_pest_keys: pest_keys,
+        detected_disease_keys: disease_keys,
+        findings: new.findings.clone(),
+        photo_refs: new.photo_refs.clone(),
+        notes: new.notes.clone(),
+        created_by: actor.to_owned(),
+        created_at: now,
+    };
+    repo::insert_inspection(&mut tx, &inspection).await?;
+    finish(tx, commit).await?;
+    Ok(inspection)
+}
+
+async fn finish(tx: TenantTx, commit: bool) -> Result<(), AppError> {
+    if commit {
+        tx.commit().await?;
+    } else {
+        tx.rollback().await?;
+    }
+    Ok(())
+}
+
+/// Inspections newest first; `plant` includes those of the location the plant stands at.
+pub async fn list_inspections(
+    state: &AppState,
+    tenant: &TenantRecord,
+    plant: Option<Uuid>,
+    location: Option<Uuid>,
+    page: PageRequest,
+) -> Result<Page<Inspection>, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    if let Some(p) = plant {
+        require_plants(&mut tx, &[p], "query.plant", false, false).await?;
+    }
+    if let Some(l) = location
+        && !repo::location_exists(&mut tx, l).await?
+    {
+        return Err(not_found_at("location", "query.location".into()));
+    }
+    let (items, total) = repo::list_inspections(&mut tx, plant, location, page).await?;
+    tx.commit().await?;
+    Ok(Page::new(items, total, page))
+}
+
+pub async fn get_inspection(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<Inspection, AppError> {
+    let id = parse_key(key, "inspection")?;
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let found = repo::get_inspection(&mut tx, id).await?;
+    tx.commit().await?;
+    found.ok_or_else(|| AppError::not_found("inspection"))
+}
+
+// ---------- treatment applications ----------
+
+/// The catalogue facts of a treatment an application copies.
+struct TreatmentFacts {
+    key: String,
+    name: String,
+    treatment_type: String,
+    active_ingredient: Option<String>,
+    method: Option<String>,
+    days: i32,
+}
+
+async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppError> {
+    let v = match catalogue::get(state, &TREATMENT, key).await {
+        Ok(v) => v,
+        Err(e) if e.code() == ErrorCode::EntityNotFound => {
+            return Err(not_found_at("treatment", "body.treatment_key".into()));
+        }
+        Err(e) => return Err(e),
+    };
+    let text = |f: &str| v.get(f).and_then(Value::as_str).map(str::to_owned);
+    Ok(TreatmentFacts {
+        key: key.trim().to_owned(),
+        name: text("name").unwrap_or_else(|| key.to_owned()),
+        treatment_type: text("treatment_type").unwrap_or_else(|| "chemical".to_owned()),
+        active_ingredient: text("active_ingredient"),
+        method: text("application_method"),
+        days: v
+            .get("safety_interval_days")
+            .and_then(Value::as_i64)
+            .and_then(|d| i32::try_from(d).ok())
+            .unwrap_or(0)
+            .clamp(0, 365),
+    })
+}
+
+/// Records a treatment application on plants (or every live plant at a location): checks the
+/// resistance rule per plant and starts each plant's safety interval.
+pub async fn apply_treatment(
+    state: &AppState,
+    tenant: &TenantRecord,
+    new: &NewApplication,
+    actor: &str,
+    commit: bool,
+) -> Result<Application, AppError> {
+    let t = treatment(state, &new.treatment_key).await?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    // The plants named, plus every live plant at the location (either or both).
+    let mut plants = match &new.plant_keys {
+        Some(keys) => require_plants(&mut tx, keys, "body.plant_keys", true, true).await?,
+        None => Vec::new(),
+    };
+    if let Some(l) = new.location_key {
+        if !repo::location_exists(&mut tx, l).await? {
+            return Err(not_found_at("location", "body.location_key".into()));
+        }
+        let there = repo::live_plants_at(&mut tx, l).await?;
+        if there.is_empty() && plants.is_empty() {
+            return Err(AppError::validation(vec![ErrorDetail::new(
+                "body.location_key",
+                "no plant stands at this location",
+                "value_error",
+            )]));
+        }
+        for p in there {
+            if !plants.iter().any(|q| q.id == p.id) {
+                plants.push(p);
+            }
+        }
+    }
+    if plants.is_empty() {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "body.plant_keys",
+            "name plant_keys or location_key",
+            "missing",
+        )]));
+    }
+    let now = OffsetDateTime::now_utc();
+    let applied_at = new.applied_at.unwrap_or(now);
+    let day = applied_at.date();
+    let class = resistance::class_of(t.active_ingredient.as_deref());
+    let ids: Vec<Uuid> = plants.iter().map(|p| p.id).collect();
+
+    let mut most = 0usize;
+    let mut refused = Vec::new();
+    let mut warnings = Vec::new();
+    if let Some(class) = &class {
+        let since = resistance::window_start(day);
+        let earlier = repo::class_days(&mut tx, &ids, class, since).await?;
+        for p in &plants {
+            let days: Vec<_> = earlier
+                .iter()
+                .filter(|(id, _)| *id == p.id)
+                .map(|(_, d)| *d)
+                .collect();
+            let n = resistance::count_in_window(&days, day);
+            most = most.max(n);
+            match resistance::verdict(n) {
+                Verdict::Refuse => refused.push(ErrorDetail::new(
+                    "active_ingredient",
+                    format!(
+                        "{} was applied {n} times to the plant {} ({}) within {} days; \
+                         set acknowledge_resistance to apply it anyway",
+                        t.active_ingredient.as_deref().unwrap_or(class),
+                        p.name,
+                        p.id,
+                        resistance::WINDOW_DAYS
+                    ),
+                    ErrorCode::ResistanceWarning.as_str(),
+                )),
+                Verdict::Warn => warnings.push(format!(
+                    "{} was applied {n} times to the plant {} within {} days: one more \
+                     application reaches the resistance limit",
+                    t.active_ingredient.as_deref().unwrap_or(class),
+                    p.name,
+                    resistance::WINDOW_DAYS
+                )),
+                Verdict::Fine => {}
+            }
+        }
+    }
+    if !refused.is_empty() && !new.acknowledge_resistance {
+        return Err(AppError::new(
+            ErrorCode::ResistanceWarning,
+            format!(
+                "the active ingredient {} reached the resistance limit ({} applications in {} days)",
+                t.active_ingredient.as_deref().unwrap_or_default(),
+                resistance::LIMIT,
+                resistance::WINDOW_DAYS
+            ),
+        )
+        .with_details(refused));
+    }
+    let applied_on = day;
+    let safe = crate::rules::karenz::safe_on(applied_on, i64::from(t.days));
+    let last = crate::rules::karenz::last_blocked_day(applied_on, i64::from(t.days));
+    let method = new
+        .method
+        .and_then(|m| serde_json::to_value(m).ok())
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .or(t.method.clone())
+        .unwrap_or_else(|| "spray".to_owned());
+    let application = Application {
+        key: Uuid::now_v7(),
+        treatment_key: t.key,
+        treatment_name: t.name,
+        treatment_type: t.treatment_type,
+        active_ingredient: t.active_ingredient,
+        safety_interval_days: t.days,
+        location_key: new.location_key,
+        applied_at,
+        dose: new.dose,
+        dose_unit: new
+            .dose_unit
+            .and_then(|u| serde_json::to_value(u).ok())
+            .and_then(|v| v.as_str().map(str::to_owned)),
+        water_volume_liters: new.water_volume_liters,
+        method,
+        applied_by: new.applied_by.clone().unwrap_or_else(|| actor.to_owned()),
+        notes: new.notes.clone(),
+        resistance_acknowledged: new.acknowledge_resistance && !refused.is_empty(),
+        resistance_count: i32::try_from(most).unwrap_or(i32::MAX),
+        plants: {
+            let mut sorted = ids.clone();
+            sorted.sort();
+            sorted
+                .into_iter()
+                .map(|plant_key| TouchedPlant {
+                    plant_key,
+                    applied_on: applied_on.to_string(),
+                    last_blocked_day: last.map(|d| d.to_string()),
+                    safe_on: safe.to_string(),
+                })
+                .collect()
+        },
+        created_by: actor.to_owned(),
+        created_at: now,
+        warnings,
+    };
+    repo::insert_application(&mut tx, &application, class.as_deref()).await?;
+    finish(tx, commit).await?;
+    Ok(application)
+}
+
+pub async fn list_applications(
+    state: &AppState,
+    tenant: &TenantRecord,
+    plant: Option<Uuid>,
+    page: PageRequest,
+) -> Result<Page<Application>, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    if let Some(p) = plant {
+        require_plants(&mut tx, &[p], "query.plant", false, false).await?;
+    }
+    let (items, total) = repo::list_applications(&mut tx, plant, page).await?;
+    tx.commit().await?;
+    Ok(Page::new(items, total, page))
+}
+
+pub async fn get_application(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<Application, AppError> {
+    let id = parse_key(key, "treatment application")?;
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let found = repo::get_application(&mut tx, id).await?;
+    tx.commit().await?;
+    found.ok_or_else(|| AppError::not_found("treatment application"))
+}

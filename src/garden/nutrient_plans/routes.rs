@@ -1,0 +1,376 @@
+//! REST face of nutrient plans (`/api/v1/t/{slug}/nutrient-plans`) and of the plan a plant
+//! follows (`/api/v1/t/{slug}/plant-nutrient-plans/{plant_key}`). Reads for every member;
+//! writes for growers and admins.
+
+use salvo::oapi::extract::PathParam;
+use salvo::prelude::*;
+use serde_json::Value;
+
+use super::model::{
+    AssignBody, AssignTarget, Assignment, CloneBody, LIST_MAX_LIMIT, NAME_MAX, NutrientPlan, Owner,
+    PhaseTargetsBody, PlanBodyKind, PlanSummary, PlantCoverage, PlantPlan, TargetsPatch,
+};
+use super::service::{self, Query};
+use crate::catalog::engine::http::{Body, CreateShape};
+use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::http::depot::DepotExt;
+use crate::http::json::{has_json_body, read_object};
+use crate::http::pagination::{Page, PageRequest};
+
+pub fn router() -> Router {
+    Router::with_path("nutrient-plans")
+        .get(list_plans)
+        .post(create_plan)
+        .push(
+            Router::with_path("{plan_key}")
+                .get(get_plan)
+                .delete(delete_plan)
+                .push(Router::with_path("clone").post(clone_plan))
+                .push(Router::with_path("phase-targets").patch(set_phase_targets))
+                .push(Router::with_path("assignments").post(assign_plan)),
+        )
+}
+
+pub fn plant_router() -> Router {
+    Router::with_path("plant-nutrient-plans/{plant_key}")
+        .get(get_plant_plan)
+        .push(Router::with_path("coverage").get(get_plant_coverage))
+}
+
+fn query_error(name: &str, reason: &str) -> ErrorDetail {
+    ErrorDetail::new(format!("query.{name}"), reason, "value_error")
+}
+
+/// List the global templates and the garden's own plans in one list, each marked by `owner`:
+/// templates first, then the garden's plans by name.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "list_nutrient_plans",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("q" = Option<String>, Query, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$", description = "part of the name, culture or a tag"),
+        ("owner" = Option<Owner>, Query, description = "global or garden"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "items to skip (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 200, description = "page size (default 100)"),
+    ),
+    responses(
+        (status_code = 200, description = "one page of plans", body = Page<PlanSummary>),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a query parameter is out of range", body = ErrorBody),
+    ))]
+pub async fn list_plans(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Page<PlanSummary>>, AppError> {
+    let state = depot.app_state()?;
+    let mut details = Vec::new();
+    let page = PageRequest::from_request(req, LIST_MAX_LIMIT)
+        .map_err(|e| details.extend(e.details().iter().cloned()))
+        .ok();
+    let q = req.queries().get("q").cloned();
+    if q.as_deref()
+        .is_some_and(|q| q.chars().count() > 100 || q.chars().any(char::is_control))
+    {
+        details.push(query_error(
+            "q",
+            "at most 100 characters, no control characters",
+        ));
+    }
+    let owner = match req.queries().get("owner").map(String::as_str) {
+        None => None,
+        Some(raw) => {
+            let o = Owner::parse(raw);
+            if o.is_none() {
+                details.push(query_error("owner", "must be global or garden"));
+            }
+            o
+        }
+    };
+    let page = match page {
+        Some(p) if details.is_empty() => p,
+        _ => return Err(AppError::validation(details)),
+    };
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::list_plans(&state, tenant, &Query { q, owner }, page).await?,
+    ))
+}
+
+/// Get one plan with its phases: a template's key or `tenant:<uuid>` of the garden's own.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "get_nutrient_plan",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the plan", body = NutrientPlan),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plan", body = ErrorBody),
+    ))]
+pub async fn get_plan(
+    plan_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<NutrientPlan>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::get_plan(&state, tenant, &plan_key).await?))
+}
+
+/// Create a plan owned by the garden (grower): phase entries with week windows, products
+/// (global or the garden's own) and doses, target and reference EC, pH range, NPK ratio.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "create_nutrient_plan",
+    status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 201, description = "plan created (owner garden)", body = NutrientPlan),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, or a product that is neither global nor the garden's (details name it)", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: the garden has a plan of that name", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field (EC over 10, pH outside 0-14, a window that ends before it starts, …)", body = ErrorBody),
+    ))]
+pub async fn create_plan(
+    body: Body<PlanBodyKind, CreateShape>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<NutrientPlan>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let created = service::create_plan(&state, tenant, body.0, true).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(created))
+}
+
+/// Delete one of the garden's own plans (its assignments go with it); templates: 403.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "delete_nutrient_plan",
+    status_codes(204, 401, 403, 404, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 204, description = "deleted"),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, or a global template", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plan", body = ErrorBody),
+    ))]
+pub async fn delete_plan(
+    plan_key: PathParam<String>,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    service::delete_plan(&state, tenant, &plan_key).await?;
+    res.status_code(StatusCode::NO_CONTENT);
+    Ok(())
+}
+
+/// Copy a template or one of the garden's plans into a new plan the garden owns
+/// (`cloned_from_key` set; the source is untouched). The body is optional.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "clone_nutrient_plan",
+    status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = CloneBody,
+    responses(
+        (status_code = 201, description = "the copy (owner garden)", body = NutrientPlan),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plan", body = ErrorBody),
+        (status_code = 409, description = "DUPLICATE_ENTRY: the garden has a plan of the given name", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: name invalid, unknown field", body = ErrorBody),
+    ))]
+pub async fn clone_plan(
+    plan_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<Json<NutrientPlan>, AppError> {
+    let state = depot.app_state()?;
+    let name = if has_json_body(req) {
+        let map = read_object(req, state.config().max_body_bytes).await?;
+        clone_name(&map, "body.")?
+    } else {
+        None
+    };
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let copy = service::clone_plan(&state, tenant, &plan_key, name, true).await?;
+    res.status_code(StatusCode::CREATED);
+    Ok(Json(copy))
+}
+
+/// The optional `name` of a clone (`prefix` `body.` for REST, empty for a tool).
+pub fn clone_name(
+    map: &serde_json::Map<String, Value>,
+    prefix: &str,
+) -> Result<Option<String>, AppError> {
+    let mut details = Vec::new();
+    for k in map.keys().filter(|k| *k != "name") {
+        details.push(ErrorDetail::new(
+            format!("{prefix}{k}"),
+            "unknown field",
+            "extra_forbidden",
+        ));
+    }
+    let name = match map.get("name") {
+        None => None,
+        Some(Value::String(s))
+            if !s.trim().is_empty()
+                && s.chars().count() <= NAME_MAX
+                && !s.chars().any(char::is_control) =>
+        {
+            Some(s.trim().to_owned())
+        }
+        Some(_) => {
+            details.push(ErrorDetail::new(
+                format!("{prefix}name"),
+                format!("must be a text of 1 to {NAME_MAX} characters without control characters"),
+                "value_error",
+            ));
+            None
+        }
+    };
+    if details.is_empty() {
+        Ok(name)
+    } else {
+        Err(AppError::validation(details))
+    }
+}
+
+/// Set `target_ec_ms` and/or `reference_ec_ms` of one phase of a plan the garden owns: an
+/// omitted field stays, null is refused (a target can never be cleared). A global template is
+/// 403: clone it first.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "set_nutrient_plan_phase_targets",
+    status_codes(200, 400, 401, 403, 404, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = PhaseTargetsBody,
+    responses(
+        (status_code = 200, description = "the plan with the changed phase", body = NutrientPlan),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, or a global template (the message names the clone operation)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plan or phase entry", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: EC outside 0-10, null, an empty patch, an ambiguous phase name", body = ErrorBody),
+    ))]
+pub async fn set_phase_targets(
+    plan_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<NutrientPlan>, AppError> {
+    let state = depot.app_state()?;
+    let map = read_object(req, state.config().max_body_bytes).await?;
+    let patch = TargetsPatch::check(&map, "body.").map_err(AppError::validation)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::set_phase_targets(&state, tenant, &plan_key, &patch, "body.", true).await?,
+    ))
+}
+
+/// Reads an assignment target (`prefix` `body.` for REST, empty for a tool): plant_key and
+/// run_key, each a UUID when given. That exactly one is given is checked by the service after
+/// the keys are looked up (another garden's key is a 404 first).
+pub fn assign_target(
+    map: &serde_json::Map<String, Value>,
+    prefix: &str,
+) -> Result<AssignTarget, AppError> {
+    let mut details = Vec::new();
+    for k in map.keys().filter(|k| *k != "plant_key" && *k != "run_key") {
+        details.push(ErrorDetail::new(
+            format!("{prefix}{k}"),
+            "unknown field",
+            "extra_forbidden",
+        ));
+    }
+    let mut key = |name: &str| match map.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if uuid::Uuid::parse_str(s).is_ok() => uuid::Uuid::parse_str(s).ok(),
+        Some(_) => {
+            details.push(ErrorDetail::new(
+                format!("{prefix}{name}"),
+                "must be a key (UUID)",
+                "value_error",
+            ));
+            None
+        }
+    };
+    let plant = key("plant_key");
+    let run = key("run_key");
+    if !details.is_empty() {
+        return Err(AppError::validation(details));
+    }
+    Ok(AssignTarget {
+        plant,
+        run,
+        field_prefix: prefix.to_owned(),
+    })
+}
+
+/// Assign the plan (a template or the garden's own) to a plant or a planting run; it replaces
+/// the plan the plant or run had. A plant follows its own plan, else its run's.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "assign_nutrient_plan",
+    status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = AssignBody,
+    responses(
+        (status_code = 200, description = "assigned; names the replaced plan", body = Assignment),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, plan, plant or run", body = ErrorBody),
+        (status_code = 409, description = "STATE_CONFLICT: the plant is archived", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: not exactly one of plant_key and run_key", body = ErrorBody),
+    ))]
+pub async fn assign_plan(
+    plan_key: PathParam<String>,
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Assignment>, AppError> {
+    let state = depot.app_state()?;
+    let map = read_object(req, state.config().max_body_bytes).await?;
+    let target = assign_target(&map, "body.")?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::assign(&state, tenant, &plan_key, &target, true).await?,
+    ))
+}
+
+/// The plan that applies to a plant now (its own assignment, else its run's, else none) and
+/// the phase entry for its current phase and plan week.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "get_plant_nutrient_plan",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the plan (plan null when none applies)", body = PlantPlan),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+    ))]
+pub async fn get_plant_plan(
+    plant_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<PlantPlan>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::plant_plan(&state, tenant, &plant_key).await?))
+}
+
+/// Coverage of the plant's plan (domain 2.16): every phase of the species' sequence named by
+/// an entry, gaps and overlaps of the week windows, phases without a target EC.
+#[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "validate_nutrient_plan_coverage",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "the coverage report", body = PlantCoverage),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
+    ))]
+pub async fn get_plant_coverage(
+    plant_key: PathParam<String>,
+    depot: &mut Depot,
+) -> Result<Json<PlantCoverage>, AppError> {
+    let state = depot.app_state()?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::plant_coverage(&state, tenant, &plant_key).await?,
+    ))
+}

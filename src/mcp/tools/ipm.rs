@@ -1,0 +1,432 @@
+//! Pest and disease tools: a plant's inspections, a new inspection, a treatment application
+//! (the resistance rule applies). They read their arguments through the same body readers as
+//! the REST routes and call the same services.
+
+use serde_json::{Map, Value, json};
+
+use super::places::{bound, tool_error};
+use super::plants::actor;
+use super::view::counted;
+use crate::garden::ipm::model::{
+    Application, DOSE_UNITS, Inspection, NewApplication, NewInspection, PRESSURE, SEVERITY,
+};
+use crate::garden::ipm::service;
+use crate::http::json::{FromJson, parse_json};
+use crate::http::pagination::PageRequest;
+use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::envelope::{ToolError, ToolOutput};
+use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
+use crate::tool_handler;
+
+const PLANT_KEY: Arg = Arg::required("plant_key", KEY, "Plant key.");
+
+/// A key argument that is not a UUID names nothing: `not_found`, as for another garden's key.
+pub(crate) fn key_arg(args: &Args, name: &str, what: &str) -> Result<(), ToolError> {
+    match args.text(name) {
+        Some(raw) if uuid::Uuid::parse_str(raw.trim()).is_err() => Err(ToolError::not_found(what)),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the tool's acting arguments with the REST body reader of `T` (same checks, same
+/// messages; field names without the `body.` prefix).
+pub(crate) fn body_of<T: FromJson>(args: &Args, rename: &[(&str, &str)]) -> Result<T, ToolError> {
+    let mut map: Map<String, Value> = args.acting();
+    for (from, to) in rename {
+        if let Some(v) = map.remove(*from) {
+            map.insert((*to).to_owned(), v);
+        }
+    }
+    let bytes = serde_json::to_vec(&Value::Object(map)).unwrap_or_default();
+    parse_json::<T>(&bytes).map_err(tool_error)
+}
+
+fn inspection_line(i: &Inspection) -> String {
+    let named: Vec<String> = i
+        .findings
+        .iter()
+        .filter_map(|f| {
+            f.pest_key
+                .clone()
+                .or_else(|| f.disease_key.clone())
+                .or_else(|| f.symptom.clone())
+        })
+        .collect();
+    let pressure = serde_json::to_value(i.pressure_level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    format!(
+        "{} inspection on {} by {}, pressure {pressure}{}",
+        if i.plant_key.is_some() {
+            "plant"
+        } else {
+            "location"
+        },
+        i.inspected_at.date(),
+        i.inspector,
+        if named.is_empty() {
+            String::new()
+        } else {
+            format!(", {} finding(s)", named.len())
+        }
+    )
+}
+
+fn inspection_view(i: &Inspection) -> Value {
+    let mut v = serde_json::to_value(i).unwrap_or(Value::Null);
+    if let Some(m) = v.as_object_mut()
+        && let Some(k) = m.remove("key")
+    {
+        m.insert("inspection_key".into(), k);
+    }
+    v
+}
+
+pub static GET_PLANT_INSPECTIONS: Tool = Tool {
+    name: "get_plant_inspections",
+    title: "A plant's pest and disease inspections",
+    description: "The inspections of a plant, newest first, including those of the location it \
+                  stands at: pressure level (none, low, medium, high, critical), symptoms, \
+                  findings (pest_key or disease_key of the catalogue, severity, confidence \
+                  0-1, affected plant part and share), photo references and notes.",
+    permission: Permission::Read,
+    scope: Scope::Tenant,
+    args: &[
+        PLANT_KEY,
+        Arg::optional(
+            "limit",
+            ArgKind::Int {
+                min: 1,
+                max: 100,
+                default: Some(20),
+            },
+            "How many (default 20, at most 100).",
+        ),
+    ],
+    run: tool_handler!(get_plant_inspections),
+};
+
+async fn get_plant_inspections(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let tenant = bound(ctx)?;
+    key_arg(&args, "plant_key", "plant")?;
+    let plant = uuid::Uuid::parse_str(args.key("plant_key").trim()).ok();
+    let page = PageRequest {
+        skip: 0,
+        limit: args.int("limit").unwrap_or(20),
+    };
+    let listed = service::list_inspections(ctx.state, tenant, plant, None, page)
+        .await
+        .map_err(tool_error)?;
+    let items: Vec<Value> = listed.items.iter().map(inspection_view).collect();
+    let mut summary = format!("{}.", counted(items.len(), listed.total, "inspection(s)"));
+    if let Some(first) = listed.items.first() {
+        summary = format!("{summary} Latest: {}.", inspection_line(first));
+    }
+    Ok(ToolOutput::new(
+        summary,
+        json!({"plant_key": plant, "items": items, "count": items.len(), "total": listed.total}),
+    )
+    .link_api(format!(
+        "/api/v1/t/{}/ipm/inspections?plant={}",
+        tenant.slug.as_str(),
+        args.key("plant_key").trim()
+    )))
+}
+
+const FINDING_FIELDS: &[Arg] = &[
+    Arg::optional("pest_key", KEY, "A pest of the catalogue (list_pests)."),
+    Arg::optional(
+        "disease_key",
+        KEY,
+        "A disease of the catalogue (list_diseases).",
+    ),
+    Arg::optional(
+        "symptom",
+        ArgKind::Text { min: 1, max: 500 },
+        "What was seen (a finding names a pest, a disease or a symptom).",
+    ),
+    Arg::optional(
+        "severity",
+        ArgKind::Choice {
+            values: SEVERITY,
+            default: None,
+        },
+        "How bad.",
+    ),
+    Arg::optional(
+        "confidence",
+        ArgKind::Number {
+            min: 0.0,
+            max: 1.0,
+            default: None,
+        },
+        "How sure, 0.0-1.0.",
+    ),
+    Arg::optional(
+        "affected_plant_part",
+        ArgKind::Choice {
+            values: crate::catalog::ipm::model::PLANT_PARTS,
+            default: None,
+        },
+        "leaf, stem, root, flower or fruit.",
+    ),
+    Arg::optional(
+        "affected_share",
+        ArgKind::Number {
+            min: 0.0,
+            max: 1.0,
+            default: None,
+        },
+        "Share affected, 0.0-1.0.",
+    ),
+    Arg::optional(
+        "rationale",
+        ArgKind::Text { min: 1, max: 2000 },
+        "Why (up to 2000 characters).",
+    ),
+];
+
+pub static CREATE_INSPECTION: Tool = Tool {
+    name: "create_inspection",
+    title: "Record a pest and disease inspection",
+    description: "Records an inspection of a plant: pressure level (default none) and up to 25 \
+                  findings, each naming a pest_key or disease_key of the catalogue (unknown \
+                  keys are not_found) or a symptom, with severity, confidence 0-1, affected \
+                  plant part and share. The inspector defaults to this account. \
+                  get_plant_inspections shows it afterwards. dry_run: true checks everything \
+                  and stores nothing.",
+    permission: Permission::Write,
+    scope: Scope::Tenant,
+    args: &[
+        PLANT_KEY,
+        Arg::optional(
+            "pressure_level",
+            ArgKind::Choice {
+                values: PRESSURE,
+                default: Some("none"),
+            },
+            "none, low, medium, high or critical.",
+        ),
+        Arg::optional(
+            "findings",
+            ArgKind::ObjectList {
+                fields: FINDING_FIELDS,
+                min: 0,
+                max: 25,
+            },
+            "Up to 25 findings.",
+        ),
+        Arg::optional(
+            "inspector",
+            ArgKind::Text { min: 1, max: 200 },
+            "Who inspected (default mcp:<account>).",
+        ),
+        Arg::optional(
+            "inspected_at",
+            ArgKind::Text { min: 1, max: 40 },
+            "RFC 3339 date-time, not in the future (default now).",
+        ),
+        Arg::optional(
+            "notes",
+            ArgKind::Text { min: 1, max: 2000 },
+            "Up to 2000 characters.",
+        ),
+    ],
+    run: tool_handler!(create_inspection),
+};
+
+async fn create_inspection(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let tenant = bound(ctx)?;
+    key_arg(&args, "plant_key", "plant")?;
+    let mut new: NewInspection = body_of(&args, &[])?;
+    let actor = actor(ctx);
+    if new.inspector.is_none() {
+        new.inspector = Some(actor.clone());
+    }
+    let i = service::create_inspection(ctx.state, tenant, &new, &actor, !ctx.dry_run)
+        .await
+        .map_err(tool_error)?;
+    let slug = tenant.slug.as_str();
+    let mut data = inspection_view(&i);
+    if ctx.dry_run {
+        if let Some(m) = data.as_object_mut() {
+            m.remove("inspection_key");
+        }
+        return Ok(ToolOutput::new(
+            format!(
+                "Dry run: the {} can be recorded; nothing was written.",
+                inspection_line(&i)
+            ),
+            data,
+        ));
+    }
+    Ok(
+        ToolOutput::new(format!("Recorded the {}.", inspection_line(&i)), data)
+            .link_api(format!("/api/v1/t/{slug}/ipm/inspections/{}", i.key)),
+    )
+}
+
+fn application_line(a: &Application) -> String {
+    let days = a.safety_interval_days;
+    let interval = match a.plants.first().and_then(|p| p.last_blocked_day.clone()) {
+        Some(last) => format!(
+            "; no harvest of the treated plants through {last} ({days} day safety interval)"
+        ),
+        None => "; no safety interval".to_owned(),
+    };
+    format!(
+        "{} ({}) on {} plant(s) on {}{interval}",
+        a.treatment_name,
+        a.active_ingredient
+            .as_deref()
+            .unwrap_or("no active ingredient"),
+        a.plants.len(),
+        a.applied_at.date()
+    )
+}
+
+fn application_view(a: &Application) -> Value {
+    let mut v = serde_json::to_value(a).unwrap_or(Value::Null);
+    if let Some(m) = v.as_object_mut()
+        && let Some(k) = m.remove("key")
+    {
+        m.insert("application_key".into(), k);
+    }
+    v
+}
+
+pub static APPLY_TREATMENT: Tool = Tool {
+    name: "apply_treatment",
+    title: "Apply a treatment",
+    description: "Records a treatment of the catalogue (get_treatment) applied to one plant, to \
+                  every live plant at a location, or both. It starts each plant's safety interval: no \
+                  harvest from the day of application through the day before applied + \
+                  safety_interval_days. The same active ingredient applied 3 times to a plant \
+                  within 90 days refuses a 4th (validation.error, detail code \
+                  RESISTANCE_WARNING) unless acknowledge_resistance is true, which is recorded. \
+                  dry_run: true checks everything and stores nothing.",
+    permission: Permission::Write,
+    scope: Scope::Tenant,
+    args: &[
+        Arg::required("treatment_key", KEY, "A treatment of the catalogue."),
+        Arg::optional(
+            "plant_key",
+            KEY,
+            "The plant treated (or give location_key).",
+        ),
+        Arg::optional(
+            "location_key",
+            KEY,
+            "Every live plant at this location (or give plant_key).",
+        ),
+        Arg::optional(
+            "applied_at",
+            ArgKind::Text { min: 1, max: 40 },
+            "RFC 3339 date-time, not in the future (default now).",
+        ),
+        Arg::optional(
+            "dose",
+            ArgKind::Number {
+                min: 0.001,
+                max: 100_000.0,
+                default: None,
+            },
+            "Above 0; with dose_unit.",
+        ),
+        Arg::optional(
+            "dose_unit",
+            ArgKind::Choice {
+                values: DOSE_UNITS,
+                default: None,
+            },
+            "Unit of dose.",
+        ),
+        Arg::optional(
+            "water_volume_liters",
+            ArgKind::Number {
+                min: 0.001,
+                max: 10_000.0,
+                default: None,
+            },
+            "Litres of spray or drench, above 0.",
+        ),
+        Arg::optional(
+            "method",
+            ArgKind::Choice {
+                values: crate::catalog::ipm::model::APPLICATION,
+                default: None,
+            },
+            "Default: the treatment's application method.",
+        ),
+        Arg::optional(
+            "applied_by",
+            ArgKind::Text { min: 1, max: 200 },
+            "Who applied it (default mcp:<account>).",
+        ),
+        Arg::optional(
+            "notes",
+            ArgKind::Text { min: 1, max: 2000 },
+            "Up to 2000 characters.",
+        ),
+        Arg::optional(
+            "acknowledge_resistance",
+            ArgKind::Bool { default: false },
+            "Apply despite the resistance limit (recorded).",
+        ),
+    ],
+    run: tool_handler!(apply_treatment),
+};
+
+async fn apply_treatment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let tenant = bound(ctx)?;
+    key_arg(&args, "plant_key", "plant")?;
+    key_arg(&args, "location_key", "location")?;
+    // One plant on the tool; the body reader takes a list.
+    let new: NewApplication = {
+        let mut map = args.acting();
+        if let Some(p) = map.remove("plant_key") {
+            map.insert("plant_keys".into(), json!([p]));
+        }
+        let bytes = serde_json::to_vec(&Value::Object(map)).unwrap_or_default();
+        parse_json::<NewApplication>(&bytes).map_err(|e| {
+            let mut t = tool_error(e);
+            if let Some(Value::Array(details)) = t.details.as_mut() {
+                for d in details {
+                    if let Some(f) = d.get("field").and_then(Value::as_str)
+                        && f.starts_with("plant_keys")
+                    {
+                        d["field"] = json!("plant_key");
+                    }
+                }
+            }
+            t
+        })?
+    };
+    let a = service::apply_treatment(ctx.state, tenant, &new, &actor(ctx), !ctx.dry_run)
+        .await
+        .map_err(tool_error)?;
+    let mut summary = if ctx.dry_run {
+        format!(
+            "Dry run: {} can be recorded; nothing was written.",
+            application_line(&a)
+        )
+    } else {
+        format!("Recorded {}.", application_line(&a))
+    };
+    for w in &a.warnings {
+        summary.push_str(&format!(" Warning: {w}."));
+    }
+    let mut data = application_view(&a);
+    if ctx.dry_run {
+        if let Some(m) = data.as_object_mut() {
+            m.remove("application_key");
+        }
+        return Ok(ToolOutput::new(summary, data));
+    }
+    Ok(ToolOutput::new(summary, data).link_api(format!(
+        "/api/v1/t/{}/ipm/treatments/{}",
+        tenant.slug.as_str(),
+        a.key
+    )))
+}

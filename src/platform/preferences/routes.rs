@@ -1,0 +1,100 @@
+//! REST face of `/api/v1/user-preferences` (the caller's own; any signed-in caller).
+
+use salvo::prelude::*;
+use serde_json::Value;
+
+use super::model::{Preferences, PreferencesBody};
+use super::repo;
+use crate::error::{AppError, ErrorBody};
+use crate::http::depot::DepotExt;
+use crate::http::json::{parse_json, read_json, read_object};
+
+pub fn router() -> Router {
+    Router::with_path("user-preferences")
+        .hoop(crate::auth::require_caller)
+        .get(get_preferences)
+        .put(put_preferences)
+        .patch(patch_preferences)
+}
+
+async fn current(
+    state: &crate::state::AppState,
+    user: uuid::Uuid,
+) -> Result<Preferences, AppError> {
+    Ok(repo::get(state.platform_pool(), user)
+        .await?
+        .unwrap_or_default())
+}
+
+/// Your preferences (the defaults until you first save them).
+#[endpoint(tags("user-preferences"), operation_id = "get_user_preferences", security(["bearer" = []]),
+    responses(
+        (status_code = 200, description = "your preferences", body = Preferences),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+    ))]
+pub async fn get_preferences(depot: &mut Depot) -> Result<Json<Preferences>, AppError> {
+    let state = depot.app_state()?;
+    let user = depot.principal()?.user_id;
+    Ok(Json(current(&state, user).await?))
+}
+
+/// Replace your preferences: every field is required.
+#[endpoint(tags("user-preferences"), operation_id = "put_user_preferences", security(["bearer" = []]),
+    status_codes(200, 400, 401, 403, 413, 415, 422),
+    request_body = PreferencesBody,
+    responses(
+        (status_code = 200, description = "the stored preferences", body = Preferences),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid or missing field", body = ErrorBody),
+    ))]
+pub async fn put_preferences(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Preferences>, AppError> {
+    let state = depot.app_state()?;
+    let principal = depot.principal()?;
+    principal.require_account_wide()?;
+    let user = principal.user_id;
+    let prefs: Preferences = read_json(req, state.config().max_body_bytes).await?;
+    repo::put(state.platform_pool(), user, &prefs).await?;
+    Ok(Json(prefs))
+}
+
+/// Change some of your preferences; an omitted field stays as it was.
+#[endpoint(tags("user-preferences"), operation_id = "patch_user_preferences", security(["bearer" = []]),
+    status_codes(200, 400, 401, 403, 413, 415, 422),
+    request_body = PreferencesBody,
+    responses(
+        (status_code = 200, description = "the stored preferences", body = Preferences),
+        (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
+    ))]
+pub async fn patch_preferences(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<Preferences>, AppError> {
+    let state = depot.app_state()?;
+    let principal = depot.principal()?;
+    principal.require_account_wide()?;
+    let user = principal.user_id;
+    let body = read_object(req, state.config().max_body_bytes).await?;
+    // The body laid over the stored record, then read as a whole record: the same checks as
+    // PUT, and a field sent as null is refused like a missing one.
+    let mut merged = current(&state, user).await?.to_map();
+    for (k, v) in body {
+        merged.insert(k, v);
+    }
+    let bytes = serde_json::to_vec(&Value::Object(merged))
+        .map_err(|e| AppError::internal(format!("preferences: {e}")))?;
+    let prefs: Preferences = parse_json(&bytes)?;
+    repo::put(state.platform_pool(), user, &prefs).await?;
+    Ok(Json(prefs))
+}

@@ -1,0 +1,585 @@
+//! Care reminders: profiles derived from species and family, due reminders grouped by
+//! urgency, confirm and snooze (a reminder of another plant is refused), the adaptive
+//! interval, the care log, care tasks completed by a confirmation, overwintering from the
+//! catalogue, roles, two tenants, the calendar events and the three care tools.
+
+use kultiva::auth::Role;
+use kultiva::rules::care::{next_month_start, watering_interval};
+use kultiva::tenancy::TenantTx;
+use reqwest::Method;
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+
+use crate::garden::*;
+use crate::support::{TestApp, assert_error, detail_fields};
+
+const TOMATO: &str = "Fixtura tomatoides";
+const PERENNIAL: &str = "Probus perennis";
+
+fn care_path(t: &kultiva::tenancy::TenantRecord) -> String {
+    format!("/api/v1/t/{}/care-reminders", t.slug)
+}
+
+fn today() -> time::Date {
+    OffsetDateTime::now_utc().date()
+}
+
+fn ds(d: time::Date) -> String {
+    kultiva::garden::tasks::model::date_str(d)
+}
+
+/// The reminder of a type in a plant's care answer.
+fn reminder<'a>(care: &'a Value, kind: &str) -> &'a Value {
+    care["reminders"]
+        .as_array()
+        .and_then(|l| l.iter().find(|r| r["reminder_type"] == kind))
+        .unwrap_or_else(|| panic!("no {kind} reminder in {care}"))
+}
+
+fn types_in(group: &Value) -> Vec<String> {
+    let mut v: Vec<String> = group
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|r| r["reminder_type"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[tokio::test]
+async fn care_profiles_due_confirm_snooze_and_log() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("care").await;
+    let base = care_path(&t);
+    let tomato = species(&app, TOMATO).await;
+    let p1 = plant(&app, &t, json!({"species_key": tomato, "name": "Care one"})).await;
+    let p2 = plant(&app, &t, json!({"species_key": tomato, "name": "Care two"})).await;
+    let (k1, k2) = (key(&p1), key(&p2));
+
+    // Profiles are derived on first read: the fixture family maps to no style, the species
+    // has no watering interval → tropical defaults (7 d, winter × 1.5, repot 24 months).
+    let (s, care) = get_json(&app, &format!("{base}/plants/{k1}")).await;
+    assert_eq!(s, 200, "{care}");
+    let prof = &care["profile"];
+    assert_eq!(prof["care_style"], "tropical");
+    assert_eq!(prof["source"], "default");
+    assert_eq!(prof["watering_interval_days"], 7);
+    assert_eq!(prof["winter_watering_multiplier"], 1.5);
+    assert_eq!(prof["repotting_interval_months"], 24);
+    let water = reminder(&care, "watering");
+    assert_eq!(water["due_on"], ds(today()));
+    assert_eq!(water["urgency"], "due_today");
+    // Repotting one interval (24 × 30 days) after the profile.
+    assert_eq!(
+        reminder(&care, "repotting")["due_on"],
+        ds(today() + Duration::days(720))
+    );
+    assert_eq!(count(&app, &t, "care_profiles").await, 2);
+
+    // Actionable: overdue and due today only; repotting is not_due and hidden.
+    let (s, due) = get_json(&app, &base).await;
+    assert_eq!(s, 200, "{due}");
+    assert_eq!(due["urgency"], "actionable");
+    assert!(due.get("upcoming").is_none_or(Value::is_null));
+    let today_types = types_in(&due["due_today"]);
+    assert!(today_types.contains(&"watering".to_owned()), "{due}");
+    assert!(today_types.contains(&"pest_check".to_owned()));
+    assert!(!today_types.contains(&"repotting".to_owned()));
+    let (_, all) = get_json(&app, &format!("{base}?urgency=all")).await;
+    assert!(
+        types_in(&all["not_due"]).contains(&"repotting".to_owned()),
+        "{all}"
+    );
+    let res = app.get(&format!("{base}?urgency=soonish")).await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["query.urgency"]);
+
+    // Confirming with another plant's key: 422 naming the field, nothing written.
+    let wk = water["reminder_key"].as_str().expect("key").to_owned();
+    let (s, err) = post(
+        &app,
+        &format!("{base}/{wk}/confirm"),
+        json!({"plant_key": k2}),
+    )
+    .await;
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (422, Some("VALIDATION_ERROR")),
+        "{err}"
+    );
+    assert_eq!(detail_fields(&err), ["body.plant_key"]);
+    for (body, field) in [
+        (json!({}), "body.plant_key"),
+        (
+            json!({"plant_key": k1, "confirmed_on": ds(today() + Duration::days(1))}),
+            "body.confirmed_on",
+        ),
+        (
+            json!({"plant_key": k1, "confirmed_on": "yesterday"}),
+            "body.confirmed_on",
+        ),
+        (json!({"plant_key": k1, "bogus": 1}), "body.bogus"),
+    ] {
+        let res = app.post_json(&format!("{base}/{wk}/confirm"), &body).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{body}");
+    }
+    let res = app
+        .post_json(
+            &format!("{base}/{}/confirm", uuid::Uuid::now_v7()),
+            &json!({"plant_key": k1}),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    assert_eq!(count(&app, &t, "care_confirmations").await, 0);
+
+    // A care task of the plant is completed by the confirmation.
+    let (s, task) = post(
+        &app,
+        &format!("/api/v1/t/{}/tasks", t.slug),
+        json!({"name": "Care one — watering", "category": "care_reminder", "plant_key": k1}),
+    )
+    .await;
+    assert_eq!(s, 201);
+
+    // Confirm: next due one interval later, logged.
+    let (s, out) = post(
+        &app,
+        &format!("{base}/{wk}/confirm"),
+        json!({"plant_key": k1, "notes": "1 l"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    let interval = i64::from(watering_interval(7, None, 1.5, today()));
+    assert_eq!(
+        out["reminder"]["due_on"],
+        ds(today() + Duration::days(interval))
+    );
+    assert_eq!(out["reminder"]["interval_days"], interval);
+    assert_eq!(out["entry"]["action"], "confirmed");
+    assert_eq!(out["entry"]["interval_at_time_days"], interval);
+    assert_eq!(out["completed_task_keys"], json!([task["key"]]));
+    let (_, task_now) = get_json(&app, &format!("/api/v1/t/{}/tasks/{}", t.slug, key(&task))).await;
+    assert_eq!(task_now["status"], "completed");
+    let (_, due) = get_json(&app, &base).await;
+    let still: Vec<&Value> = due["due_today"]
+        .as_array()
+        .expect("group")
+        .iter()
+        .filter(|r| r["plant_key"] == k1.as_str() && r["reminder_type"] == "watering")
+        .collect();
+    assert!(still.is_empty(), "confirmed watering is no longer due");
+
+    // Snooze the pest check 3 days; bad days are 422.
+    let (_, care) = get_json(&app, &format!("{base}/plants/{k1}")).await;
+    let pk = reminder(&care, "pest_check")["reminder_key"]
+        .as_str()
+        .expect("key")
+        .to_owned();
+    let res = app
+        .post_json(
+            &format!("{base}/{pk}/snooze"),
+            &json!({"plant_key": k1, "days": 0}),
+        )
+        .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+    let (s, out) = post(
+        &app,
+        &format!("{base}/{pk}/snooze"),
+        json!({"plant_key": k1, "days": 3}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["reminder"]["due_on"], ds(today() + Duration::days(3)));
+    assert_eq!(out["reminder"]["urgency"], "not_due");
+    assert_eq!(out["entry"]["action"], "snoozed");
+    assert_eq!(out["entry"]["snooze_days"], 3);
+
+    // The log: newest first, filtered by type; bad filters 422; unknown plant 404.
+    let (s, log) = get_json(&app, &format!("{base}/plants/{k1}/log")).await;
+    assert_eq!(s, 200);
+    let actions: Vec<&str> = log
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert_eq!(actions, ["snoozed", "confirmed"]);
+    let (_, log) = get_json(
+        &app,
+        &format!("{base}/plants/{k1}/log?reminder_type=watering"),
+    )
+    .await;
+    assert_eq!(log.as_array().map(Vec::len), Some(1));
+    assert_eq!(log[0]["notes"], "1 l");
+    let res = app
+        .get(&format!(
+            "{base}/plants/{k1}/log?reminder_type=singing&limit=0"
+        ))
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["query.reminder_type", "query.limit"]);
+    let res = app
+        .get(&format!("{base}/plants/{}/log", uuid::Uuid::now_v7()))
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app
+        .get(&format!("{base}/plants/{}", uuid::Uuid::now_v7()))
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let (_, log2) = get_json(&app, &format!("{base}/plants/{k2}/log")).await;
+    assert_eq!(log2, json!([]));
+
+    // An archived plant's reminders leave the list.
+    let (s, _) = post(
+        &app,
+        &format!("{}{k2}/archive", plants_path(&t)),
+        json!({"reason": "died"}),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (_, all) = get_json(&app, &format!("{base}?urgency=all")).await;
+    assert!(!all.to_string().contains(&k2));
+}
+
+#[tokio::test]
+async fn care_interval_adapts_to_the_grower() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("careadapt").await;
+    let base = care_path(&t);
+    let tomato = species(&app, TOMATO).await;
+    let p = plant(&app, &t, json!({"species_key": tomato})).await;
+    let k = key(&p);
+    let (_, care) = get_json(&app, &format!("{base}/plants/{k}")).await;
+    let wk = reminder(&care, "watering")["reminder_key"]
+        .as_str()
+        .expect("key")
+        .to_owned();
+    // Watered every 5 days instead of 7: after the third confirmation (gaps 5, 5) the learned
+    // interval moves one day towards 5 (7 → 6); the fourth (gaps 5, 5, 5) → 5.
+    let mut learned = Vec::new();
+    for back in [15, 10, 5, 0] {
+        let (s, out) = post(
+            &app,
+            &format!("{base}/{wk}/confirm"),
+            json!({"plant_key": k, "confirmed_on": ds(today() - Duration::days(back))}),
+        )
+        .await;
+        assert_eq!(s, 200, "{out}");
+        learned.push(out["learned_interval_days"].clone());
+    }
+    assert_eq!(learned, [Value::Null, Value::Null, json!(6), json!(5)]);
+    let (_, care) = get_json(&app, &format!("{base}/plants/{k}")).await;
+    assert_eq!(care["profile"]["watering_interval_learned"], 5);
+    let interval = i64::from(watering_interval(7, Some(5), 1.5, today()));
+    assert_eq!(
+        reminder(&care, "watering")["due_on"],
+        ds(today() + Duration::days(interval))
+    );
+}
+
+#[tokio::test]
+async fn care_overwintering_from_the_catalogue_and_calendar() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("carewinter").await;
+    let base = care_path(&t);
+    let bean = species(&app, PERENNIAL).await;
+    let tomato = species(&app, TOMATO).await;
+    let p = plant(&app, &t, json!({"species_key": bean, "name": "Bean"})).await;
+    let q = plant(&app, &t, json!({"species_key": tomato, "name": "Tom"})).await;
+    let (_, care) = get_json(&app, &format!("{base}/plants/{}", key(&p))).await;
+    assert_eq!(care["profile"]["winter_action"], "mulch");
+    assert_eq!(care["profile"]["winter_action_month"], 11);
+    assert_eq!(care["profile"]["spring_action"], "uncover");
+    let winter = next_month_start(11, today());
+    assert_eq!(reminder(&care, "overwintering")["due_on"], ds(winter));
+    // No overwintering profile for the tomato: no such reminder, and confirming one is 422.
+    let (_, care_q) = get_json(&app, &format!("{base}/plants/{}", key(&q))).await;
+    assert!(
+        types_in(&care_q["reminders"])
+            .iter()
+            .all(|t| t != "overwintering")
+    );
+
+    // The calendar: each reminder on its day and then one interval apart.
+    let mut tx = TenantTx::read(&app.state, &t).await.expect("tx");
+    let from = today();
+    let to = today() + Duration::days(13);
+    let events = kultiva::garden::care::service::calendar_events(&mut tx, from, to)
+        .await
+        .expect("events");
+    let wk = reminder(&care_q, "watering")["reminder_key"]
+        .as_str()
+        .expect("key")
+        .to_owned();
+    let interval = i64::from(watering_interval(7, None, 1.5, today()));
+    let mut want = vec![format!("care_reminder:{wk}:{}", ds(from))];
+    let mut d = from + Duration::days(interval);
+    while d <= to {
+        want.push(format!("care_reminder:{wk}:{}", ds(d)));
+        d += Duration::days(interval);
+    }
+    let got: Vec<String> = events
+        .iter()
+        .filter(|e| e.uid.contains(&wk))
+        .map(|e| e.uid.clone())
+        .collect();
+    assert_eq!(got, want);
+    assert!(
+        events
+            .iter()
+            .all(|e| e.kind == "care_reminder" && e.date >= from && e.date <= to)
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.plant_key.map(|k| k.to_string()) == Some(key(&p)))
+    );
+}
+
+#[tokio::test]
+async fn care_roles_and_two_tenants() {
+    let app = TestApp::full().await;
+    let a = app.tenant("careroa").await;
+    let b = app.tenant("carerob").await;
+    let tomato = species(&app, TOMATO).await;
+    let admin = app.member(&a, Role::Admin).await;
+    let viewer = app.member(&a, Role::Viewer).await;
+    let grower = app.member(&a, Role::Grower).await;
+    let admin_b = app.member(&b, Role::Admin).await;
+    let res = app
+        .call(
+            Method::POST,
+            &plants_path(&a),
+            Some(&admin.bearer()),
+            Some(&json!({"species_key": tomato, "name": "Role plant"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let p: Value = res.json().await.expect("json");
+    let k = key(&p);
+    let base = care_path(&a);
+    for path in [
+        base.clone(),
+        format!("{base}/plants/{k}"),
+        format!("{base}/plants/{k}/log"),
+    ] {
+        let res = app
+            .call(Method::GET, &path, Some(&viewer.bearer()), None)
+            .await;
+        assert_eq!(res.status().as_u16(), 200, "{path}");
+    }
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{base}/plants/{k}"),
+            Some(&viewer.bearer()),
+            None,
+        )
+        .await;
+    let care: Value = res.json().await.expect("json");
+    let wk = reminder(&care, "watering")["reminder_key"]
+        .as_str()
+        .expect("key")
+        .to_owned();
+    let body = json!({"plant_key": k});
+    for action in ["confirm", "snooze"] {
+        let res = app
+            .call(
+                Method::POST,
+                &format!("{base}/{wk}/{action}"),
+                Some(&viewer.bearer()),
+                Some(&body),
+            )
+            .await;
+        assert_error(res, 403, "FORBIDDEN").await;
+    }
+    // B sees nothing of A: A's reminder and plant are 404 there, its list is empty.
+    let base_b = care_path(&b);
+    for (m, path, body) in [
+        (Method::GET, format!("{base_b}/plants/{k}"), None),
+        (Method::GET, format!("{base_b}/plants/{k}/log"), None),
+        (
+            Method::POST,
+            format!("{base_b}/{wk}/confirm"),
+            Some(body.clone()),
+        ),
+        (
+            Method::POST,
+            format!("{base_b}/{wk}/snooze"),
+            Some(body.clone()),
+        ),
+    ] {
+        let res = app
+            .call(m, &path, Some(&admin_b.bearer()), body.as_ref())
+            .await;
+        assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    }
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{base_b}?urgency=all"),
+            Some(&admin_b.bearer()),
+            None,
+        )
+        .await;
+    let all_b: Value = res.json().await.expect("json");
+    assert_eq!(all_b["total"], 0);
+    assert_eq!(count(&app, &a, "care_confirmations").await, 0);
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{base}/{wk}/confirm"),
+            Some(&grower.bearer()),
+            Some(&body),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(count(&app, &a, "care_confirmations").await, 1);
+}
+
+#[tokio::test]
+async fn care_tools_due_confirm_and_log() {
+    use crate::mcp_tools::{call, scoped_key};
+    let app = crate::mcp_tools::app().await;
+    let a = app.tenant("caremcpa").await;
+    let b = app.tenant("caremcpb").await;
+    let tomato = species(&app, TOMATO).await;
+    let gk = scoped_key(&app, &a, Role::Grower).await;
+    let vk = scoped_key(&app, &a, Role::Viewer).await;
+    let bk = scoped_key(&app, &b, Role::Admin).await;
+    let new = kultiva::garden::plants::model::NewPlant {
+        species_key: tomato,
+        name: Some("Tool basil".into()),
+        cultivar_key: None,
+        location_key: None,
+        slot_key: None,
+        substrate_batch_key: None,
+        planted_on: None,
+        phase_key: None,
+        notes: None,
+        start_phase: kultiva::garden::plants::model::StartPhase::First,
+    };
+    let p = kultiva::garden::plants::service::create_plant(&app.state, &a, &new, "test", true)
+        .await
+        .expect("plant");
+    let k = p.key.to_string();
+
+    let (s, due) = call(&app, &vk, "get_due_care_tasks", json!({})).await;
+    assert_eq!(s, 200, "{due}");
+    assert_eq!(due["data"]["urgency"], "actionable");
+    assert!(types_in(&due["data"]["due_today"]).contains(&"watering".to_owned()));
+    assert!(due["data"].get("not_due").is_none());
+    let (s, due) = call(&app, &vk, "get_due_care_tasks", json!({"urgency": "all"})).await;
+    assert_eq!(s, 200);
+    assert!(types_in(&due["data"]["not_due"]).contains(&"repotting".to_owned()));
+    let (s, err) = call(&app, &vk, "get_due_care_tasks", json!({"urgency": "soon"})).await;
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (422, Some("validation.error"))
+    );
+
+    // Viewer cannot confirm; a dry run writes nothing; a real one shows in the log.
+    let args = json!({"plant_key": k, "reminder_type": "watering", "notes": "by tool"});
+    let (s, err) = call(&app, &vk, "confirm_care_task", args.clone()).await;
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (403, Some("permission.denied"))
+    );
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let (s, out) = call(&app, &gk, "confirm_care_task", dry).await;
+    assert_eq!(s, 200, "{out}");
+    assert!(
+        out["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("Dry run"))
+    );
+    assert_eq!(count(&app, &a, "care_confirmations").await, 0);
+    let (s, out) = call(&app, &gk, "confirm_care_task", args.clone()).await;
+    assert_eq!(s, 200, "{out}");
+    let (s, log) = call(
+        &app,
+        &vk,
+        "get_plant_care_log",
+        json!({"plant_key": k, "reminder_type": "watering"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{log}");
+    assert_eq!(log["data"]["items"][0]["action"], "confirmed");
+    assert_eq!(log["data"]["items"][0]["notes"], "by tool");
+    // The same confirmation is what REST shows.
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{}/plants/{k}/log", care_path(&a)),
+            Some(&crate::mcp_tools::bearer(&vk)),
+            None,
+        )
+        .await;
+    let rest_log: Value = res.json().await.expect("json");
+    assert_eq!(
+        rest_log[0]["entry_key"],
+        log["data"]["items"][0]["entry_key"]
+    );
+    let (_, log) = call(
+        &app,
+        &vk,
+        "get_plant_care_log",
+        json!({"plant_key": k, "reminder_type": "pest_check"}),
+    )
+    .await;
+    assert_eq!(log["data"]["items"], json!([]));
+
+    // Idempotency: the same key twice confirms once.
+    let once =
+        json!({"plant_key": k, "reminder_type": "pest_check", "idempotency_key": "care-once-1"});
+    let (s1, _) = call(&app, &gk, "confirm_care_task", once.clone()).await;
+    let (s2, _) = call(&app, &gk, "confirm_care_task", once.clone()).await;
+    assert_eq!((s1, s2), (200, 200));
+    assert_eq!(count(&app, &a, "care_confirmations").await, 2);
+
+    // Errors: no overwintering reminder for this plant; an unknown plant; another garden.
+    let (s, err) = call(
+        &app,
+        &gk,
+        "confirm_care_task",
+        json!({"plant_key": k, "reminder_type": "overwintering"}),
+    )
+    .await;
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{err}"
+    );
+    assert_eq!(err["details"][0]["field"], "reminder_type");
+    let (s, err) = call(
+        &app,
+        &gk,
+        "confirm_care_task",
+        json!({"plant_key": uuid::Uuid::now_v7(), "reminder_type": "watering"}),
+    )
+    .await;
+    assert_eq!((s, err["error_code"].as_str()), (404, Some("not_found")));
+    for (tool, args) in [
+        (
+            "confirm_care_task",
+            json!({"plant_key": k, "reminder_type": "watering"}),
+        ),
+        ("get_plant_care_log", json!({"plant_key": k})),
+    ] {
+        let (s, err) = call(&app, &bk, tool, args).await;
+        assert_eq!(
+            (s, err["error_code"].as_str()),
+            (404, Some("not_found")),
+            "{tool}"
+        );
+    }
+    assert_eq!(count(&app, &a, "care_confirmations").await, 2);
+    let (_, due_b) = call(&app, &bk, "get_due_care_tasks", json!({"urgency": "all"})).await;
+    assert_eq!(due_b["data"]["total"], 0);
+}

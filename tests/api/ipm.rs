@@ -1,0 +1,691 @@
+//! Pest and disease management: inspections (plant and location, findings from the catalogue),
+//! treatment applications (safety intervals, the resistance rule and its recorded override),
+//! bad input that writes nothing, roles, two-tenant isolation and the MCP tools
+//! (`create_inspection` / `get_plant_inspections` pair, `apply_treatment`).
+
+use kultiva::auth::Role;
+use kultiva::tenancy::TenantRecord;
+use reqwest::Method;
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use crate::garden::{bed, count, phases, species};
+use crate::support::{TestApp, TestUser, assert_error, detail_fields};
+
+pub const SOAP: &str = "Fixture soap spray"; // chemical, potassium fixturate, 3 days
+pub const MITES: &str = "Fixture predatory mites"; // biological, no ingredient, 0 days
+
+/// A catalogue record's key by kind and natural-key name (the fixture catalogue is loaded).
+pub async fn catalogue_key(app: &TestApp, kind: &str, name: &str) -> String {
+    crate::catalog::seeded(app).await;
+    sqlx::query_scalar(
+        "SELECT id::text FROM platform.catalog_records WHERE kind = $1 AND name = $2",
+    )
+    .bind(kind)
+    .bind(name)
+    .fetch_one(app.state.platform_pool())
+    .await
+    .unwrap_or_else(|e| panic!("{kind} {name}: {e}"))
+}
+
+/// A garden with one member per role, a location and `n` tomato plants in its last (harvest)
+/// phase at that location.
+pub struct World {
+    pub t: TenantRecord,
+    pub viewer: TestUser,
+    pub grower: TestUser,
+    pub admin: TestUser,
+    pub location: Uuid,
+    pub plants: Vec<Uuid>,
+}
+
+pub async fn world(app: &TestApp, prefix: &str, n: usize) -> World {
+    let t = app.tenant(prefix).await;
+    let viewer = app.member(&t, Role::Viewer).await;
+    let grower = app.member(&t, Role::Grower).await;
+    let admin = app.member(&t, Role::Admin).await;
+    let tomato = species(app, "Fixtura tomatoides").await;
+    let last = phases(app, &tomato).await.pop().expect("phase");
+    let (_, location, _) = bed(app, &t, &format!("{prefix} bed"), 0).await;
+    let mut plants = Vec::new();
+    for i in 0..n {
+        let new = kultiva::garden::plants::model::NewPlant {
+            species_key: tomato.clone(),
+            name: Some(format!("Tomato {i}")),
+            cultivar_key: None,
+            location_key: Some(location),
+            slot_key: None,
+            substrate_batch_key: None,
+            planted_on: None,
+            phase_key: Some(last.clone()),
+            notes: None,
+            start_phase: kultiva::garden::plants::model::StartPhase::Phase(last.clone()),
+        };
+        let p = kultiva::garden::plants::service::create_plant(&app.state, &t, &new, "test", true)
+            .await
+            .expect("plant");
+        plants.push(p.key);
+    }
+    World {
+        t,
+        viewer,
+        grower,
+        admin,
+        location,
+        plants,
+    }
+}
+
+pub fn path(t: &TenantRecord, rest: &str) -> String {
+    format!("/api/v1/t/{}/{rest}", t.slug)
+}
+
+pub async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    who: &TestUser,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let res = app.call(method, path, Some(&who.bearer()), body).await;
+    let s = res.status().as_u16();
+    (s, res.json().await.unwrap_or(Value::Null))
+}
+
+/// Calls a tool through the tool server's REST face with a garden-scoped API key.
+pub async fn tool(app: &TestApp, key: &str, name: &str, args: Value) -> (u16, Value) {
+    let res = app
+        .call(
+            Method::POST,
+            &format!("/api/v1/mcp/tools/{name}"),
+            Some(&format!("Bearer {key}")),
+            Some(&args),
+        )
+        .await;
+    let s = res.status().as_u16();
+    (s, res.json().await.unwrap_or(Value::Null))
+}
+
+pub fn days_ago(n: i64) -> String {
+    let t = OffsetDateTime::now_utc() - Duration::days(n);
+    t.format(&time::format_description::well_known::Rfc3339)
+        .expect("rfc3339")
+}
+
+#[tokio::test]
+async fn inspections_of_plants_and_locations() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let w = world(&app, "ipmins", 1).await;
+    let p = w.plants[0];
+    let aphid = catalogue_key(&app, "pest", "Fixturia vorax").await;
+    let base = path(&w.t, "ipm/inspections");
+
+    let body = json!({
+        "plant_key": p, "pressure_level": "medium", "symptoms_observed": ["sticky leaves"],
+        "findings": [{"pest_key": aphid, "severity": "high", "confidence": 0.8,
+                      "affected_plant_part": "leaf", "affected_share": 0.25,
+                      "symptom": "colonies under the leaves"}],
+        "photo_refs": ["photos/abc.jpg"], "notes": "north side worst"
+    });
+    let (s, ins) = call(&app, Method::POST, &base, &w.grower, Some(&body)).await;
+    assert_eq!(s, 201, "{ins}");
+    assert_eq!(ins["pressure_level"], "medium");
+    assert_eq!(ins["detected_pest_keys"], json!([aphid]));
+    assert_eq!(ins["findings"][0]["confidence"], 0.8);
+    assert_eq!(ins["photo_refs"], json!(["photos/abc.jpg"]));
+    assert_eq!(ins["inspector"], format!("user:{}", w.grower.key));
+    let k = ins["key"].as_str().expect("key").to_owned();
+
+    // A location inspection shows up for the plant standing there.
+    let (s, _) = call(
+        &app,
+        Method::POST,
+        &base,
+        &w.admin,
+        Some(&json!({"location_key": w.location, "pressure_level": "low"})),
+    )
+    .await;
+    assert_eq!(s, 201);
+    let (s, page) = call(
+        &app,
+        Method::GET,
+        &format!("{base}?plant={p}"),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!((s, page["total"].as_i64()), (200, Some(2)), "{page}");
+    let (s, page) = call(
+        &app,
+        Method::GET,
+        &format!("{base}?location={}", w.location),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!((s, page["total"].as_i64()), (200, Some(1)));
+    let (s, one) = call(&app, Method::GET, &format!("{base}/{k}"), &w.viewer, None).await;
+    assert_eq!((s, one["key"].as_str()), (200, Some(k.as_str())));
+
+    // Bad input: 422 with field details, nothing written.
+    let before = count(&app, &w.t, "ipm_inspections").await;
+    for (bad, field) in [
+        (
+            json!({"plant_key": p, "findings": [{"pest_key": aphid, "confidence": 1.5}]}),
+            "body.findings[0].confidence",
+        ),
+        (
+            json!({"plant_key": p, "findings": [{"pest_key": aphid, "affected_share": -0.1}]}),
+            "body.findings[0].affected_share",
+        ),
+        (
+            json!({"plant_key": p, "findings": [{"severity": "high"}]}),
+            "body.findings[0].pest_key",
+        ),
+        (
+            json!({"plant_key": p, "pressure_level": "extreme"}),
+            "body.pressure_level",
+        ),
+        (
+            json!({"plant_key": p, "location_key": w.location}),
+            "body.plant_key",
+        ),
+        (json!({}), "body.plant_key"),
+        (
+            json!({"plant_key": p, "inspected_at": days_ago(-2)}),
+            "body.inspected_at",
+        ),
+        (json!({"plant_key": p, "colour": "red"}), "body.colour"),
+    ] {
+        let res = app
+            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert!(
+            detail_fields(&err).contains(&field.to_owned()),
+            "{bad}: {err}"
+        );
+    }
+    // Unknown catalogue keys and another garden's plant: 404 naming the field.
+    let other = world(&app, "ipminsb", 1).await;
+    for (bad, field) in [
+        (
+            json!({"plant_key": p, "findings": [{"pest_key": Uuid::now_v7()}]}),
+            "body.findings[0].pest_key",
+        ),
+        (
+            json!({"plant_key": p, "detected_disease_keys": [Uuid::now_v7()]}),
+            "body.detected_disease_keys[0]",
+        ),
+        (json!({"plant_key": other.plants[0]}), "body.plant_key"),
+        (json!({"location_key": other.location}), "body.location_key"),
+    ] {
+        let res = app
+            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .await;
+        let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+        assert_eq!(detail_fields(&err), vec![field.to_owned()], "{bad}");
+    }
+    assert_eq!(count(&app, &w.t, "ipm_inspections").await, before);
+    assert_eq!(count(&app, &other.t, "ipm_inspections").await, 0);
+
+    // Roles: a viewer cannot write; B's admin sees nothing of A.
+    let res = app
+        .call(Method::POST, &base, Some(&w.viewer.bearer()), Some(&body))
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{base}/{k}"),
+            Some(&other.admin.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let (s, _) = call(
+        &app,
+        Method::GET,
+        &format!("{}/{k}", path(&other.t, "ipm/inspections")),
+        &other.admin,
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    let (s, _) = call(
+        &app,
+        Method::GET,
+        &format!("{}?plant={p}", path(&other.t, "ipm/inspections")),
+        &other.admin,
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    assert_eq!(count(&app, &w.t, "ipm_inspections").await, before);
+}
+
+#[tokio::test]
+async fn treatments_start_intervals_and_the_resistance_rule() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let w = world(&app, "ipmtr", 2).await;
+    let soap = catalogue_key(&app, "treatment", SOAP).await;
+    let mites = catalogue_key(&app, "treatment", MITES).await;
+    let base = path(&w.t, "ipm/treatments");
+    let p = w.plants[0];
+
+    // A location application touches every plant there; the interval is 3 days.
+    let (s, a) = call(
+        &app,
+        Method::POST,
+        &base,
+        &w.grower,
+        Some(
+            &json!({"treatment_key": soap, "location_key": w.location, "dose": 20,
+                     "dose_unit": "ml_per_l", "applied_at": days_ago(0)}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{a}");
+    assert_eq!(a["plants"].as_array().map(Vec::len), Some(2));
+    assert_eq!(a["active_ingredient"], "potassium fixturate");
+    assert_eq!(a["safety_interval_days"], 3);
+    assert_eq!(a["method"], "spray");
+    assert_eq!(a["resistance_acknowledged"], false);
+    let today = OffsetDateTime::now_utc().date();
+    assert_eq!(a["plants"][0]["applied_on"], today.to_string());
+    assert_eq!(
+        a["plants"][0]["last_blocked_day"],
+        (today + Duration::days(2)).to_string()
+    );
+    assert_eq!(
+        a["plants"][0]["safe_on"],
+        (today + Duration::days(3)).to_string()
+    );
+    // A treatment without an ingredient is never counted, and has no interval.
+    let (s, m) = call(
+        &app,
+        Method::POST,
+        &base,
+        &w.grower,
+        Some(&json!({"treatment_key": mites, "plant_keys": [p]})),
+    )
+    .await;
+    assert_eq!(s, 201, "{m}");
+    assert_eq!(m["plants"][0]["last_blocked_day"], Value::Null);
+
+    // The window ends on the new application's day and counts the 89 days before it: p holds
+    // soap today (later than the backdated ones below, so not counted for them).
+    // Day -60: no earlier soap; day -30: one (fine); day -10: two (accepted, warning);
+    // today: -60, -30, -10 and today's = 4 ≥ 3 → RESISTANCE_WARNING.
+    let soap_on =
+        |days: i64| json!({"treatment_key": soap, "plant_keys": [p], "applied_at": days_ago(days)});
+    for back in [60, 30] {
+        let (s, two) = call(&app, Method::POST, &base, &w.grower, Some(&soap_on(back))).await;
+        assert_eq!(s, 201);
+        assert!(two.get("warnings").is_none(), "{two}");
+    }
+    let (s, three) = call(&app, Method::POST, &base, &w.grower, Some(&soap_on(10))).await;
+    assert_eq!(s, 201);
+    assert_eq!(three["resistance_count"], 2);
+    assert!(
+        three["warnings"][0]
+            .as_str()
+            .is_some_and(|t| t.contains("one more")),
+        "{three}"
+    );
+    let before = count(&app, &w.t, "ipm_applications").await;
+    let res = app
+        .call(
+            Method::POST,
+            &base,
+            Some(&w.grower.bearer()),
+            Some(&soap_on(0)),
+        )
+        .await;
+    let err = assert_error(res, 422, "RESISTANCE_WARNING").await;
+    assert_eq!(
+        detail_fields(&err),
+        vec!["active_ingredient".to_owned()],
+        "{err}"
+    );
+    assert!(
+        err["details"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("4 times")),
+        "{err}"
+    );
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
+    // The other plant had one soap only: not refused (the rule is per plant).
+    let (s, _) = call(
+        &app,
+        Method::POST,
+        &base,
+        &w.grower,
+        Some(&json!({"treatment_key": soap, "plant_keys": [w.plants[1]]})),
+    )
+    .await;
+    assert_eq!(s, 201);
+    // The override is recorded.
+    let mut ack = soap_on(0);
+    ack["acknowledge_resistance"] = json!(true);
+    let (s, over) = call(&app, Method::POST, &base, &w.admin, Some(&ack)).await;
+    assert_eq!(s, 201, "{over}");
+    assert_eq!(over["resistance_acknowledged"], true);
+    assert_eq!(over["resistance_count"], 4);
+    let k = over["key"].as_str().expect("key").to_owned();
+    let (s, got) = call(&app, Method::GET, &format!("{base}/{k}"), &w.viewer, None).await;
+    assert_eq!(
+        (s, got["resistance_acknowledged"].as_bool()),
+        (200, Some(true))
+    );
+    let (s, page) = call(
+        &app,
+        Method::GET,
+        &format!("{base}?plant={p}"),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!((s, page["total"].as_i64()), (200, Some(6)), "{page}");
+
+    // Bad input writes nothing.
+    let before = count(&app, &w.t, "ipm_applications").await;
+    let other = world(&app, "ipmtrb", 1).await;
+    for (bad, status, field) in [
+        (json!({"treatment_key": soap}), 422, "body.plant_keys"),
+        (
+            json!({"treatment_key": soap, "plant_keys": []}),
+            422,
+            "body.plant_keys",
+        ),
+        (
+            json!({"treatment_key": soap, "plant_keys": [p], "dose": -1, "dose_unit": "ml"}),
+            422,
+            "body.dose",
+        ),
+        (
+            json!({"treatment_key": soap, "plant_keys": [p], "dose": 5}),
+            422,
+            "body.dose_unit",
+        ),
+        (
+            json!({"treatment_key": soap, "plant_keys": [p], "applied_at": days_ago(-3)}),
+            422,
+            "body.applied_at",
+        ),
+        (
+            json!({"treatment_key": soap, "plant_keys": ["nope"]}),
+            422,
+            "body.plant_keys[0]",
+        ),
+        (
+            json!({"treatment_key": Uuid::now_v7(), "plant_keys": [p]}),
+            404,
+            "body.treatment_key",
+        ),
+        (
+            json!({"treatment_key": soap, "plant_keys": [p, other.plants[0]]}),
+            404,
+            "body.plant_keys[1]",
+        ),
+        (
+            json!({"treatment_key": soap, "location_key": other.location}),
+            404,
+            "body.location_key",
+        ),
+    ] {
+        let res = app
+            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .await;
+        let code = if status == 404 {
+            "ENTITY_NOT_FOUND"
+        } else {
+            "VALIDATION_ERROR"
+        };
+        let err = assert_error(res, status, code).await;
+        assert!(
+            detail_fields(&err).contains(&field.to_owned()),
+            "{bad}: {err}"
+        );
+    }
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
+    assert_eq!(count(&app, &other.t, "ipm_applications").await, 0);
+
+    // Roles and isolation.
+    let res = app
+        .call(
+            Method::POST,
+            &base,
+            Some(&w.viewer.bearer()),
+            Some(&soap_on(0)),
+        )
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{}/{k}", path(&other.t, "ipm/treatments")),
+            Some(&other.admin.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app
+        .call(Method::GET, &base, Some(&other.admin.bearer()), None)
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+#[tokio::test]
+async fn inspection_and_treatment_tools() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let w = world(&app, "ipmtool", 1).await;
+    let other = world(&app, "ipmtoolb", 1).await;
+    let p = w.plants[0].to_string();
+    let aphid = catalogue_key(&app, "pest", "Fixturia vorax").await;
+    let soap = catalogue_key(&app, "treatment", SOAP).await;
+    let gk = app.api_key(&w.grower, Some(w.t.slug.as_str())).await;
+    let vk = app.api_key(&w.viewer, Some(w.t.slug.as_str())).await;
+    let bk = app.api_key(&other.admin, Some(other.t.slug.as_str())).await;
+
+    // Dry run writes nothing; the real call is read back by get_plant_inspections.
+    let args = json!({"plant_key": p, "pressure_level": "high",
+                      "findings": [{"pest_key": aphid, "confidence": 0.9, "severity": "medium"}]});
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let (s, out) = tool(&app, &gk, "create_inspection", dry).await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(count(&app, &w.t, "ipm_inspections").await, 0);
+    let (s, out) = tool(&app, &gk, "create_inspection", args.clone()).await;
+    assert_eq!(s, 200, "{out}");
+    let ik = out["data"]["inspection_key"]
+        .as_str()
+        .expect("key")
+        .to_owned();
+    assert!(
+        out["data"]["inspector"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("mcp:"))
+    );
+    let (s, read) = tool(&app, &vk, "get_plant_inspections", json!({"plant_key": p})).await;
+    assert_eq!(s, 200, "{read}");
+    assert_eq!(read["data"]["total"], 1);
+    assert_eq!(read["data"]["items"][0]["inspection_key"], ik.as_str());
+    assert_eq!(read["data"]["items"][0]["pressure_level"], "high");
+    assert_eq!(
+        read["data"]["items"][0]["findings"][0]["pest_key"],
+        aphid.as_str()
+    );
+    assert_eq!(read["data"]["items"][0]["findings"][0]["confidence"], 0.9);
+
+    // Errors: out-of-range confidence, unknown pest, a viewer writing, another garden's plant.
+    let (s, e) = tool(
+        &app,
+        &gk,
+        "create_inspection",
+        json!({"plant_key": p, "findings": [{"pest_key": aphid, "confidence": 2}]}),
+    )
+    .await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{e}"
+    );
+    let (s, e) = tool(
+        &app,
+        &gk,
+        "create_inspection",
+        json!({"plant_key": p, "findings": [{"pest_key": Uuid::now_v7()}]}),
+    )
+    .await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
+    let (s, e) = tool(&app, &vk, "create_inspection", args.clone()).await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (403, Some("permission.denied")),
+        "{e}"
+    );
+    let (s, e) = tool(&app, &bk, "get_plant_inspections", json!({"plant_key": p})).await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
+    let (s, e) = tool(&app, &bk, "create_inspection", args.clone()).await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
+    assert_eq!(count(&app, &w.t, "ipm_inspections").await, 1);
+    assert_eq!(count(&app, &other.t, "ipm_inspections").await, 0);
+
+    // apply_treatment: three soaps (days 0, 10, 20 back), the fourth refused, then acknowledged.
+    for back in [20, 10, 5] {
+        let (s, out) = tool(
+            &app,
+            &gk,
+            "apply_treatment",
+            json!({"treatment_key": soap, "plant_key": p, "applied_at": days_ago(back)}),
+        )
+        .await;
+        assert_eq!(s, 200, "{out}");
+    }
+    let (s, e) = tool(
+        &app,
+        &gk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p}),
+    )
+    .await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{e}"
+    );
+    assert_eq!(e["details"][0]["code"], "RESISTANCE_WARNING");
+    assert_eq!(e["details"][0]["field"], "active_ingredient");
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, 3);
+    let (s, dry) = tool(
+        &app,
+        &gk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p, "acknowledge_resistance": true, "dry_run": true}),
+    )
+    .await;
+    assert_eq!(s, 200, "{dry}");
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, 3);
+    let (s, ok) = tool(
+        &app,
+        &gk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p, "acknowledge_resistance": true,
+               "idempotency_key": "soap-4"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{ok}");
+    assert_eq!(ok["data"]["resistance_acknowledged"], true);
+    // The same idempotency key replays instead of applying again.
+    let (s, _) = tool(
+        &app,
+        &gk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p, "acknowledge_resistance": true,
+               "idempotency_key": "soap-4"}),
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, 4);
+    let (s, e) = tool(
+        &app,
+        &bk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p}),
+    )
+    .await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
+    let (s, e) = tool(
+        &app,
+        &vk,
+        "apply_treatment",
+        json!({"treatment_key": soap, "plant_key": p}),
+    )
+    .await;
+    assert_eq!(
+        (s, e["error_code"].as_str()),
+        (403, Some("permission.denied")),
+        "{e}"
+    );
+    assert_eq!(count(&app, &other.t, "ipm_applications").await, 0);
+}
+
+/// Arguments that make the IPM and harvest tools succeed in `tenant` (for the tool matrix):
+/// one plant in its harvest phase, a pest and a treatment of the fixture catalogue.
+pub async fn tool_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, Value)> {
+    let tomato = species(app, "Fixtura tomatoides").await;
+    let last = phases(app, &tomato).await.pop().expect("phase");
+    let new = kultiva::garden::plants::model::NewPlant {
+        species_key: tomato,
+        name: Some("Matrix tomato".into()),
+        cultivar_key: None,
+        location_key: None,
+        slot_key: None,
+        substrate_batch_key: None,
+        planted_on: None,
+        phase_key: Some(last.clone()),
+        notes: None,
+        start_phase: kultiva::garden::plants::model::StartPhase::Phase(last),
+    };
+    let p = kultiva::garden::plants::service::create_plant(&app.state, tenant, &new, "test", true)
+        .await
+        .expect("plant")
+        .key
+        .to_string();
+    let aphid = catalogue_key(app, "pest", "Fixturia vorax").await;
+    let soap = catalogue_key(app, "treatment", SOAP).await;
+    vec![
+        ("get_plant_inspections", json!({"plant_key": p})),
+        ("get_harvest_readiness", json!({"limit": 10})),
+        (
+            "create_inspection",
+            json!({"plant_key": p, "findings": [{"pest_key": aphid, "confidence": 0.5}]}),
+        ),
+        (
+            "apply_treatment",
+            json!({"treatment_key": soap, "plant_key": p}),
+        ),
+        (
+            "record_harvest",
+            json!({"plant_key": p, "wet_weight_g": 10}),
+        ),
+    ]
+}
