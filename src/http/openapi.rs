@@ -31,6 +31,7 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     let mut doc = OpenApi::new("Kultiva API", VERSION).merge_router(api);
     document_min_roles(&mut doc);
     document_needed_fields(&mut doc);
+    document_text_items(&mut doc);
     document_optional_bodies(&mut doc);
     document_links(&mut doc);
     match mode {
@@ -123,6 +124,36 @@ fn document_needed_fields(doc: &mut OpenApi) {
             })
             .collect();
         object.extensions.insert("anyOf".to_owned(), any_of.into());
+    }
+}
+
+/// Lists of short texts in request bodies (schema, field, most characters per item): each item
+/// is a line that is not blank and holds no control characters, as the handlers check; the
+/// derive states only the list, so the items are stated here.
+const TEXT_ITEMS: &[(&str, &str, usize)] = &[
+    ("InspectionCreate", "symptoms_observed", 500),
+    ("InspectionCreate", "detected_pest_keys", 100),
+    ("InspectionCreate", "detected_disease_keys", 100),
+    ("InspectionCreate", "photo_refs", 200),
+    ("HarvestBatchCreate", "defects", 60),
+];
+
+fn document_text_items(doc: &mut OpenApi) {
+    for (schema, field, max) in TEXT_ITEMS {
+        let Some(RefOr::Type(oapi::Schema::Object(object))) =
+            doc.components.schemas.get_mut(*schema)
+        else {
+            continue;
+        };
+        let Some(RefOr::Type(oapi::Schema::Array(list))) = object.properties.get_mut(*field) else {
+            continue;
+        };
+        list.items = Object::new()
+            .schema_type(oapi::schema::SchemaType::basic(BasicType::String))
+            .min_length(1)
+            .max_length(*max)
+            .pattern(crate::catalog::engine::fields::LINE_PATTERN)
+            .into();
     }
 }
 

@@ -212,6 +212,17 @@ impl Urgency {
         }
     }
 
+    /// The bucket's place in the due list (0 overdue … 3 not due): the due statement computes
+    /// the same number in SQL (`garden::care::repo::due_page`).
+    pub fn rank(self) -> i16 {
+        match self {
+            Self::Overdue => 0,
+            Self::DueToday => 1,
+            Self::Upcoming => 2,
+            Self::NotDue => 3,
+        }
+    }
+
     pub fn of(due: Date, today: Date) -> Self {
         match (due - today).whole_days() {
             d if d < 0 => Self::Overdue,

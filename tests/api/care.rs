@@ -246,6 +246,132 @@ async fn care_profiles_due_confirm_snooze_and_log() {
     assert!(!all.to_string().contains(&k2));
 }
 
+/// Keys of a group's reminders, in the order listed.
+fn keys_in(group: &Value) -> Vec<String> {
+    group
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|r| r["reminder_key"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The due list pages each urgency group: `limit` per group, `skip` within each group in due
+/// order, counts over all pages; bad paging is a 422 naming the parameter; the tool pages the
+/// same way and says when a page is not the whole answer.
+#[tokio::test]
+async fn care_due_list_pages_each_group() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("carepage").await;
+    let base = care_path(&t);
+    let tomato = species(&app, TOMATO).await;
+    for n in 0..4 {
+        plant(
+            &app,
+            &t,
+            json!({"species_key": tomato, "name": format!("Page {n}")}),
+        )
+        .await;
+    }
+    // Two plants' reminders fall overdue (the grower missed them).
+    let (_, first) = get_json(&app, &format!("{base}?urgency=all&limit=500")).await;
+    let mut tx = TenantTx::begin(&app.state, &t).await.expect("tx");
+    sqlx::query(tx.sql(
+        "UPDATE tenant.care_reminders SET due_on = due_on - 3 WHERE plant_id IN \
+         (SELECT id FROM tenant.plants WHERE name IN ('Page 0', 'Page 1')) \
+         AND reminder_type IN ('watering', 'pest_check')",
+    ))
+    .execute(tx.conn())
+    .await
+    .expect("overdue");
+    tx.commit().await.expect("commit");
+    let (s, full) = get_json(&app, &format!("{base}?urgency=all&limit=500")).await;
+    assert_eq!(s, 200, "{full}");
+    assert_eq!(full["total"], first["total"], "{full}");
+    let mut sum = 0;
+    for group in ["overdue", "due_today", "upcoming", "not_due"] {
+        let n = keys_in(&full[group]).len() as i64;
+        assert_eq!(full["counts"][group], n, "{group}: {full}");
+        sum += n;
+    }
+    assert_eq!(full["total"], sum);
+    assert_eq!(full["counts"]["overdue"], 4, "{full}");
+    assert!(full["counts"]["due_today"].as_i64() >= Some(4), "{full}");
+
+    // Pages of 3 per group walk each group in the full list's order, counts unchanged.
+    for group in ["overdue", "due_today", "not_due"] {
+        let all = keys_in(&full[group]);
+        let mut walked = Vec::new();
+        let mut skip = 0;
+        while skip <= all.len() {
+            let (s, page) =
+                get_json(&app, &format!("{base}?urgency=all&limit=3&skip={skip}")).await;
+            assert_eq!(s, 200, "{page}");
+            assert_eq!(
+                (page["skip"].as_i64(), page["limit"].as_i64()),
+                (Some(skip as i64), Some(3))
+            );
+            assert_eq!(page["counts"], full["counts"]);
+            assert_eq!(page["total"], full["total"]);
+            let got = keys_in(&page[group]);
+            assert!(got.len() <= 3, "{page}");
+            walked.extend(got);
+            skip += 3;
+        }
+        assert_eq!(walked, all, "{group}");
+    }
+    // One bucket asked: only its count and list.
+    let (_, over) = get_json(&app, &format!("{base}?urgency=overdue&limit=1")).await;
+    assert_eq!(over["counts"], json!({"overdue": 4}));
+    assert_eq!(
+        keys_in(&over["overdue"]),
+        keys_in(&full["overdue"])[..1].to_vec()
+    );
+    assert!(over["due_today"].is_null());
+
+    for (query, field) in [
+        ("limit=0", "query.limit"),
+        ("limit=501", "query.limit"),
+        ("skip=-1", "query.skip"),
+        ("limit=many", "query.limit"),
+    ] {
+        let res = app.get(&format!("{base}?{query}")).await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{query}");
+    }
+
+    // The tool: the same paging and counts; a partial page says how to get the rest.
+    use crate::mcp_tools::{call, scoped_key};
+    let app = crate::mcp_tools::app().await;
+    let vk = scoped_key(&app, &t, Role::Viewer).await;
+    let (s, out) = call(
+        &app,
+        &vk,
+        "get_due_care_tasks",
+        json!({"urgency": "actionable", "limit": 2, "offset": 2}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["data"]["counts"]["overdue"], 4);
+    assert_eq!(
+        keys_in(&out["data"]["overdue"]),
+        keys_in(&full["overdue"])[2..4].to_vec()
+    );
+    let summary = out["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("4 overdue") && summary.contains("page with offset"),
+        "{summary}"
+    );
+    let (s, err) = call(&app, &vk, "get_due_care_tasks", json!({"limit": 501})).await;
+    assert_eq!(
+        (s, err["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn care_interval_adapts_to_the_grower() {
     let app = TestApp::spawn().await;

@@ -367,6 +367,34 @@ async fn garden_request_schemas_state_the_handlers_rules() {
         serde_json::json!(["status"])
     );
 
+    // Garden II and III: item rules of text lists, whole-record PUTs, the task vocabularies.
+    let symptoms = &schemas["InspectionCreate"]["properties"]["symptoms_observed"];
+    assert_eq!(symptoms["maxItems"], 50);
+    assert_eq!(symptoms["items"]["maxLength"], 500);
+    assert_eq!(symptoms["items"]["minLength"], 1);
+    assert!(symptoms["items"]["pattern"].is_string());
+    assert_eq!(
+        schemas["HarvestBatchCreate"]["properties"]["defects"]["items"]["maxLength"],
+        60
+    );
+    assert_eq!(
+        schemas["GardenSettingsBody"]["required"],
+        serde_json::json!(["hardiness_zone"])
+    );
+    let put_prefs = schemas["UserPreferencesPut"]["required"]
+        .as_array()
+        .map(Vec::len);
+    assert_eq!(put_prefs, Some(8), "a PUT states every preference");
+    assert!(schemas["UserPreferencesBody"]["required"].is_null());
+    let task = &schemas["TaskCreate"]["properties"];
+    assert_eq!(task["priority"]["pattern"], "^(low|medium|high|critical)$");
+    assert_eq!(task["priority"]["type"], "string", "null is refused");
+    assert!(task["due_on"]["pattern"].is_string());
+    assert_eq!(
+        schemas["TaskPatch"]["properties"]["checklist"]["type"],
+        "array"
+    );
+
     // Links: create → get/patch/sub-operations with the created key; the invitation chain.
     let links = &doc["paths"][plants]["post"]["responses"]["201"]["links"];
     assert_eq!(links["get_plant"]["operationId"], "get_plant");

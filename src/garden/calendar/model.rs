@@ -218,8 +218,8 @@ pub struct GardenSettings {
 #[salvo(schema(name = "GardenSettingsBody"))]
 #[serde(deny_unknown_fields)]
 pub struct GardenSettingsBody {
-    /// `1a`…`13b`, or null to clear.
-    #[salvo(schema(max_length = 3, pattern = r"^(1[0-3]|[1-9])[ab]$"))]
+    /// `1a`…`13b`, or null to clear; required (a PUT states the whole setting).
+    #[salvo(schema(required = true, max_length = 3, pattern = r"^(1[0-3]|[1-9])[ab]$"))]
     pub hardiness_zone: Option<String>,
 }
 

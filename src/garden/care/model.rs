@@ -67,18 +67,39 @@ pub struct Reminder {
     pub interval_days: i32,
 }
 
-/// Due reminders grouped by urgency (only the asked groups are present).
+/// Due reminders grouped by urgency (only the asked groups are present), each group paged by
+/// `skip` and `limit`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct DueReminders {
     /// The day urgency is computed for (YYYY-MM-DD, UTC).
     pub today: String,
     /// The filter applied: actionable (overdue and due today), all, or one bucket.
     pub urgency: String,
-    pub total: usize,
+    /// Reminders in the asked groups over all pages.
+    pub total: i64,
+    /// Skipped at the start of each group.
+    pub skip: i64,
+    /// Most reminders listed per group.
+    pub limit: i64,
+    /// How many each asked group holds over all pages.
+    pub counts: DueCounts,
     pub overdue: Option<Vec<Reminder>>,
     pub due_today: Option<Vec<Reminder>>,
     pub upcoming: Option<Vec<Reminder>>,
     pub not_due: Option<Vec<Reminder>>,
+}
+
+/// Reminders per urgency group (only the asked groups are present).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct DueCounts {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overdue: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_today: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upcoming: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_due: Option<i64>,
 }
 
 /// A plant's profile with its reminders.

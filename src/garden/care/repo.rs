@@ -251,6 +251,68 @@ pub async fn due(
     rows.iter().map(decode_reminder).collect()
 }
 
+/// One page of the due list: per urgency bucket (0 overdue, 1 due today, 2 upcoming, 3 not
+/// due) the rows `skip+1..=skip+limit` in due order, and how many the bucket holds.
+pub struct DuePage {
+    /// (bucket, row), buckets ascending, rows in due order within each.
+    pub rows: Vec<(i16, ReminderRow)>,
+    /// (bucket, how many reminders it holds), for every asked bucket that holds any.
+    pub counts: Vec<(i16, i64)>,
+}
+
+/// The due list paged within each asked bucket, in one statement: the guards run once over
+/// the reminders due on or before `until`, a window numbers each bucket's rows and counts
+/// them, and only the page (plus each bucket's first row, which carries its count) leaves the
+/// database.
+pub async fn due_page(
+    tx: &mut TenantTx,
+    today: Date,
+    until: Option<Date>,
+    buckets: &[i16],
+    skip: i64,
+    limit: i64,
+) -> Result<DuePage, sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "WITH d AS ( \
+           SELECT r.id, r.plant_id, p.name AS plant_name, p.species_key, r.reminder_type, \
+                  r.due_on, r.interval_days, p.archived_at IS NOT NULL AS archived, \
+                  (CASE WHEN r.due_on < $1 THEN 0 WHEN r.due_on = $1 THEN 1 \
+                        WHEN r.due_on <= $1 + 2 THEN 2 ELSE 3 END)::int2 AS bucket \
+           FROM tenant.care_reminders r JOIN tenant.plants p ON p.id = r.plant_id \
+           WHERE ($2::date IS NULL OR r.due_on <= $2) AND {} \
+         ), n AS ( \
+           SELECT d.*, row_number() OVER w AS rn, count(*) OVER (PARTITION BY bucket) AS bucket_total \
+           FROM d WHERE bucket = ANY($3) \
+           WINDOW w AS (PARTITION BY bucket ORDER BY due_on, plant_name, reminder_type, id) \
+         ) \
+         SELECT * FROM n WHERE rn = 1 OR (rn > $4 AND rn <= $4 + $5) ORDER BY bucket, rn",
+        guards()
+    ));
+    let rows = sqlx::query(sql)
+        .bind(today)
+        .bind(until)
+        .bind(buckets)
+        .bind(skip)
+        .bind(limit)
+        .fetch_all(tx.conn())
+        .await?;
+    let mut page = DuePage {
+        rows: Vec::with_capacity(rows.len()),
+        counts: Vec::new(),
+    };
+    for r in &rows {
+        let bucket: i16 = r.try_get("bucket")?;
+        let rn: i64 = r.try_get("rn")?;
+        if rn == 1 {
+            page.counts.push((bucket, r.try_get("bucket_total")?));
+        }
+        if rn > skip {
+            page.rows.push((bucket, decode_reminder(r)?));
+        }
+    }
+    Ok(page)
+}
+
 /// Reminders of live plants due on or before `to`, for the calendar (guards as of `from`).
 pub async fn calendar(
     tx: &mut TenantTx,

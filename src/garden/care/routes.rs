@@ -10,6 +10,7 @@ use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::garden::plants::routes::actor;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
+use crate::http::pagination::PageRequest;
 
 pub fn router() -> Router {
     Router::with_path("care-reminders")
@@ -32,12 +33,14 @@ pub fn router() -> Router {
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
         ("urgency" = Option<String>, Query, pattern = "^(actionable|all|overdue|due_today|upcoming|not_due)$", description = "actionable (default: overdue and due today), all, or one bucket"),
+        ("skip" = Option<i64>, Query, minimum = 0, maximum = 100000, description = "reminders to skip at the start of each group (default 0)"),
+        ("limit" = Option<i64>, Query, minimum = 1, maximum = 500, description = "most reminders per group (default 100)"),
     ),
     responses(
-        (status_code = 200, description = "reminders grouped by urgency", body = DueReminders),
+        (status_code = 200, description = "reminders grouped by urgency, each group paged; counts over all pages", body = DueReminders),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: unknown urgency", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: unknown urgency, skip or limit out of range", body = ErrorBody),
     ))]
 pub async fn list_due_care_reminders(
     req: &mut Request,
@@ -49,9 +52,10 @@ pub async fn list_due_care_reminders(
         .get("urgency")
         .cloned()
         .unwrap_or_else(|| "actionable".to_owned());
+    let page = PageRequest::from_request(req, service::DUE_MAX_LIMIT)?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
-        service::due_reminders(&state, tenant, &urgency, "query.urgency").await?,
+        service::due_reminders(&state, tenant, &urgency, "query.urgency", page).await?,
     ))
 }
 

@@ -15,6 +15,7 @@ use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::tasks::model::date_str;
+use crate::http::pagination::PageRequest;
 use crate::rules::care::{self as rules, Urgency};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
@@ -201,14 +202,19 @@ fn urgency_error(field: &str) -> AppError {
     )])
 }
 
+/// Reminders per urgency group a page holds at most (`limit`), and its default.
+pub const DUE_MAX_LIMIT: i64 = 500;
+
 /// Due reminders of the garden's live plants grouped by urgency. `urgency`: actionable
 /// (overdue and due today, the default), all, or one bucket; `field` names the argument in
-/// errors.
+/// errors. `page` applies within each group (the most overdue first); `counts` and `total`
+/// tell how many each group and the whole answer hold over all pages.
 pub async fn due_reminders(
     state: &AppState,
     tenant: &TenantRecord,
     urgency: &str,
     field: &str,
+    page: PageRequest,
 ) -> Result<DueReminders, AppError> {
     let buckets = rules::urgency_filter(urgency).ok_or_else(|| urgency_error(field))?;
     ensure_profiles(state, tenant).await?;
@@ -221,27 +227,42 @@ pub async fn due_reminders(
     } else {
         Some(day)
     };
+    let ranks: Vec<i16> = buckets.iter().map(|u| u.rank()).collect();
     let mut tx = TenantTx::read(state, tenant).await?;
-    let rows = repo::due(&mut tx, day, until, None).await?;
+    let found = repo::due_page(&mut tx, day, until, &ranks, page.skip, page.limit).await?;
     tx.commit().await?;
     let mut groups: HashMap<Urgency, Vec<Reminder>> = HashMap::new();
-    let mut total = 0;
-    for r in &rows {
-        let u = Urgency::of(r.due_on, day);
-        if buckets.contains(&u) {
-            groups.entry(u).or_default().push(reminder_view(r, day));
-            total += 1;
-        }
+    for (_, r) in &found.rows {
+        groups
+            .entry(Urgency::of(r.due_on, day))
+            .or_default()
+            .push(reminder_view(r, day));
     }
+    let count_of = |u: Urgency| {
+        found
+            .counts
+            .iter()
+            .find(|(rank, _)| *rank == u.rank())
+            .map_or(0, |(_, n)| *n)
+    };
     let mut take = |u: Urgency| {
         buckets
             .contains(&u)
             .then(|| groups.remove(&u).unwrap_or_default())
     };
+    let counted = |u: Urgency| buckets.contains(&u).then(|| count_of(u));
     Ok(DueReminders {
         today: date_str(day),
         urgency: urgency.to_owned(),
-        total,
+        total: found.counts.iter().map(|(_, n)| n).sum(),
+        skip: page.skip,
+        limit: page.limit,
+        counts: DueCounts {
+            overdue: counted(Urgency::Overdue),
+            due_today: counted(Urgency::DueToday),
+            upcoming: counted(Urgency::Upcoming),
+            not_due: counted(Urgency::NotDue),
+        },
         overdue: take(Urgency::Overdue),
         due_today: take(Urgency::DueToday),
         upcoming: take(Urgency::Upcoming),

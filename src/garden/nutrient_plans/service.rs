@@ -417,27 +417,29 @@ pub async fn clone_plan(
     let name = match name {
         Some(n) => n,
         None => {
-            let mut candidate = format!("{} (copy)", source.name);
+            let mut candidate = copy_name(&source.name, " (copy)");
             let mut n = 2;
             while repo::name_taken(&mut tx, &candidate).await? {
-                candidate = format!("{} (copy {n})", source.name);
+                candidate = copy_name(&source.name, &format!(" (copy {n})"));
                 n += 1;
             }
             candidate
         }
     };
-    if name.chars().count() > super::model::NAME_MAX {
-        return Err(validation_at(
-            "body.name".into(),
-            format!("at most {} characters", super::model::NAME_MAX),
-        ));
-    }
     let mut copy = source.clone();
     copy.name = name;
     copy.owner = Owner::Garden;
     copy.cloned_from_key = Some(source.key.clone());
     copy.version = 1;
     store(tx, copy, write).await
+}
+
+/// The default name of a copy: the source's name and the suffix, the name shortened so the
+/// whole stays within the name limit (a client that sent no name never hears about its length).
+fn copy_name(source: &str, suffix: &str) -> String {
+    let room = super::model::NAME_MAX.saturating_sub(suffix.chars().count());
+    let base: String = source.chars().take(room).collect();
+    format!("{}{suffix}", base.trim_end())
 }
 
 /// The phase entry of a plan named by entry key or (unambiguous) phase name.
@@ -782,6 +784,22 @@ pub async fn plant_coverage(
 mod tests {
     use super::*;
     use crate::catalog::engine::fields::{Mode, check_object};
+
+    /// A default copy name fits the limit whatever the source's length.
+    #[test]
+    fn copy_names_stay_within_the_limit() {
+        assert_eq!(copy_name("Tomato", " (copy)"), "Tomato (copy)");
+        let long = "x".repeat(super::super::model::NAME_MAX);
+        let copy = copy_name(&long, " (copy 12)");
+        assert_eq!(copy.chars().count(), super::super::model::NAME_MAX);
+        assert!(copy.ends_with("x (copy 12)"));
+        // Trailing blanks of the cut are dropped, not kept before the suffix.
+        let spaced = format!("{} tail", "y".repeat(192));
+        assert_eq!(
+            copy_name(&spaced, " (copy)"),
+            format!("{} (copy)", "y".repeat(192))
+        );
+    }
 
     /// Every template parses, passes the body's field table and rules, has contiguous week
     /// windows (no gap, no overlap) and names only products of the global seed.

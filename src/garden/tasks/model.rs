@@ -76,7 +76,11 @@ impl From<TaskStatus> for TaskState {
 #[serde(deny_unknown_fields)]
 pub struct ChecklistItem {
     /// 1–500 characters.
-    #[salvo(schema(min_length = 1, max_length = 500))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub text: String,
     #[serde(default)]
     pub done: bool,
@@ -95,6 +99,7 @@ pub struct Recurrence {
     #[salvo(schema(minimum = 1, maximum = 365))]
     pub every_days: Option<i32>,
     /// Last day an occurrence may fall on (YYYY-MM-DD), not before the due date.
+    #[salvo(schema(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
     pub end_on: Option<String>,
     /// The phase (key or name) whose entry makes the task due (phase_entry only).
     #[salvo(schema(min_length = 1, max_length = 100))]
@@ -166,18 +171,31 @@ pub fn date_str(d: Date) -> String {
 #[salvo(schema(name = "TaskCreate"))]
 #[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct NewTaskBody {
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: String,
-    #[salvo(schema(max_length = 5000))]
+    #[salvo(schema(
+        max_length = 5000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub instruction: Option<String>,
     /// training, pruning, ausgeizen, transplant, feeding, ipm, harvest, observation,
     /// maintenance (default), care_reminder, seasonal or phenological.
+    #[salvo(schema(
+        nullable = false,
+        pattern = r"^(training|pruning|ausgeizen|transplant|feeding|ipm|harvest|observation|maintenance|care_reminder|seasonal|phenological)$"
+    ))]
     pub category: Option<String>,
     /// low, medium (default), high or critical.
+    #[salvo(schema(nullable = false, pattern = r"^(low|medium|high|critical)$"))]
     pub priority: Option<String>,
     /// The plant the task is about (a live plant of the garden).
     pub plant_key: Option<Uuid>,
     /// YYYY-MM-DD; required for a dated recurrence.
+    #[salvo(schema(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
     pub due_on: Option<String>,
     /// A member of the garden (user key).
     pub assigned_to: Option<Uuid>,
@@ -467,13 +485,25 @@ impl FromJson for NewTask {
 #[salvo(schema(name = "TaskPatch"))]
 #[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct TaskPatchBody {
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub name: Option<String>,
-    #[salvo(schema(max_length = 5000))]
+    #[salvo(schema(
+        max_length = 5000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub instruction: Option<String>,
+    #[salvo(schema(nullable = false, pattern = r"^(low|medium|high|critical)$"))]
     pub priority: Option<String>,
+    #[salvo(schema(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
     pub due_on: Option<String>,
     pub assigned_to: Option<Uuid>,
+    /// `[]` empties it; null is refused.
+    #[salvo(schema(nullable = false))]
     pub checklist: Option<Vec<ChecklistItem>>,
 }
 

@@ -7,6 +7,7 @@ use super::places::tool_error;
 use super::plants::{actor, tenant};
 use crate::garden::care::model::{CareLogEntry, Reminder};
 use crate::garden::care::service::{self, CareAction, Target};
+use crate::http::pagination::PageRequest;
 use crate::mcp::args::{Arg, ArgKind, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
@@ -37,34 +38,59 @@ pub static GET_DUE_CARE_TASKS: Tool = Tool {
                   days_until_due and interval_days. Confirm with confirm_care_task.",
     permission: Permission::Read,
     scope: Scope::Tenant,
-    args: &[Arg::optional(
-        "urgency",
-        ArgKind::Choice {
-            values: URGENCY_FILTERS,
-            default: Some("actionable"),
-        },
-        "actionable (overdue and due today), all, overdue, due_today, upcoming or not_due.",
-    )],
+    args: &[
+        Arg::optional(
+            "urgency",
+            ArgKind::Choice {
+                values: URGENCY_FILTERS,
+                default: Some("actionable"),
+            },
+            "actionable (overdue and due today), all, overdue, due_today, upcoming or not_due.",
+        ),
+        Arg::optional(
+            "offset",
+            ArgKind::Int {
+                min: 0,
+                max: 100_000,
+                default: Some(0),
+            },
+            "Reminders to skip at the start of each group.",
+        ),
+        Arg::optional(
+            "limit",
+            ArgKind::Int {
+                min: 1,
+                max: service::DUE_MAX_LIMIT,
+                default: Some(100),
+            },
+            "Most reminders listed per group; `counts` tells how many each group holds.",
+        ),
+    ],
     run: tool_handler!(get_due_care_tasks),
 };
 
 async fn get_due_care_tasks(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let t = tenant(ctx)?;
     let urgency = args.text("urgency").unwrap_or("actionable");
-    let due = service::due_reminders(ctx.state, t, urgency, "urgency")
+    let page = PageRequest {
+        skip: args.int("offset").unwrap_or(0),
+        limit: args.int("limit").unwrap_or(100),
+    };
+    let due = service::due_reminders(ctx.state, t, urgency, "urgency", page)
         .await
         .map_err(tool_error)?;
-    let count = |g: &Option<Vec<Reminder>>| g.as_ref().map(Vec::len);
     let mut parts = Vec::new();
-    for (name, g) in [
-        ("overdue", &due.overdue),
-        ("due today", &due.due_today),
-        ("upcoming", &due.upcoming),
-        ("not due", &due.not_due),
+    let mut listed = 0;
+    for (name, n, g) in [
+        ("overdue", due.counts.overdue, &due.overdue),
+        ("due today", due.counts.due_today, &due.due_today),
+        ("upcoming", due.counts.upcoming, &due.upcoming),
+        ("not due", due.counts.not_due, &due.not_due),
     ] {
-        if let Some(n) = count(g) {
+        if let Some(n) = n {
             parts.push(format!("{n} {name}"));
         }
+        listed += g.as_ref().map_or(0, Vec::len);
     }
     let first = due
         .overdue
@@ -75,8 +101,17 @@ async fn get_due_care_tasks(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
         .next()
         .map(|r| format!(" First: {}.", reminder_line(r)))
         .unwrap_or_default();
+    // A page that does not hold the whole answer says so, and how to get the rest.
+    let paged = if i64::try_from(listed).unwrap_or(i64::MAX) < due.total {
+        format!(
+            " Listed {listed} (offset {}, at most {} per group); page with offset.",
+            due.skip, due.limit
+        )
+    } else {
+        String::new()
+    };
     let summary = format!(
-        "{} care reminder(s) ({}) on {}.{first}",
+        "{} care reminder(s) ({}) on {}.{first}{paged}",
         due.total,
         parts.join(", "),
         due.today

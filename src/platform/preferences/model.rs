@@ -120,7 +120,30 @@ impl FromJson for Preferences {
     }
 }
 
-/// Body of `PUT /user-preferences` (every field) and `PATCH` (any; an omitted field stays).
+/// Body of `PUT /user-preferences`: every field (the record as a whole).
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "UserPreferencesPut"))]
+#[serde(deny_unknown_fields)]
+pub struct PreferencesPut {
+    #[salvo(schema(pattern = "^(metric|imperial)$"))]
+    pub units: String,
+    #[salvo(schema(max_length = 35, pattern = r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$"))]
+    pub locale: String,
+    #[salvo(schema(
+        max_length = 64,
+        pattern = r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}$"
+    ))]
+    pub timezone: String,
+    #[salvo(schema(pattern = "^(beginner|intermediate|advanced|expert)$"))]
+    pub experience_level: String,
+    pub notify_email: bool,
+    pub notify_push: bool,
+    pub notify_care_due: bool,
+    #[salvo(schema(pattern = "^(off|daily|weekly)$"))]
+    pub notify_digest: String,
+}
+
+/// Body of `PATCH /user-preferences`: any field; an omitted field stays.
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "UserPreferencesBody"))]
 #[serde(deny_unknown_fields)]

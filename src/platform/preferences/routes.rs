@@ -3,7 +3,7 @@
 use salvo::prelude::*;
 use serde_json::Value;
 
-use super::model::{Preferences, PreferencesBody};
+use super::model::{Preferences, PreferencesBody, PreferencesPut};
 use super::repo;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
@@ -41,7 +41,7 @@ pub async fn get_preferences(depot: &mut Depot) -> Result<Json<Preferences>, App
 /// Replace your preferences: every field is required.
 #[endpoint(tags("user-preferences"), operation_id = "put_user_preferences", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 413, 415, 422),
-    request_body = PreferencesBody,
+    request_body = PreferencesPut,
     responses(
         (status_code = 200, description = "the stored preferences", body = Preferences),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
