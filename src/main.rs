@@ -60,6 +60,11 @@ enum Command {
         #[command(subcommand)]
         command: PlatformAdminCommand,
     },
+    /// A stdio MCP server for desktop clients: forwards every JSON-RPC message on stdin to the
+    /// hosted tool server at KULTIVA_URL with the API key in KULTIVA_API_KEY (environment
+    /// only, never arguments); answers on stdout, logs on stderr; exits 0 at end of input.
+    /// Needs no database.
+    McpStdio,
 }
 
 #[derive(Subcommand)]
@@ -125,6 +130,10 @@ enum TenantCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The bridge runs on a desktop: no configuration, database or state of the server.
+    if matches!(cli.command, Command::McpStdio) {
+        return mcp_stdio();
+    }
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(err) => return fail(err),
@@ -143,6 +152,25 @@ fn main() -> ExitCode {
     }
 }
 
+fn mcp_stdio() -> ExitCode {
+    use kultiva::mcp::stdio_bridge::{self, BridgeConfig};
+    let config = match BridgeConfig::from_env() {
+        Ok(config) => config,
+        Err(reason) => return fail(format!("mcp-stdio: {reason}")),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => return fail(format!("cannot start the runtime: {err}")),
+    };
+    match runtime.block_on(stdio_bridge::run(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(reason) => fail(format!("mcp-stdio: {reason}")),
+    }
+}
+
 fn fail(reason: impl std::fmt::Display) -> ExitCode {
     let line = reason.to_string().replace('\n', " ");
     eprintln!("kultiva: {line}");
@@ -155,6 +183,7 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("platform migrations failed: {e}"))?;
     let result = match command {
+        Command::McpStdio => Err("mcp-stdio runs without the server's state".to_owned()),
         Command::Serve => serve_forever(state.clone()).await,
         Command::Migrate { all_tenants, jobs } => migrate_command(&state, all_tenants, jobs).await,
         Command::Tenant { command } => tenant_command(&state, command).await,

@@ -88,7 +88,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::onboarding::routes::router())
                 .push(crate::garden::tanks::routes::router())
                 .push(crate::garden::watering::routes::router())
-                .push(crate::garden::watering::routes::diagnostics_router()),
+                .push(crate::garden::watering::routes::diagnostics_router())
+                .push(crate::platform::service_accounts::routes::router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))

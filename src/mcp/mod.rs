@@ -14,5 +14,6 @@ pub mod registry;
 pub mod routes;
 pub mod schemas;
 pub mod session;
+pub mod stdio_bridge;
 pub mod tools;
 pub mod transport;

@@ -3,5 +3,6 @@
 pub mod admin;
 pub mod operator;
 pub mod preferences;
+pub mod service_accounts;
 pub mod tenants;
 pub mod users;

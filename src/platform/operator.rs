@@ -1,15 +1,16 @@
-//! Operator steps outside the public API (run through the CLI): service accounts and the first
+//! Operator steps outside the public API (run through the CLI): service accounts (through the
+//! same service as the garden admins' routes, `platform::service_accounts`) and the first
 //! platform admin.
 
 use uuid::Uuid;
 
 use crate::auth::api_keys::model::ApiKey;
-use crate::auth::api_keys::{repo as keys, service as key_service};
 use crate::auth::principal::{AccountType, Role};
 use crate::error::AppError;
+use crate::platform::service_accounts::service as service_accounts;
 use crate::platform::tenants::repo as memberships;
 use crate::platform::users::model::{Email, User};
-use crate::platform::users::repo::{self as users, NewAccount};
+use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::resolve;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
@@ -39,43 +40,22 @@ async fn active_tenant(state: &AppState, slug: &str) -> Result<TenantRecord, Ope
 }
 
 /// Creates a service account with one membership and its first key (the raw key is in the
-/// returned record, shown once).
+/// returned record, shown once). The key is not limited to the tenant, so `add-membership`
+/// extends it to more gardens.
 pub async fn create_service_account(
     state: &AppState,
     name: &str,
     tenant_slug: &str,
     role: Role,
 ) -> Result<(User, ApiKey), OperatorError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(refused("the name must have 1 to 100 characters"));
-    }
     let tenant = active_tenant(state, tenant_slug).await?;
-    let db = state.platform_pool();
-    let mut tx = db.begin().await?;
-    let user = users::insert(
-        &mut *tx,
-        &NewAccount {
-            email: None,
-            display_name: name,
-            account_type: AccountType::Service,
-            password_hash: None,
-            email_verified: false,
-        },
-    )
-    .await?
-    .ok_or_else(|| refused("the account could not be created"))?;
-    memberships::add(&mut *tx, tenant.id, user.key, role).await?;
-    tx.commit().await?;
-    let key = key_service::create_for(state, user.key, name, None).await?;
-    Ok((user, key))
+    Ok(service_accounts::create_in(state, &tenant, name, role, None).await?)
 }
 
 async fn service_account(state: &AppState, key: &str) -> Result<User, OperatorError> {
     let id = Uuid::parse_str(key).map_err(|_| refused(format!("{key:?} is not an account key")))?;
-    users::get(state.platform_pool(), id)
+    service_accounts::find(state, id)
         .await?
-        .filter(|u| u.account_type == AccountType::Service)
         .ok_or_else(|| refused(format!("no service account {key}")))
 }
 
@@ -88,22 +68,13 @@ pub async fn add_membership(
 ) -> Result<(), OperatorError> {
     let user = service_account(state, account).await?;
     let tenant = active_tenant(state, tenant_slug).await?;
-    let db = state.platform_pool();
-    if !memberships::add(db, tenant.id, user.key, role).await? {
-        memberships::set_role(db, tenant.id, user.key, role).await?;
-        state.caches().forget_membership(tenant.id, user.key);
-    }
-    Ok(())
+    Ok(service_accounts::set_membership(state, &user, &tenant, role).await?)
 }
 
 /// Deactivates the account and revokes all its keys.
 pub async fn revoke_service_account(state: &AppState, account: &str) -> Result<u64, OperatorError> {
     let user = service_account(state, account).await?;
-    let db = state.platform_pool();
-    users::set_active(db, user.key, false).await?;
-    let revoked = keys::revoke_all_of(db, user.key).await?;
-    state.caches().forget_user(user.key);
-    Ok(revoked)
+    Ok(service_accounts::deactivate(state, &user).await?)
 }
 
 /// Makes an existing account admin of the platform tenant (created on first use).

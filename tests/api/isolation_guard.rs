@@ -70,6 +70,10 @@ async fn make(
             let body = json!({"location_key": location, "code": code, "capacity": 4});
             garden.post(app, "slots", body).await
         }
+        "account_key" => {
+            let body = json!({"name": format!("Guard bot {}", unique_slug("a")), "role": "viewer"});
+            garden.post(app, "service-accounts", body).await
+        }
         "substrate_key" => {
             let body = json!({"name": format!("Guard soil {}", unique_slug("m")), "type": "soil"});
             garden.post(app, "substrates", body).await
