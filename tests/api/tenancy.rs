@@ -54,6 +54,8 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
             "care_confirmations",
             "care_profiles",
             "care_reminders",
+            "diary_entries",
+            "diary_photos",
             "fertilizers",
             "garden_settings",
             "harvest_batches",
