@@ -70,11 +70,18 @@ fn entry_of(r: &PgRow) -> Result<EntryRow, sqlx::Error> {
     })
 }
 
-pub async fn run_exists(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar(tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.planting_runs WHERE id = $1)"))
+/// Whether the run exists; `lock` keeps it from being deleted until the transaction ends (the
+/// entry written next refers to it).
+pub async fn run_exists(tx: &mut TenantTx, id: Uuid, lock: bool) -> Result<bool, sqlx::Error> {
+    let sql = format!(
+        "SELECT 1 FROM tenant.planting_runs WHERE id = $1{}",
+        if lock { " FOR KEY SHARE" } else { "" }
+    );
+    let found: Option<i32> = sqlx::query_scalar(tx.sql(&sql))
         .bind(id)
-        .fetch_one(tx.conn())
-        .await
+        .fetch_optional(tx.conn())
+        .await?;
+    Ok(found.is_some())
 }
 
 pub async fn insert_entry(tx: &mut TenantTx, e: &EntryRow) -> Result<(), sqlx::Error> {

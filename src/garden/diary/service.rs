@@ -210,11 +210,11 @@ pub async fn create_entry(
     let mut tx = TenantTx::begin(state, tenant).await?;
     let mut species_key = None;
     if let Some(p) = new.plant_key {
-        let plant = require_plants(&mut tx, &[p], "body.plant_key", false, false).await?;
+        let plant = require_plants(&mut tx, &[p], "body.plant_key", true, false).await?;
         species_key = plant.first().map(|p| p.species_key.clone());
     }
     if let Some(r) = new.run_key
-        && !repo::run_exists(&mut tx, r).await?
+        && !repo::run_exists(&mut tx, r, true).await?
     {
         return Err(not_found_at("planting run", "body.run_key"));
     }
@@ -260,7 +260,7 @@ pub async fn list_entries(
         require_plants(&mut tx, &[p], "query.plant", false, false).await?;
     }
     if let Some(r) = filter.run
-        && !repo::run_exists(&mut tx, r).await?
+        && !repo::run_exists(&mut tx, r, false).await?
     {
         return Err(not_found_at("planting run", "query.run"));
     }
