@@ -22,6 +22,9 @@ CREATE TABLE diary_entries (
     -- The platform user (or service account) who wrote it, and how.
     author_id            uuid        NOT NULL,
     author_kind          text        NOT NULL CHECK (author_kind IN ('user', 'service')),
+    -- The face it came through: `rest` (the web UI, a person) or `mcp` (add_plant_diary_entry,
+    -- an agent). Entries of the tool server are never queued for analysis (the check below).
+    written_via          text        NOT NULL DEFAULT 'rest' CHECK (written_via IN ('rest', 'mcp')),
     created_at           timestamptz NOT NULL DEFAULT now(),
     updated_at           timestamptz NOT NULL DEFAULT now(),
 
@@ -38,6 +41,7 @@ CREATE TABLE diary_entries (
     analysis_result      jsonb,
     analysed_at          timestamptz,
     CHECK (analysis_state IS NULL OR analysis_consent_at IS NOT NULL),
+    CHECK (analysis_state IS NULL OR written_via = 'rest'),
     CHECK ((analysis_state = 'in_progress') = (lease_token_hash IS NOT NULL AND lease_expires_at IS NOT NULL))
 );
 CREATE INDEX diary_entries_order_idx ON diary_entries (entry_date DESC, created_at DESC, id);

@@ -3,6 +3,7 @@
 pub mod calendar;
 pub mod care;
 pub mod contracts;
+pub mod diary;
 pub mod fertilizers;
 pub mod fields;
 pub mod harvest;

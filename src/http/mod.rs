@@ -79,6 +79,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::tasks::routes::router())
                 .push(crate::garden::care::routes::router())
                 .push(crate::garden::ipm::routes::router())
+                .push(crate::garden::diary::routes::router())
                 .push(crate::garden::harvest::routes::router())
                 .push(crate::garden::fertilizers::routes::router())
                 .push(crate::garden::fertilizers::routes::mixing_router())

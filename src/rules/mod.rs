@@ -4,6 +4,7 @@ pub mod calculations;
 pub mod care;
 pub mod client_ip;
 pub mod companion;
+pub mod diary_analysis;
 pub mod feeding_diagnostics;
 pub mod harvest;
 pub mod hst;

@@ -169,6 +169,22 @@ async fn make(
             let body = json!({"plant_keys": [plant], "volume_liters": 1.0});
             garden.post(app, "watering-events", body).await
         }
+        // Written by the garden's grower: only an entry's author (or an admin) edits it and
+        // only its author marks it, so the grower (the routes' x-min-role) is let through.
+        "entry_key" => {
+            let path = format!("/api/v1/t/{}/diary-entries", garden.slug());
+            let body = json!({"text": format!("Guard entry {}", unique_slug("d"))});
+            let res = app
+                .call(
+                    Method::POST,
+                    &path,
+                    Some(&garden.grower.bearer()),
+                    Some(&body),
+                )
+                .await;
+            assert_eq!(res.status().as_u16(), 201, "fixture POST {path}");
+            res.json().await.expect("json")
+        }
         _ => return None,
     };
     let key = created["key"].as_str().expect("created record has a key");
@@ -206,6 +222,8 @@ fn valid_body(op: &str, ids: &HashMap<String, String>, shared: &Shared) -> Optio
         "update_tank" => json!({"notes": "guard"}),
         "fill_tank" => json!({"fill_type": "full_change", "volume_liters": 1}),
         "log_tank_maintenance" => json!({"maintenance_type": "cleaning"}),
+        "update_diary_entry" => json!({"text": "guard"}),
+        "request_diary_analysis" => json!({"consent": true}),
         _ => return None,
     })
 }

@@ -14,6 +14,8 @@ mod catalog;
 mod cli;
 mod conventions;
 mod db_faults;
+mod diary;
+mod diary_analysis;
 mod fertilizers;
 mod garden;
 mod garden_fertilizers;

@@ -76,6 +76,12 @@ const ALL_TOOLS: &[&str] = &[
     "set_nutrient_plan_phase_targets",
     "get_plant_diagnostics",
     "record_feeding_event",
+    "list_diary_entries",
+    "get_diary_entry",
+    "add_plant_diary_entry",
+    "list_pending_diary_analyses",
+    "claim_diary_analysis",
+    "submit_diary_analysis",
 ];
 
 /// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
@@ -94,7 +100,10 @@ fn permission_of(tool: &str) -> &'static str {
         | "assign_nutrient_plan"
         | "clone_nutrient_plan"
         | "set_nutrient_plan_phase_targets"
-        | "record_feeding_event" => "mcp.write",
+        | "record_feeding_event"
+        | "add_plant_diary_entry"
+        | "claim_diary_analysis"
+        | "submit_diary_analysis" => "mcp.write",
         _ => "mcp.read",
     }
 }
@@ -1972,6 +1981,7 @@ async fn valid_args(
     let ipm = crate::ipm::tool_args(app, tenant).await;
     calls.extend(ipm);
     calls.extend(plans);
+    calls.extend(crate::diary_analysis::tool_args(app, tenant).await);
     calls
 }
 

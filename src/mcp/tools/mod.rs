@@ -5,6 +5,7 @@ pub mod account;
 pub mod calendar;
 pub mod care;
 pub mod catalog;
+pub mod diary;
 pub mod feeding;
 pub mod harvest;
 pub mod ipm;
@@ -84,6 +85,12 @@ pub static ALL: &[&Tool] = &[
     &nutrient_plans::SET_NUTRIENT_PLAN_PHASE_TARGETS,
     &feeding::GET_PLANT_DIAGNOSTICS,
     &feeding::RECORD_FEEDING_EVENT,
+    &diary::LIST_DIARY_ENTRIES,
+    &diary::GET_DIARY_ENTRY,
+    &diary::ADD_PLANT_DIARY_ENTRY,
+    &diary::LIST_PENDING_DIARY_ANALYSES,
+    &diary::CLAIM_DIARY_ANALYSIS,
+    &diary::SUBMIT_DIARY_ANALYSIS,
 ];
 
 #[cfg(test)]
