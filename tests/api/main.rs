@@ -28,6 +28,7 @@ mod ipm;
 mod isolation_guard;
 mod light;
 mod mail;
+mod mcp_catalog;
 mod mcp_cost;
 mod mcp_idempotency;
 mod mcp_tools;
