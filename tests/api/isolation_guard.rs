@@ -165,6 +165,14 @@ async fn make(
             let body = json!({"plant_keys": [plant], "volume_liters": 1.0});
             garden.post(app, "watering-events", body).await
         }
+        // A diary entry: one SQL insert until the diary room's REST route is merged.
+        "entry_key" => json!({"key": crate::photos::diary_entry(app, &garden.tenant).await}),
+        // A photo of an entry, rendered before any snapshot (a rendition landing later would
+        // change the garden between two of the guard's comparisons).
+        "photo_key" => {
+            let entry = Box::pin(make(app, garden, "entry_key", ids)).await?;
+            json!({"key": crate::photos::rendered_photo(app, &garden.tenant, &entry).await})
+        }
         _ => return None,
     };
     let key = created["key"].as_str().expect("created record has a key");
