@@ -7,6 +7,20 @@ use uuid::Uuid;
 
 use super::repo::PhotoRow;
 
+/// Raw image bytes in the OpenAPI document (`type: string, format: binary`): the upload body
+/// and the renditions.
+pub struct ImageBytes;
+
+impl ToSchema for ImageBytes {
+    fn to_schema(_components: &mut salvo::oapi::Components) -> salvo::oapi::RefOr<salvo::oapi::Schema> {
+        salvo::oapi::Object::with_type(salvo::oapi::BasicType::String)
+            .format(salvo::oapi::SchemaFormat::KnownFormat(
+                salvo::oapi::KnownFormat::Binary,
+            ))
+            .into()
+    }
+}
+
 /// Photos one diary entry may hold.
 pub const PHOTOS_PER_ENTRY_MAX: i64 = 20;
 

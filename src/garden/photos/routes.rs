@@ -7,7 +7,7 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
-use super::model::Photo;
+use super::model::{ImageBytes, Photo};
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorCode};
@@ -59,7 +59,7 @@ pub fn renditions_router() -> Router {
         ("slug" = String, Path, description = "tenant slug"),
         ("entry_key" = String, Path, description = "diary entry key"),
     ),
-    request_body(content = Vec<u8>, content_type = "image/jpeg",
+    request_body(content = ImageBytes, content_type = "image/jpeg",
         description = "the image itself (not JSON, not multipart), Content-Type image/jpeg, image/png or image/webp"),
     responses(
         (status_code = 201, description = "photo stored; renditions pending", body = Photo),
@@ -238,7 +238,7 @@ async fn rendition(
         ("photo_key" = String, Path, description = "photo key"),
     ),
     responses(
-        (status_code = 200, description = "the rendition", content_type = "image/webp", body = Vec<u8>),
+        (status_code = 200, description = "the rendition", content_type = "image/webp", body = ImageBytes),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or photo", body = ErrorBody),
         (status_code = 409, description = "STATE_CONFLICT: the rendition is pending or unavailable", body = ErrorBody),
@@ -260,7 +260,7 @@ pub async fn get_rendition_512(
         ("photo_key" = String, Path, description = "photo key"),
     ),
     responses(
-        (status_code = 200, description = "the rendition", content_type = "image/webp", body = Vec<u8>),
+        (status_code = 200, description = "the rendition", content_type = "image/webp", body = ImageBytes),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or photo", body = ErrorBody),
         (status_code = 409, description = "STATE_CONFLICT: the rendition is pending or unavailable", body = ErrorBody),
