@@ -12,7 +12,9 @@ use super::repo::PhotoRow;
 pub struct ImageBytes;
 
 impl ToSchema for ImageBytes {
-    fn to_schema(_components: &mut salvo::oapi::Components) -> salvo::oapi::RefOr<salvo::oapi::Schema> {
+    fn to_schema(
+        _components: &mut salvo::oapi::Components,
+    ) -> salvo::oapi::RefOr<salvo::oapi::Schema> {
         salvo::oapi::Object::with_type(salvo::oapi::BasicType::String)
             .format(salvo::oapi::SchemaFormat::KnownFormat(
                 salvo::oapi::KnownFormat::Binary,
