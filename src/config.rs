@@ -104,6 +104,18 @@ pub struct Config {
     pub fernet_key: Option<Secret>,
     pub mcp_max_image_payload_mb: u32,
     pub storage_strip_exif: bool,
+    /// Where photo files live (`STORAGE_DIR`, default `.local/storage`).
+    pub storage_dir: std::path::PathBuf,
+    /// Largest photo upload in bytes (`PHOTO_MAX_UPLOAD_MB`, default 20).
+    pub photo_max_upload_bytes: usize,
+    /// Largest photo in megapixels, checked from the header before decoding
+    /// (`PHOTO_MAX_MEGAPIXELS`, default 50).
+    pub photo_max_megapixels: u32,
+    /// Rendition workers of this process (`PHOTO_RENDITION_WORKERS`, default 1; 0: none).
+    pub photo_rendition_workers: u32,
+    /// Attempts at a photo's renditions before it is marked unavailable
+    /// (`PHOTO_RENDITION_MAX_ATTEMPTS`, default 5).
+    pub photo_rendition_max_attempts: u32,
     /// Every placement, `primary` (the `DATABASE_URL` server) first.
     pub placements: Vec<PlacementConfig>,
     /// Where newly created tenants go.
@@ -307,6 +319,12 @@ impl Config {
         }
         let mcp_max_image_payload_mb = r.bounded("MCP_MAX_IMAGE_PAYLOAD_MB", 4, 1, 64);
         let storage_strip_exif = r.flag("STORAGE_STRIP_EXIF", true);
+        let storage_dir = std::path::PathBuf::from(r.string("STORAGE_DIR", ".local/storage"));
+        let photo_max_upload_bytes =
+            r.bounded("PHOTO_MAX_UPLOAD_MB", 20, 1, 200) as usize * 1024 * 1024;
+        let photo_max_megapixels = r.bounded("PHOTO_MAX_MEGAPIXELS", 50, 1, 200);
+        let photo_rendition_workers = r.bounded("PHOTO_RENDITION_WORKERS", 1, 0, 64);
+        let photo_rendition_max_attempts = r.bounded("PHOTO_RENDITION_MAX_ATTEMPTS", 5, 1, 100);
 
         let mut placements = vec![PlacementConfig {
             name: PRIMARY_PLACEMENT.into(),
@@ -442,6 +460,11 @@ impl Config {
             fernet_key,
             mcp_max_image_payload_mb,
             storage_strip_exif,
+            storage_dir,
+            photo_max_upload_bytes,
+            photo_max_megapixels,
+            photo_rendition_workers,
+            photo_rendition_max_attempts,
             placements,
             default_placement,
             db_max_connections,

@@ -88,7 +88,7 @@ impl Bound {
         }
     }
 
-    /// Serves (with the mail delivery and tool-audit workers beside it) until the handle stops the server, then
+    /// Serves (with the mail delivery, tool-audit and photo rendition workers beside it) until the handle stops the server, then
     /// stops the worker and closes the state's pools.
     pub async fn serve(self, state: AppState) {
         let service = build_service(state.clone());
@@ -96,6 +96,7 @@ impl Bound {
         let audit = crate::mcp::audit::start(state.clone());
         let feed = crate::cache::feed::start(state.clone());
         let reaper = crate::tenancy::reaper::start(state.clone());
+        let renditions = crate::garden::photos::worker::start(state.clone());
         self.server.serve(service).await;
         if self
             .drained
@@ -108,6 +109,7 @@ impl Bound {
                 tokio::time::timeout(4 * REFUSE_READ_TIMEOUT, self.drained.done.notified()).await;
         }
         reaper.stop().await;
+        renditions.stop().await;
         feed.stop().await;
         if let Some(mail) = mail {
             mail.stop().await;

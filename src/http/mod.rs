@@ -90,12 +90,39 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::tanks::routes::router())
                 .push(crate::garden::watering::routes::router())
                 .push(crate::garden::watering::routes::diagnostics_router())
-                .push(crate::platform::service_accounts::routes::router()),
+                .push(crate::platform::service_accounts::routes::router())
+                .push(crate::garden::photos::routes::entry_router())
+                .push(crate::garden::photos::routes::renditions_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
         .push(unlimited)
         .push(rate_limit::limit_general(v1, mode))
+}
+
+/// The request body limit: `MAX_BODY_BYTES`, except photo uploads, which may carry up to
+/// `PHOTO_MAX_UPLOAD_MB` (their handler refuses a larger one with a message naming the limit).
+struct BodyLimit {
+    default: u64,
+    photos: u64,
+}
+
+#[salvo::async_trait]
+impl Handler for BodyLimit {
+    async fn handle(
+        &self,
+        req: &mut Request,
+        depot: &mut Depot,
+        res: &mut Response,
+        ctrl: &mut FlowCtrl,
+    ) {
+        if crate::garden::photos::routes::is_upload(req.method(), req.uri().path()) {
+            req.limit_body(self.photos as usize);
+            ctrl.call_next(req, depot, res).await;
+        } else {
+            max_size(self.default).handle(req, depot, res, ctrl).await;
+        }
+    }
 }
 
 /// The whole service: hoops, API, docs, and the catcher that gives unmatched routes, wrong
@@ -106,7 +133,10 @@ pub fn build_service(state: AppState) -> Service {
     let docs = openapi::router(&api, config.service_mode, config.mcp_server_enabled);
     let root = Router::new()
         .hoop(CatchPanic::new())
-        .hoop(max_size(config.max_body_bytes as u64))
+        .hoop(BodyLimit {
+            default: config.max_body_bytes as u64,
+            photos: config.photo_max_upload_bytes as u64,
+        })
         .push(docs)
         .push(api);
     Service::new(root)

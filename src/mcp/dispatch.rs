@@ -17,7 +17,7 @@ use time::OffsetDateTime;
 
 use super::args;
 use super::audit::{self, AuditEntry};
-use super::envelope::{ToolError, ToolErrorCode, WriteMeta};
+use super::envelope::{ImageBlock, ToolError, ToolErrorCode, WriteMeta};
 use super::idempotency::{self, Begin};
 use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
 use crate::auth::principal::{Credential, Principal, Role};
@@ -109,6 +109,8 @@ pub struct Called {
     /// The envelope, or the error's envelope, as JSON text: serialised once, audited as
     /// `response_bytes` by its length, and sent as it is by both faces.
     pub envelope_json: String,
+    /// Image content blocks of a successful call (outside the envelope).
+    pub images: Vec<ImageBlock>,
 }
 
 /// Runs one tool call.
@@ -116,10 +118,14 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
     let started = Instant::now();
     let tool = registry::find(name);
     let mut tenant_id = None;
+    let mut images = Vec::new();
     let (outcome, ending) = match call_inner(state, principal, tool, raw_args, &mut tenant_id).await
     {
-        Ok((env, status)) => (
-            Ok(env),
+        Ok((env, status, blocks)) => (
+            Ok({
+                images = blocks;
+                env
+            }),
             Ending {
                 status,
                 error_class: None,
@@ -139,7 +145,7 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
         Err(err) => serde_json::to_string(&err.envelope()),
     }
     .unwrap_or_else(|_| "{}".to_owned());
-    let response_bytes = envelope_json.len();
+    let response_bytes = envelope_json.len() + images.iter().map(|i| i.data.len()).sum::<usize>();
     let tool_name: String = if let Some(tool) = tool {
         tool.name.to_owned()
     } else {
@@ -173,6 +179,7 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
     Called {
         outcome,
         envelope_json,
+        images,
     }
 }
 
@@ -182,7 +189,7 @@ async fn call_inner(
     tool: Option<&'static Tool>,
     raw_args: &Value,
     tenant_id: &mut Option<uuid::Uuid>,
-) -> Result<(Map<String, Value>, &'static str), ToolError> {
+) -> Result<(Map<String, Value>, &'static str, Vec<ImageBlock>), ToolError> {
     let tool = tool
         .ok_or_else(|| ToolError::new(ToolErrorCode::NotFound, "unknown tool; see tools/list"))?;
     let args = args::validate(tool.all_args(), raw_args)?;
@@ -221,7 +228,7 @@ async fn call_inner(
             match idempotency::begin(state, &scope, &acting).await? {
                 Begin::Replay(mut env) => {
                     env.insert("idempotent_replay".into(), Value::Bool(true));
-                    return Ok((env, "replay"));
+                    return Ok((env, "replay", Vec::new()));
                 }
                 Begin::Execute(claim) => Some(claim),
             }
@@ -235,12 +242,13 @@ async fn call_inner(
         dry_run,
     };
     match (tool.run)(&ctx, args).await {
-        Ok(output) => {
+        Ok(mut output) => {
+            let images = std::mem::take(&mut output.images);
             let env = output.into_envelope(tool.writes().then(|| meta(false)).as_ref());
             if let Some(claim) = claim {
                 claim.finish(state, &env).await;
             }
-            Ok((env, if dry_run { "dry_run" } else { "ok" }))
+            Ok((env, if dry_run { "dry_run" } else { "ok" }, images))
         }
         Err(err) => {
             if let Some(claim) = claim {

@@ -20,6 +20,39 @@ impl Link {
     }
 }
 
+/// An image content block (`{"type":"image","data":…,"mimeType":…}`), sent after the text
+/// block. Only `get_diary_entry_photos` makes them; they are not part of the envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageBlock {
+    pub mime_type: &'static str,
+    /// Base64 (standard alphabet, padded, no `data:` prefix).
+    pub data: String,
+}
+
+impl ImageBlock {
+    fn write_json(&self, out: &mut String) {
+        // Base64 and the MIME type need no escaping.
+        out.push_str(r#"{"type":"image","data":""#);
+        out.push_str(&self.data);
+        out.push_str(r#"","mimeType":""#);
+        out.push_str(self.mime_type);
+        out.push_str(r#""}"#);
+    }
+}
+
+/// `images` as a JSON array (the REST face adds it beside the envelope).
+pub fn images_json(images: &[ImageBlock]) -> String {
+    let mut out = String::from("[");
+    for (i, image) in images.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        image.write_json(&mut out);
+    }
+    out.push(']');
+    out
+}
+
 /// What a tool hands back on success.
 #[derive(Debug, Clone)]
 pub struct ToolOutput {
@@ -28,6 +61,8 @@ pub struct ToolOutput {
     /// The structured result; always a JSON object.
     pub data: Value,
     pub links: Vec<Link>,
+    /// Image content blocks after the text block.
+    pub images: Vec<ImageBlock>,
 }
 
 impl ToolOutput {
@@ -36,7 +71,13 @@ impl ToolOutput {
             summary: summary.into(),
             data,
             links: Vec::new(),
+            images: Vec::new(),
         }
+    }
+
+    pub fn with_images(mut self, images: Vec<ImageBlock>) -> Self {
+        self.images = images;
+        self
     }
 
     pub fn link_api(mut self, path: impl Into<String>) -> Self {
@@ -254,10 +295,11 @@ impl From<AppError> for ToolError {
 /// One tool call's MCP result (`CallToolResult`) as JSON text, around the envelope already
 /// serialised (`envelope_json`, which is not parsed or copied into a value again). Revisions
 /// before 2025-06-18 (`modern` false) get no `structuredContent`: their text block carries the
-/// envelope.
+/// envelope. `images` follow the text block (every revision knows image blocks).
 pub fn result_json(
     outcome: &Result<Map<String, Value>, ToolError>,
     envelope_json: &str,
+    images: &[ImageBlock],
     modern: bool,
 ) -> String {
     let is_error = outcome.is_err();
@@ -275,7 +317,12 @@ pub fn result_json(
     let mut out = String::with_capacity(envelope_json.len() * 2 + 96);
     out.push_str(r#"{"content":[{"type":"text","text":"#);
     out.push_str(&text.to_string());
-    out.push_str("}]");
+    out.push('}');
+    for image in images {
+        out.push(',');
+        image.write_json(&mut out);
+    }
+    out.push(']');
     if modern {
         out.push_str(r#","structuredContent":"#);
         out.push_str(envelope_json);
@@ -339,14 +386,16 @@ mod tests {
                 Err(err) => (format!("{}: {}", err.code.as_str(), err.message), true),
             };
             let modern: Value =
-                serde_json::from_str(&result_json(&outcome, &envelope_json, true)).expect("json");
+                serde_json::from_str(&result_json(&outcome, &envelope_json, &[], true))
+                    .expect("json");
             assert_eq!(
                 modern,
                 json!({"content": [{"type": "text", "text": text}],
                        "structuredContent": envelope, "isError": is_error})
             );
             let old: Value =
-                serde_json::from_str(&result_json(&outcome, &envelope_json, false)).expect("json");
+                serde_json::from_str(&result_json(&outcome, &envelope_json, &[], false))
+                    .expect("json");
             assert_eq!(
                 old,
                 json!({"content": [{"type": "text", "text": envelope_json}], "isError": is_error})

@@ -265,8 +265,19 @@ pub async fn call_tool(
     let args = crate::http::json::read_object(req, state.config().max_body_bytes).await?;
     let called = dispatch::call(&state, &principal, &tool_name, &Value::Object(args)).await;
     match called.outcome {
-        // The envelope as the dispatcher serialised it (once).
-        Ok(_) => transport::render_json_text(res, called.envelope_json),
+        // The envelope as the dispatcher serialised it (once); image blocks (only
+        // `get_diary_entry_photos` has them) ride beside it as `images`.
+        Ok(_) if called.images.is_empty() => transport::render_json_text(res, called.envelope_json),
+        Ok(_) => {
+            let mut body = called.envelope_json;
+            if body.ends_with('}') {
+                body.pop();
+                body.push_str(r#","images":"#);
+                body.push_str(&crate::mcp::envelope::images_json(&called.images));
+                body.push('}');
+            }
+            transport::render_json_text(res, body)
+        }
         Err(err) => render_tool_error(err, req, res),
     }
     Ok(())

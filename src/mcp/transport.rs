@@ -451,6 +451,7 @@ async fn call(
     let result = result_json(
         &called.outcome,
         &called.envelope_json,
+        &called.images,
         modern(&session.version),
     );
     Ok(rpc_result_text(id, &result))

@@ -185,6 +185,12 @@ async fn make(
             assert_eq!(res.status().as_u16(), 201, "fixture POST {path}");
             res.json().await.expect("json")
         }
+        // A photo of an entry, rendered before any snapshot (a rendition landing later would
+        // change the garden between two of the guard's comparisons).
+        "photo_key" => {
+            let entry = Box::pin(make(app, garden, "entry_key", ids)).await?;
+            json!({"key": crate::photos::rendered_photo(app, &garden.tenant, &entry).await})
+        }
         _ => return None,
     };
     let key = created["key"].as_str().expect("created record has a key");

@@ -38,6 +38,7 @@ mod oauth;
 mod onboarding;
 mod openapi;
 mod phases;
+mod photos;
 mod placement;
 mod places;
 mod plants;

@@ -58,6 +58,7 @@ const ALL_TOOLS: &[&str] = &[
     "create_site",
     "get_sowing_calendar",
     "get_plant_inspections",
+    "get_diary_entry_photos",
     "get_harvest_readiness",
     "create_inspection",
     "apply_treatment",
@@ -1980,6 +1981,8 @@ async fn valid_args(
     ];
     let ipm = crate::ipm::tool_args(app, tenant).await;
     calls.extend(ipm);
+    let entry = crate::photos::diary_entry(app, tenant).await;
+    calls.push(("get_diary_entry_photos", json!({"entry_key": entry})));
     calls.extend(plans);
     calls.extend(crate::diary_analysis::tool_args(app, tenant).await);
     calls

@@ -4,4 +4,10 @@
 //! `repo::descriptors_for_entries` is the contract the diary room reads (fixed before both
 //! were built side by side): what a diary read shows of an entry's photos.
 
+pub mod media;
+pub mod model;
 pub mod repo;
+pub mod routes;
+pub mod service;
+pub mod storage;
+pub mod worker;

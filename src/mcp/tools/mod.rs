@@ -13,6 +13,7 @@ pub mod knowledge;
 pub mod nutrient_plans;
 pub mod nutrition;
 pub mod phases;
+pub mod photos;
 pub mod places;
 pub mod plants;
 pub mod runs;
@@ -67,6 +68,7 @@ pub static ALL: &[&Tool] = &[
     &places::CREATE_SITE,
     &calendar::GET_SOWING_CALENDAR,
     &ipm::GET_PLANT_INSPECTIONS,
+    &photos::GET_DIARY_ENTRY_PHOTOS,
     &harvest::GET_HARVEST_READINESS,
     &ipm::CREATE_INSPECTION,
     &ipm::APPLY_TREATMENT,
