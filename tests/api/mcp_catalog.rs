@@ -128,7 +128,10 @@ async fn tools_list_covers_the_whole_specified_catalogue() {
             }
         }
     }
-    assert!(missing.is_empty(), "specified tools not listed: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "specified tools not listed: {missing:#?}"
+    );
 
     // Nothing is listed that is neither specified nor a named addition.
     let extra: Vec<&str> = tools
@@ -148,5 +151,8 @@ async fn tools_list_covers_the_whole_specified_catalogue() {
         .call("list_diary_entries", json!({"free_text": "aphids"}))
         .await;
     assert_eq!(result["isError"], true, "{result}");
-    assert_eq!(result["structuredContent"]["error_code"], "validation.error");
+    assert_eq!(
+        result["structuredContent"]["error_code"],
+        "validation.error"
+    );
 }
