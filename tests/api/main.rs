@@ -55,6 +55,7 @@ mod tanks;
 mod tasks;
 mod tenancy;
 mod walkthrough;
+mod walkthrough_diary;
 mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;

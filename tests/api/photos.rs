@@ -79,12 +79,12 @@ pub async fn rendered_photo(app: &TestApp, t: &TenantRecord, entry: &str) -> Uui
     panic!("photo {} was not rendered", photo.key);
 }
 
-fn storage_dir() -> PathBuf {
+pub(crate) fn storage_dir() -> PathBuf {
     std::env::temp_dir().join(format!("kultiva-photos-{}", Uuid::new_v4().simple()))
 }
 
 /// A full-mode service with the tool server on, its own storage and `env` on top.
-async fn app_with(dir: &Path, env: &[(&'static str, &str)]) -> TestApp {
+pub(crate) async fn app_with(dir: &Path, env: &[(&'static str, &str)]) -> TestApp {
     let dir = dir.to_str().expect("utf-8 temp dir").to_owned();
     let mut all: Vec<(&'static str, &str)> = vec![
         ("MCP_SERVER_ENABLED", "true"),
@@ -123,7 +123,7 @@ fn photos_path(g: &Garden) -> String {
 }
 
 /// A picture with structure (gradients), so the codecs have something to do.
-fn picture(w: u32, h: u32) -> DynamicImage {
+pub(crate) fn picture(w: u32, h: u32) -> DynamicImage {
     DynamicImage::ImageRgb8(RgbImage::from_fn(w, h, |x, y| {
         image::Rgb([
             (x * 255 / w) as u8,
@@ -144,7 +144,7 @@ fn noise(w: u32, h: u32, seed: u32) -> DynamicImage {
     }))
 }
 
-fn encode(img: &DynamicImage, format: ImageFormat) -> Vec<u8> {
+pub(crate) fn encode(img: &DynamicImage, format: ImageFormat) -> Vec<u8> {
     let mut out = Cursor::new(Vec::new());
     if format == ImageFormat::Jpeg {
         let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 90);
@@ -156,7 +156,7 @@ fn encode(img: &DynamicImage, format: ImageFormat) -> Vec<u8> {
 }
 
 /// A JPEG carrying an EXIF block with a GPS position (kamadak-exif's writer).
-fn jpeg_with_gps(w: u32, h: u32) -> Vec<u8> {
+pub(crate) fn jpeg_with_gps(w: u32, h: u32) -> Vec<u8> {
     use exif::experimental::Writer;
     use exif::{Field, In, Rational, Tag, Value as ExifValue};
     let jpeg = encode(&picture(w, h), ImageFormat::Jpeg);
@@ -203,7 +203,7 @@ fn exif_of(bytes: &[u8]) -> Option<exif::Exif> {
         .ok()
 }
 
-fn has_gps(bytes: &[u8]) -> bool {
+pub(crate) fn has_gps(bytes: &[u8]) -> bool {
     exif_of(bytes).is_some_and(|e| {
         e.get_field(exif::Tag::GPSLatitude, exif::In::PRIMARY)
             .is_some()
@@ -298,7 +298,7 @@ async fn rendition(app: &TestApp, g: &Garden, who: &TestUser, key: &str, size: u
     res.bytes().await.expect("bytes").to_vec()
 }
 
-fn webp_dimensions(bytes: &[u8]) -> (u32, u32) {
+pub(crate) fn webp_dimensions(bytes: &[u8]) -> (u32, u32) {
     assert_eq!(
         image::guess_format(bytes).expect("format"),
         ImageFormat::WebP
