@@ -59,8 +59,10 @@ async fn an_agent_analyses_a_growers_photo_diary_entry() {
         &grower,
         Method::POST,
         &format!("{base}/diary-entries"),
-        Some(json!({"text": "Yellow spots on the lower leaves since Tuesday.",
-                    "entry_type": "problem", "tags": ["leaves"]})),
+        Some(
+            json!({"text": "Yellow spots on the lower leaves since Tuesday.",
+                    "entry_type": "problem", "tags": ["leaves"]}),
+        ),
     )
     .await;
     assert_eq!(s, 201, "{entry}");
@@ -150,7 +152,10 @@ async fn an_agent_analyses_a_growers_photo_diary_entry() {
         .call("get_diary_entry", json!({"entry_key": entry_key}))
         .await;
     let data = &read["structuredContent"]["data"];
-    assert_eq!(data["text"], "Yellow spots on the lower leaves since Tuesday.");
+    assert_eq!(
+        data["text"],
+        "Yellow spots on the lower leaves since Tuesday."
+    );
     assert_eq!(data["photos"][0]["key"], photo_key.as_str());
     assert_eq!(data["pending"], json!([]));
     let photos = rpc
