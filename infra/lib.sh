@@ -7,6 +7,8 @@
 #   c) a private instance in .local/pg (port 55432+), installed via apt if needed.
 # ensure_redis does the same for REDIS_URL: env, 127.0.0.1:${KULTIVA_DEFAULT_REDIS_PORT:-6379},
 # then a private redis-server in .local/redis (port 56379+).
+# ensure_second_postgres DB exports DATABASE_URL_2: the environment's, else a
+# second private cluster in .local/pg2 (port 55532+), for the two-server tests.
 # stop_started_services stops only private instances this shell started.
 # Messages go to stderr as "[infra] ...". Functions return non-zero on failure.
 
@@ -20,6 +22,7 @@ _KULTIVA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 # Per-shell bookkeeping (deliberately NOT exported: a child script must never
 # believe it started the parent's instances).
 _KULTIVA_PG_STARTED=0
+_KULTIVA_PG2_STARTED=0
 _KULTIVA_REDIS_STARTED=0
 _KULTIVA_APT_UPDATED=0
 _KV_PSQL=psql
@@ -256,17 +259,18 @@ _kv_with_lock() {
   return "$rc"
 }
 
-# (c) The private instance in .local/pg; prints "PORT STARTED" (STARTED=1
-# when this call started it, 0 when it reused a running one).
+# (c) The private instance in .local/pg (or .local/$1, first port $2: the second
+# cluster of the two-server tests); prints "PORT STARTED" (STARTED=1 when this
+# call started it, 0 when it reused a running one).
 _kv_pg_private() {
-  local pgdir=$_KULTIVA_ROOT/.local/pg
+  local pgdir=$_KULTIVA_ROOT/.local/${1:-pg} first_port=${2:-55432}
   mkdir -p "$pgdir" || return 1
   _kv_with_lock "$pgdir/.lock" _kv_pg_private_locked "$pgdir" "$pgdir/data" \
-    "$pgdir/postgres.log" "$pgdir/socket"
+    "$pgdir/postgres.log" "$pgdir/socket" "$first_port"
 }
 
 _kv_pg_private_locked() {
-  local pgdir=$1 data=$2 log=$3 sock=$4 bindir ver="" port pid lockf
+  local pgdir=$1 data=$2 log=$3 sock=$4 first_port=$5 bindir ver="" port pid lockf
 
   if [[ -f $data/PG_VERSION ]]; then ver=$(<"$data/PG_VERSION"); fi
   if ! bindir=$(_kv_pg_bindir "$ver"); then
@@ -282,7 +286,7 @@ _kv_pg_private_locked() {
   # Unix socket paths are limited to ~107 bytes and pg_ctl -o goes through a
   # shell: use a short private /tmp directory when the repo path is unsuitable.
   if [[ ${#sock} -gt 80 || ! $sock =~ ^[A-Za-z0-9/._-]+$ ]]; then
-    sock=/tmp/kultiva-pg-$(printf '%s' "$_KULTIVA_ROOT" | cksum | cut -d' ' -f1)
+    sock=/tmp/kultiva-pg-$(printf '%s' "$pgdir" | cksum | cut -d' ' -f1)
   fi
 
   if _kv_is_root; then
@@ -344,7 +348,7 @@ _kv_pg_private_locked() {
   port=""
   if [[ -f $pgdir/port ]]; then port=$(<"$pgdir/port"); fi
   if ! [[ $port =~ ^[0-9]+$ ]] || _kv_port_in_use "$port"; then
-    port=$(_kv_free_port 55432) || return 1
+    port=$(_kv_free_port "$first_port") || return 1
   fi
 
   _kv_log "starting private PostgreSQL on 127.0.0.1:$port (log: $log)"
@@ -405,6 +409,38 @@ ensure_postgres() {
   _kv_pg_create_db "postgres://postgres@127.0.0.1:$port/postgres" "$db" || return 1
   export DATABASE_URL="postgres://postgres@127.0.0.1:$port/$db"
   _kv_log "PostgreSQL: private instance on 127.0.0.1:$port (database $db)"
+}
+
+# ensure_second_postgres DBNAME: exports DATABASE_URL_2, a database on a second
+# PostgreSQL server (the two-server tests: moving a garden between placements).
+# DATABASE_URL_2 from the environment is used as is; otherwise a private cluster
+# in .local/pg2 (port 55532+) is started (initdb on first use), always a server
+# of its own, never the one of DATABASE_URL. stop_started_services stops it.
+ensure_second_postgres() {
+  local db=${1:-} out port started
+  if [[ -z $db ]] || ! _kv_valid_dbname "$db"; then
+    _kv_die "usage: ensure_second_postgres DBNAME (letters, digits, underscore)"
+    return 1
+  fi
+  _kv_need_pg_client || return 1
+  if [[ -n ${DATABASE_URL_2:-} ]]; then
+    if ! _kv_psql "$DATABASE_URL_2" -c 'select 1' >/dev/null 2>&1; then
+      _kv_die "DATABASE_URL_2 is set but does not answer"
+      return 1
+    fi
+    export DATABASE_URL_2
+    _kv_log "second PostgreSQL: using DATABASE_URL_2 from the environment"
+    return 0
+  fi
+  if ! out=$(_kv_pg_private pg2 55532); then
+    _kv_die "could not start the second PostgreSQL (set DATABASE_URL_2 to use an existing server)"
+    return 1
+  fi
+  read -r port started <<<"$out"
+  if [[ $started == 1 ]]; then _KULTIVA_PG2_STARTED=1; fi
+  _kv_pg_create_db "postgres://postgres@127.0.0.1:$port/postgres" "$db" || return 1
+  export DATABASE_URL_2="postgres://postgres@127.0.0.1:$port/$db"
+  _kv_log "second PostgreSQL: private instance on 127.0.0.1:$port (database $db)"
 }
 
 # ---------------------------------------------------------------- Redis
@@ -510,19 +546,30 @@ ensure_redis() {
 # Stops only the private instances started by this shell (meant for
 # `trap stop_started_services EXIT`). Never fails, never calls exit, so the
 # caller's exit status is preserved.
-stop_started_services() {
-  local pgdir=$_KULTIVA_ROOT/.local/pg rdir=$_KULTIVA_ROOT/.local/redis
-  local bindir ver="" pid i
+# Stops the private cluster in directory $1 if its started-by file names this shell.
+_kv_pg_stop_private() {
+  local pgdir=$1 bindir ver=""
+  [[ $(cat "$pgdir/started-by" 2>/dev/null) == "$$" ]] || return 0
+  if [[ -f $pgdir/data/PG_VERSION ]]; then ver=$(<"$pgdir/data/PG_VERSION"); fi
+  if bindir=$(_kv_pg_bindir "$ver"); then
+    _kv_log "stopping private PostgreSQL ($pgdir/data)"
+    _kv_pg_as "$bindir/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 ||
+      _kv_log "warning: pg_ctl stop failed (log: $pgdir/postgres.log)"
+  fi
+  rm -f "$pgdir/started-by"
+}
 
-  if [[ $_KULTIVA_PG_STARTED -eq 1 && $(cat "$pgdir/started-by" 2>/dev/null) == "$$" ]]; then
-    if [[ -f $pgdir/data/PG_VERSION ]]; then ver=$(<"$pgdir/data/PG_VERSION"); fi
-    if bindir=$(_kv_pg_bindir "$ver"); then
-      _kv_log "stopping private PostgreSQL ($pgdir/data)"
-      _kv_pg_as "$bindir/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null 2>&1 ||
-        _kv_log "warning: pg_ctl stop failed (log: $pgdir/postgres.log)"
-    fi
-    rm -f "$pgdir/started-by"
+stop_started_services() {
+  local rdir=$_KULTIVA_ROOT/.local/redis
+  local pid i
+
+  if [[ $_KULTIVA_PG_STARTED -eq 1 ]]; then
+    _kv_pg_stop_private "$_KULTIVA_ROOT/.local/pg"
     _KULTIVA_PG_STARTED=0
+  fi
+  if [[ $_KULTIVA_PG2_STARTED -eq 1 ]]; then
+    _kv_pg_stop_private "$_KULTIVA_ROOT/.local/pg2"
+    _KULTIVA_PG2_STARTED=0
   fi
 
   if [[ $_KULTIVA_REDIS_STARTED -eq 1 && $(cat "$rdir/started-by" 2>/dev/null) == "$$" ]]; then

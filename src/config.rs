@@ -122,6 +122,12 @@ pub struct Config {
     pub default_placement: String,
     pub db_max_connections: u32,
     pub db_acquire_timeout: Duration,
+    /// A pooled connection is closed at its next release after this age
+    /// (`DB_MAX_LIFETIME_SECS`, default 600): each backend's catalogue caches grow with every
+    /// garden schema it touched, and only a new connection starts them empty.
+    pub db_max_lifetime: Duration,
+    /// A pooled connection idle this long is closed (`DB_IDLE_TIMEOUT_SECS`, default 300).
+    pub db_idle_timeout: Duration,
     pub max_body_bytes: usize,
     pub shutdown_grace: Duration,
     /// A tenant still `provisioning` this long after its last progress is abandoned: the
@@ -159,6 +165,12 @@ pub struct Config {
     pub enrichment_gbif_url: String,
     /// How long one call to an enrichment source may take.
     pub enrichment_timeout: Duration,
+    /// A second listener serving only `GET /metrics`, without a credential
+    /// (`METRICS_BIND_ADDRESS`; none when unset).
+    pub metrics_bind_address: Option<SocketAddr>,
+    /// With it, `GET /metrics` on the main listener answers a caller showing
+    /// `Authorization: Bearer <token>` (`METRICS_TOKEN`; at least 32 characters).
+    pub metrics_token: Option<Secret>,
 }
 
 /// All problems found while reading the environment.
@@ -352,6 +364,14 @@ impl Config {
             1,
             120,
         )));
+        let db_max_lifetime = Duration::from_secs(u64::from(r.bounded(
+            "DB_MAX_LIFETIME_SECS",
+            600,
+            10,
+            86_400,
+        )));
+        let db_idle_timeout =
+            Duration::from_secs(u64::from(r.bounded("DB_IDLE_TIMEOUT_SECS", 300, 1, 86_400)));
         let max_body_bytes =
             r.bounded("MAX_BODY_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024) as usize;
         let shutdown_grace =
@@ -441,6 +461,31 @@ impl Config {
                 TrustedProxies::default()
             });
 
+        let metrics_bind_address = r.raw("METRICS_BIND_ADDRESS").and_then(|v| {
+            let parsed = v.parse::<SocketAddr>().ok();
+            if parsed.is_none() {
+                r.problems.push(format!(
+                    "METRICS_BIND_ADDRESS={v:?} is not a host:port address such as 0.0.0.0:9464"
+                ));
+            }
+            parsed
+        });
+        if let Some(addr) = metrics_bind_address
+            && addr.port() != 0
+            && addr == bind_address
+        {
+            r.problems
+                .push("METRICS_BIND_ADDRESS must differ from BIND_ADDRESS".into());
+        }
+        let metrics_token = r.raw("METRICS_TOKEN").map(Secret::new);
+        if metrics_token
+            .as_ref()
+            .is_some_and(|t| t.expose().chars().count() < 32)
+        {
+            r.problems
+                .push("METRICS_TOKEN must be at least 32 characters long".into());
+        }
+
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
         }
@@ -469,6 +514,8 @@ impl Config {
             default_placement,
             db_max_connections,
             db_acquire_timeout,
+            db_max_lifetime,
+            db_idle_timeout,
             max_body_bytes,
             shutdown_grace,
             provisioning_timeout,
@@ -488,6 +535,8 @@ impl Config {
             trusted_proxies,
             enrichment_gbif_url,
             enrichment_timeout,
+            metrics_bind_address,
+            metrics_token,
         })
     }
 }
@@ -596,6 +645,30 @@ mod tests {
         assert!(!cfg.debug);
         assert_eq!(cfg.placements.len(), 1);
         assert_eq!(cfg.default_placement, PRIMARY_PLACEMENT);
+    }
+
+    #[test]
+    fn connection_recycling_is_configurable_within_bounds() {
+        let cfg = with(&[]).expect("valid");
+        assert_eq!(cfg.db_max_lifetime, Duration::from_secs(600));
+        assert_eq!(cfg.db_idle_timeout, Duration::from_secs(300));
+        let cfg = with(&[
+            ("DB_MAX_LIFETIME_SECS", "120"),
+            ("DB_IDLE_TIMEOUT_SECS", "30"),
+        ])
+        .expect("valid");
+        assert_eq!(cfg.db_max_lifetime, Duration::from_secs(120));
+        assert_eq!(cfg.db_idle_timeout, Duration::from_secs(30));
+        let err = with(&[("DB_MAX_LIFETIME_SECS", "5"), ("DB_IDLE_TIMEOUT_SECS", "0")])
+            .expect_err("out of bounds");
+        assert!(
+            err.0.iter().any(|p| p.contains("DB_MAX_LIFETIME_SECS")),
+            "{err}"
+        );
+        assert!(
+            err.0.iter().any(|p| p.contains("DB_IDLE_TIMEOUT_SECS")),
+            "{err}"
+        );
     }
 
     #[test]
@@ -766,6 +839,37 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("\"proxy.local\""), "{err}");
+    }
+
+    #[test]
+    fn metrics_settings_are_optional_and_checked() {
+        let cfg = with(&[]).expect("valid");
+        assert!(cfg.metrics_bind_address.is_none());
+        assert!(cfg.metrics_token.is_none());
+        let token = "m3tr1cs-t0ken-0123456789abcdef0123";
+        let cfg = with(&[
+            ("METRICS_BIND_ADDRESS", "0.0.0.0:9464"),
+            ("METRICS_TOKEN", token),
+        ])
+        .expect("valid");
+        assert_eq!(
+            cfg.metrics_bind_address.map(|a| a.to_string()).as_deref(),
+            Some("0.0.0.0:9464")
+        );
+        assert!(
+            !format!("{cfg:?}").contains(token),
+            "the token never prints"
+        );
+        let err = with(&[("METRICS_TOKEN", "short-token")]).expect_err("too short");
+        assert!(err.to_string().contains("METRICS_TOKEN"), "{err}");
+        assert!(!err.to_string().contains("short-token"), "{err}");
+        assert!(with(&[("METRICS_BIND_ADDRESS", "nowhere")]).is_err());
+        let err = with(&[
+            ("BIND_ADDRESS", "127.0.0.1:8080"),
+            ("METRICS_BIND_ADDRESS", "127.0.0.1:8080"),
+        ])
+        .expect_err("same address");
+        assert!(err.to_string().contains("METRICS_BIND_ADDRESS"), "{err}");
     }
 
     #[test]

@@ -406,6 +406,7 @@ pub fn redis_unavailable(err: &redis::RedisError) -> bool {
 
 impl From<redis::RedisError> for AppError {
     fn from(err: redis::RedisError) -> Self {
+        crate::metrics::redis_error(crate::metrics::RedisUse::Request);
         if redis_unavailable(&err) {
             Self::unavailable("session store", err)
         } else {

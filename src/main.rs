@@ -7,10 +7,11 @@ use clap::{Parser, Subcommand};
 use kultiva::auth::Role;
 use kultiva::config::Config;
 use kultiva::platform::operator;
+use kultiva::progress::Progress;
 use kultiva::state::AppState;
 use kultiva::tenancy::migrate::{self, latest_tenant_version};
 use kultiva::tenancy::provision::{self, ProvisionOptions};
-use kultiva::tenancy::{TenantSlug, registry};
+use kultiva::tenancy::{TenantSlug, registry, transfer};
 use kultiva::{serve, telemetry};
 
 /// mimalloc instead of glibc malloc: see Cargo.toml.
@@ -126,6 +127,35 @@ enum TenantCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// Write one garden (rows, photo files, members) to a file (gzip'd; see README).
+    Export {
+        slug: String,
+        /// The file to write (replaced if it exists).
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Create a garden from an export file, under a new slug; ids inside the garden are kept.
+    Import {
+        /// The export file.
+        #[arg(long = "in")]
+        input: std::path::PathBuf,
+        /// Slug of the new garden (refused if in use).
+        #[arg(long)]
+        slug: String,
+        /// Placement of the new garden; defaults to DEFAULT_PLACEMENT.
+        #[arg(long)]
+        placement: Option<String>,
+        /// Give the file's members their roles again (accounts that exist here).
+        #[arg(long)]
+        with_members: bool,
+    },
+    /// Move a garden's schema to another placement (PostgreSQL server).
+    Move {
+        slug: String,
+        /// The placement to move to (TENANT_PLACEMENTS).
+        #[arg(long)]
+        to: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -209,9 +239,16 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
 
 async fn serve_forever(state: AppState) -> Result<(), String> {
     let config = state.config();
-    let bound = serve::bind(config.bind_address)
+    let mut bound = serve::bind(config.bind_address)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind_address))?;
+    if let Some(addr) = config.metrics_bind_address {
+        let at = bound
+            .bind_metrics(addr)
+            .await
+            .map_err(|e| format!("cannot listen on METRICS_BIND_ADDRESS {addr}: {e}"))?;
+        tracing::info!(address = %at, "metrics served at /metrics");
+    }
     tracing::info!(address = %bound.local_addr(), mode = config.service_mode.as_str(),
         version = env!("CARGO_PKG_VERSION"), "kultiva serving");
     serve::stop_on_signal(bound.stopper(), config.shutdown_grace);
@@ -225,9 +262,12 @@ async fn migrate_command(state: &AppState, all_tenants: bool, jobs: u16) -> Resu
         return Ok(());
     }
     let started = std::time::Instant::now();
-    let report = migrate::migrate_all_tenants(state, usize::from(jobs))
-        .await
-        .map_err(|e| e.to_string())?;
+    // A bar on a terminal, plain lines on stderr otherwise; none when nothing is behind.
+    let report = migrate::migrate_all_tenants_with(state, usize::from(jobs), |total| {
+        (total > 0).then(|| Progress::new("migrate tenants", total))
+    })
+    .await
+    .map_err(|e| e.to_string())?;
     println!(
         "tenants migrated: {}, already current: {}, failed: {} (latest version {}, {:.1}s)",
         report.migrated,
@@ -285,14 +325,15 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                 "SLUG", "STATUS", "PLACEMENT", "VERSION", "SCHEMA"
             );
             for t in tenants {
+                // A move in progress shows as `moving` (the garden stays active meanwhile).
+                let status = if t.moving_to.is_some() {
+                    "moving"
+                } else {
+                    t.status.as_str()
+                };
                 println!(
                     "{:<30} {:<12} {:<10} {:>7}  {:<34} {}",
-                    t.slug,
-                    t.status.as_str(),
-                    t.placement,
-                    t.schema_version,
-                    t.schema_name,
-                    t.name
+                    t.slug, status, t.placement, t.schema_version, t.schema_name, t.name
                 );
             }
         }
@@ -310,6 +351,97 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                 "dropped tenant {} (schema {})",
                 tenant.slug, tenant.schema_name
             );
+        }
+        TenantCommand::Export { slug, out } => {
+            let slug = parse(&slug)?;
+            let report = transfer::export::export_tenant(state, &slug, &out)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "exported tenant {} (schema version {}): {} tables, {} rows, {} photo files, \
+                 {} bytes to {}",
+                report.slug,
+                report.schema_version,
+                report.tables,
+                report.rows,
+                report.files,
+                report.bytes,
+                out.display()
+            );
+            if report.missing_files > 0 {
+                eprintln!(
+                    "kultiva: {} photo file(s) named by the garden were missing from the \
+                     storage and are not in the file",
+                    report.missing_files
+                );
+            }
+        }
+        TenantCommand::Import {
+            input,
+            slug,
+            placement,
+            with_members,
+        } => {
+            let slug = parse(&slug)?;
+            let options = transfer::import::ImportOptions {
+                placement,
+                with_members,
+            };
+            let report = transfer::import::import_tenant(state, &input, &slug, options)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "imported tenant {} (schema {}, placement {}, version {} from file version \
+                 {}): {} tables, {} rows, {} photo files, {} member(s) restored",
+                report.tenant.slug,
+                report.tenant.schema_name,
+                report.tenant.placement,
+                report.tenant.schema_version,
+                report.file_version,
+                report.tables,
+                report.rows,
+                report.files,
+                report.members_restored
+            );
+            for who in &report.members_skipped {
+                eprintln!("kultiva: member {who} has no account here; not restored");
+            }
+        }
+        TenantCommand::Move { slug, to } => {
+            let slug = parse(&slug)?;
+            let report = transfer::moving::move_tenant(
+                state,
+                &slug,
+                &to,
+                transfer::moving::MoveOptions::default(),
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+            if let Some(note) = &report.recovered {
+                println!("{note}");
+            }
+            if report.already_there {
+                println!("tenant {} is on placement {}", report.slug, report.to);
+            } else {
+                println!(
+                    "moved tenant {} from {} to {}: {} tables, {} rows; writes paused {} ms; \
+                     {:.1}s in all",
+                    report.slug,
+                    report.from,
+                    report.to,
+                    report.tables,
+                    report.rows,
+                    report.write_pause.as_millis(),
+                    report.total.as_secs_f64()
+                );
+                if !report.source_dropped {
+                    eprintln!(
+                        "kultiva: the old copy on {} is not dropped yet (reads still on it); \
+                         run the same command again to drop it",
+                        report.from
+                    );
+                }
+            }
         }
     }
     Ok(())
@@ -337,7 +469,10 @@ async fn seed_command(
         );
         return Ok(());
     }
-    let report = seed::load::load(state, &set).await.map_err(|e| match e {
+    // A bar on a terminal, plain lines on stderr otherwise: one step per record.
+    let progress = |total| Some(Progress::new("seed", total));
+    let report = seed::load::load_with(state, &set, progress).await;
+    let report = report.map_err(|e| match e {
         seed::load::SeedError::Invalid(errors) => {
             print_seed_problems(&errors);
             format!(

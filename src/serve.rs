@@ -46,6 +46,8 @@ pub struct Bound {
     /// A second descriptor of the listening socket, for the graceful stop (see module doc).
     listener: Arc<std::net::TcpListener>,
     drained: Arc<Drained>,
+    /// The private metrics listener (`METRICS_BIND_ADDRESS`), when bound.
+    metrics: Option<Server<salvo::conn::tcp::TcpAcceptor>>,
 }
 
 /// Whether a graceful stop began, and when it answered the queued connections.
@@ -67,6 +69,7 @@ pub async fn bind(addr: SocketAddr) -> std::io::Result<Bound> {
         local_addr,
         listener: Arc::new(listener),
         drained: Arc::default(),
+        metrics: None,
     })
 }
 
@@ -77,6 +80,18 @@ impl Bound {
 
     pub fn handle(&self) -> ServerHandle {
         self.server.handle()
+    }
+
+    /// Binds the private metrics listener (`GET /metrics` without a credential), served beside
+    /// the API until the API server stops. Returns its address (tests bind port 0).
+    pub async fn bind_metrics(&mut self, addr: SocketAddr) -> std::io::Result<SocketAddr> {
+        let acceptor = TcpListener::new(addr)
+            .try_bind()
+            .await
+            .map_err(std::io::Error::other)?;
+        let local = acceptor.local_addr()?;
+        self.metrics = Some(Server::new(acceptor));
+        Ok(local)
     }
 
     /// What the graceful stop needs: the server's handle and the listening socket.
@@ -97,7 +112,17 @@ impl Bound {
         let feed = crate::cache::feed::start(state.clone());
         let reaper = crate::tenancy::reaper::start(state.clone());
         let renditions = crate::garden::photos::worker::start(state.clone());
+        let metrics = self.metrics.map(|server| {
+            let handle = server.handle();
+            let service = crate::metrics::routes::private_service(state.clone());
+            (handle, tokio::spawn(server.serve(service)))
+        });
         self.server.serve(service).await;
+        if let Some((handle, served)) = metrics {
+            // The scraper notices the gap; nothing in flight there needs draining.
+            handle.stop_forceful();
+            let _ = served.await;
+        }
         if self
             .drained
             .started

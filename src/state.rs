@@ -25,6 +25,7 @@ struct Inner {
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
     mail_signal: tokio::sync::Notify,
     rate_limits: RateLimits,
+    rate_leases: crate::store::rate_lease::RateLeases,
     mcp_audit: crate::mcp::audit::AuditSink,
     caches: crate::cache::Caches,
 }
@@ -74,6 +75,7 @@ impl AppState {
             light_identity: tokio::sync::OnceCell::new(),
             mail_signal: tokio::sync::Notify::new(),
             rate_limits,
+            rate_leases: crate::store::rate_lease::RateLeases::default(),
             mcp_audit: crate::mcp::audit::AuditSink::default(),
             caches: crate::cache::Caches::new(),
         })))
@@ -113,6 +115,11 @@ impl AppState {
 
     pub fn rate_limits(&self) -> &RateLimits {
         &self.0.rate_limits
+    }
+
+    /// The batches of rate-limit draws this replica holds (see `store::rate_lease`).
+    pub fn rate_leases(&self) -> &crate::store::rate_lease::RateLeases {
+        &self.0.rate_leases
     }
 
     /// Where tool calls leave their audit rows.

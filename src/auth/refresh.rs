@@ -110,6 +110,7 @@ return {'rotated', f[1], f[4], f[5] or ''}
 /// Redis is the only record of refresh tokens: when it is unreachable nothing can be
 /// verified, so the answer is 503, never a silent pass.
 fn redis_down(err: impl std::fmt::Display) -> AppError {
+    crate::metrics::redis_error(crate::metrics::RedisUse::RefreshToken);
     AppError::unavailable("session store", err.to_string())
 }
 

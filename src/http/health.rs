@@ -80,6 +80,9 @@ pub async fn live() -> Json<Liveness> {
 pub async fn ready(depot: &mut Depot, res: &mut Response) -> Result<Json<Readiness>, AppError> {
     let state = depot.app_state()?;
     let (database, redis) = tokio::join!(database_answers(&state), redis::ping(state.redis()));
+    if !redis {
+        crate::metrics::redis_error(crate::metrics::RedisUse::Readiness);
+    }
     let ok = database && redis;
     if !ok {
         res.status_code(StatusCode::SERVICE_UNAVAILABLE);

@@ -131,7 +131,7 @@ pub fn build_service(state: AppState) -> Service {
     let config = state.config().clone();
     let api = api_router(config.service_mode);
     let docs = openapi::router(&api, config.service_mode, config.mcp_server_enabled);
-    let root = Router::new()
+    let mut root = Router::new()
         .hoop(CatchPanic::new())
         .hoop(BodyLimit {
             default: config.max_body_bytes as u64,
@@ -139,6 +139,10 @@ pub fn build_service(state: AppState) -> Service {
         })
         .push(docs)
         .push(api);
+    // Outside the API tree: not in the OpenAPI document, not rate limited.
+    if config.metrics_token.is_some() {
+        root = root.push(crate::metrics::routes::token_router());
+    }
     Service::new(root)
         .hoop(depot::InjectState(state))
         .hoop(observe::observe)

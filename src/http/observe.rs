@@ -1,5 +1,6 @@
 //! Request id and request span: every log line written while serving a request carries its id;
-//! the id is echoed in `X-Request-Id` on every response.
+//! the id is echoed in `X-Request-Id` on every response. The request's count and latency go to
+//! the metrics under its route template.
 
 use std::time::Instant;
 
@@ -51,7 +52,9 @@ pub async fn observe(
         .instrument(span.clone())
         .await;
     let status = res.status_code.map_or(200, |s| s.as_u16());
-    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let took = started.elapsed();
+    crate::metrics::http_request(req.method(), req.matched_path(), status, took);
+    let latency_ms = took.as_secs_f64() * 1000.0;
     let _entered = span.enter();
     if req.uri().path().starts_with("/api/v1/health") {
         tracing::debug!(status, latency_ms, "request completed");

@@ -9,8 +9,9 @@
 //!   authenticated here, once, and counted against its account (every key and token of an
 //!   account share one budget); the `Principal` goes into the Depot, where `require_caller`
 //!   finds it instead of authenticating again. Anonymous requests, and requests whose
-//!   credential fails, are counted per client IP. One Redis round trip per request; login and
-//!   register draw on both budgets (two).
+//!   credential fails, are counted per client IP. One Redis round trip per request, or per
+//!   batch with a quota of 200 a minute or more (`store::rate_lease`); login and register draw
+//!   on both budgets (two).
 //!
 //! Over the limit: 429, `Retry-After` in whole seconds (at least 1), body `{"error": "…"}`
 //! naming the limit. Keys: `<prefix>:rl:{<identity>}:<auth|general>`, identity `ip:<v4>`,
@@ -27,6 +28,7 @@ use crate::config::ServiceMode;
 use crate::http::depot::DepotExt;
 use crate::rules::client_ip::{client_ip, limit_identity};
 use crate::state::AppState;
+use crate::store::rate_lease::lease_size;
 use crate::store::rate_limit::{Decision, Limit};
 
 /// The 429 body: a single field, as the specification has it.
@@ -104,6 +106,7 @@ fn render_limited(
         "rate limit exceeded: at most {} {what} per minute per {per}",
         state.rate_limits().per_minute(limit)
     );
+    crate::metrics::rate_limited(limit);
     let seconds = retry_after.as_micros().div_ceil(1_000_000).max(1);
     let seconds = u64::try_from(seconds).unwrap_or(u64::MAX);
     res.status_code(StatusCode::TOO_MANY_REQUESTS);
@@ -124,15 +127,33 @@ async fn enforce(
     cost: u32,
 ) -> Option<std::time::Duration> {
     let key = bucket_key(state, identity, limit);
-    let limits = state.rate_limits();
-    let Decision::Deny { retry_after } = limits
-        .check_n(state.shared_redis(), limit, &key, cost)
-        .await
-    else {
+    let Decision::Deny { retry_after } = draw(state, limit, &key, cost).await else {
         return None;
     };
     refuse(state, res, ctrl, limit, per, retry_after);
     Some(retry_after)
+}
+
+/// Draws `cost` requests from the bucket `key`. A single request is first served from a batch
+/// this replica drew before (`store::rate_lease`); otherwise, with a quota large enough to
+/// lease, a batch is drawn, and when the batch is refused the request draws alone, so the
+/// decision near the limit is the shared bucket's.
+async fn draw(state: &AppState, limit: Limit, key: &str, cost: u32) -> Decision {
+    let limits = state.rate_limits();
+    let redis = state.shared_redis();
+    if cost != 1 {
+        return limits.check_n(redis, limit, key, cost).await;
+    }
+    let leases = state.rate_leases();
+    if leases.take(key) {
+        return Decision::Allow;
+    }
+    let batch = lease_size(limits.per_minute(limit));
+    if batch > 1 && limits.check_n(redis, limit, key, batch).await == Decision::Allow {
+        leases.keep(key, batch - 1);
+        return Decision::Allow;
+    }
+    limits.check_n(redis, limit, key, 1).await
 }
 
 /// The further messages of a JSON-RPC batch on the tool server: each message counts against

@@ -139,6 +139,10 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
             (Err(err), ending)
         }
     };
+    crate::metrics::tool_call(
+        tool.map(|t| t.name),
+        ending.error_class.unwrap_or(ending.status),
+    );
     // A map of JSON values always serialises; the fallback only keeps this path panic-free.
     let envelope_json = match &outcome {
         Ok(env) => serde_json::to_string(env),

@@ -126,13 +126,17 @@ fn keep_alive(
                     return;
                 }
                 // Redis may come back before the claim runs out: keep trying.
-                Err(err) => tracing::warn!(error = %err, "idempotency claim not extended"),
+                Err(err) => {
+                    crate::metrics::redis_error(crate::metrics::RedisUse::Idempotency);
+                    tracing::warn!(error = %err, "idempotency claim not extended");
+                }
             }
         }
     })
 }
 
 fn unavailable(err: redis::RedisError) -> ToolError {
+    crate::metrics::redis_error(crate::metrics::RedisUse::Idempotency);
     tracing::warn!(error = %err, "idempotency records unavailable");
     ToolError::new(
         ToolErrorCode::Unavailable,
@@ -246,7 +250,10 @@ impl Claim {
             Ok(1) => {}
             // The write happened; only the replay is lost. Logged, not failed.
             Ok(_) => tracing::error!("idempotency result not stored: the claim was lost"),
-            Err(err) => tracing::error!(error = %err, "idempotency result not stored"),
+            Err(err) => {
+                crate::metrics::redis_error(crate::metrics::RedisUse::Idempotency);
+                tracing::error!(error = %err, "idempotency result not stored");
+            }
         }
     }
 
@@ -263,6 +270,7 @@ impl Claim {
                 .await
         };
         if let Err(err) = released.await {
+            crate::metrics::redis_error(crate::metrics::RedisUse::Idempotency);
             tracing::warn!(error = %err, "idempotency claim not released; it expires by itself");
         }
     }

@@ -2,5 +2,6 @@
 //! limiter kept in Redis.
 
 pub mod pg;
+pub mod rate_lease;
 pub mod rate_limit;
 pub mod redis;

@@ -94,9 +94,9 @@ impl Placements {
                 // broken one fails the query and is dropped anyway.
                 .test_before_acquire(false)
                 // Each connection caches catalog entries of every tenant it touched (~1 MB per
-                // tenant); recycling bounds that.
-                .max_lifetime(Duration::from_secs(600))
-                .idle_timeout(Duration::from_secs(300))
+                // tenant); recycling bounds that (`DB_MAX_LIFETIME_SECS`, `DB_IDLE_TIMEOUT_SECS`).
+                .max_lifetime(config.db_max_lifetime)
+                .idle_timeout(config.db_idle_timeout)
                 .connect_lazy_with(options.clone());
             let placement = Placement {
                 name: name.clone(),

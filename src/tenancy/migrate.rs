@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 
 use super::names::SchemaName;
 use super::registry::{self, MigrationTrigger, TenantRecord};
+use crate::progress::Progress;
 use crate::state::AppState;
 
 static PLATFORM: Migrator = sqlx::migrate!("./migrations/platform");
@@ -111,6 +112,11 @@ pub async fn migrate_tenant(
     };
     drop(local);
     state.tenant_migrations().release(tenant.id);
+    match &outcome {
+        Ok(done) if done.applied() => crate::metrics::tenant_migration(trigger.as_str(), true),
+        Ok(_) => {}
+        Err(_) => crate::metrics::tenant_migration(trigger.as_str(), false),
+    }
     outcome
 }
 
@@ -177,7 +183,7 @@ fn lock_key(schema: &SchemaName) -> String {
 
 /// Creates the schema if needed and applies tenant migrations up to `target` inside it.
 /// Returns the version the schema is at afterwards.
-async fn apply_tenant_migrations(
+pub(crate) async fn apply_tenant_migrations(
     conn: &mut PgConnection,
     schema: &SchemaName,
     target: i64,
@@ -221,11 +227,27 @@ pub async fn migrate_all_tenants(
     state: &AppState,
     jobs: usize,
 ) -> Result<BulkReport, MigrationError> {
+    migrate_all_tenants_with(state, jobs, |_| None).await
+}
+
+/// As [`migrate_all_tenants`], reporting each finished tenant to a progress made by
+/// `progress(total)` once the number of tenants behind is known (`None`: no progress).
+pub async fn migrate_all_tenants_with(
+    state: &AppState,
+    jobs: usize,
+    progress: impl FnOnce(u64) -> Option<Progress>,
+) -> Result<BulkReport, MigrationError> {
     let latest = latest_tenant_version();
     let behind = registry::list_behind(state.platform_pool(), latest).await?;
+    let progress = progress(behind.len() as u64);
+    let progress = progress.as_ref();
     let results: Vec<_> = futures_util::stream::iter(behind)
         .map(|tenant| async move {
             let outcome = migrate_tenant(state, &tenant, None, MigrationTrigger::Cli).await;
+            if let Some(progress) = progress {
+                progress.set_message(tenant.slug.as_str());
+                progress.inc(1);
+            }
             (tenant.slug.to_string(), outcome)
         })
         .buffer_unordered(jobs.max(1))
@@ -238,6 +260,14 @@ pub async fn migrate_all_tenants(
             Ok(_) => report.already_current += 1,
             Err(err) => report.failed.push((slug, err.to_string())),
         }
+    }
+    if let Some(progress) = progress {
+        progress.finish(format!(
+            "{} migrated, {} already current, {} failed",
+            report.migrated,
+            report.already_current,
+            report.failed.len()
+        ));
     }
     Ok(report)
 }

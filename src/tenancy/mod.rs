@@ -1,4 +1,5 @@
-//! Schema-per-tenant: names, the registry, provisioning, migrations, resolution and `TenantTx`.
+//! Schema-per-tenant: names, the registry, provisioning, migrations, resolution, `TenantTx`,
+//! and copying a garden whole (export, import, move between servers).
 
 pub mod context;
 pub mod migrate;
@@ -6,6 +7,7 @@ pub mod names;
 pub mod provision;
 pub mod reaper;
 pub mod registry;
+pub mod transfer;
 pub mod tx;
 
 pub use context::TenantCtx;

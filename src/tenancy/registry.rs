@@ -80,10 +80,15 @@ pub struct TenantRecord {
     pub kind: TenantKind,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
+    /// The placement a move is copying the schema to (`kultiva tenant move`); the garden is
+    /// still served from `placement`.
+    pub moving_to: Option<String>,
+    /// The placement a finished move left a schema on that is not dropped yet.
+    pub moved_from: Option<String>,
 }
 
-pub const COLUMNS: &str =
-    "id, slug, name, schema_name, placement, schema_version, status, kind, created_at, updated_at";
+pub const COLUMNS: &str = "id, slug, name, schema_name, placement, schema_version, status, kind, \
+                           created_at, updated_at, moving_to, moved_from";
 
 pub fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
     let corrupt = |what: &str, value: String| {
@@ -105,6 +110,8 @@ pub fn decode(row: &PgRow) -> Result<TenantRecord, sqlx::Error> {
         kind: TenantKind::parse(&kind).ok_or_else(|| corrupt("kind", kind.clone()))?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
+        moving_to: row.try_get("moving_to")?,
+        moved_from: row.try_get("moved_from")?,
     })
 }
 
@@ -246,6 +253,18 @@ pub async fn activate(
     Ok(activated == 1)
 }
 
+/// Marks progress of a tenant still `provisioning` (a long import), so the reaper, which
+/// removes those without progress for `TENANT_PROVISIONING_TIMEOUT_SECONDS`, leaves it alone.
+pub async fn touch_provisioning(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE platform.tenants SET updated_at = now() WHERE id = $1 AND status = 'provisioning'",
+    )
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
 /// Deletes a tenant row only while it is still `provisioning` (never one that became active).
 pub async fn delete_provisioning(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
     let done =
@@ -262,6 +281,62 @@ pub async fn delete(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Err
         .execute(db)
         .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Records the start of a move: `moving_to` set while the garden is active, on `source`, and
+/// no other move is recorded. `false` when any of that does not hold.
+pub async fn claim_move(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    source: &str,
+    target: &str,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE platform.tenants SET moving_to = $3, updated_at = now() \
+         WHERE id = $1 AND placement = $2 AND status = 'active' \
+           AND moving_to IS NULL AND moved_from IS NULL",
+    )
+    .bind(id)
+    .bind(source)
+    .bind(target)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// The switch of a move: the garden is served from `target` from this commit on, and
+/// `moved_from` remembers the source until its schema is dropped. `false` when the row no
+/// longer records this move (dropped, or changed by hand).
+pub async fn switch_placement(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+    source: &str,
+    target: &str,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE platform.tenants SET placement = $3, moving_to = NULL, moved_from = $2, \
+                updated_at = now() \
+         WHERE id = $1 AND placement = $2 AND moving_to = $3",
+    )
+    .bind(id)
+    .bind(source)
+    .bind(target)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Forgets a move that was rolled back (`moving_to`) or whose source schema is gone
+/// (`moved_from`).
+pub async fn clear_move(db: impl PgExecutor<'_>, id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE platform.tenants SET moving_to = NULL, moved_from = NULL, updated_at = now() \
+         WHERE id = $1 AND (moving_to IS NOT NULL OR moved_from IS NOT NULL)",
+    )
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
 }
 
 /// What triggered a migration run, kept in `platform.tenant_migrations`.

@@ -53,6 +53,44 @@ fn starts_a_name(template: &str, at: usize) -> bool {
     }
 }
 
+/// The table every write transaction of a garden locks first (`ROW EXCLUSIVE`, which writers
+/// share and readers never ask for): sqlx's migration ledger, present in every tenant schema.
+/// A move (`tenancy::transfer::moving`) locks it `ACCESS EXCLUSIVE` while it copies, which
+/// waits for the writes in flight and holds back new ones, then renames it to
+/// [`CLOSED_WRITE_GATE`] before the registry switch: every write that reaches the old copy
+/// afterwards fails before its `BEGIN`, also when the mover died before dropping the old copy.
+pub const WRITE_GATE: &str = "_sqlx_migrations";
+
+/// The gate's name on a garden copy that no longer takes writes (moved away).
+pub const CLOSED_WRITE_GATE: &str = "_sqlx_migrations_moved";
+
+/// Longest a write waits for a move's copy before it answers 503.
+pub const WRITE_GATE_WAIT: &str = "5s";
+
+/// The statements that take the write gate, sent before `BEGIN` in one simple-protocol
+/// message. PostgreSQL runs a message of several statements as one implicit transaction that
+/// the `BEGIN` turns into the explicit one, so the lock is held until the write ends; if the
+/// gate is closed (or the schema gone, or the wait too long) the message stops before its
+/// `BEGIN` and the implicit transaction is rolled back: the connection goes back to the pool
+/// clean. (Had the lock come after `BEGIN`, its failure would leave an aborted transaction
+/// open on a pooled connection, which sqlx does not roll back.) The lock timeout is reset
+/// before `BEGIN`, so the write's own statements wait as they always did.
+pub fn write_gate_sql(quoted_schema: &str) -> String {
+    format!(
+        "SET LOCAL lock_timeout = '{WRITE_GATE_WAIT}'; \
+         LOCK TABLE {quoted_schema}.{WRITE_GATE} IN ROW EXCLUSIVE MODE; \
+         SET LOCAL lock_timeout TO DEFAULT"
+    )
+}
+
+/// Whether a failed `begin` met a closed gate: the gate table is gone (renamed by a move,
+/// `42P01`), the schema is gone (`3F000`), or a move held it longer than the wait (`55P03`).
+fn is_closed_gate(err: &sqlx::Error) -> bool {
+    err.as_database_error()
+        .and_then(|e| e.code())
+        .is_some_and(|code| matches!(code.as_ref(), "42P01" | "3F000" | "55P03"))
+}
+
 enum Scope {
     /// A single-statement read: a pooled connection outside any transaction.
     Conn(PoolConnection<Postgres>),
@@ -85,6 +123,9 @@ impl std::fmt::Debug for TenantTx {
 pub enum TenantTxError {
     #[error("tenant placement {0:?} is not configured")]
     UnknownPlacement(String),
+    /// The garden is being moved to another server (or was just removed): retry.
+    #[error("this garden is being moved or removed; retry in a moment")]
+    Moving,
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
@@ -98,10 +139,23 @@ impl TenantTx {
     /// (one merged from before the change) keeps working. Nothing in `src/garden` relies on it.
     /// The setting ends with the transaction, so a pooled connection never carries it to
     /// another tenant. The schema name is a validated `SchemaName`, never request text.
+    ///
+    /// Before `BEGIN`, in the same message, the write takes the garden's write gate (see
+    /// [`write_gate_sql`]): it waits while a move copies the garden, and fails, leaving no
+    /// transaction open, once the garden has been moved away from (or dropped on) this server.
+    /// That failure is [`TenantTxError::Moving`], a 503 with `Retry-After`.
     pub async fn begin(state: &AppState, tenant: &TenantRecord) -> Result<Self, TenantTxError> {
         let schema = tenant.schema_name.quoted();
-        let begin = format!("BEGIN; SET LOCAL search_path TO {schema}");
-        Self::start(state, tenant, begin, false).await
+        let begin = format!(
+            "{}; BEGIN; SET LOCAL search_path TO {schema}",
+            write_gate_sql(&schema)
+        );
+        Self::start(state, tenant, begin, false)
+            .await
+            .map_err(|err| match err {
+                TenantTxError::Database(db) if is_closed_gate(&db) => TenantTxError::Moving,
+                other => other,
+            })
     }
 
     /// A garden read of one statement: a pooled connection, no transaction, no setting. The
@@ -228,6 +282,10 @@ impl From<TenantTxError> for crate::error::AppError {
     fn from(err: TenantTxError) -> Self {
         match err {
             TenantTxError::Database(db) => db.into(),
+            TenantTxError::Moving => Self::new(
+                crate::error::ErrorCode::ServiceUnavailable,
+                "this garden is being moved; retry in a moment",
+            ),
             other => Self::internal(other),
         }
     }

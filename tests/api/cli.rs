@@ -16,7 +16,7 @@ async fn cli_app() -> (TestApp, String) {
     (app, url)
 }
 
-fn kultiva(args: &[&str], env: &[(&str, &str)]) -> Output {
+pub(crate) fn kultiva(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_kultiva"));
     cmd.args(args)
         .env_clear()
@@ -141,6 +141,100 @@ async fn migrate_all_tenants_brings_every_schema_up() {
         .expect("q")
         .expect("row");
     assert_eq!(stored.schema_version, latest);
+}
+
+/// Off a terminal (here: a pipe) the bulk migration reports plain lines on stderr that name
+/// the count of tenants done out of those behind, then a closing line.
+#[tokio::test]
+async fn migrate_all_tenants_reports_progress_in_plain_lines() {
+    // A database of its own, so exactly this test's two tenants are behind.
+    let url = sibling_database("cli_progress").await;
+    let app = TestApp::spawn_env(&[("DATABASE_URL", &url)]).await;
+    let db = [("DATABASE_URL", url.as_str())];
+    let behind = ProvisionOptions {
+        placement: None,
+        target_version: Some(latest_tenant_version() - 1),
+        ..ProvisionOptions::default()
+    };
+    let first = app.tenant_with("progress", behind.clone()).await;
+    let second = app.tenant_with("progress", behind).await;
+    let out = kultiva(&["migrate", "--all-tenants", "--jobs", "1"], &db);
+    assert!(out.status.success(), "{out:?}");
+    let lines = stderr_lines(&out);
+    let progress: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("migrate tenants: "))
+        .collect();
+    assert!(
+        progress
+            .iter()
+            .any(|l| l.starts_with("migrate tenants: 2/2 ")),
+        "the last step names the count: {lines:?}"
+    );
+    let slugs = [first.slug.as_str(), second.slug.as_str()];
+    assert!(
+        progress
+            .iter()
+            .filter(|l| l.contains("/2 "))
+            .all(|l| slugs.iter().any(|s| l.ends_with(s))),
+        "each step names its tenant: {lines:?}"
+    );
+    assert_eq!(
+        progress.last().map(|l| l.as_str()),
+        Some("migrate tenants: 2 migrated, 0 already current, 0 failed"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .filter(|l| l.contains("migrate tenants"))
+            .all(|l| !l.contains('\u{1b}') && !l.contains('\r')),
+        "no bar drawing off a terminal: {lines:?}"
+    );
+    assert!(stdout(&out).contains("tenants migrated: 2, already current: 0, failed: 0"));
+
+    // Nothing behind: no progress at all, just the summary.
+    let out = kultiva(&["migrate", "--all-tenants"], &db);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !stderr_lines(&out)
+            .iter()
+            .any(|l| l.starts_with("migrate tenants")),
+        "{out:?}"
+    );
+    assert!(stdout(&out).contains("tenants migrated: 0"));
+}
+
+/// `seed` counts records off a terminal: the last step names every record of the set, the
+/// same total the per-file summary on stdout adds up to.
+#[tokio::test]
+async fn seed_reports_progress_in_plain_lines() {
+    let (_app, url) = cli_app().await;
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/catalog");
+    let out = kultiva(&["seed", "--dir", fixtures], &[("DATABASE_URL", &url)]);
+    assert!(out.status.success(), "{out:?}");
+    let total: usize = stdout(&out)
+        .lines()
+        .filter(|l| l.contains(" created "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|w| w.parse::<usize>().ok())
+                .sum::<usize>()
+        })
+        .sum();
+    assert!(total > 0, "{}", stdout(&out));
+    let lines = stderr_lines(&out);
+    let last_step = format!("seed: {total}/{total} ");
+    assert!(
+        lines.iter().any(|l| l.starts_with(&last_step)),
+        "{last_step:?} in {lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("seed: ") && l.ends_with(" record(s) written")),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -96,6 +96,23 @@ pub async fn sibling_database(suffix: &str) -> String {
     sibling_url(&primary, &name)
 }
 
+/// A database on a second PostgreSQL server, for the two-server tests: `TEST_DATABASE_URL_2`,
+/// which `infra/test` always sets (a private cluster in `.local/pg2`), so CI never skips them.
+/// Run by hand without it, the tests fall back to a second database on the test server
+/// (`…_server2`): the same code paths, but not two servers; a line on stderr says so.
+pub async fn second_server_url() -> String {
+    match std::env::var("TEST_DATABASE_URL_2") {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            eprintln!(
+                "TEST_DATABASE_URL_2 is unset: the two-server tests use a second database on \
+                 the test server instead (infra/test starts a second server)"
+            );
+            sibling_database("server2").await
+        }
+    }
+}
+
 pub fn unique_slug(prefix: &str) -> String {
     let id = uuid::Uuid::new_v4().simple().to_string();
     format!("{prefix}-{}", &id[..12])
@@ -103,6 +120,8 @@ pub fn unique_slug(prefix: &str) -> String {
 
 pub struct TestApp {
     pub addr: SocketAddr,
+    /// The private metrics listener, when `METRICS_BIND_ADDRESS` is set (port 0 works).
+    pub metrics_addr: Option<SocketAddr>,
     pub state: AppState,
     pub client: reqwest::Client,
     handle: ServerHandle,
@@ -155,9 +174,13 @@ impl TestApp {
                 .await
                 .expect("platform migrations");
         }
-        let bound = serve::bind(state.config().bind_address)
+        let mut bound = serve::bind(state.config().bind_address)
             .await
             .expect("bind");
+        let metrics_addr = match state.config().metrics_bind_address {
+            Some(at) => Some(bound.bind_metrics(at).await.expect("bind metrics")),
+            None => None,
+        };
         let addr = bound.local_addr();
         let handle = bound.handle();
         tokio::spawn(bound.serve(state.clone()));
@@ -168,6 +191,7 @@ impl TestApp {
             .expect("client");
         Self {
             addr,
+            metrics_addr,
             state,
             client,
             handle,

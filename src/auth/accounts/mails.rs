@@ -46,6 +46,7 @@ pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
             allowed
         }
         Err(err) => {
+            crate::metrics::redis_error(crate::metrics::RedisUse::MailThrottle);
             tracing::warn!(error = %err, "account mail not sent: its throttle is unavailable");
             false
         }

@@ -89,6 +89,7 @@ fn pending_key(state: &AppState, oauth_state: &str) -> String {
 }
 
 fn redis_down(err: impl std::fmt::Display) -> AppError {
+    crate::metrics::redis_error(crate::metrics::RedisUse::OAuth);
     AppError::unavailable("session store", err.to_string())
 }
 

@@ -15,6 +15,7 @@ use crate::catalog::engine::service::{Upserted, upsert};
 use crate::catalog::engine::{repo, spec::KindSpec};
 use crate::catalog::species::service::BINDING;
 use crate::error::AppError;
+use crate::progress::Progress;
 use crate::rules::names::normalise;
 use crate::state::AppState;
 
@@ -74,22 +75,56 @@ fn self_refs(spec: &KindSpec) -> Vec<(&'static str, &'static str)> {
 }
 
 pub async fn load(state: &AppState, set: &SeedSet) -> Result<Report, SeedError> {
+    load_with(state, set, |_| None).await
+}
+
+/// As [`load`], reporting each record to a progress made by `progress(total)` once the set is
+/// valid (`None`: no progress); the progress is finished here.
+pub async fn load_with(
+    state: &AppState,
+    set: &SeedSet,
+    progress: impl FnOnce(u64) -> Option<Progress>,
+) -> Result<Report, SeedError> {
     let seed = validate(set).map_err(SeedError::Invalid)?;
-    let mut tx = state.platform_pool().begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtext('kultiva.catalog.seed'))")
-        .execute(&mut *tx)
-        .await?;
-    let report = load_in(&mut tx, &seed).await?;
-    tx.commit().await?;
+    let total: usize = seed.files.iter().map(|(_, records)| records.len()).sum();
+    let progress = progress(total as u64);
+    let loaded = async {
+        let mut tx = state.platform_pool().begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtext('kultiva.catalog.seed'))")
+            .execute(&mut *tx)
+            .await?;
+        let report = load_in_with(&mut tx, &seed, progress.as_ref()).await?;
+        tx.commit().await?;
+        Ok::<_, SeedError>(report)
+    }
+    .await;
+    if let Some(progress) = &progress {
+        progress.finish(match &loaded {
+            Ok(report) => format!("{} record(s) written", report.written()),
+            Err(_) => "failed; nothing was written".to_owned(),
+        });
+    }
+    let report = loaded?;
     state.caches().forget_catalog();
     Ok(report)
 }
 
 pub async fn load_in(db: &mut PgConnection, seed: &ValidSeed) -> Result<Report, SeedError> {
+    load_in_with(db, seed, None).await
+}
+
+async fn load_in_with(
+    db: &mut PgConnection,
+    seed: &ValidSeed,
+    progress: Option<&Progress>,
+) -> Result<Report, SeedError> {
     let mut report = Report::default();
     let mut ids = index(db).await?;
     for (file, records) in &seed.files {
         let spec = file.spec;
+        if let Some(progress) = progress {
+            progress.set_message(file.file);
+        }
         let (mut created, mut updated, mut unchanged) = (0, 0, 0);
         // Records that reference their own kind: first make the missing ones exist without
         // those references, then the full upsert below can resolve them.
@@ -140,6 +175,9 @@ pub async fn load_in(db: &mut PgConnection, seed: &ValidSeed) -> Result<Report, 
                     repo::set_links(db, id, BINDING, &[seq]).await?;
                     report.bindings_changed += 1;
                 }
+            }
+            if let Some(progress) = progress {
+                progress.inc(1);
             }
         }
         report.files.push((file.file, created, updated, unchanged));

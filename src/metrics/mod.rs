@@ -1,0 +1,275 @@
+//! Prometheus metrics: what the process counts, and the scrape that renders it.
+//!
+//! The crate is `prometheus-client` (the Prometheus project's own Rust client): no default
+//! features, four small dependencies, a Prometheus text (0.0.4) encoder, and label sets that
+//! are plain Rust values, so a request records with `&'static str` labels and allocates
+//! nothing. (`metrics` + `metrics-exporter-prometheus` would add a recorder layer, its own
+//! registry and more dependencies for the same output.)
+//!
+//! The counters are process-wide (one service per process in production; tests that run
+//! several services in one process see their sums). Pool gauges are sampled from the state at
+//! scrape time. Every label value comes from a bounded set: route templates, never raw paths;
+//! tool names from the registry, never a caller's text; fixed words otherwise.
+
+pub mod labels;
+pub mod routes;
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+use crate::state::AppState;
+use crate::store::rate_limit::Limit;
+
+pub use labels::RedisUse;
+
+/// `Content-Type` of a scrape: the Prometheus text format, version 0.0.4.
+pub const CONTENT_TYPE: &str = prometheus_text::CONTENT_TYPE;
+
+/// Latency buckets in seconds: 1 ms to 10 s, about three per decade.
+const LATENCY_BUCKETS: [f64; 13] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: &'static str,
+    route: &'static str,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LatencyLabels {
+    method: &'static str,
+    route: &'static str,
+    status_class: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RedisLabels {
+    during: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LimitLabels {
+    limit: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ToolLabels {
+    tool: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct MigrationLabels {
+    trigger: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PlacementLabels {
+    placement: String,
+}
+
+type LatencyFamily = Family<LatencyLabels, Histogram, fn() -> Histogram>;
+
+struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: LatencyFamily,
+    redis_errors: Family<RedisLabels, Counter>,
+    refusals: Family<LimitLabels, Counter>,
+    tool_calls: Family<ToolLabels, Counter>,
+    migrations: Family<MigrationLabels, Counter>,
+}
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(LATENCY_BUCKETS)
+}
+
+impl Metrics {
+    fn new() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        // Counter names carry no `_total`: the encoder appends it.
+        registry.register(
+            "kultiva_http_requests",
+            "HTTP requests answered, by method, route template and status code",
+            requests.clone(),
+        );
+        let latency: LatencyFamily = Family::new_with_constructor(latency_histogram);
+        registry.register(
+            "kultiva_http_request_duration_seconds",
+            "Time from the request's arrival to its answer, by method, route template and \
+             status class",
+            latency.clone(),
+        );
+        let redis_errors = Family::<RedisLabels, Counter>::default();
+        registry.register(
+            "kultiva_redis_errors",
+            "Redis commands or connections that failed, by what the service was doing",
+            redis_errors.clone(),
+        );
+        let refusals = Family::<LimitLabels, Counter>::default();
+        registry.register(
+            "kultiva_rate_limit_refusals",
+            "Requests refused with 429, by limit",
+            refusals.clone(),
+        );
+        let tool_calls = Family::<ToolLabels, Counter>::default();
+        registry.register(
+            "kultiva_mcp_tool_calls",
+            "Tool server calls, by tool and outcome (ok, dry_run, replay, or the tool error code)",
+            tool_calls.clone(),
+        );
+        let migrations = Family::<MigrationLabels, Counter>::default();
+        registry.register(
+            "kultiva_tenant_migrations",
+            "Tenant schema migrations run by this process, by trigger and outcome \
+             (applied, failed)",
+            migrations.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            redis_errors,
+            refusals,
+            tool_calls,
+            migrations,
+        }
+    }
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+
+/// One answered HTTP request. `matched_path` is salvo's route template (empty when no route
+/// matched).
+pub fn http_request(method: &salvo::http::Method, matched_path: &str, status: u16, took: Duration) {
+    let method = labels::method(method);
+    let route = labels::route(matched_path);
+    METRICS
+        .requests
+        .get_or_create(&RequestLabels {
+            method,
+            route,
+            status,
+        })
+        .inc();
+    METRICS
+        .latency
+        .get_or_create(&LatencyLabels {
+            method,
+            route,
+            status_class: labels::status_class(status),
+        })
+        .observe(took.as_secs_f64());
+}
+
+/// A Redis command or connection failed while the service was doing `during`.
+pub fn redis_error(during: RedisUse) {
+    METRICS
+        .redis_errors
+        .get_or_create(&RedisLabels {
+            during: during.as_str(),
+        })
+        .inc();
+}
+
+/// A request refused with 429 by `limit`.
+pub fn rate_limited(limit: Limit) {
+    let limit = match limit {
+        Limit::Auth => "auth",
+        Limit::General => "general",
+        Limit::Registration => "registration",
+    };
+    METRICS.refusals.get_or_create(&LimitLabels { limit }).inc();
+}
+
+/// A finished tool call. `tool` is the registry's name (`None`: the caller named no known
+/// tool); `outcome` is `ok`, `dry_run`, `replay` or the tool error code.
+pub fn tool_call(tool: Option<&'static str>, outcome: &'static str) {
+    METRICS
+        .tool_calls
+        .get_or_create(&ToolLabels {
+            tool: tool.unwrap_or("unknown"),
+            outcome,
+        })
+        .inc();
+}
+
+/// A tenant migration that changed a schema (`applied`) or failed; `trigger` is
+/// `provision`, `on_demand` or `cli`.
+pub fn tenant_migration(trigger: &'static str, applied: bool) {
+    METRICS
+        .migrations
+        .get_or_create(&MigrationLabels {
+            trigger,
+            outcome: if applied { "applied" } else { "failed" },
+        })
+        .inc();
+}
+
+/// The pool gauges of every placement, sampled now.
+fn pool_registry(state: &AppState) -> Registry {
+    let mut registry = Registry::default();
+    let open = Family::<PlacementLabels, Gauge>::default();
+    let idle = Family::<PlacementLabels, Gauge>::default();
+    let in_use = Family::<PlacementLabels, Gauge>::default();
+    let max = Family::<PlacementLabels, Gauge>::default();
+    let placements = state.placements();
+    for name in placements.names() {
+        let Some(placement) = placements.get(name) else {
+            continue;
+        };
+        let pool = placement.pool();
+        let labels = PlacementLabels {
+            placement: name.to_owned(),
+        };
+        let size = i64::from(pool.size());
+        let idle_now = i64::try_from(pool.num_idle()).unwrap_or(i64::MAX);
+        open.get_or_create(&labels).set(size);
+        idle.get_or_create(&labels).set(idle_now);
+        // Sampled apart, so a connection may move in between: never report below zero.
+        in_use.get_or_create(&labels).set((size - idle_now).max(0));
+        max.get_or_create(&labels)
+            .set(i64::from(pool.options().get_max_connections()));
+    }
+    registry.register(
+        "kultiva_db_pool_open_connections",
+        "Connections the placement's pool holds open (idle and in use)",
+        open,
+    );
+    registry.register(
+        "kultiva_db_pool_idle_connections",
+        "Open connections of the placement's pool waiting for work",
+        idle,
+    );
+    registry.register(
+        "kultiva_db_pool_in_use_connections",
+        "Connections of the placement's pool lent out to requests",
+        in_use,
+    );
+    registry.register(
+        "kultiva_db_pool_max_connections",
+        "The placement's pool size limit (DB_MAX_CONNECTIONS)",
+        max,
+    );
+    registry
+}
+
+/// The scrape: every series in the Prometheus text format.
+pub fn render(state: &AppState) -> Result<String, std::fmt::Error> {
+    let mut out = String::with_capacity(16 * 1024);
+    prometheus_text::encode(&mut out, &METRICS.registry)?;
+    prometheus_text::encode(&mut out, &pool_registry(state))?;
+    Ok(out)
+}

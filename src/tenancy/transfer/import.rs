@@ -1,0 +1,482 @@
+//! `kultiva tenant import --in FILE --slug NEW_SLUG [--placement P] [--with-members]`: a new
+//! garden from an export file.
+//!
+//! The garden is registered `provisioning` (never served, its slug taken) with its schema at
+//! the file's schema version; every row is loaded in one transaction (ids kept), photo files
+//! are written under the new garden's folder and their keys rewritten to it; then the schema is
+//! migrated to the latest version, renditions still missing are queued, members are restored
+//! if asked, and the garden is activated. Any failure removes the schema, the registry row and
+//! the files written; a process killed mid-way leaves a `provisioning` row that the reaper
+//! removes (photo files written by then stay in `STORAGE_DIR/<new tenant id>/`).
+//!
+//! The new garden gets a new tenant id (so a new schema name) and is an `organisation` garden,
+//! whatever the original was: the original may still exist beside it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::file::{ExportReader, Header, MemberRow, Section};
+use super::{TransferError, catalog, close, connect, quote_ident};
+use crate::auth::Role;
+use crate::garden::photos::storage::{self, PhotoStorage, StorageKey};
+use crate::progress::Progress;
+use crate::state::AppState;
+use crate::tenancy::migrate::{self, latest_tenant_version};
+use crate::tenancy::provision::{self, ProvisionOptions};
+use crate::tenancy::registry::{MigrationTrigger, TenantKind, TenantRecord};
+use crate::tenancy::{SchemaName, TenantSlug};
+
+/// Rows are sent to PostgreSQL in chunks of about this size.
+const COPY_CHUNK: usize = 256 * 1024;
+
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Placement of the new garden; the configured default when `None`.
+    pub placement: Option<String>,
+    /// Give the file's members their roles again, where their account exists here (matched
+    /// by account id, then by e-mail).
+    pub with_members: bool,
+}
+
+/// What an import made.
+#[derive(Debug, Clone)]
+pub struct ImportReport {
+    pub tenant: TenantRecord,
+    /// The version the file was written at (the garden is now at the latest).
+    pub file_version: i64,
+    pub tables: usize,
+    pub rows: u64,
+    pub files: usize,
+    pub members_restored: usize,
+    /// Members of the file without an account here (by e-mail or id).
+    pub members_skipped: Vec<String>,
+}
+
+/// Imports the file as the new garden `slug`; refuses a slug in use. On failure nothing of
+/// the new garden is left.
+pub async fn import_tenant(
+    state: &AppState,
+    input: &Path,
+    slug: &TenantSlug,
+    options: ImportOptions,
+) -> Result<ImportReport, TransferError> {
+    let (mut reader, header) = ExportReader::open(input)?;
+    let latest = latest_tenant_version();
+    if header.schema_version < 1 || header.schema_version > latest {
+        return Err(TransferError::bad_file(format!(
+            "the file holds schema version {}; this kultiva knows versions 1 to {latest}",
+            header.schema_version
+        )));
+    }
+    let tenant = provision::prepare(
+        state,
+        slug,
+        &header.tenant.name,
+        ProvisionOptions {
+            placement: options.placement.clone(),
+            target_version: Some(header.schema_version),
+            kind: TenantKind::Organisation,
+            owner: None,
+        },
+    )
+    .await?;
+    let progress = Progress::new(
+        &format!("import {slug}"),
+        (header.tables.len() + header.files) as u64,
+    );
+    let mut written = Vec::new();
+    let result = build(
+        state,
+        &mut reader,
+        &header,
+        tenant,
+        &options,
+        &progress,
+        &mut written,
+    )
+    .await;
+    match result {
+        Ok(report) => {
+            progress.finish(format!(
+                "{} tables, {} rows, {} photo files",
+                report.tables, report.rows, report.files
+            ));
+            Ok(report)
+        }
+        Err((tenant, err)) => {
+            progress.finish("failed; nothing kept");
+            provision::discard(state, &tenant).await;
+            let store = storage::from_config(state.config());
+            for photo in written {
+                let _ = store.delete_photo(tenant.id, photo).await;
+            }
+            Err(err)
+        }
+    }
+}
+
+/// Everything after registration; hands the tenant back with the error for the cleanup.
+async fn build(
+    state: &AppState,
+    reader: &mut ExportReader,
+    header: &Header,
+    mut tenant: TenantRecord,
+    options: &ImportOptions,
+    progress: &Progress,
+    written: &mut Vec<Uuid>,
+) -> Result<ImportReport, (TenantRecord, TransferError)> {
+    let steps = async {
+        let (tables, rows, files) = load(state, reader, header, &tenant, progress, written).await?;
+        let outcome =
+            migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Provision).await?;
+        tenant.schema_version = outcome.to_version;
+        queue_missing_renditions(state, &tenant).await?;
+        let (members_restored, members_skipped) = if options.with_members {
+            restore_members(state, &tenant, &header.members).await?
+        } else {
+            (0, Vec::new())
+        };
+        provision::activate(state.platform_pool(), &mut tenant, None).await?;
+        Ok(ImportReport {
+            tenant: tenant.clone(),
+            file_version: header.schema_version,
+            tables,
+            rows,
+            files,
+            members_restored,
+            members_skipped,
+        })
+    };
+    let result: Result<ImportReport, TransferError> = steps.await;
+    result.map_err(|err| (tenant.clone(), err))
+}
+
+/// Loads every section in one transaction on the new garden's server; returns tables, rows
+/// and files loaded.
+async fn load(
+    state: &AppState,
+    reader: &mut ExportReader,
+    header: &Header,
+    tenant: &TenantRecord,
+    progress: &Progress,
+    written: &mut Vec<Uuid>,
+) -> Result<(usize, u64, usize), TransferError> {
+    let placement = state
+        .placements()
+        .get(&tenant.placement)
+        .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
+    let mut conn = connect(placement, "kultiva-import").await?;
+    let result = load_on(state, &mut conn, reader, header, tenant, progress, written).await;
+    // Closing without COMMIT (after a failure) rolls the load back.
+    close(conn).await;
+    result
+}
+
+async fn load_on(
+    state: &AppState,
+    conn: &mut PgConnection,
+    reader: &mut ExportReader,
+    header: &Header,
+    tenant: &TenantRecord,
+    progress: &Progress,
+    written: &mut Vec<Uuid>,
+) -> Result<(usize, u64, usize), TransferError> {
+    let schema = &tenant.schema_name;
+    sqlx::query("BEGIN").execute(&mut *conn).await?;
+    let known: HashMap<String, BTreeSet<String>> = catalog::ordered_tables(conn, schema)
+        .await?
+        .into_iter()
+        .map(|t| (t.name, t.columns.into_iter().collect()))
+        .collect();
+    let sequences: BTreeSet<String> = catalog::sequences(conn, schema)
+        .await?
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    let store = storage::from_config(state.config());
+    let mut loaded: BTreeMap<String, u64> = BTreeMap::new();
+    let mut files = 0;
+    let mut buf = Vec::with_capacity(COPY_CHUNK * 2);
+    loop {
+        match reader.next_section()? {
+            Section::Table { name, columns } => {
+                progress.set_message(name.clone());
+                check_table(&known, &name, &columns, &loaded)?;
+                let table = catalog::Table {
+                    name: name.clone(),
+                    columns,
+                };
+                let mut copy = conn.copy_in_raw(&table.copy_in_sql(schema)).await?;
+                loop {
+                    buf.clear();
+                    let ended = match reader.rows_into(&mut buf, COPY_CHUNK) {
+                        Ok(ended) => ended,
+                        Err(err) => {
+                            let _ = copy.abort("the export file is unreadable").await;
+                            return Err(err);
+                        }
+                    };
+                    if !buf.is_empty() {
+                        copy.send(buf.as_slice()).await?;
+                    }
+                    if ended {
+                        break;
+                    }
+                }
+                let rows = copy.finish().await?;
+                loaded.insert(name, rows);
+                progress.inc(1);
+                touch(state, tenant).await?;
+            }
+            Section::Sequence { name, last_value } => {
+                if !sequences.contains(&name) {
+                    return Err(TransferError::bad_file(format!(
+                        "the file sets sequence {name:?}, which schema version {} does not have",
+                        tenant.schema_version
+                    )));
+                }
+                let sequence = catalog::Sequence { name, last_value };
+                if let Some(sql) = sequence.restore_sql(schema) {
+                    sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .execute(&mut *conn)
+                        .await?;
+                }
+            }
+            Section::File { path, bytes } => {
+                progress.set_message("photo files");
+                let data = reader.file_bytes(bytes)?;
+                let (key, photo) = photo_key(tenant.id, &path)?;
+                store
+                    .put(&key, data)
+                    .await
+                    .map_err(|e| TransferError::Io(key.as_str().to_owned(), e))?;
+                if !written.contains(&photo) {
+                    written.push(photo);
+                }
+                files += 1;
+                progress.inc(1);
+                touch(state, tenant).await?;
+            }
+            Section::End {
+                rows,
+                files: expected_files,
+            } => {
+                let announced: BTreeSet<&String> = header.tables.iter().collect();
+                if rows != loaded
+                    || expected_files != files
+                    || announced != loaded.keys().collect::<BTreeSet<_>>()
+                {
+                    return Err(TransferError::bad_file(format!(
+                        "the file's header or trailer does not match its content \
+                         (trailer: {} tables, {expected_files} files; read: {} tables, {files} files)",
+                        rows.len(),
+                        loaded.len()
+                    )));
+                }
+                break;
+            }
+        }
+    }
+    rewrite_photo_keys(conn, schema, tenant.id, &known).await?;
+    sqlx::query("COMMIT").execute(&mut *conn).await?;
+    Ok((loaded.len(), loaded.values().sum(), files))
+}
+
+/// A long import shows progress, or the reaper would take it for an abandoned creation.
+async fn touch(state: &AppState, tenant: &TenantRecord) -> Result<(), sqlx::Error> {
+    crate::tenancy::registry::touch_provisioning(state.platform_pool(), tenant.id).await
+}
+
+/// A table section must name a table of the schema, once, with columns it has.
+fn check_table(
+    known: &HashMap<String, BTreeSet<String>>,
+    name: &str,
+    columns: &[String],
+    loaded: &BTreeMap<String, u64>,
+) -> Result<(), TransferError> {
+    let Some(has) = known.get(name) else {
+        return Err(TransferError::bad_file(format!(
+            "the file has rows of table {name:?}, which the schema does not have"
+        )));
+    };
+    if loaded.contains_key(name) {
+        return Err(TransferError::bad_file(format!(
+            "the file has rows of table {name:?} twice"
+        )));
+    }
+    let distinct: BTreeSet<&String> = columns.iter().collect();
+    if columns.is_empty() || distinct.len() != columns.len() {
+        return Err(TransferError::bad_file(format!(
+            "the file's columns of table {name:?} are empty or repeated"
+        )));
+    }
+    if let Some(unknown) = columns.iter().find(|c| !has.contains(*c)) {
+        return Err(TransferError::bad_file(format!(
+            "the file has column {unknown:?} of table {name:?}, which the schema does not have"
+        )));
+    }
+    Ok(())
+}
+
+/// `<photo id>/<file>` of the file → the new garden's storage key and the photo id.
+fn photo_key(tenant: Uuid, relative: &str) -> Result<(StorageKey, Uuid), TransferError> {
+    let key = StorageKey::parse(&format!("{tenant}/{relative}")).ok_or_else(|| {
+        TransferError::bad_file(format!("malformed photo file path {relative:?}"))
+    })?;
+    let photo = relative
+        .split('/')
+        .next()
+        .and_then(|p| Uuid::parse_str(p).ok())
+        .ok_or_else(|| {
+            TransferError::bad_file(format!("malformed photo file path {relative:?}"))
+        })?;
+    Ok((key, photo))
+}
+
+/// Photo keys name their garden first (`<tenant id>/<photo>/<file>`): point them at the new
+/// garden's folder, where the files were written.
+async fn rewrite_photo_keys(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+    tenant: Uuid,
+    known: &HashMap<String, BTreeSet<String>>,
+) -> Result<(), sqlx::Error> {
+    let Some(columns) = known.get("diary_photos") else {
+        return Ok(());
+    };
+    let sets: Vec<String> = ["original_key", "rendition_512_key", "rendition_1280_key"]
+        .into_iter()
+        .filter(|c| columns.contains(*c))
+        .map(|c| {
+            let c = quote_ident(c);
+            format!("{c} = $1 || substr({c}, strpos({c}, '/'))")
+        })
+        .collect();
+    if sets.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE {}.diary_photos SET {}",
+        schema.quoted(),
+        sets.join(", ")
+    )))
+    .bind(tenant.to_string())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Photos whose renditions were not made yet get their rendition job in the new garden
+/// (jobs live in the platform schema, so they are not in the file).
+async fn queue_missing_renditions(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<(), TransferError> {
+    let placement = state
+        .placements()
+        .get(&tenant.placement)
+        .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
+    let present: Option<String> = sqlx::query_scalar("SELECT to_regclass($1)::text")
+        .bind(format!("{}.diary_photos", tenant.schema_name.quoted()))
+        .fetch_one(placement.pool())
+        .await?;
+    if present.is_none() {
+        return Ok(());
+    }
+    let pending: Vec<Uuid> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT id FROM {}.diary_photos WHERE rendition_status = 'pending'",
+        tenant.schema_name.quoted()
+    )))
+    .fetch_all(placement.pool())
+    .await?;
+    let store = storage::from_config(state.config());
+    for photo in pending {
+        crate::garden::photos::repo::insert_job(
+            state.platform_pool(),
+            tenant.id,
+            photo,
+            store.identity(),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Gives the file's members their roles in the new garden where their account exists here.
+async fn restore_members(
+    state: &AppState,
+    tenant: &TenantRecord,
+    members: &[MemberRow],
+) -> Result<(usize, Vec<String>), TransferError> {
+    let mut restored = 0;
+    let mut skipped = Vec::new();
+    for member in members {
+        let who = member
+            .email
+            .clone()
+            .unwrap_or_else(|| member.user_id.to_string());
+        let Some(role) = Role::parse(&member.role) else {
+            skipped.push(format!("{who} (unknown role {:?})", member.role));
+            continue;
+        };
+        let account: Option<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM platform.users WHERE id = $1 \
+             UNION ALL SELECT id FROM platform.users WHERE email = $2 LIMIT 1",
+        )
+        .bind(member.user_id)
+        .bind(member.email.as_deref())
+        .fetch_optional(state.platform_pool())
+        .await?;
+        match account {
+            Some(user) => {
+                crate::platform::tenants::repo::add(state.platform_pool(), tenant.id, user, role)
+                    .await?;
+                restored += 1;
+            }
+            None => skipped.push(who),
+        }
+    }
+    Ok((restored, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn photo_paths_land_in_the_new_gardens_folder_only() {
+        let tenant = Uuid::new_v4();
+        let photo = Uuid::new_v4();
+        let (key, id) = photo_key(tenant, &format!("{photo}/original.jpg")).expect("key");
+        assert_eq!(key.as_str(), format!("{tenant}/{photo}/original.jpg"));
+        assert_eq!(id, photo);
+        for bad in [
+            format!("{photo}/../../etc/passwd"),
+            "../x/original.jpg".to_owned(),
+            format!("{photo}/evil.sh"),
+            format!("{}/{photo}/original.jpg", Uuid::new_v4()),
+        ] {
+            assert!(photo_key(tenant, &bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn table_sections_must_match_the_schema() {
+        let known: HashMap<String, BTreeSet<String>> = [(
+            "sites".to_owned(),
+            ["id".to_owned(), "name".to_owned()].into(),
+        )]
+        .into();
+        let cols = |c: &[&str]| c.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let none = BTreeMap::new();
+        assert!(check_table(&known, "sites", &cols(&["id", "name"]), &none).is_ok());
+        assert!(check_table(&known, "plants", &cols(&["id"]), &none).is_err());
+        assert!(check_table(&known, "sites", &cols(&["id", "secret"]), &none).is_err());
+        assert!(check_table(&known, "sites", &cols(&["id", "id"]), &none).is_err());
+        let once = [("sites".to_owned(), 1)].into();
+        assert!(check_table(&known, "sites", &cols(&["id"]), &once).is_err());
+    }
+}

@@ -1,0 +1,622 @@
+//! `kultiva tenant move <slug> --to <placement>`: the garden's schema to another PostgreSQL
+//! server, then the registry switch, then the old copy dropped.
+//!
+//! The steps, and what holds at each:
+//! 1. Checks, touching nothing: the target is configured, reachable, a different database, and
+//!    has no schema of this name. The garden is brought to the latest schema version.
+//! 2. The registry records the move (`moving_to`); the garden stays `active`, served from the
+//!    source. The target schema is built by the migrations, empty.
+//! 3. On the source, one `REPEATABLE READ` transaction locks the garden's write gate
+//!    (`tenancy::tx::WRITE_GATE`) `ACCESS EXCLUSIVE`: it waits for the writes in flight to
+//!    commit and holds new ones back (they wait, at most `WRITE_GATE_WAIT`, then answer 503
+//!    with `Retry-After`). Reads go on. Every table is streamed with `COPY` into one
+//!    transaction on the target, which commits; row counts are compared.
+//! 4. The source's gate is closed (renamed) and that commits: from here no write can commit on
+//!    the source, even if this process dies now.
+//! 5. The registry row switches `placement` to the target (and announces it on the cache feed:
+//!    every replica reads the new row within a second). Reads saw the source until this
+//!    commit and the target after; the target holds everything the source held.
+//! 6. After the caches' bound, the source schema is dropped and the move record cleared.
+//!
+//! A failure in steps 2–5 rolls back: the target schema is dropped, the source gate reopened,
+//! the record cleared; the garden is whole on the source and takes writes again. A process
+//! killed in between leaves the record: running the same command again (any target) first
+//! finishes or rolls back what the record says, then moves. One move per garden at a time (an
+//! advisory lock on the primary server).
+
+use std::time::{Duration, Instant};
+
+use futures_util::TryStreamExt;
+use sqlx::PgConnection;
+
+use super::catalog::{self, Table};
+use super::{TransferError, close, connect, count_rows, same_database, schema_exists};
+use crate::cache::BOUND;
+use crate::progress::Progress;
+use crate::state::AppState;
+use crate::store::pg::Placement;
+use crate::tenancy::migrate::{self, apply_tenant_migrations};
+use crate::tenancy::registry::{self, MigrationTrigger, TenantRecord, TenantStatus};
+use crate::tenancy::tx::{CLOSED_WRITE_GATE, WRITE_GATE};
+use crate::tenancy::{SchemaName, TenantSlug};
+
+/// How long the copy waits for the writes in flight before it gives up (and rolls back).
+const GATE_LOCK_TIMEOUT: &str = "30s";
+
+/// How long dropping the old copy waits for reads still running on it, per attempt.
+const DROP_LOCK_TIMEOUT: &str = "10s";
+const DROP_ATTEMPTS: u32 = 3;
+
+/// The steps a test can stop a move at (see [`MoveOptions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveStep {
+    /// The target schema is built, nothing copied.
+    TargetBuilt,
+    /// Every row is in the target's transaction, not committed.
+    Copied,
+    /// The target committed and the source gate is closed; the registry still names the source.
+    Fenced,
+    /// The registry names the target; the source schema is not dropped yet.
+    Switched,
+}
+
+impl MoveStep {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::TargetBuilt => "target built",
+            Self::Copied => "copied",
+            Self::Fenced => "fenced",
+            Self::Switched => "switched",
+        }
+    }
+}
+
+/// How to move. The defaults are what the command uses; the rest are test hooks.
+#[derive(Debug, Clone, Default)]
+pub struct MoveOptions {
+    /// Wait between the switch and dropping the source; twice the caches' bound when `None`.
+    pub settle: Option<Duration>,
+    /// Test hook: keep the write gate closed this much longer after the copy (a slow copy).
+    pub hold_after_copy: Duration,
+    /// Test hook: fail right after this step; the move rolls back as after any failure.
+    pub fail_after: Option<MoveStep>,
+    /// Test hook: stop right after this step without any cleanup, as a killed process would.
+    pub abandon_after: Option<MoveStep>,
+}
+
+/// What a move did.
+#[derive(Debug, Clone)]
+pub struct MoveReport {
+    pub slug: String,
+    pub from: String,
+    pub to: String,
+    pub tables: usize,
+    pub rows: u64,
+    /// From the gate's lock to the switch's commit: writes waited (or were refused) this long,
+    /// plus up to the caches' bound while replicas learn of the switch.
+    pub write_pause: Duration,
+    pub total: Duration,
+    /// False when the source schema could not be dropped yet (the next move command does it).
+    pub source_dropped: bool,
+    /// What an earlier, interrupted move left and this run finished or rolled back.
+    pub recovered: Option<String>,
+    /// True when the garden already was on the target (nothing copied).
+    pub already_there: bool,
+}
+
+/// Moves the garden `slug` to placement `to`.
+pub async fn move_tenant(
+    state: &AppState,
+    slug: &TenantSlug,
+    to: &str,
+    options: MoveOptions,
+) -> Result<MoveReport, TransferError> {
+    let started = Instant::now();
+    let target = state
+        .placements()
+        .get(to)
+        .ok_or_else(|| TransferError::UnknownPlacement(to.to_owned()))?
+        .clone();
+    let found = registry::find_by_slug(state.platform_pool(), slug)
+        .await?
+        .ok_or_else(|| TransferError::NotFound(slug.to_string()))?;
+    let lock = MoveLock::take(state, &found).await?;
+    let result = move_locked(state, slug, &target, options, started).await;
+    lock.release().await;
+    result
+}
+
+async fn move_locked(
+    state: &AppState,
+    slug: &TenantSlug,
+    target: &Placement,
+    options: MoveOptions,
+    started: Instant,
+) -> Result<MoveReport, TransferError> {
+    let mut tenant = fresh(state, slug).await?;
+    let recovered = recover(state, &tenant).await?;
+    if recovered.is_some() {
+        tenant = fresh(state, slug).await?;
+    }
+    if tenant.placement == target.name() {
+        return Ok(MoveReport {
+            slug: slug.to_string(),
+            from: tenant.placement.clone(),
+            to: tenant.placement.clone(),
+            tables: 0,
+            rows: 0,
+            write_pause: Duration::ZERO,
+            total: started.elapsed(),
+            source_dropped: true,
+            recovered,
+            already_there: true,
+        });
+    }
+    if tenant.status != TenantStatus::Active {
+        return Err(TransferError::NotActive(
+            slug.to_string(),
+            tenant.status.as_str(),
+        ));
+    }
+    let source = state
+        .placements()
+        .get(&tenant.placement)
+        .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?
+        .clone();
+    // The target is built at the latest version: the source must be there too.
+    let outcome = migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Cli).await?;
+    tenant.schema_version = outcome.to_version;
+
+    let mut src = connect(&source, "kultiva-move").await?;
+    let mut dst = match connect(target, "kultiva-move").await {
+        Ok(conn) => conn,
+        Err(err) => {
+            close(src).await;
+            return Err(err);
+        }
+    };
+    if let Err(err) = preflight(&mut src, &mut dst, &tenant, target).await {
+        close(src).await;
+        close(dst).await;
+        return Err(err);
+    }
+    if !registry::claim_move(
+        state.platform_pool(),
+        tenant.id,
+        source.name(),
+        target.name(),
+    )
+    .await?
+    {
+        close(src).await;
+        close(dst).await;
+        return Err(TransferError::Refused(format!(
+            "tenant {slug} changed while the move was being prepared; run it again"
+        )));
+    }
+    state.caches().forget_tenant(tenant.id);
+
+    let mut run = Run {
+        state,
+        tenant,
+        source,
+        target: target.clone(),
+        options,
+        target_created: false,
+        fenced: false,
+        switched: false,
+    };
+    match run.copy_and_switch(&mut src, &mut dst).await {
+        Ok((tables, rows, write_pause)) => {
+            close(dst).await;
+            let source_dropped = run.drop_source(&mut src).await;
+            close(src).await;
+            Ok(MoveReport {
+                slug: slug.to_string(),
+                from: run.source.name().to_owned(),
+                to: run.target.name().to_owned(),
+                tables,
+                rows,
+                write_pause,
+                total: started.elapsed(),
+                source_dropped,
+                recovered,
+                already_there: false,
+            })
+        }
+        Err(TransferError::Injected(step))
+            if run.options.abandon_after.map(MoveStep::as_str) == Some(step) =>
+        {
+            // A simulated crash: the sessions just go away, nothing is cleaned up.
+            drop(src);
+            drop(dst);
+            Err(TransferError::Injected(step))
+        }
+        Err(err) if run.switched => {
+            // The garden is served from the target: nothing may be rolled back now.
+            close(src).await;
+            close(dst).await;
+            Err(TransferError::Refused(format!(
+                "{err}; the garden is on {} already; run `kultiva tenant move` again to drop \
+                 the old copy on {}",
+                run.target.name(),
+                run.source.name()
+            )))
+        }
+        Err(err) => {
+            // The sessions may hold open transactions (or be broken): closing them rolls
+            // those back; the cleanup works on sessions of its own.
+            close(src).await;
+            close(dst).await;
+            let cleanup = run.roll_back().await;
+            match cleanup {
+                Ok(()) => Err(err),
+                Err(left) => Err(TransferError::Refused(format!(
+                    "{err}; rolling back was incomplete ({left}); run `kultiva tenant move` \
+                     again to finish it"
+                ))),
+            }
+        }
+    }
+}
+
+async fn fresh(state: &AppState, slug: &TenantSlug) -> Result<TenantRecord, TransferError> {
+    registry::find_by_slug(state.platform_pool(), slug)
+        .await?
+        .ok_or_else(|| TransferError::NotFound(slug.to_string()))
+}
+
+/// The checks that change nothing: another database, no schema of this name there.
+async fn preflight(
+    src: &mut PgConnection,
+    dst: &mut PgConnection,
+    tenant: &TenantRecord,
+    target: &Placement,
+) -> Result<(), TransferError> {
+    if same_database(src, dst).await? {
+        return Err(TransferError::Refused(format!(
+            "placements {:?} and {:?} are the same database",
+            tenant.placement,
+            target.name()
+        )));
+    }
+    if schema_exists(dst, &tenant.schema_name).await? {
+        return Err(TransferError::Refused(format!(
+            "placement {:?} already has a schema {}; nothing was changed (drop it there if it \
+             is a leftover)",
+            target.name(),
+            tenant.schema_name
+        )));
+    }
+    Ok(())
+}
+
+/// One move in progress and what it has made so far (for the roll-back).
+struct Run<'a> {
+    state: &'a AppState,
+    tenant: TenantRecord,
+    source: Placement,
+    target: Placement,
+    options: MoveOptions,
+    target_created: bool,
+    fenced: bool,
+    /// The registry names the target: past the point of no return.
+    switched: bool,
+}
+
+impl Run<'_> {
+    fn hook(&self, step: MoveStep) -> Result<(), TransferError> {
+        if self.options.fail_after == Some(step) || self.options.abandon_after == Some(step) {
+            return Err(TransferError::Injected(step.as_str()));
+        }
+        Ok(())
+    }
+
+    /// Steps 2–5; returns tables, rows and the write pause.
+    async fn copy_and_switch(
+        &mut self,
+        src: &mut PgConnection,
+        dst: &mut PgConnection,
+    ) -> Result<(usize, u64, Duration), TransferError> {
+        let schema = self.tenant.schema_name.clone();
+        let slug = self.tenant.slug.to_string();
+        self.target_created = true;
+        apply_tenant_migrations(dst, &schema, self.tenant.schema_version).await?;
+        self.hook(MoveStep::TargetBuilt)?;
+
+        sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            .execute(&mut *src)
+            .await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SET LOCAL lock_timeout = '{GATE_LOCK_TIMEOUT}'"
+        )))
+        .execute(&mut *src)
+        .await?;
+        // Writes queue behind this lock from the moment it is asked for.
+        let gate_closed = Instant::now();
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "LOCK TABLE {}.{WRITE_GATE} IN ACCESS EXCLUSIVE MODE",
+            schema.quoted()
+        )))
+        .execute(&mut *src)
+        .await?;
+        // The snapshot starts here, after every write that held the gate has committed.
+        let tables = catalog::ordered_tables(src, &schema).await?;
+        let sequences = catalog::sequences(src, &schema).await?;
+        let progress = Progress::new(&format!("move {slug}"), tables.len() as u64);
+        sqlx::query("BEGIN").execute(&mut *dst).await?;
+        let mut rows = 0;
+        for table in &tables {
+            progress.set_message(table.name.clone());
+            rows += copy_table(src, dst, &schema, table).await?;
+            progress.inc(1);
+        }
+        for sequence in &sequences {
+            if let Some(sql) = sequence.restore_sql(&schema) {
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut *dst)
+                    .await?;
+            }
+        }
+        self.hook(MoveStep::Copied)?;
+        if !self.options.hold_after_copy.is_zero() {
+            tokio::time::sleep(self.options.hold_after_copy).await;
+        }
+        sqlx::query("COMMIT").execute(&mut *dst).await?;
+
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "ALTER TABLE {}.{WRITE_GATE} RENAME TO {CLOSED_WRITE_GATE}",
+            schema.quoted()
+        )))
+        .execute(&mut *src)
+        .await?;
+        self.fenced = true;
+        sqlx::query("COMMIT").execute(&mut *src).await?;
+        self.hook(MoveStep::Fenced)?;
+
+        let platform = self.state.platform_pool();
+        if !registry::switch_placement(
+            platform,
+            self.tenant.id,
+            self.source.name(),
+            self.target.name(),
+        )
+        .await?
+        {
+            return Err(TransferError::Refused(format!(
+                "the registry row of tenant {slug} changed during the move"
+            )));
+        }
+        self.switched = true;
+        let write_pause = gate_closed.elapsed();
+        self.state.caches().forget_tenant(self.tenant.id);
+        progress.finish(format!(
+            "{} tables, {rows} rows copied; writes paused {} ms; now served from {}",
+            tables.len(),
+            write_pause.as_millis(),
+            self.target.name()
+        ));
+        tracing::info!(tenant = %slug, from = self.source.name(), to = self.target.name(),
+            rows, write_pause_ms = write_pause.as_millis() as u64, "tenant moved");
+        self.hook(MoveStep::Switched)?;
+        Ok((tables.len(), rows, write_pause))
+    }
+
+    /// Step 6: after the caches' bound, the old copy goes. False if it could not (yet).
+    async fn drop_source(&self, src: &mut PgConnection) -> bool {
+        tokio::time::sleep(self.options.settle.unwrap_or(BOUND * 2)).await;
+        let schema = &self.tenant.schema_name;
+        for attempt in 1..=DROP_ATTEMPTS {
+            match drop_schema(src, schema).await {
+                Ok(()) => {
+                    if let Err(err) =
+                        registry::clear_move(self.state.platform_pool(), self.tenant.id).await
+                    {
+                        tracing::warn!(tenant = %self.tenant.slug, error = %err,
+                            "the old copy is dropped but the move record stays; the next move command clears it");
+                    }
+                    return true;
+                }
+                Err(err) => {
+                    tracing::warn!(tenant = %self.tenant.slug, attempt, error = %err,
+                        placement = self.source.name(), "dropping the old copy failed");
+                }
+            }
+        }
+        false
+    }
+
+    /// Undoes steps 2–5 (before the switch committed): the target schema, the closed gate,
+    /// the record. Works on fresh sessions (the move's own may be broken).
+    async fn roll_back(&self) -> Result<(), String> {
+        let mut left = Vec::new();
+        let schema = &self.tenant.schema_name;
+        if self.target_created {
+            match connect(&self.target, "kultiva-move").await {
+                Ok(mut dst) => {
+                    if let Err(err) = drop_schema(&mut dst, schema).await {
+                        left.push(format!("schema {schema} on {}: {err}", self.target.name()));
+                    }
+                    close(dst).await;
+                }
+                Err(err) => left.push(format!("schema {schema} on {}: {err}", self.target.name())),
+            }
+        }
+        if self.fenced {
+            match connect(&self.source, "kultiva-move").await {
+                Ok(mut src) => {
+                    if let Err(err) = reopen_gate(&mut src, schema).await {
+                        left.push(format!("the write gate on {}: {err}", self.source.name()));
+                    }
+                    close(src).await;
+                }
+                Err(err) => {
+                    left.push(format!("the write gate on {}: {err}", self.source.name()));
+                }
+            }
+        }
+        if left.is_empty() {
+            if let Err(err) = registry::clear_move(self.state.platform_pool(), self.tenant.id).await
+            {
+                left.push(format!("the move record: {err}"));
+            }
+            self.state.caches().forget_tenant(self.tenant.id);
+        }
+        if left.is_empty() {
+            tracing::warn!(tenant = %self.tenant.slug, "move rolled back; the garden stays on its source");
+            Ok(())
+        } else {
+            Err(left.join("; "))
+        }
+    }
+}
+
+/// Streams one table from the source's transaction into the target's; the counts must agree.
+async fn copy_table(
+    src: &mut PgConnection,
+    dst: &mut PgConnection,
+    schema: &SchemaName,
+    table: &Table,
+) -> Result<u64, TransferError> {
+    let mut sink = dst.copy_in_raw(&table.copy_in_sql(schema)).await?;
+    let mut sent = 0;
+    {
+        let mut stream = src.copy_out_raw(&table.copy_out_sql(schema)).await?;
+        loop {
+            let chunk = match stream.try_next().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(err) => {
+                    drop(stream);
+                    let _ = sink.abort("reading the source failed").await;
+                    return Err(err.into());
+                }
+            };
+            sent += count_rows(&chunk);
+            sink.send(chunk).await?;
+        }
+    }
+    let loaded = sink.finish().await?;
+    if loaded != sent {
+        return Err(TransferError::Refused(format!(
+            "table {} sent {sent} rows but {loaded} arrived",
+            table.name
+        )));
+    }
+    Ok(loaded)
+}
+
+async fn drop_schema(conn: &mut PgConnection, schema: &SchemaName) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SET lock_timeout = '{DROP_LOCK_TIMEOUT}'"
+    )))
+    .execute(&mut *conn)
+    .await?;
+    let dropped = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP SCHEMA IF EXISTS {} CASCADE",
+        schema.quoted()
+    )))
+    .execute(&mut *conn)
+    .await;
+    sqlx::query("RESET lock_timeout")
+        .execute(&mut *conn)
+        .await?;
+    dropped.map(|_| ())
+}
+
+/// Reopens a write gate closed by a move that did not switch (idempotent).
+async fn reopen_gate(conn: &mut PgConnection, schema: &SchemaName) -> Result<(), sqlx::Error> {
+    let closed: Option<String> = sqlx::query_scalar("SELECT to_regclass($1)::text")
+        .bind(format!("{}.{CLOSED_WRITE_GATE}", schema.quoted()))
+        .fetch_one(&mut *conn)
+        .await?;
+    if closed.is_some() {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "ALTER TABLE {}.{CLOSED_WRITE_GATE} RENAME TO {WRITE_GATE}",
+            schema.quoted()
+        )))
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Finishes or rolls back what an interrupted move recorded. Returns what it did.
+async fn recover(state: &AppState, tenant: &TenantRecord) -> Result<Option<String>, TransferError> {
+    let schema = &tenant.schema_name;
+    let placements = state.placements();
+    let here = placements
+        .get(&tenant.placement)
+        .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
+    if let Some(to) = &tenant.moving_to {
+        // Died before its switch: the garden is on `placement`; the copy on `to` goes.
+        let mut src = connect(here, "kultiva-move").await?;
+        if let Some(other) = placements.get(to) {
+            let mut dst = connect(other, "kultiva-move").await?;
+            if !same_database(&mut src, &mut dst).await? {
+                drop_schema(&mut dst, schema).await?;
+            }
+            close(dst).await;
+        } else {
+            tracing::warn!(tenant = %tenant.slug, placement = %to,
+                "an interrupted move's target is not configured; its copy (if any) is left there");
+        }
+        reopen_gate(&mut src, schema).await?;
+        close(src).await;
+        registry::clear_move(state.platform_pool(), tenant.id).await?;
+        state.caches().forget_tenant(tenant.id);
+        return Ok(Some(format!(
+            "rolled back an interrupted move to {to}; the garden stayed on {}",
+            tenant.placement
+        )));
+    }
+    if let Some(from) = &tenant.moved_from {
+        // Died after its switch: the old copy (its gate closed) is dropped now.
+        let old = placements.get(from).ok_or_else(|| {
+            TransferError::Refused(format!(
+                "an earlier move left schema {schema} on placement {from:?}, which is not \
+                 configured; configure it (or drop the schema there and clear \
+                 platform.tenants.moved_from by hand)"
+            ))
+        })?;
+        let mut cur = connect(here, "kultiva-move").await?;
+        let mut src = connect(old, "kultiva-move").await?;
+        if !same_database(&mut cur, &mut src).await? {
+            drop_schema(&mut src, schema).await?;
+        }
+        close(cur).await;
+        close(src).await;
+        registry::clear_move(state.platform_pool(), tenant.id).await?;
+        state.caches().forget_tenant(tenant.id);
+        return Ok(Some(format!(
+            "dropped the old copy an earlier move left on {from}"
+        )));
+    }
+    Ok(None)
+}
+
+/// At most one move of a garden at a time, across processes: a session advisory lock on the
+/// primary server, held by a session of its own for the whole move.
+struct MoveLock {
+    conn: PgConnection,
+}
+
+impl MoveLock {
+    async fn take(state: &AppState, tenant: &TenantRecord) -> Result<Self, TransferError> {
+        let mut conn = connect(state.placements().primary(), "kultiva-move").await?;
+        let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
+            .bind(format!("kultiva:tenant-move:{}", tenant.id))
+            .fetch_one(&mut conn)
+            .await?;
+        if !got {
+            close(conn).await;
+            return Err(TransferError::Busy(tenant.slug.to_string()));
+        }
+        Ok(Self { conn })
+    }
+
+    /// Closing the session releases the lock.
+    async fn release(self) {
+        close(self.conn).await;
+    }
+}

@@ -1,0 +1,462 @@
+//! `kultiva tenant move`: a garden's schema from the primary server to a second one
+//! (`TEST_DATABASE_URL_2`, a second PostgreSQL cluster started by `infra/test`; see
+//! `support::second_server_url` for the fallback when run by hand without it). Data equal on
+//! the target, the source schema gone, every replica serving from the target; writes during the
+//! switch wait or get 503 with `Retry-After`, none lost, reads never failing; a failure at any
+//! step leaves the garden whole on the source; an interrupted move is finished or rolled back
+//! by running it again.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use kultiva::tenancy::registry;
+use kultiva::tenancy::transfer::TransferError;
+use kultiva::tenancy::transfer::moving::{self, MoveOptions, MoveStep};
+use kultiva::tenancy::{TenantRecord, TenantSlug};
+use serde_json::{Value, json};
+
+use crate::support::{Options, TestApp, header, second_server_url, unique_slug};
+use crate::transfer::{digests, fill, site_names};
+
+/// A service (light mode) whose `second` placement is the second server.
+async fn two_server_app(extra: &[(&'static str, &str)], max_connections: Option<u32>) -> TestApp {
+    let second = second_server_url().await;
+    let mut env = vec![("TENANT_PLACEMENTS", format!("second={second}"))];
+    for (k, v) in extra {
+        env.retain(|(name, _)| name != k);
+        env.push((k, (*v).to_owned()));
+    }
+    TestApp::spawn_with(Options {
+        env,
+        max_connections,
+        ..Options::default()
+    })
+    .await
+}
+
+fn pool(app: &TestApp, placement: &str) -> sqlx::PgPool {
+    app.state
+        .placements()
+        .get(placement)
+        .expect("placement")
+        .pool()
+        .clone()
+}
+
+async fn schema_on(app: &TestApp, placement: &str, t: &TenantRecord) -> bool {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
+        .bind(t.schema_name.as_str())
+        .fetch_one(&pool(app, placement))
+        .await
+        .expect("schema query")
+}
+
+async fn table_on(app: &TestApp, placement: &str, t: &TenantRecord, table: &str) -> bool {
+    let name: Option<String> = sqlx::query_scalar("SELECT to_regclass($1)::text")
+        .bind(format!("{}.{table}", t.schema_name.quoted()))
+        .fetch_one(&pool(app, placement))
+        .await
+        .expect("regclass");
+    name.is_some()
+}
+
+async fn record(app: &TestApp, slug: &TenantSlug) -> TenantRecord {
+    registry::find_by_slug(app.state.platform_pool(), slug)
+        .await
+        .expect("registry")
+        .expect("tenant row")
+}
+
+async fn post_site(app: &TestApp, slug: &str, name: &str) -> reqwest::Response {
+    app.post_json(
+        &format!("/api/v1/t/{slug}/sites/"),
+        &json!({"name": name, "kind": "garden"}),
+    )
+    .await
+}
+
+async fn site_total(app: &TestApp, slug: &str) -> (u16, i64) {
+    let res = app.get(&format!("/api/v1/t/{slug}/sites/?limit=1")).await;
+    let status = res.status().as_u16();
+    let total = if status == 200 {
+        let page: Value = res.json().await.expect("json");
+        page["total"].as_i64().expect("total")
+    } else {
+        -1
+    };
+    (status, total)
+}
+
+/// The garden is whole on the primary and takes writes: what every failed move must leave.
+async fn assert_whole_on_source(
+    app: &TestApp,
+    t: &TenantRecord,
+    before: &std::collections::BTreeMap<String, (i64, Option<String>)>,
+    label: &str,
+) {
+    let now = record(app, &t.slug).await;
+    assert_eq!(now.placement, "primary", "{label}: placement");
+    assert_eq!(now.moving_to, None, "{label}: move record cleared");
+    assert_eq!(now.moved_from, None, "{label}");
+    assert!(
+        !schema_on(app, "second", t).await,
+        "{label}: no leftover on the target"
+    );
+    assert!(
+        table_on(app, "primary", t, "_sqlx_migrations").await,
+        "{label}: gate open"
+    );
+    assert_eq!(
+        &digests(&pool(app, "primary"), t).await,
+        before,
+        "{label}: every row as before"
+    );
+    assert_eq!(
+        site_total(app, t.slug.as_str()).await.0,
+        200,
+        "{label}: reads"
+    );
+    let res = post_site(app, t.slug.as_str(), &format!("after {label}")).await;
+    assert_eq!(res.status().as_u16(), 201, "{label}: writes work again");
+}
+
+#[tokio::test]
+async fn a_garden_moves_to_the_second_server_whole_and_every_replica_follows() {
+    let app = two_server_app(&[], None).await;
+    // Another replica of the same service: its caches learn of the move by the feed alone.
+    let replica = two_server_app(&[], None).await;
+    let t = app.tenant("mv").await;
+    fill(&app, &t, 60).await;
+    let before = digests(&pool(&app, "primary"), &t).await;
+    let sites = site_names(&replica, t.slug.as_str()).await;
+    assert_eq!(site_names(&app, t.slug.as_str()).await, sites);
+
+    let report = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect("moved");
+    assert_eq!(
+        (report.from.as_str(), report.to.as_str()),
+        ("primary", "second")
+    );
+    assert!(report.source_dropped && !report.already_there);
+    assert_eq!(report.tables, before.len());
+    assert_eq!(
+        report.rows,
+        before.values().map(|(n, _)| *n as u64).sum::<u64>()
+    );
+
+    let moved = record(&app, &t.slug).await;
+    assert_eq!(moved.placement, "second");
+    assert_eq!((moved.moving_to, moved.moved_from), (None, None));
+    assert_eq!(moved.id, t.id, "same garden, same id and schema name");
+    assert_eq!(
+        digests(&pool(&app, "second"), &t).await,
+        before,
+        "every row equal"
+    );
+    assert!(
+        !schema_on(&app, "primary", &t).await,
+        "the source schema is gone"
+    );
+
+    // Both replicas serve it from the second server (the source is gone: a read there fails).
+    assert_eq!(site_names(&app, t.slug.as_str()).await, sites);
+    assert_eq!(site_names(&replica, t.slug.as_str()).await, sites);
+    let res = post_site(&replica, t.slug.as_str(), "Written after the move").await;
+    assert_eq!(res.status().as_u16(), 201);
+    let on_second: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {}.sites WHERE name = 'Written after the move'",
+        t.schema_name.quoted()
+    )))
+    .fetch_one(&pool(&app, "second"))
+    .await
+    .expect("count");
+    assert_eq!(on_second, 1);
+
+    // And back again.
+    moving::move_tenant(&app.state, &t.slug, "primary", MoveOptions::default())
+        .await
+        .expect("moved back");
+    assert!(!schema_on(&app, "second", &t).await);
+    assert_eq!(
+        site_names(&replica, t.slug.as_str()).await.len(),
+        sites.len() + 1
+    );
+}
+
+#[tokio::test]
+async fn writes_during_a_move_wait_or_get_503_none_is_lost_and_reads_never_fail() {
+    let app = Arc::new(two_server_app(&[], None).await);
+    let t = app.tenant("busy").await;
+    fill(&app, &t, 20).await;
+    let slug = t.slug.to_string();
+    let stop = Arc::new(AtomicBool::new(false));
+
+    let mut writers = Vec::new();
+    for w in 0..3 {
+        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
+        writers.push(tokio::spawn(async move {
+            let mut seen = Vec::new();
+            let mut i = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let name = format!("w{w}-{i}");
+                let started = Instant::now();
+                let res = post_site(&app, &slug, &name).await;
+                let status = res.status().as_u16();
+                let retry_after = header(&res, "retry-after");
+                seen.push((name, status, retry_after, started.elapsed()));
+                i += 1;
+                if status == 503 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+            seen
+        }));
+    }
+    let reader = {
+        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                seen.push(site_total(&app, &slug).await);
+            }
+            seen
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // The copy holds the gate 1.5 s longer than it needs: writes meet it.
+    let options = MoveOptions {
+        hold_after_copy: Duration::from_millis(1500),
+        ..MoveOptions::default()
+    };
+    let mover = {
+        let (app, slug) = (app.clone(), t.slug.clone());
+        tokio::spawn(async move { moving::move_tenant(&app.state, &slug, "second", options).await })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // One move of a garden at a time.
+    let second = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default()).await;
+    assert!(matches!(second, Err(TransferError::Busy(_))), "{second:?}");
+    let report = mover.await.expect("join").expect("moved");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::Relaxed);
+
+    let mut answered = Vec::new();
+    for w in writers {
+        answered.extend(w.await.expect("writer"));
+    }
+    let reads = reader.await.expect("reader");
+    let created: std::collections::BTreeSet<&str> = answered
+        .iter()
+        .filter(|(_, s, _, _)| *s == 201)
+        .map(|(n, _, _, _)| n.as_str())
+        .collect();
+    let refused: Vec<_> = answered.iter().filter(|(_, s, _, _)| *s == 503).collect();
+    assert!(
+        answered.iter().all(|(_, s, _, _)| *s == 201 || *s == 503),
+        "only 201 or 503: {:?}",
+        answered.iter().map(|a| a.1).collect::<Vec<_>>()
+    );
+    assert!(!refused.is_empty(), "writes met the closed gate");
+    assert!(
+        refused
+            .iter()
+            .all(|(_, _, retry, _)| retry.as_deref() == Some("2")),
+        "every 503 says when to retry"
+    );
+    let longest = answered.iter().map(|a| a.3).max().unwrap_or_default();
+    assert!(
+        longest >= Duration::from_secs(1),
+        "writes waited at the gate: {longest:?}"
+    );
+    assert!(
+        created.len() > refused.len(),
+        "most writes went through: {} created, {} refused",
+        created.len(),
+        refused.len()
+    );
+
+    // No write lost, none half-done: the target holds exactly the acknowledged ones.
+    let names: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT name FROM {}.sites WHERE name LIKE 'w%'",
+        t.schema_name.quoted()
+    )))
+    .fetch_all(&pool(&app, "second"))
+    .await
+    .expect("names");
+    let stored: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    assert_eq!(stored, created);
+
+    // Reads never failed and never went back in time (source until the switch, then target).
+    assert!(reads.iter().all(|(s, _)| *s == 200), "every read answered");
+    assert!(
+        reads.windows(2).all(|w| w[0].1 <= w[1].1),
+        "no read saw fewer sites than before"
+    );
+    assert!(report.write_pause >= Duration::from_millis(1500));
+    assert!(!schema_on(&app, "primary", &t).await);
+}
+
+#[tokio::test]
+async fn a_move_that_fails_at_any_step_leaves_the_garden_whole_on_the_source() {
+    let second = second_server_url().await;
+    let placements = format!("second={second},nowhere=postgres://postgres@127.0.0.1:1/nothing");
+    let app = two_server_app(&[("TENANT_PLACEMENTS", &placements)], None).await;
+    let t = app.tenant("fail").await;
+    fill(&app, &t, 10).await;
+
+    for step in [MoveStep::TargetBuilt, MoveStep::Copied, MoveStep::Fenced] {
+        let before = digests(&pool(&app, "primary"), &t).await;
+        let options = MoveOptions {
+            fail_after: Some(step),
+            ..MoveOptions::default()
+        };
+        let err = moving::move_tenant(&app.state, &t.slug, "second", options)
+            .await
+            .expect_err("failed on purpose");
+        assert!(matches!(err, TransferError::Injected(_)), "{err}");
+        let label = format!("failure after {step:?}");
+        assert_whole_on_source(&app, &t, &before, &label).await;
+    }
+
+    // The target placement does not answer: nothing is touched.
+    let before = digests(&pool(&app, "primary"), &t).await;
+    let err = moving::move_tenant(&app.state, &t.slug, "nowhere", MoveOptions::default())
+        .await
+        .expect_err("unreachable");
+    assert!(matches!(err, TransferError::Unreachable(..)), "{err}");
+    assert_whole_on_source(&app, &t, &before, "unreachable target").await;
+
+    // The target already has a schema of this name: refused, and that schema is not ours to
+    // drop or fill.
+    let before = digests(&pool(&app, "primary"), &t).await;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "CREATE SCHEMA {s}; CREATE TABLE {s}.marker (x int)",
+        s = t.schema_name.quoted()
+    )))
+    .execute(&pool(&app, "second"))
+    .await
+    .expect("schema in the way");
+    let err = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect_err("schema exists");
+    assert!(err.to_string().contains("already has a schema"), "{err}");
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
+         WHERE n.nspname = $1 AND c.relkind = 'r'",
+    )
+    .bind(t.schema_name.as_str())
+    .fetch_all(&pool(&app, "second"))
+    .await
+    .expect("tables");
+    assert_eq!(
+        tables,
+        vec!["marker".to_owned()],
+        "nothing of ours on the target"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP SCHEMA {} CASCADE",
+        t.schema_name.quoted()
+    )))
+    .execute(&pool(&app, "second"))
+    .await
+    .expect("drop the obstacle");
+    assert_whole_on_source(&app, &t, &before, "schema in the way").await;
+
+    // Unknown placements are refused before anything happens.
+    let err = moving::move_tenant(&app.state, &t.slug, "mars", MoveOptions::default())
+        .await
+        .expect_err("unknown");
+    assert!(matches!(err, TransferError::UnknownPlacement(_)), "{err}");
+}
+
+#[tokio::test]
+async fn an_interrupted_move_is_rolled_back_or_finished_by_running_it_again() {
+    // A pool of one connection: a write refused by the closed gate must leave it clean.
+    let app = two_server_app(&[], Some(1)).await;
+    let t = app.tenant("crash").await;
+    let other = app.tenant("bystander").await;
+    fill(&app, &t, 10).await;
+    let before = digests(&pool(&app, "primary"), &t).await;
+
+    // Killed after the source's gate closed, before the switch.
+    let options = MoveOptions {
+        abandon_after: Some(MoveStep::Fenced),
+        ..MoveOptions::default()
+    };
+    let err = moving::move_tenant(&app.state, &t.slug, "second", options)
+        .await
+        .expect_err("abandoned");
+    assert!(matches!(err, TransferError::Injected(_)), "{err}");
+    assert_eq!(
+        record(&app, &t.slug).await.moving_to.as_deref(),
+        Some("second")
+    );
+    assert_eq!(
+        site_total(&app, t.slug.as_str()).await.0,
+        200,
+        "reads go on"
+    );
+    for _ in 0..3 {
+        let res = post_site(&app, t.slug.as_str(), "refused").await;
+        assert_eq!(
+            res.status().as_u16(),
+            503,
+            "no write reaches the fenced copy"
+        );
+        assert_eq!(header(&res, "retry-after").as_deref(), Some("2"));
+        // The one pooled connection is clean: the next garden's write goes through.
+        let res = post_site(&app, other.slug.as_str(), &unique_slug("ok")).await;
+        assert_eq!(res.status().as_u16(), 201);
+    }
+    let report = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect("rolled back, then moved");
+    assert!(
+        report
+            .recovered
+            .as_deref()
+            .is_some_and(|r| r.contains("rolled back")),
+        "{report:?}"
+    );
+    assert_eq!(record(&app, &t.slug).await.placement, "second");
+    assert_eq!(digests(&pool(&app, "second"), &t).await, before);
+    assert!(!schema_on(&app, "primary", &t).await);
+
+    // Moving back, killed right after the switch: the garden serves from its new home (the
+    // primary), and the old copy on the second server (gate closed) waits for the next run.
+    let options = MoveOptions {
+        abandon_after: Some(MoveStep::Switched),
+        ..MoveOptions::default()
+    };
+    let err = moving::move_tenant(&app.state, &t.slug, "primary", options)
+        .await
+        .expect_err("abandoned");
+    assert!(matches!(err, TransferError::Injected(_)), "{err}");
+    let now = record(&app, &t.slug).await;
+    assert_eq!(now.placement, "primary");
+    assert_eq!(now.moved_from.as_deref(), Some("second"));
+    assert!(schema_on(&app, "second", &t).await, "old copy still there");
+    assert!(
+        table_on(&app, "second", &t, "_sqlx_migrations_moved").await,
+        "its gate closed"
+    );
+    let res = post_site(&app, t.slug.as_str(), "after the switch").await;
+    assert_eq!(res.status().as_u16(), 201, "served from the new home");
+    let report = moving::move_tenant(&app.state, &t.slug, "primary", MoveOptions::default())
+        .await
+        .expect("finished");
+    assert!(report.already_there);
+    assert!(
+        report
+            .recovered
+            .as_deref()
+            .is_some_and(|r| r.contains("old copy")),
+        "{report:?}"
+    );
+    assert!(!schema_on(&app, "second", &t).await, "old copy dropped");
+    let now = record(&app, &t.slug).await;
+    assert_eq!((now.moving_to, now.moved_from), (None, None));
+}
