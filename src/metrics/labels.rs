@@ -82,6 +82,8 @@ pub enum RedisUse {
     MailThrottle,
     /// The readiness probe's `PING`.
     Readiness,
+    /// Rate-limit draws (the in-process limiter decides meanwhile).
+    RateLimit,
     /// Anything else answered through the error mapping (tool server sessions among others).
     Request,
 }
@@ -94,6 +96,7 @@ impl RedisUse {
             Self::Idempotency => "idempotency",
             Self::MailThrottle => "mail_throttle",
             Self::Readiness => "readiness",
+            Self::RateLimit => "rate_limit",
             Self::Request => "request",
         }
     }

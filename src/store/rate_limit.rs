@@ -241,6 +241,7 @@ impl RateLimits {
     }
 
     fn redis_failed(&self, why: &str) {
+        crate::metrics::redis_error(crate::metrics::RedisUse::RateLimit);
         let retry_at = self.now_ms() + REDIS_RETRY_AFTER.as_millis() as u64;
         self.skip_redis_until.store(retry_at, Ordering::Relaxed);
         if !self.degraded.swap(true, Ordering::Relaxed) {

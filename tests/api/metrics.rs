@@ -305,7 +305,7 @@ async fn rate_limit_refusals_and_redis_errors_are_counted() {
     assert!(count(&body, "kultiva_http_requests_total", &limited_route) >= 1.0);
 
     // Nothing listens on port 1: readiness finds Redis down, and says so in the metrics.
-    let no_redis = TestApp::spawn_env(&[
+    let no_redis = TestApp::full_env(&[
         ("REDIS_URL", "redis://127.0.0.1:1/"),
         ("METRICS_TOKEN", TOKEN),
     ])
@@ -322,4 +322,15 @@ async fn rate_limit_refusals_and_redis_errors_are_counted() {
     );
     let body = scrape(&no_redis).await;
     assert!(count(&body, "kultiva_redis_errors_total", &readiness) >= before + 1.0);
+
+    // An API request's rate-limit draw fails too; the in-process limiter decides (the request
+    // is answered, not refused for want of Redis) and the failure is counted under its use.
+    let drawing = [("during", "rate_limit")];
+    let before = count(&body, "kultiva_redis_errors_total", &drawing);
+    assert_eq!(
+        no_redis.get("/api/v1/users/me").await.status().as_u16(),
+        401
+    );
+    let body = scrape(&no_redis).await;
+    assert!(count(&body, "kultiva_redis_errors_total", &drawing) >= before + 1.0);
 }
