@@ -225,6 +225,9 @@ fn pool_registry(state: &AppState) -> Registry {
     let idle = Family::<PlacementLabels, Gauge>::default();
     let in_use = Family::<PlacementLabels, Gauge>::default();
     let max = Family::<PlacementLabels, Gauge>::default();
+    let read_open = Family::<PlacementLabels, Gauge>::default();
+    let read_in_use = Family::<PlacementLabels, Gauge>::default();
+    let read_max = Family::<PlacementLabels, Gauge>::default();
     let placements = state.placements();
     for name in placements.names() {
         let Some(placement) = placements.get(name) else {
@@ -242,6 +245,13 @@ fn pool_registry(state: &AppState) -> Registry {
         in_use.get_or_create(&labels).set((size - idle_now).max(0));
         max.get_or_create(&labels)
             .set(i64::from(pool.options().get_max_connections()));
+        let reads = placement.reads().status();
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        read_open.get_or_create(&labels).set(gauge(reads.open));
+        read_in_use
+            .get_or_create(&labels)
+            .set(gauge(reads.open.saturating_sub(reads.idle)));
+        read_max.get_or_create(&labels).set(gauge(reads.max));
     }
     registry.register(
         "kultiva_db_pool_open_connections",
@@ -262,6 +272,21 @@ fn pool_registry(state: &AppState) -> Registry {
         "kultiva_db_pool_max_connections",
         "The placement's pool size limit (DB_MAX_CONNECTIONS)",
         max,
+    );
+    registry.register(
+        "kultiva_db_read_pool_open_connections",
+        "Connections the placement's read pool (single-statement garden reads) holds open",
+        read_open,
+    );
+    registry.register(
+        "kultiva_db_read_pool_in_use_connections",
+        "Connections of the placement's read pool lent out to reads",
+        read_in_use,
+    );
+    registry.register(
+        "kultiva_db_read_pool_max_connections",
+        "The placement's read pool size limit (DB_READ_CONNECTIONS)",
+        read_max,
     );
     registry
 }

@@ -1,7 +1,8 @@
-//! Connections to the outside: PostgreSQL pools per placement, the Redis pool, and the rate
+//! Connections to the outside: PostgreSQL pools per placement (and their read pools), the Redis pool, and the rate
 //! limiter kept in Redis.
 
 pub mod pg;
 pub mod rate_lease;
+pub mod read_pool;
 pub mod rate_limit;
 pub mod redis;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
 
+use super::read_pool::ReadPool;
 use crate::config::{Config, PRIMARY_PLACEMENT, PlacementConfig};
 
 /// One PostgreSQL server that tenant schemas live on.
@@ -15,6 +16,7 @@ use crate::config::{Config, PRIMARY_PLACEMENT, PlacementConfig};
 pub struct Placement {
     name: String,
     pool: PgPool,
+    reads: ReadPool,
     options: PgConnectOptions,
 }
 
@@ -26,6 +28,12 @@ impl Placement {
     /// The shared pool: request traffic.
     pub fn pool(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// Connections for single-statement garden reads (`TenantTx::read`; see
+    /// `store::read_pool`).
+    pub fn reads(&self) -> &ReadPool {
+        &self.reads
     }
 
     /// The options the pool connects with (dedicated helpers such as the cache listener).
@@ -98,9 +106,17 @@ impl Placements {
                 .max_lifetime(config.db_max_lifetime)
                 .idle_timeout(config.db_idle_timeout)
                 .connect_lazy_with(options.clone());
+            let reads = ReadPool::new(
+                &options,
+                config.db_read_connections,
+                config.db_acquire_timeout,
+                config.db_max_lifetime,
+                config.db_idle_timeout,
+            )?;
             let placement = Placement {
                 name: name.clone(),
                 pool,
+                reads,
                 options,
             };
             if name == PRIMARY_PLACEMENT {
@@ -141,8 +157,10 @@ impl Placements {
     }
 
     pub async fn close(&self) {
+        self.primary.reads.close();
         self.primary.pool.close().await;
         for placement in self.others.values() {
+            placement.reads.close();
             placement.pool.close().await;
         }
     }

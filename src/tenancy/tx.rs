@@ -14,11 +14,11 @@
 //!   children).
 //! - [`begin`](TenantTx::begin): a write transaction.
 
-use sqlx::pool::PoolConnection;
 use sqlx::{AssertSqlSafe, PgConnection, Postgres, Transaction};
 
 use super::registry::TenantRecord;
 use crate::state::AppState;
+use crate::store::read_pool::PooledRead;
 
 /// The placeholder of the tenant's schema in a statement template: `FROM tenant.plants p`.
 /// Replaced only where it starts a name (not inside `x_tenant.`); no schema of that name
@@ -92,8 +92,9 @@ fn is_closed_gate(err: &sqlx::Error) -> bool {
 }
 
 enum Scope {
-    /// A single-statement read: a pooled connection outside any transaction.
-    Conn(PoolConnection<Postgres>),
+    /// A single-statement read: a connection of the placement's read pool, outside any
+    /// transaction.
+    Conn(PooledRead),
     /// A transaction (`snapshot` when `read_only`, else `begin`).
     Tx {
         tx: Transaction<'static, Postgres>,
@@ -158,9 +159,10 @@ impl TenantTx {
             })
     }
 
-    /// A garden read of one statement: a pooled connection, no transaction, no setting. The
-    /// statement names the tenant's schema itself, so it is one round trip, and nothing is left
-    /// on the connection when the request ends, fails or is cancelled (sqlx drains a cancelled
+    /// A garden read of one statement: a connection of the placement's read pool, no
+    /// transaction, no setting. The statement names the tenant's schema itself, so it is one
+    /// round trip, and the connection goes back without another (`store::read_pool`); nothing
+    /// is left on it when the request ends, fails or is cancelled (sqlx drains a cancelled
     /// statement's answer before the connection serves anyone else).
     ///
     /// Every statement runs on its own (autocommit): a read of several statements that must
@@ -171,8 +173,8 @@ impl TenantTx {
             .placements()
             .get(&tenant.placement)
             .ok_or_else(|| TenantTxError::UnknownPlacement(tenant.placement.clone()))?;
-        // Acquiring sends nothing (the pool does not test before acquire) and is cancel-safe.
-        let conn = placement.pool().acquire().await?;
+        // Acquiring sends nothing but the occasional test (`store::read_pool`); cancel-safe.
+        let conn = placement.reads().acquire().await?;
         Ok(Self {
             scope: Scope::Conn(conn),
             schema: tenant.schema_name.quoted(),
@@ -233,7 +235,7 @@ impl TenantTx {
     /// The executor for tenant repositories.
     pub fn conn(&mut self) -> &mut PgConnection {
         match &mut self.scope {
-            Scope::Conn(conn) => conn,
+            Scope::Conn(conn) => conn.conn(),
             Scope::Tx { tx, .. } => tx,
         }
     }

@@ -361,7 +361,8 @@ fn assert_own_items(tenant: &TenantRecord, page: &Value) -> usize {
 }
 
 /// A pooled connection carries no tenant scope, no open transaction, and reaches no tenant
-/// table by an unqualified name.
+/// table by an unqualified name: every connection of the shared pool and of the read pool
+/// (single-statement reads, which go back without sqlx's release test).
 async fn assert_clean(app: &TestApp) {
     let mut conns = Vec::new();
     // Every connection of the pool, each checked while held.
@@ -375,23 +376,40 @@ async fn assert_clean(app: &TestApp) {
     }
     assert!(!conns.is_empty());
     for conn in &mut conns {
-        let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
-            .fetch_one(&mut **conn)
-            .await
-            .expect("search_path");
-        assert_eq!(path, "platform", "a scope was left behind");
-        let err = sqlx::query_scalar::<_, i64>("SELECT count(*) FROM sites")
-            .fetch_one(&mut **conn)
-            .await
-            .expect_err("no tenant table is reachable unscoped");
-        assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{err}");
-        // Outside a transaction block a savepoint is refused.
-        let err = sqlx::query("SAVEPOINT probe")
-            .execute(&mut **conn)
-            .await
-            .expect_err("a transaction was left open");
-        assert_eq!(sqlstate(&err).as_deref(), Some("25P01"), "{err}");
+        assert_clean_connection(conn).await;
     }
+    let reads = app.state.placements().primary().reads();
+    let mut held = Vec::new();
+    for _ in 0..reads.status().max {
+        let Ok(Ok(conn)) = tokio::time::timeout(Duration::from_secs(5), reads.acquire()).await
+        else {
+            break;
+        };
+        held.push(conn);
+    }
+    assert!(!held.is_empty());
+    for conn in &mut held {
+        assert_clean_connection(conn.conn()).await;
+    }
+}
+
+async fn assert_clean_connection(conn: &mut sqlx::PgConnection) {
+    let path: String = sqlx::query_scalar("SELECT current_setting('search_path')")
+        .fetch_one(&mut *conn)
+        .await
+        .expect("search_path");
+    assert_eq!(path, "platform", "a scope was left behind");
+    let err = sqlx::query_scalar::<_, i64>("SELECT count(*) FROM sites")
+        .fetch_one(&mut *conn)
+        .await
+        .expect_err("no tenant table is reachable unscoped");
+    assert_eq!(sqlstate(&err).as_deref(), Some("42P01"), "{err}");
+    // Outside a transaction block a savepoint is refused.
+    let err = sqlx::query("SAVEPOINT probe")
+        .execute(&mut *conn)
+        .await
+        .expect_err("a transaction was left open");
+    assert_eq!(sqlstate(&err).as_deref(), Some("25P01"), "{err}");
 }
 
 fn sqlstate(err: &sqlx::Error) -> Option<String> {
@@ -782,4 +800,68 @@ async fn a_catalogue_write_reaches_the_other_instance() {
             == 404
     })
     .await;
+}
+
+/// The read connections (`kultiva-reads`) of the database `url`, and how many were cut.
+async fn cut_read_connections(url: &str) -> (i64, i64) {
+    let admin = sqlx::PgPool::connect(url).await.expect("connect");
+    let open: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = 'kultiva-reads'",
+    )
+    .fetch_one(&admin)
+    .await
+    .expect("count");
+    let cut: i64 = sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = 'kultiva-reads'",
+    )
+    .fetch_one(&admin)
+    .await
+    .expect("terminate");
+    admin.close().await;
+    (open, cut)
+}
+
+#[tokio::test]
+async fn garden_reads_get_past_cut_read_connections_without_a_500() {
+    // A database of its own: cutting its read connections touches no other test.
+    let url = crate::support::sibling_database("readpool").await;
+    let app = TestApp::spawn_with(Options {
+        env: vec![
+            ("DATABASE_URL", url.clone()),
+            ("DB_READ_CONNECTIONS", "2".to_owned()),
+        ],
+        ..Options::default()
+    })
+    .await;
+    let t = app.tenant("cut").await;
+    app.create_site(&t, &format!("{}-bed", t.slug)).await;
+    let path = format!("/api/v1/t/{}/sites/", t.slug);
+    let reads = join_all((0..6).map(|_| get_json(&app, &path))).await;
+    assert!(reads.iter().all(|(s, _)| *s == 200), "{reads:?}");
+
+    let (open, cut) = cut_read_connections(&url).await;
+    assert!((1..=2).contains(&open), "{open} read connections, at most 2");
+    assert_eq!(cut, open);
+    // Right after the cut a read may meet a dead connection: an outage answer (503 in the
+    // error format), never a 500, and never a wrong body.
+    for _ in 0..4 {
+        let (s, body) = get_json(&app, &path).await;
+        match s {
+            200 => assert_eq!(assert_own_items(&t, &body), 1),
+            503 => assert_eq!(body["error_code"], "SERVICE_UNAVAILABLE", "{body}"),
+            other => panic!("a read after the cut answered {other}: {body}"),
+        }
+    }
+    // Once the test interval has passed, each connection is tested before use: every dead one
+    // is replaced, and reads answer again.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    for _ in 0..6 {
+        let (s, body) = get_json(&app, &path).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(assert_own_items(&t, &body), 1);
+    }
+    let status = app.state.placements().primary().reads().status();
+    assert!(status.open <= 2, "{status:?}");
 }

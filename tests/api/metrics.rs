@@ -131,6 +131,19 @@ async fn requests_are_counted_per_route_template_and_status_with_latency_buckets
         open >= 1.0 && idle + in_use == open,
         "{open} {idle} {in_use}"
     );
+    // The read pool: the site read above ran on it, and its connection went back.
+    assert_eq!(
+        sample(&body, "kultiva_db_read_pool_max_connections", &primary),
+        Some(10.0)
+    );
+    let read_open =
+        sample(&body, "kultiva_db_read_pool_open_connections", &primary).expect("read open");
+    let read_in_use =
+        sample(&body, "kultiva_db_read_pool_in_use_connections", &primary).expect("read in use");
+    assert!(
+        read_open >= 1.0 && read_in_use == 0.0,
+        "{read_open} {read_in_use}"
+    );
 
     // What did not happen: no raw value became a label.
     for raw in [tenant.slug.as_str(), &site_key, &unknown_key, &probe] {

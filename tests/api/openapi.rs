@@ -33,6 +33,13 @@ async fn document_lists_every_route_with_params_and_errors() {
         );
     }
 
+    // A read answered from a kept, already rendered document still documents its body.
+    let answer = &paths["/api/v1/species/{key}/phase-sequence"]["get"]["responses"]["200"];
+    let schema = answer["content"]["application/json"]["schema"]["$ref"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(schema.ends_with("SpeciesSequence"), "{answer}");
+
     let schemas = doc["components"]["schemas"].as_object().expect("schemas");
     for name in schemas.keys() {
         assert!(

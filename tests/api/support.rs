@@ -161,6 +161,12 @@ impl TestApp {
         for (k, v) in options.env {
             env.insert(k.to_owned(), v);
         }
+        // A pool limit applies to the read pool as well (single-statement garden reads), so
+        // "one connection" means one for everything.
+        if let Some(n) = options.max_connections {
+            env.entry("DB_READ_CONNECTIONS".to_owned())
+                .or_insert_with(|| n.to_string());
+        }
         let config = Config::from_map(&env).expect("test configuration is valid");
         kultiva::telemetry::init(config.log_format);
         let placements = match options.max_connections {

@@ -152,9 +152,12 @@ pub fn sequence_router() -> Router {
 pub async fn get_species_phase_sequence(
     key: PathParam<String>,
     depot: &mut Depot,
-) -> Result<Json<SpeciesSequence>, AppError> {
+    res: &mut Response,
+) -> Result<(), AppError> {
     let state = depot.app_state()?;
-    Ok(Json(super::service::phase_sequence_of(&state, &key).await?))
+    let document = super::service::phase_sequence_document(&state, &key).await?;
+    crate::http::json::render_rendered(res, document);
+    Ok(())
 }
 
 /// Bind the species to a sequence (platform admin). This changes the schedule of every plant

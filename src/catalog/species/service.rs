@@ -70,6 +70,26 @@ pub async fn phase_sequence_of(state: &AppState, key: &str) -> Result<SpeciesSeq
         .await
 }
 
+/// [`phase_sequence_of`] as its JSON document, kept rendered since the last catalogue change:
+/// the REST read answers these bytes as they are (a reference-counted buffer), with no copy of
+/// the sequence and no serialisation per request.
+pub async fn phase_sequence_document(
+    state: &AppState,
+    key: &str,
+) -> Result<salvo::hyper::body::Bytes, AppError> {
+    let id = service::parse_key(&SPECIES, key)?;
+    let load = async {
+        let seq = phase_sequence_of(state, key).await?;
+        serde_json::to_vec(&seq)
+            .map(salvo::hyper::body::Bytes::from)
+            .map_err(AppError::internal)
+    };
+    state
+        .caches()
+        .catalog_read(format!("species-sequence-json:{id}"), load)
+        .await
+}
+
 /// [`phase_sequence_of`] on a given connection (inside a transaction it sees that
 /// transaction's binding).
 pub async fn phase_sequence_in(
