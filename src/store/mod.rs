@@ -3,6 +3,6 @@
 
 pub mod pg;
 pub mod rate_lease;
-pub mod read_pool;
 pub mod rate_limit;
+pub mod read_pool;
 pub mod redis;

@@ -842,7 +842,10 @@ async fn garden_reads_get_past_cut_read_connections_without_a_500() {
     assert!(reads.iter().all(|(s, _)| *s == 200), "{reads:?}");
 
     let (open, cut) = cut_read_connections(&url).await;
-    assert!((1..=2).contains(&open), "{open} read connections, at most 2");
+    assert!(
+        (1..=2).contains(&open),
+        "{open} read connections, at most 2"
+    );
     assert_eq!(cut, open);
     // Right after the cut a read may meet a dead connection: an outage answer (503 in the
     // error format), never a 500, and never a wrong body.
