@@ -366,10 +366,33 @@ pub fn db_unavailable(err: &sqlx::Error) -> bool {
     }
 }
 
+/// True when a statement failed because a garden's schema, or a table of it, is not on the
+/// server it ran on (`42P01` undefined table or `3F000` invalid schema name, naming a
+/// `t_<tenant id>` schema): the garden was moved to another server, or dropped, after the
+/// request resolved it. Transactions follow a move (`TenantTx`), so this is left for a
+/// statement that started after the old copy was dropped; retrying finds the garden where it
+/// is now. A template that escaped the schema rendering names `tenant.`, not a garden's
+/// schema, and stays a 500.
+pub fn garden_schema_gone(err: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(db) = err else {
+        return false;
+    };
+    db.code()
+        .is_some_and(|c| matches!(c.as_ref(), "42P01" | "3F000"))
+        && crate::tenancy::names::names_a_tenant_schema(db.message())
+}
+
 impl From<sqlx::Error> for AppError {
     fn from(err: sqlx::Error) -> Self {
         if db_unavailable(&err) {
             Self::unavailable("database", err)
+        } else if garden_schema_gone(&err) {
+            Self {
+                code: ErrorCode::ServiceUnavailable,
+                message: Cow::Borrowed("this garden is being moved; retry in a moment"),
+                details: Vec::new(),
+                cause: Some(err.into()),
+            }
         } else {
             Self::internal(err)
         }

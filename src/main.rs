@@ -148,6 +148,9 @@ enum TenantCommand {
         /// Give the file's members their roles again (accounts that exist here).
         #[arg(long)]
         with_members: bool,
+        /// Kind of the new garden, `personal` or `organisation`; defaults to the file's.
+        #[arg(long)]
+        kind: Option<String>,
     },
     /// Move a garden's schema to another placement (PostgreSQL server).
     Move {
@@ -381,11 +384,20 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
             slug,
             placement,
             with_members,
+            kind,
         } => {
             let slug = parse(&slug)?;
+            let kind = kind
+                .map(|raw| {
+                    kultiva::tenancy::TenantKind::parse(&raw)
+                        .ok_or_else(|| format!("unknown garden kind {raw:?}"))
+                })
+                .transpose()?;
             let options = transfer::import::ImportOptions {
                 placement,
                 with_members,
+                kind,
+                ..Default::default()
             };
             let report = transfer::import::import_tenant(state, &input, &slug, options)
                 .await

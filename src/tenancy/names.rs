@@ -114,6 +114,20 @@ impl SchemaName {
     }
 }
 
+/// Whether a database message names a garden's schema (`"t_<32 hex digits>…"`), as
+/// PostgreSQL's "relation … does not exist" and "schema … does not exist" do. A statement
+/// template that escaped the rendering names `tenant.`, not such a schema.
+pub fn names_a_tenant_schema(message: &str) -> bool {
+    message.match_indices("\"t_").any(|(at, _)| {
+        let hex = &message.as_bytes()[at + 3..];
+        hex.len() >= 33
+            && hex[..32]
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+            && matches!(hex[32], b'.' | b'"')
+    })
+}
+
 impl fmt::Display for SchemaName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(&self.0)
@@ -123,6 +137,27 @@ impl fmt::Display for SchemaName {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tenant_schemas_are_recognised_in_database_messages() {
+        let name = SchemaName::for_tenant(Uuid::now_v7());
+        assert!(names_a_tenant_schema(&format!(
+            "relation \"{name}.sites\" does not exist"
+        )));
+        assert!(names_a_tenant_schema(&format!(
+            "schema \"{name}\" does not exist"
+        )));
+        for other in [
+            "relation \"tenant.sites\" does not exist",
+            "relation \"platform.users\" does not exist",
+            "relation \"t_0123.sites\" does not exist",
+            "relation \"t_0123456789abcdef0123456789ABCDEF.x\" does not exist",
+            "\"t_",
+            "",
+        ] {
+            assert!(!names_a_tenant_schema(other), "{other}");
+        }
+    }
 
     #[test]
     fn slugs_accepted() {

@@ -147,6 +147,9 @@ pub async fn discard(state: &AppState, tenant: &TenantRecord) {
             .get(&tenant.placement)
             .ok_or_else(|| ProvisionError::UnknownPlacement(tenant.placement.clone()))?;
         drop_schema(placement.pool(), tenant).await?;
+        remove_files(state, tenant.id)
+            .await
+            .map_err(|err| ProvisionError::Database(sqlx::Error::Io(err)))?;
         registry::delete_provisioning(state.platform_pool(), tenant.id).await?;
         Ok::<_, ProvisionError>(())
     }
@@ -154,6 +157,18 @@ pub async fn discard(state: &AppState, tenant: &TenantRecord) {
     if let Err(cleanup) = dropped {
         tracing::warn!(tenant = %tenant.slug, error = %cleanup,
             "removing a tenant whose provisioning failed failed; the reaper will");
+    }
+}
+
+/// Removes the photo files of a tenant that never became active (`STORAGE_DIR/<tenant id>/`:
+/// what an import wrote before it failed or died). The id is new with the tenant, so nothing
+/// else is in that folder. A folder that is not there is no error.
+pub async fn remove_files(state: &AppState, tenant: Uuid) -> std::io::Result<()> {
+    let store = crate::garden::photos::storage::from_config(state.config());
+    let dir = store.root().join(tenant.to_string());
+    match tokio::fs::remove_dir_all(&dir).await {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+        _ => Ok(()),
     }
 }
 

@@ -1,9 +1,17 @@
-//! The reaper of abandoned provisioning: a tenant still `provisioning` longer than
-//! `TENANT_PROVISIONING_TIMEOUT_SECONDS` after its last progress belongs to a creation that
-//! died (process killed, database lost mid-way). The reaper drops its schema if present and
-//! deletes its row, which frees its slug. It runs at `serve` start and periodically, under a
-//! PostgreSQL advisory lock so that one replica at a time does it; every step is idempotent,
-//! so a reaper that dies mid-way leaves work the next pass finishes.
+//! The reaper of abandoned work.
+//!
+//! - Provisioning: a tenant still `provisioning` longer than
+//!   `TENANT_PROVISIONING_TIMEOUT_SECONDS` after its last progress belongs to a creation (or an
+//!   import) that died (process killed, database lost mid-way). The reaper drops its schema if
+//!   present, removes the photo files an import wrote for it (`STORAGE_DIR/<tenant id>/`) and
+//!   deletes its row, which frees its slug. Under a PostgreSQL advisory lock, so that one
+//!   replica at a time does it.
+//! - Moves: a `kultiva tenant move` whose process died leaves its record; the reaper finishes
+//!   or rolls it back ([`moving::recover_abandoned`], the same code as the command's rerun,
+//!   under the move's own advisory lock).
+//!
+//! It runs at `serve` start and periodically; every step is idempotent, so a reaper that dies
+//! mid-way leaves work the next pass finishes.
 
 use std::time::Duration;
 
@@ -13,6 +21,7 @@ use tokio::task::JoinHandle;
 
 use super::provision;
 use super::registry::{self, TenantRecord};
+use super::transfer::moving;
 use crate::state::AppState;
 
 /// Key of the session advisory lock one reaper pass holds (any replica, any process).
@@ -132,6 +141,10 @@ async fn reap_one(
         tracing::warn!(tenant = %tenant.slug, placement = %tenant.placement,
             "stuck tenant on an unknown placement: its schema, if any, is left in place");
     }
+    // Files first: if this fails, the row stays and the next pass tries again.
+    provision::remove_files(state, tenant.id)
+        .await
+        .map_err(sqlx::Error::Io)?;
     let deleted = sqlx::query("DELETE FROM platform.tenants WHERE id = $1")
         .bind(tenant.id)
         .execute(&mut *tx)
@@ -169,6 +182,15 @@ pub fn start(state: AppState) -> ReaperWorker {
                 Ok(_) => {}
                 Err(err) => {
                     tracing::warn!(error = %err, "provisioning reaper pass failed; retrying later");
+                }
+            }
+            match moving::recover_abandoned(&state, moving::ABANDONED_AFTER).await {
+                Ok(done) if !done.is_empty() => {
+                    tracing::info!(recovered = done.len(), "abandoned moves recovered");
+                }
+                Ok(_) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, "recovering abandoned moves failed; retrying later");
                 }
             }
             tokio::select! {

@@ -57,7 +57,7 @@ impl TenantKind {
         }
     }
 
-    fn parse(raw: &str) -> Option<Self> {
+    pub fn parse(raw: &str) -> Option<Self> {
         match raw {
             "personal" => Some(Self::Personal),
             "organisation" => Some(Self::Organisation),
@@ -324,6 +324,24 @@ pub async fn switch_placement(
     .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Gardens with a move recorded (`moving_to` or `moved_from`) whose row has not changed for
+/// `older_than`, oldest first: candidates for the reaper's recovery of abandoned moves.
+pub async fn list_moves(
+    db: impl PgExecutor<'_>,
+    older_than: std::time::Duration,
+) -> Result<Vec<TenantRecord>, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM platform.tenants \
+         WHERE (moving_to IS NOT NULL OR moved_from IS NOT NULL) \
+           AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at"
+    ));
+    let rows = sqlx::query(sql)
+        .bind(older_than.as_secs_f64())
+        .fetch_all(db)
+        .await?;
+    rows.iter().map(decode).collect()
 }
 
 /// Forgets a move that was rolled back (`moving_to`) or whose source schema is gone

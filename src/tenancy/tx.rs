@@ -16,7 +16,7 @@
 
 use sqlx::{AssertSqlSafe, PgConnection, Postgres, Transaction};
 
-use super::registry::TenantRecord;
+use super::registry::{self, TenantRecord, TenantStatus};
 use crate::state::AppState;
 use crate::store::read_pool::PooledRead;
 
@@ -83,13 +83,29 @@ pub fn write_gate_sql(quoted_schema: &str) -> String {
     )
 }
 
-/// Whether a failed `begin` met a closed gate: the gate table is gone (renamed by a move,
-/// `42P01`), the schema is gone (`3F000`), or a move held it longer than the wait (`55P03`).
-fn is_closed_gate(err: &sqlx::Error) -> bool {
-    err.as_database_error()
-        .and_then(|e| e.code())
-        .is_some_and(|code| matches!(code.as_ref(), "42P01" | "3F000" | "55P03"))
+/// Why a `begin` did not get through the write gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GateRefusal {
+    /// The gate table is gone (renamed by a move, `42P01`) or the schema is (`3F000`): the
+    /// garden no longer takes writes on this server.
+    Closed,
+    /// A move's copy held the gate longer than [`WRITE_GATE_WAIT`] (`55P03`).
+    Busy,
 }
+
+fn gate_refusal(err: &sqlx::Error) -> Option<GateRefusal> {
+    match err.as_database_error().and_then(|e| e.code())?.as_ref() {
+        "42P01" | "3F000" => Some(GateRefusal::Closed),
+        "55P03" => Some(GateRefusal::Busy),
+        _ => None,
+    }
+}
+
+/// How often, and how many times, a write that met a closed gate reads the registry again
+/// while it still names the fenced copy and records a move: the switch normally commits a few
+/// milliseconds after the gate closed. About a second in all, then 503.
+const SWITCH_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+const SWITCH_POLLS: u32 = 20;
 
 enum Scope {
     /// A single-statement read: a connection of the placement's read pool, outside any
@@ -144,17 +160,38 @@ impl TenantTx {
     /// Before `BEGIN`, in the same message, the write takes the garden's write gate (see
     /// [`write_gate_sql`]): it waits while a move copies the garden, and fails, leaving no
     /// transaction open, once the garden has been moved away from (or dropped on) this server.
-    /// That failure is [`TenantTxError::Moving`], a 503 with `Retry-After`.
+    /// A write that meets a closed gate reads the garden's registry row again (the caller's
+    /// record may predate a move's switch): when the garden is on another server now, the
+    /// write begins there instead (once); while the row still names this server and records
+    /// a move, it waits about a second for the switch. Otherwise, and when a copy held the gate
+    /// longer than [`WRITE_GATE_WAIT`], it is [`TenantTxError::Moving`], a 503 with
+    /// `Retry-After`.
     pub async fn begin(state: &AppState, tenant: &TenantRecord) -> Result<Self, TenantTxError> {
         let schema = tenant.schema_name.quoted();
         let begin = format!(
             "{}; BEGIN; SET LOCAL search_path TO {schema}",
             write_gate_sql(&schema)
         );
-        Self::start(state, tenant, begin, false)
+        let refused =
+            match Self::start(state, &tenant.placement, &schema, begin.clone(), false).await {
+                Err(TenantTxError::Database(db)) => match gate_refusal(&db) {
+                    Some(refusal) => refusal,
+                    None => return Err(TenantTxError::Database(db)),
+                },
+                other => return other,
+            };
+        if refused == GateRefusal::Busy {
+            return Err(TenantTxError::Moving);
+        }
+        let Some(now) = follow_switch(state, tenant).await? else {
+            return Err(TenantTxError::Moving);
+        };
+        tracing::info!(tenant = %tenant.slug, from = %tenant.placement, to = %now,
+            "a write met the closed gate of a moved garden; it goes to the new placement");
+        Self::start(state, &now, &schema, begin, false)
             .await
             .map_err(|err| match err {
-                TenantTxError::Database(db) if is_closed_gate(&db) => TenantTxError::Moving,
+                TenantTxError::Database(db) if gate_refusal(&db).is_some() => TenantTxError::Moving,
                 other => other,
             })
     }
@@ -168,11 +205,16 @@ impl TenantTx {
     /// Every statement runs on its own (autocommit): a read of several statements that must
     /// agree takes a [`snapshot`](Self::snapshot). PostgreSQL refuses nothing here by itself;
     /// reads go through read-only repository functions.
+    ///
+    /// The garden's server is checked first (see [`current_placement`]): a record resolved
+    /// before a move's switch reads from the new server, not from an old copy that may be
+    /// dropped by now. That costs nothing while the cache holds the garden.
     pub async fn read(state: &AppState, tenant: &TenantRecord) -> Result<Self, TenantTxError> {
+        let placement = current_placement(state, tenant).await?;
         let placement = state
             .placements()
-            .get(&tenant.placement)
-            .ok_or_else(|| TenantTxError::UnknownPlacement(tenant.placement.clone()))?;
+            .get(&placement)
+            .ok_or(TenantTxError::UnknownPlacement(placement))?;
         // Acquiring sends nothing but the occasional test (`store::read_pool`); cancel-safe.
         let conn = placement.reads().acquire().await?;
         Ok(Self {
@@ -187,22 +229,25 @@ impl TenantTx {
     /// read-only repeatable-read transaction never fails to serialise. Its end costs the
     /// request nothing: [`commit`](Self::commit), [`rollback`](Self::rollback) and a drop
     /// queue its `ROLLBACK`, which the pool sends with the check it runs on every returned
-    /// connection, before anybody else can use it. No search path is set.
+    /// connection, before anybody else can use it. No search path is set. The garden's server
+    /// is checked first, as for [`read`](Self::read).
     pub async fn snapshot(state: &AppState, tenant: &TenantRecord) -> Result<Self, TenantTxError> {
         let begin = "BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ".to_owned();
-        Self::start(state, tenant, begin, true).await
+        let placement = current_placement(state, tenant).await?;
+        Self::start(state, &placement, &tenant.schema_name.quoted(), begin, true).await
     }
 
     async fn start(
         state: &AppState,
-        tenant: &TenantRecord,
+        placement: &str,
+        schema: &str,
         begin: String,
         read_only: bool,
     ) -> Result<Self, TenantTxError> {
         let placement = state
             .placements()
-            .get(&tenant.placement)
-            .ok_or_else(|| TenantTxError::UnknownPlacement(tenant.placement.clone()))?;
+            .get(placement)
+            .ok_or_else(|| TenantTxError::UnknownPlacement(placement.to_owned()))?;
         // Not cancellable: sqlx counts a transaction only once `BEGIN` has answered, so a
         // request dropped while `BEGIN` is on its way would hand the connection back to the
         // pool inside an open transaction (with this tenant's search_path, for `begin`). In a
@@ -215,7 +260,7 @@ impl TenantTx {
             .map_err(|join| sqlx::Error::Protocol(format!("beginning a transaction: {join}")))??;
         Ok(Self {
             scope: Scope::Tx { tx, read_only },
-            schema: tenant.schema_name.quoted(),
+            schema: schema.to_owned(),
         })
     }
 
@@ -278,6 +323,63 @@ impl TenantTx {
             _ => Ok(()),
         }
     }
+}
+
+/// The server the garden is on now. A request resolves its garden once, at its start; a move
+/// may switch the garden to another server after that, and drop the old copy twice the
+/// caches' bound later (`tenancy::transfer::moving`). So every transaction checks again: the
+/// cached record (kept at most [`crate::cache::BOUND`] after a change, usually the one the
+/// request resolved a moment ago: no round trip), or, when the cache no longer holds the garden
+/// (it changed, or the request is older than the bound), the registry row, which is then kept.
+/// The schema name never changes with a move, only the server.
+pub async fn current_placement(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<String, TenantTxError> {
+    let caches = state.caches();
+    if let Some(cached) = caches.tenant(tenant.slug.as_str())
+        && cached.id == tenant.id
+    {
+        return Ok(cached.placement);
+    }
+    let ticket = caches.ticket();
+    let Some(row) = registry::find_by_id(state.platform_pool(), tenant.id).await? else {
+        // Dropped meanwhile: there is nothing to read anywhere.
+        return Err(TenantTxError::Moving);
+    };
+    if row.status == TenantStatus::Active {
+        caches.keep_tenant(&row, ticket);
+    }
+    if row.placement != tenant.placement {
+        tracing::info!(tenant = %tenant.slug, from = %tenant.placement, to = %row.placement,
+            "the garden moved after the request resolved it; following it");
+    }
+    Ok(row.placement)
+}
+
+/// After a write met a closed gate on `tenant.placement`: the placement the garden was switched
+/// to, read from the registry (not the cache, which may still name the old one), or `None`
+/// when it is still on `tenant.placement` (a move died after closing the gate, the garden is
+/// being dropped) or gone. While the row records a move that has not switched yet, it asks
+/// again for about a second.
+async fn follow_switch(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<Option<String>, TenantTxError> {
+    for poll in 0..=SWITCH_POLLS {
+        let Some(row) = registry::find_by_id(state.platform_pool(), tenant.id).await? else {
+            return Ok(None);
+        };
+        if row.placement != tenant.placement {
+            state.caches().forget_tenant(tenant.id);
+            return Ok(Some(row.placement));
+        }
+        if row.moving_to.is_none() || poll == SWITCH_POLLS {
+            return Ok(None);
+        }
+        tokio::time::sleep(SWITCH_POLL).await;
+    }
+    Ok(None)
 }
 
 impl From<TenantTxError> for crate::error::AppError {

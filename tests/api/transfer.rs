@@ -357,6 +357,192 @@ async fn import_refuses_a_slug_in_use_and_a_damaged_file_leaves_nothing_behind()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One reaper pass with `bound`, waiting out another server's pass (every test server runs one
+/// at start under the same advisory lock, with the default bound of 600 s).
+async fn reap(app: &TestApp, bound: std::time::Duration) {
+    for _ in 0..200 {
+        if kultiva::tenancy::reaper::reap_stale(&app.state, bound)
+            .await
+            .expect("reaper pass")
+            .is_some()
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the reaper's lock stayed taken for 10 s");
+}
+
+#[tokio::test]
+async fn a_killed_import_leaves_no_row_schema_or_photo_file_once_the_reaper_passed() {
+    let dir = crate::photos::storage_dir();
+    let app = photo_app(&dir, &[]).await;
+    let source = app.tenant("kill").await;
+    fill(&app, &source, 3).await;
+    photos(&app, &source).await;
+    let file = temp_file("killed");
+    export::export_tenant(&app.state, &source.slug, &file)
+        .await
+        .expect("exported");
+
+    // Killed after every row and photo file was loaded, before the activation.
+    let slug = TenantSlug::parse(&unique_slug("kill")).expect("slug");
+    let err = import::import_tenant(
+        &app.state,
+        &file,
+        &slug,
+        import::ImportOptions {
+            abandon_after_load: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect_err("abandoned");
+    assert!(
+        matches!(err, kultiva::tenancy::transfer::TransferError::Injected(_)),
+        "{err}"
+    );
+    let left = registry::find_by_slug(app.state.platform_pool(), &slug)
+        .await
+        .expect("registry")
+        .expect("the killed import's row");
+    assert_eq!(left.status, TenantStatus::Provisioning);
+    let folder = dir.join(left.id.to_string());
+    assert!(
+        std::fs::read_dir(&folder)
+            .expect("photo files written")
+            .count()
+            >= 1,
+        "the import wrote photo files"
+    );
+    let schema_there = |t: &TenantRecord| {
+        let pool = pool_of(&app, t);
+        let name = t.schema_name.as_str().to_owned();
+        async move {
+            sqlx::query_scalar::<_, bool>(
+                "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)",
+            )
+            .bind(name)
+            .fetch_one(&pool)
+            .await
+            .expect("schema lookup")
+        }
+    };
+    assert!(schema_there(&left).await);
+
+    // Its last progress 300 s ago; a pass with a 120 s bound takes it for abandoned.
+    sqlx::query(
+        "UPDATE platform.tenants SET updated_at = now() - interval '300 seconds' WHERE id = $1",
+    )
+    .bind(left.id)
+    .execute(app.state.platform_pool())
+    .await
+    .expect("backdated");
+    reap(&app, std::time::Duration::from_secs(120)).await;
+
+    assert!(
+        registry::find_by_id(app.state.platform_pool(), left.id)
+            .await
+            .expect("registry")
+            .is_none(),
+        "row gone, slug free"
+    );
+    assert!(!schema_there(&left).await, "schema gone");
+    assert!(!folder.exists(), "the import's photo files gone");
+    assert!(
+        dir.join(source.id.to_string()).exists(),
+        "the original's files stay"
+    );
+    // The slug is free again, and the same file imports.
+    let again = import::import_tenant(&app.state, &file, &slug, Default::default())
+        .await
+        .expect("imported after the reaper");
+    assert_eq!(again.tenant.status, TenantStatus::Active);
+    let _ = std::fs::remove_file(&file);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_personal_garden_comes_back_personal_with_its_name_unless_told_otherwise() {
+    let app = TestApp::spawn().await;
+    let slug = TenantSlug::parse(&unique_slug("pers")).expect("slug");
+    let personal = kultiva::tenancy::provision::create_tenant(
+        &app.state,
+        &slug,
+        "Ana's balcony",
+        kultiva::tenancy::provision::ProvisionOptions {
+            kind: TenantKind::Personal,
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("personal garden");
+    fill(&app, &personal, 2).await;
+    let file = temp_file("personal");
+    export::export_tenant(&app.state, &personal.slug, &file)
+        .await
+        .expect("exported");
+
+    let copy = TenantSlug::parse(&unique_slug("pers")).expect("slug");
+    let imported = import::import_tenant(&app.state, &file, &copy, Default::default())
+        .await
+        .expect("imported")
+        .tenant;
+    let stored = registry::find_by_slug(app.state.platform_pool(), &copy)
+        .await
+        .expect("registry")
+        .expect("row");
+    assert_eq!(imported.kind, TenantKind::Personal);
+    assert_eq!(
+        stored.kind,
+        TenantKind::Personal,
+        "the registry row says so"
+    );
+    assert_eq!(stored.name, "Ana's balcony");
+    assert_eq!(
+        site_names(&app, copy.as_str()).await,
+        site_names(&app, personal.slug.as_str()).await
+    );
+
+    // The kind may be given; a one-of-a-kind kind is refused before anything is made.
+    let other = TenantSlug::parse(&unique_slug("pers")).expect("slug");
+    let imported = import::import_tenant(
+        &app.state,
+        &file,
+        &other,
+        import::ImportOptions {
+            kind: Some(TenantKind::Organisation),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("imported as an organisation");
+    assert_eq!(imported.tenant.kind, TenantKind::Organisation);
+    let refused = TenantSlug::parse(&unique_slug("pers")).expect("slug");
+    let err = import::import_tenant(
+        &app.state,
+        &file,
+        &refused,
+        import::ImportOptions {
+            kind: Some(TenantKind::Platform),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect_err("a platform garden cannot be imported");
+    assert!(
+        err.to_string().contains("cannot make a platform garden"),
+        "{err}"
+    );
+    assert!(
+        registry::find_by_slug(app.state.platform_pool(), &refused)
+            .await
+            .expect("registry")
+            .is_none()
+    );
+    let _ = std::fs::remove_file(&file);
+}
+
 #[tokio::test]
 async fn members_come_back_only_when_asked_and_only_where_their_account_exists() {
     let app = TestApp::full().await;
@@ -431,6 +617,40 @@ async fn the_cli_exports_imports_and_moves_a_garden() {
     let copy = unique_slug("cli");
     let out = crate::cli::kultiva(&["tenant", "import", "--in", path, "--slug", &copy], &env);
     assert!(out.status.success(), "{out:?}");
+    let personal = unique_slug("cli");
+    let out = crate::cli::kultiva(
+        &[
+            "tenant", "import", "--in", path, "--slug", &personal, "--kind", "personal",
+        ],
+        &env,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let row = registry::find_by_slug(
+        app.state.platform_pool(),
+        &TenantSlug::parse(&personal).expect("slug"),
+    )
+    .await
+    .expect("registry")
+    .expect("row");
+    assert_eq!(
+        row.kind,
+        TenantKind::Personal,
+        "--kind overrides the file's"
+    );
+    let out = crate::cli::kultiva(
+        &[
+            "tenant",
+            "import",
+            "--in",
+            path,
+            "--slug",
+            &unique_slug("cli"),
+            "--kind",
+            "garden",
+        ],
+        &env,
+    );
+    assert!(!out.status.success(), "an unknown kind is refused");
     let out = crate::cli::kultiva(
         &[
             "tenant",

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use kultiva::tenancy::registry;
 use kultiva::tenancy::transfer::TransferError;
 use kultiva::tenancy::transfer::moving::{self, MoveOptions, MoveStep};
-use kultiva::tenancy::{TenantRecord, TenantSlug};
+use kultiva::tenancy::{TenantRecord, TenantSlug, TenantTx};
 use serde_json::{Value, json};
 
 use crate::support::{Options, TestApp, header, second_server_url, unique_slug};
@@ -259,17 +259,23 @@ async fn writes_during_a_move_wait_or_get_503_none_is_lost_and_reads_never_fail(
         "only 201 or 503: {:?}",
         answered.iter().map(|a| a.1).collect::<Vec<_>>()
     );
-    assert!(!refused.is_empty(), "writes met the closed gate");
     assert!(
         refused
             .iter()
             .all(|(_, _, retry, _)| retry.as_deref() == Some("2")),
         "every 503 says when to retry"
     );
-    let longest = answered.iter().map(|a| a.3).max().unwrap_or_default();
+    // Writes that waited at the gate while the copy held it met it closed, read the registry
+    // again and went to the new server instead of answering 503.
     assert!(
-        longest >= Duration::from_secs(1),
-        "writes waited at the gate: {longest:?}"
+        answered
+            .iter()
+            .any(|(_, s, _, took)| *s == 201 && *took >= Duration::from_secs(1)),
+        "writes waited at the gate and then followed the garden: {:?}",
+        answered
+            .iter()
+            .map(|a| (a.1, a.3.as_millis()))
+            .collect::<Vec<_>>()
     );
     assert!(
         created.len() > refused.len(),
@@ -381,9 +387,10 @@ async fn an_interrupted_move_is_rolled_back_or_finished_by_running_it_again() {
     fill(&app, &t, 10).await;
     let before = digests(&pool(&app, "primary"), &t).await;
 
-    // Killed after the source's gate closed, before the switch.
+    // Killed with every row in the target's open transaction (the source's gate still open):
+    // the copy never committed, so the next run rolls it back, then moves.
     let options = MoveOptions {
-        abandon_after: Some(MoveStep::Fenced),
+        abandon_after: Some(MoveStep::Copied),
         ..MoveOptions::default()
     };
     let err = moving::move_tenant(&app.state, &t.slug, "second", options)
@@ -394,12 +401,41 @@ async fn an_interrupted_move_is_rolled_back_or_finished_by_running_it_again() {
         record(&app, &t.slug).await.moving_to.as_deref(),
         Some("second")
     );
+    let report = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect("rolled back, then moved");
+    assert!(
+        report
+            .recovered
+            .as_deref()
+            .is_some_and(|r| r.contains("rolled back")),
+        "{report:?}"
+    );
+    assert!(!report.already_there);
+    assert_eq!(record(&app, &t.slug).await.placement, "second");
+    assert_eq!(digests(&pool(&app, "second"), &t).await, before);
+    assert!(!schema_on(&app, "primary", &t).await);
+
+    // Moving back, killed after the second server's gate closed, before the switch: reads go
+    // on, writes get 503 (nothing may commit on the fenced copy) until it is finished.
+    let options = MoveOptions {
+        abandon_after: Some(MoveStep::Fenced),
+        ..MoveOptions::default()
+    };
+    let err = moving::move_tenant(&app.state, &t.slug, "primary", options)
+        .await
+        .expect_err("abandoned");
+    assert!(matches!(err, TransferError::Injected(_)), "{err}");
+    assert_eq!(
+        record(&app, &t.slug).await.moving_to.as_deref(),
+        Some("primary")
+    );
     assert_eq!(
         site_total(&app, t.slug.as_str()).await.0,
         200,
         "reads go on"
     );
-    for _ in 0..3 {
+    for _ in 0..2 {
         let res = post_site(&app, t.slug.as_str(), "refused").await;
         assert_eq!(
             res.status().as_u16(),
@@ -411,41 +447,47 @@ async fn an_interrupted_move_is_rolled_back_or_finished_by_running_it_again() {
         let res = post_site(&app, other.slug.as_str(), &unique_slug("ok")).await;
         assert_eq!(res.status().as_u16(), 201);
     }
-    let report = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+    // The copy on the primary committed before the gate closed: the rerun finishes the move.
+    let report = moving::move_tenant(&app.state, &t.slug, "primary", MoveOptions::default())
         .await
-        .expect("rolled back, then moved");
+        .expect("finished");
     assert!(
         report
             .recovered
             .as_deref()
-            .is_some_and(|r| r.contains("rolled back")),
+            .is_some_and(|r| r.contains("finished")),
         "{report:?}"
     );
-    assert_eq!(record(&app, &t.slug).await.placement, "second");
-    assert_eq!(digests(&pool(&app, "second"), &t).await, before);
-    assert!(!schema_on(&app, "primary", &t).await);
+    assert!(report.already_there, "{report:?}");
+    let now = record(&app, &t.slug).await;
+    assert_eq!(now.placement, "primary");
+    assert_eq!((now.moving_to, now.moved_from), (None, None));
+    assert_eq!(digests(&pool(&app, "primary"), &t).await, before);
+    assert!(!schema_on(&app, "second", &t).await, "old copy dropped");
+    let res = post_site(&app, t.slug.as_str(), "after finishing").await;
+    assert_eq!(res.status().as_u16(), 201, "writes work again");
 
-    // Moving back, killed right after the switch: the garden serves from its new home (the
-    // primary), and the old copy on the second server (gate closed) waits for the next run.
+    // Killed right after the switch: the garden serves from its new home, and the old copy
+    // (gate closed) waits for the next run.
     let options = MoveOptions {
         abandon_after: Some(MoveStep::Switched),
         ..MoveOptions::default()
     };
-    let err = moving::move_tenant(&app.state, &t.slug, "primary", options)
+    let err = moving::move_tenant(&app.state, &t.slug, "second", options)
         .await
         .expect_err("abandoned");
     assert!(matches!(err, TransferError::Injected(_)), "{err}");
     let now = record(&app, &t.slug).await;
-    assert_eq!(now.placement, "primary");
-    assert_eq!(now.moved_from.as_deref(), Some("second"));
-    assert!(schema_on(&app, "second", &t).await, "old copy still there");
+    assert_eq!(now.placement, "second");
+    assert_eq!(now.moved_from.as_deref(), Some("primary"));
+    assert!(schema_on(&app, "primary", &t).await, "old copy still there");
     assert!(
-        table_on(&app, "second", &t, "_sqlx_migrations_moved").await,
+        table_on(&app, "primary", &t, "_sqlx_migrations_moved").await,
         "its gate closed"
     );
     let res = post_site(&app, t.slug.as_str(), "after the switch").await;
     assert_eq!(res.status().as_u16(), 201, "served from the new home");
-    let report = moving::move_tenant(&app.state, &t.slug, "primary", MoveOptions::default())
+    let report = moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
         .await
         .expect("finished");
     assert!(report.already_there);
@@ -456,7 +498,225 @@ async fn an_interrupted_move_is_rolled_back_or_finished_by_running_it_again() {
             .is_some_and(|r| r.contains("old copy")),
         "{report:?}"
     );
-    assert!(!schema_on(&app, "second", &t).await, "old copy dropped");
+    assert!(!schema_on(&app, "primary", &t).await, "old copy dropped");
     let now = record(&app, &t.slug).await;
     assert_eq!((now.moving_to, now.moved_from), (None, None));
+}
+
+/// Backdates a garden's registry row, as if its move record were `seconds` old.
+async fn backdate(app: &TestApp, t: &TenantRecord, seconds: f64) {
+    sqlx::query(
+        "UPDATE platform.tenants SET updated_at = now() - make_interval(secs => $2) WHERE id = $1",
+    )
+    .bind(t.id)
+    .bind(seconds)
+    .execute(app.state.platform_pool())
+    .await
+    .expect("backdated");
+}
+
+/// Runs the reaper's recovery of abandoned moves until the garden has no move record (another
+/// test server's reaper may be recovering it at the same moment, under the move's lock).
+async fn recover_until_settled(app: &TestApp, t: &TenantRecord) -> Vec<String> {
+    let mut notes = Vec::new();
+    for _ in 0..100 {
+        notes.extend(
+            moving::recover_abandoned(&app.state, Duration::from_secs(120))
+                .await
+                .expect("recovery pass"),
+        );
+        let now = record(app, &t.slug).await;
+        if now.moving_to.is_none() && now.moved_from.is_none() {
+            return notes;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the move of {} was never recovered", t.slug);
+}
+
+#[tokio::test]
+async fn the_reaper_finishes_or_rolls_back_a_move_whose_mover_is_gone() {
+    let app = two_server_app(&[], None).await;
+    let fenced = app.tenant("reap-fenced").await;
+    let copied = app.tenant("reap-copied").await;
+    fill(&app, &fenced, 10).await;
+    fill(&app, &copied, 10).await;
+    let fenced_rows = digests(&pool(&app, "primary"), &fenced).await;
+    let copied_rows = digests(&pool(&app, "primary"), &copied).await;
+
+    for (t, step) in [(&fenced, MoveStep::Fenced), (&copied, MoveStep::Copied)] {
+        let options = MoveOptions {
+            abandon_after: Some(step),
+            ..MoveOptions::default()
+        };
+        let err = moving::move_tenant(&app.state, &t.slug, "second", options)
+            .await
+            .expect_err("abandoned");
+        assert!(matches!(err, TransferError::Injected(_)), "{err}");
+    }
+    // A mover that still holds the move's lock is alive: its move is left alone, however old
+    // its record. (Taken before the records age: every test server's reaper recovers moves.)
+    let mut holder = app
+        .state
+        .placements()
+        .primary()
+        .dedicated()
+        .await
+        .expect("session");
+    let held: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
+        .bind(format!("kultiva:tenant-move:{}", fenced.id))
+        .fetch_one(&mut holder)
+        .await
+        .expect("lock");
+    assert!(held);
+    backdate(&app, &fenced, 300.0).await;
+    backdate(&app, &copied, 300.0).await;
+    let res = post_site(&app, fenced.slug.as_str(), "refused").await;
+    assert_eq!(
+        res.status().as_u16(),
+        503,
+        "the fenced garden refuses writes"
+    );
+    moving::recover_abandoned(&app.state, Duration::from_secs(120))
+        .await
+        .expect("recovery pass");
+    let now = record(&app, &fenced.slug).await;
+    assert_eq!(
+        (now.placement.as_str(), now.moving_to.as_deref()),
+        ("primary", Some("second")),
+        "a live mover's move is not touched"
+    );
+    sqlx::Connection::close(holder).await.expect("released");
+
+    recover_until_settled(&app, &fenced).await;
+    recover_until_settled(&app, &copied).await;
+
+    // Killed after the gate closed: finished on the second server, the old copy dropped.
+    let now = record(&app, &fenced.slug).await;
+    assert_eq!(now.placement, "second");
+    assert_eq!(digests(&pool(&app, "second"), &fenced).await, fenced_rows);
+    assert!(
+        !schema_on(&app, "primary", &fenced).await,
+        "old copy dropped"
+    );
+    let res = post_site(&app, fenced.slug.as_str(), "after the reaper").await;
+    assert_eq!(
+        res.status().as_u16(),
+        201,
+        "writes work again, on the new server"
+    );
+
+    // Killed before: rolled back, whole on the source.
+    assert_whole_on_source(&app, &copied, &copied_rows, "reaped before the fence").await;
+}
+
+async fn site_count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
+    let sql = tx.sql("SELECT count(*) FROM tenant.sites");
+    sqlx::query_scalar(sql).fetch_one(tx.conn()).await
+}
+
+#[tokio::test]
+async fn a_request_that_resolved_the_garden_before_a_move_follows_it() {
+    let app = two_server_app(&[], None).await;
+    let t = app.tenant("follow").await;
+    fill(&app, &t, 5).await;
+    // What a request resolved before the switch: the garden on the primary.
+    let old = record(&app, &t.slug).await;
+    assert_eq!(old.placement, "primary");
+
+    // Switched, the old copy (gate closed) not dropped yet.
+    let options = MoveOptions {
+        abandon_after: Some(MoveStep::Switched),
+        ..MoveOptions::default()
+    };
+    moving::move_tenant(&app.state, &t.slug, "second", options)
+        .await
+        .expect_err("abandoned after the switch");
+    // A write with the old record meets the closed gate and goes to the new server.
+    let mut tx = TenantTx::begin(&app.state, &old)
+        .await
+        .expect("the write follows the garden");
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.sites (id, name, kind) VALUES (gen_random_uuid(), 'followed', 'garden')",
+    ))
+    .execute(tx.conn())
+    .await
+    .expect("insert");
+    tx.commit().await.expect("commit");
+    let on_second: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {}.sites WHERE name = 'followed'",
+        t.schema_name.quoted()
+    )))
+    .fetch_one(&pool(&app, "second"))
+    .await
+    .expect("count");
+    assert_eq!(on_second, 1, "written on the new server");
+
+    // The old copy dropped (by the rerun): reads and snapshots with the old record answer
+    // from the new server.
+    moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect("old copy dropped");
+    assert!(!schema_on(&app, "primary", &t).await);
+    let mut tx = TenantTx::read(&app.state, &old).await.expect("read");
+    assert_eq!(
+        site_count(&mut tx)
+            .await
+            .expect("a read follows the garden"),
+        3
+    );
+    tx.commit().await.expect("end");
+    let mut tx = TenantTx::snapshot(&app.state, &old)
+        .await
+        .expect("snapshot");
+    assert_eq!(
+        site_count(&mut tx)
+            .await
+            .expect("a snapshot follows the garden"),
+        3
+    );
+    tx.commit().await.expect("end");
+    let mut tx = TenantTx::begin(&app.state, &old).await.expect("write");
+    assert_eq!(
+        site_count(&mut tx)
+            .await
+            .expect("a write follows the garden"),
+        3
+    );
+    tx.rollback().await.expect("end");
+}
+
+#[tokio::test]
+async fn a_statement_that_finds_its_gardens_schema_gone_answers_503_not_500() {
+    let app = two_server_app(&[], None).await;
+    let t = app.tenant("gone").await;
+    fill(&app, &t, 2).await;
+    assert_eq!(site_total(&app, t.slug.as_str()).await.0, 200);
+    // The schema vanishes under a garden the registry still names (what a read that started
+    // after a move dropped the old copy, or during `kultiva tenant drop`, meets).
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP SCHEMA {} CASCADE",
+        t.schema_name.quoted()
+    )))
+    .execute(&pool(&app, "primary"))
+    .await
+    .expect("dropped");
+    let res = app.get(&format!("/api/v1/t/{}/sites/", t.slug)).await;
+    assert_eq!(res.status().as_u16(), 503);
+    assert_eq!(header(&res, "retry-after").as_deref(), Some("2"));
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error_code"], "SERVICE_UNAVAILABLE");
+    let res = post_site(&app, t.slug.as_str(), "nowhere").await;
+    assert_eq!(res.status().as_u16(), 503, "a write too");
+    assert_eq!(header(&res, "retry-after").as_deref(), Some("2"));
+    // A statement that names no garden's schema (a template that escaped the rendering) stays
+    // an internal error.
+    let err = sqlx::query("SELECT * FROM tenant.sites")
+        .execute(&pool(&app, "primary"))
+        .await
+        .expect_err("no such relation");
+    assert_eq!(
+        kultiva::error::AppError::from(err).code(),
+        kultiva::error::ErrorCode::InternalError
+    );
 }

@@ -57,15 +57,22 @@ pub struct Header {
     pub files: usize,
 }
 
+/// The garden's registry row. `import` restores `name` and `kind` (see `import`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct TenantFields {
     pub id: Uuid,
     pub slug: String,
     pub name: String,
+    /// `personal`, `organisation`, …; a file without it reads as `organisation`.
+    #[serde(default = "organisation")]
     pub kind: String,
     pub placement: String,
     /// RFC 3339.
     pub created_at: String,
+}
+
+fn organisation() -> String {
+    "organisation".to_owned()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -395,6 +402,18 @@ mod tests {
             .expect_err("truncated");
         assert!(err.to_string().contains("ends early"), "{err}");
         std::fs::remove_file(&path).expect("rm");
+    }
+
+    #[test]
+    fn a_header_without_a_kind_reads_as_an_organisation() {
+        let mut value = serde_json::to_value(header()).expect("json");
+        value["tenant"]
+            .as_object_mut()
+            .expect("tenant")
+            .remove("kind");
+        let read: Header = serde_json::from_value(value).expect("older header");
+        assert_eq!(read.tenant.kind, "organisation");
+        assert_eq!(read.tenant.name, "G");
     }
 
     #[test]

@@ -6,11 +6,14 @@
 //! are written under the new garden's folder and their keys rewritten to it; then the schema is
 //! migrated to the latest version, renditions still missing are queued, members are restored
 //! if asked, and the garden is activated. Any failure removes the schema, the registry row and
-//! the files written; a process killed mid-way leaves a `provisioning` row that the reaper
-//! removes (photo files written by then stay in `STORAGE_DIR/<new tenant id>/`).
+//! the photo files (the new garden's folder, `STORAGE_DIR/<new tenant id>/`); a process killed
+//! mid-way leaves a `provisioning` row, which the reaper removes with its schema and that
+//! folder.
 //!
-//! The new garden gets a new tenant id (so a new schema name) and is an `organisation` garden,
-//! whatever the original was: the original may still exist beside it.
+//! The new garden gets a new tenant id (so a new schema name), the original's name, and its
+//! kind (`personal` or `organisation`; a `platform` or `default` garden, of which a platform
+//! has one, comes back as `organisation`), unless [`ImportOptions::kind`] says otherwise: the
+//! original may still exist beside it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -39,6 +42,35 @@ pub struct ImportOptions {
     /// Give the file's members their roles again, where their account exists here (matched
     /// by account id, then by e-mail).
     pub with_members: bool,
+    /// The new garden's kind (`personal` or `organisation`); the file's when `None`.
+    pub kind: Option<TenantKind>,
+    // Test hook for `tests/api/transfer.rs` (an integration test is another crate, so it must
+    // be public); hidden from the documentation, no command sets it.
+    /// Test hook: stop after the rows and photo files are loaded, without any cleanup, as a
+    /// killed process would.
+    #[doc(hidden)]
+    pub abandon_after_load: bool,
+}
+
+/// The kinds an import may give a garden: a platform has one `platform` and at most one
+/// `default` garden, made by the service itself.
+fn importable(kind: TenantKind) -> bool {
+    matches!(kind, TenantKind::Personal | TenantKind::Organisation)
+}
+
+/// The kind of the new garden: the one asked for, else the file's (an older file without it,
+/// or a one-of-a-kind garden, gives `organisation`).
+fn kind_of(header: &Header, asked: Option<TenantKind>) -> Result<TenantKind, TransferError> {
+    match asked {
+        Some(kind) if importable(kind) => Ok(kind),
+        Some(kind) => Err(TransferError::Refused(format!(
+            "an import cannot make a {} garden (only personal or organisation)",
+            kind.as_str()
+        ))),
+        None => Ok(TenantKind::parse(&header.tenant.kind)
+            .filter(|kind| importable(*kind))
+            .unwrap_or(TenantKind::Organisation)),
+    }
 }
 
 /// What an import made.
@@ -71,6 +103,7 @@ pub async fn import_tenant(
             header.schema_version
         )));
     }
+    let kind = kind_of(&header, options.kind)?;
     let tenant = provision::prepare(
         state,
         slug,
@@ -78,7 +111,7 @@ pub async fn import_tenant(
         ProvisionOptions {
             placement: options.placement.clone(),
             target_version: Some(header.schema_version),
-            kind: TenantKind::Organisation,
+            kind,
             owner: None,
         },
     )
@@ -87,17 +120,7 @@ pub async fn import_tenant(
         &format!("import {slug}"),
         (header.tables.len() + header.files) as u64,
     );
-    let mut written = Vec::new();
-    let result = build(
-        state,
-        &mut reader,
-        &header,
-        tenant,
-        &options,
-        &progress,
-        &mut written,
-    )
-    .await;
+    let result = build(state, &mut reader, &header, tenant, &options, &progress).await;
     match result {
         Ok(report) => {
             progress.finish(format!(
@@ -106,13 +129,14 @@ pub async fn import_tenant(
             ));
             Ok(report)
         }
+        Err((_, err @ TransferError::Injected(_))) if options.abandon_after_load => {
+            // A simulated crash: nothing is cleaned up.
+            Err(err)
+        }
         Err((tenant, err)) => {
             progress.finish("failed; nothing kept");
+            // The schema, the photo files written (the new garden's whole folder) and the row.
             provision::discard(state, &tenant).await;
-            let store = storage::from_config(state.config());
-            for photo in written {
-                let _ = store.delete_photo(tenant.id, photo).await;
-            }
             Err(err)
         }
     }
@@ -126,10 +150,12 @@ async fn build(
     mut tenant: TenantRecord,
     options: &ImportOptions,
     progress: &Progress,
-    written: &mut Vec<Uuid>,
 ) -> Result<ImportReport, (TenantRecord, TransferError)> {
     let steps = async {
-        let (tables, rows, files) = load(state, reader, header, &tenant, progress, written).await?;
+        let (tables, rows, files) = load(state, reader, header, &tenant, progress).await?;
+        if options.abandon_after_load {
+            return Err(TransferError::Injected("loaded"));
+        }
         let outcome =
             migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Provision).await?;
         tenant.schema_version = outcome.to_version;
@@ -162,14 +188,13 @@ async fn load(
     header: &Header,
     tenant: &TenantRecord,
     progress: &Progress,
-    written: &mut Vec<Uuid>,
 ) -> Result<(usize, u64, usize), TransferError> {
     let placement = state
         .placements()
         .get(&tenant.placement)
         .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
     let mut conn = connect(placement, "kultiva-import").await?;
-    let result = load_on(state, &mut conn, reader, header, tenant, progress, written).await;
+    let result = load_on(state, &mut conn, reader, header, tenant, progress).await;
     // Closing without COMMIT (after a failure) rolls the load back.
     close(conn).await;
     result
@@ -182,7 +207,6 @@ async fn load_on(
     header: &Header,
     tenant: &TenantRecord,
     progress: &Progress,
-    written: &mut Vec<Uuid>,
 ) -> Result<(usize, u64, usize), TransferError> {
     let schema = &tenant.schema_name;
     sqlx::query("BEGIN").execute(&mut *conn).await?;
@@ -248,14 +272,11 @@ async fn load_on(
             Section::File { path, bytes } => {
                 progress.set_message("photo files");
                 let data = reader.file_bytes(bytes)?;
-                let (key, photo) = photo_key(tenant.id, &path)?;
+                let key = photo_key(tenant.id, &path)?;
                 store
                     .put(&key, data)
                     .await
                     .map_err(|e| TransferError::Io(key.as_str().to_owned(), e))?;
-                if !written.contains(&photo) {
-                    written.push(photo);
-                }
                 files += 1;
                 progress.inc(1);
                 touch(state, tenant).await?;
@@ -322,18 +343,10 @@ fn check_table(
 }
 
 /// `<photo id>/<file>` of the file → the new garden's storage key and the photo id.
-fn photo_key(tenant: Uuid, relative: &str) -> Result<(StorageKey, Uuid), TransferError> {
-    let key = StorageKey::parse(&format!("{tenant}/{relative}")).ok_or_else(|| {
-        TransferError::bad_file(format!("malformed photo file path {relative:?}"))
-    })?;
-    let photo = relative
-        .split('/')
-        .next()
-        .and_then(|p| Uuid::parse_str(p).ok())
-        .ok_or_else(|| {
-            TransferError::bad_file(format!("malformed photo file path {relative:?}"))
-        })?;
-    Ok((key, photo))
+fn photo_key(tenant: Uuid, relative: &str) -> Result<StorageKey, TransferError> {
+    // The key's shape is `<tenant>/<photo id>/<known file name>`: nothing else parses.
+    StorageKey::parse(&format!("{tenant}/{relative}"))
+        .ok_or_else(|| TransferError::bad_file(format!("malformed photo file path {relative:?}")))
 }
 
 /// Photo keys name their garden first (`<tenant id>/<photo>/<file>`): point them at the new
@@ -450,9 +463,8 @@ mod tests {
     fn photo_paths_land_in_the_new_gardens_folder_only() {
         let tenant = Uuid::new_v4();
         let photo = Uuid::new_v4();
-        let (key, id) = photo_key(tenant, &format!("{photo}/original.jpg")).expect("key");
+        let key = photo_key(tenant, &format!("{photo}/original.jpg")).expect("key");
         assert_eq!(key.as_str(), format!("{tenant}/{photo}/original.jpg"));
-        assert_eq!(id, photo);
         for bad in [
             format!("{photo}/../../etc/passwd"),
             "../x/original.jpg".to_owned(),

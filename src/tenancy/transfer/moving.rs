@@ -18,11 +18,18 @@
 //!    commit and the target after; the target holds everything the source held.
 //! 6. After the caches' bound, the source schema is dropped and the move record cleared.
 //!
-//! A failure in steps 2–5 rolls back: the target schema is dropped, the source gate reopened,
+//! A failure in steps 2–5 rolls back: the source gate reopened, the target schema dropped,
 //! the record cleared; the garden is whole on the source and takes writes again. A process
-//! killed in between leaves the record: running the same command again (any target) first
-//! finishes or rolls back what the record says, then moves. One move per garden at a time (an
-//! advisory lock on the primary server).
+//! killed in between leaves the record: running the same command again (any target), or the
+//! server's reaper once the record is [`ABANDONED_AFTER`] old and nobody holds the move's lock,
+//! finishes what the record says ([`recover`]: a closed source gate with the target's copy
+//! means the copy is complete, so the move switches; after a switch, the old copy is dropped)
+//! or rolls it back (anything earlier). One move per garden at a time (an advisory lock on the
+//! primary server).
+//!
+//! Requests that resolved the garden before the switch follow it: every `TenantTx` checks the
+//! garden's current placement (`tenancy::tx::current_placement`), and a write that meets the
+//! closed gate reads the registry again and begins on the new server.
 
 use std::time::{Duration, Instant};
 
@@ -48,6 +55,7 @@ const DROP_LOCK_TIMEOUT: &str = "10s";
 const DROP_ATTEMPTS: u32 = 3;
 
 /// The steps a test can stop a move at (see [`MoveOptions`]).
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoveStep {
     /// The target schema is built, nothing copied.
@@ -71,16 +79,22 @@ impl MoveStep {
     }
 }
 
-/// How to move. The defaults are what the command uses; the rest are test hooks.
+/// How to move. `MoveOptions::default()` is what the command uses.
 #[derive(Debug, Clone, Default)]
 pub struct MoveOptions {
     /// Wait between the switch and dropping the source; twice the caches' bound when `None`.
     pub settle: Option<Duration>,
+    // The fields below are test hooks for `tests/api/transfer_moves.rs` (an integration test
+    // is another crate, so they must be public); hidden from the documentation, no command
+    // sets them.
     /// Test hook: keep the write gate closed this much longer after the copy (a slow copy).
+    #[doc(hidden)]
     pub hold_after_copy: Duration,
     /// Test hook: fail right after this step; the move rolls back as after any failure.
+    #[doc(hidden)]
     pub fail_after: Option<MoveStep>,
     /// Test hook: stop right after this step without any cleanup, as a killed process would.
+    #[doc(hidden)]
     pub abandon_after: Option<MoveStep>,
 }
 
@@ -428,20 +442,13 @@ impl Run<'_> {
 
     /// Undoes steps 2–5 (before the switch committed): the target schema, the closed gate,
     /// the record. Works on fresh sessions (the move's own may be broken).
+    ///
+    /// The gate is reopened before the target's copy is dropped: a closed gate with a target
+    /// copy is what [`recover`] finishes (switches to), so the copy must never be gone while
+    /// the gate is still closed.
     async fn roll_back(&self) -> Result<(), String> {
         let mut left = Vec::new();
         let schema = &self.tenant.schema_name;
-        if self.target_created {
-            match connect(&self.target, "kultiva-move").await {
-                Ok(mut dst) => {
-                    if let Err(err) = drop_schema(&mut dst, schema).await {
-                        left.push(format!("schema {schema} on {}: {err}", self.target.name()));
-                    }
-                    close(dst).await;
-                }
-                Err(err) => left.push(format!("schema {schema} on {}: {err}", self.target.name())),
-            }
-        }
         if self.fenced {
             match connect(&self.source, "kultiva-move").await {
                 Ok(mut src) => {
@@ -453,6 +460,17 @@ impl Run<'_> {
                 Err(err) => {
                     left.push(format!("the write gate on {}: {err}", self.source.name()));
                 }
+            }
+        }
+        if self.target_created && left.is_empty() {
+            match connect(&self.target, "kultiva-move").await {
+                Ok(mut dst) => {
+                    if let Err(err) = drop_schema(&mut dst, schema).await {
+                        left.push(format!("schema {schema} on {}: {err}", self.target.name()));
+                    }
+                    close(dst).await;
+                }
+                Err(err) => left.push(format!("schema {schema} on {}: {err}", self.target.name())),
             }
         }
         if left.is_empty() {
@@ -541,58 +559,245 @@ async fn reopen_gate(conn: &mut PgConnection, schema: &SchemaName) -> Result<(),
     Ok(())
 }
 
-/// Finishes or rolls back what an interrupted move recorded. Returns what it did.
+/// Finishes or rolls back what an interrupted move recorded (the caller holds the garden's
+/// [`MoveLock`]). Returns what it did. The command's rerun and the server's reaper
+/// ([`recover_abandoned`]) both come here.
+///
+/// - A move that died after its switch left the old copy (its gate closed): it is dropped.
+/// - A move that died after closing the source's gate (step 4): the target's copy committed
+///   before the gate closed, and nothing was written on the source since the copy's snapshot,
+///   so the move is finished: the registry switches, and after twice the caches' bound the
+///   old copy is dropped.
+/// - A move that died earlier (the gate open): rolled back; the target's copy is dropped and
+///   the garden stays where it is.
 async fn recover(state: &AppState, tenant: &TenantRecord) -> Result<Option<String>, TransferError> {
-    let schema = &tenant.schema_name;
     let placements = state.placements();
     let here = placements
         .get(&tenant.placement)
         .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
     if let Some(to) = &tenant.moving_to {
-        // Died before its switch: the garden is on `placement`; the copy on `to` goes.
         let mut src = connect(here, "kultiva-move").await?;
-        if let Some(other) = placements.get(to) {
-            let mut dst = connect(other, "kultiva-move").await?;
-            if !same_database(&mut src, &mut dst).await? {
-                drop_schema(&mut dst, schema).await?;
-            }
-            close(dst).await;
-        } else {
-            tracing::warn!(tenant = %tenant.slug, placement = %to,
-                "an interrupted move's target is not configured; its copy (if any) is left there");
-        }
-        reopen_gate(&mut src, schema).await?;
+        let outcome = settle_unswitched(state, tenant, &mut src, to).await;
         close(src).await;
-        registry::clear_move(state.platform_pool(), tenant.id).await?;
-        state.caches().forget_tenant(tenant.id);
-        return Ok(Some(format!(
-            "rolled back an interrupted move to {to}; the garden stayed on {}",
-            tenant.placement
-        )));
+        match outcome? {
+            Unswitched::RolledBack => {
+                return Ok(Some(format!(
+                    "rolled back an interrupted move to {to}; the garden stayed on {}",
+                    tenant.placement
+                )));
+            }
+            Unswitched::Switched => {
+                // Replicas still reading the old copy learn of the switch within the bound.
+                tokio::time::sleep(BOUND * 2).await;
+                drop_old_copy(state, tenant, &tenant.placement, to).await?;
+                return Ok(Some(format!(
+                    "finished an interrupted move to {to} (its copy was complete and the old \
+                     one closed to writes); the old copy on {} is dropped",
+                    tenant.placement
+                )));
+            }
+        }
     }
     if let Some(from) = &tenant.moved_from {
         // Died after its switch: the old copy (its gate closed) is dropped now.
-        let old = placements.get(from).ok_or_else(|| {
-            TransferError::Refused(format!(
-                "an earlier move left schema {schema} on placement {from:?}, which is not \
-                 configured; configure it (or drop the schema there and clear \
-                 platform.tenants.moved_from by hand)"
-            ))
-        })?;
-        let mut cur = connect(here, "kultiva-move").await?;
-        let mut src = connect(old, "kultiva-move").await?;
-        if !same_database(&mut cur, &mut src).await? {
-            drop_schema(&mut src, schema).await?;
-        }
-        close(cur).await;
-        close(src).await;
-        registry::clear_move(state.platform_pool(), tenant.id).await?;
-        state.caches().forget_tenant(tenant.id);
+        drop_old_copy(state, tenant, from, &tenant.placement).await?;
         return Ok(Some(format!(
             "dropped the old copy an earlier move left on {from}"
         )));
     }
     Ok(None)
+}
+
+/// What became of a move that died before its switch.
+enum Unswitched {
+    RolledBack,
+    Switched,
+}
+
+/// A move recorded (`moving_to`) but not switched: switch it if the source's gate is closed
+/// and the target holds the copy, else roll it back.
+async fn settle_unswitched(
+    state: &AppState,
+    tenant: &TenantRecord,
+    src: &mut PgConnection,
+    to: &str,
+) -> Result<Unswitched, TransferError> {
+    let schema = &tenant.schema_name;
+    let fenced = table_exists(src, schema, CLOSED_WRITE_GATE).await?;
+    let mut dst = match state.placements().get(to) {
+        Some(other) => {
+            let mut dst = connect(other, "kultiva-move").await?;
+            match same_database(src, &mut dst).await {
+                // Never drop "the target's copy" when it is the source under another name.
+                Ok(false) => Some(dst),
+                Ok(true) => {
+                    close(dst).await;
+                    None
+                }
+                Err(err) => {
+                    close(dst).await;
+                    return Err(err.into());
+                }
+            }
+        }
+        None => {
+            tracing::warn!(tenant = %tenant.slug, placement = %to,
+                "an interrupted move's target is not configured; its copy (if any) is left there");
+            None
+        }
+    };
+    let result = async {
+        let copied = match dst.as_mut() {
+            Some(dst) => table_exists(dst, schema, WRITE_GATE).await?,
+            None => false,
+        };
+        if fenced && copied {
+            if !registry::switch_placement(state.platform_pool(), tenant.id, &tenant.placement, to)
+                .await?
+            {
+                return Err(TransferError::Refused(format!(
+                    "the registry row of tenant {} changed while an interrupted move was being \
+                     finished",
+                    tenant.slug
+                )));
+            }
+            state.caches().forget_tenant(tenant.id);
+            tracing::warn!(tenant = %tenant.slug, from = %tenant.placement, to,
+                "finished an interrupted move: the garden is served from its new placement");
+            return Ok(Unswitched::Switched);
+        }
+        if copied && !schema_exists(src, schema).await? {
+            return Err(TransferError::Refused(format!(
+                "an interrupted move left schema {schema} on {to:?} and none on {:?}; nothing \
+                 was changed (check both servers; the registry still names {:?})",
+                tenant.placement, tenant.placement
+            )));
+        }
+        // The gate first: a closed gate with a copy on the target means "finish".
+        reopen_gate(src, schema).await?;
+        if let Some(dst) = dst.as_mut() {
+            drop_schema(dst, schema).await?;
+        }
+        registry::clear_move(state.platform_pool(), tenant.id).await?;
+        state.caches().forget_tenant(tenant.id);
+        tracing::warn!(tenant = %tenant.slug, placement = %tenant.placement, to,
+            "rolled back an interrupted move; the garden stays on its placement");
+        Ok(Unswitched::RolledBack)
+    }
+    .await;
+    if let Some(dst) = dst {
+        close(dst).await;
+    }
+    result
+}
+
+/// Drops the copy a switched move left on `from` (the garden is on `here` now) and clears the
+/// record.
+async fn drop_old_copy(
+    state: &AppState,
+    tenant: &TenantRecord,
+    from: &str,
+    here: &str,
+) -> Result<(), TransferError> {
+    let schema = &tenant.schema_name;
+    let placements = state.placements();
+    let here = placements
+        .get(here)
+        .ok_or_else(|| TransferError::UnknownPlacement(here.to_owned()))?;
+    let old = placements.get(from).ok_or_else(|| {
+        TransferError::Refused(format!(
+            "an earlier move left schema {schema} on placement {from:?}, which is not \
+             configured; configure it (or drop the schema there and clear \
+             platform.tenants.moved_from by hand)"
+        ))
+    })?;
+    let mut cur = connect(here, "kultiva-move").await?;
+    let mut src = match connect(old, "kultiva-move").await {
+        Ok(conn) => conn,
+        Err(err) => {
+            close(cur).await;
+            return Err(err);
+        }
+    };
+    let dropped = async {
+        if !same_database(&mut cur, &mut src).await? {
+            drop_schema(&mut src, schema).await?;
+        }
+        Ok::<_, sqlx::Error>(())
+    }
+    .await;
+    close(cur).await;
+    close(src).await;
+    dropped?;
+    registry::clear_move(state.platform_pool(), tenant.id).await?;
+    state.caches().forget_tenant(tenant.id);
+    Ok(())
+}
+
+/// Whether `schema.table` exists on the session's database.
+async fn table_exists(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+    table: &str,
+) -> Result<bool, sqlx::Error> {
+    let found: Option<String> = sqlx::query_scalar("SELECT to_regclass($1)::text")
+        .bind(format!("{}.{table}", schema.quoted()))
+        .fetch_one(conn)
+        .await?;
+    Ok(found.is_some())
+}
+
+/// A move whose record has not changed for this long and whose lock nobody holds is taken
+/// for abandoned by [`recover_abandoned`] (the server's reaper). The lock alone says the mover
+/// is gone; the wait leaves a command that is rerun by hand a moment after a crash to finish
+/// it itself, with its report.
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(30);
+
+/// Finishes or rolls back every move whose mover is gone: the record (`moving_to` or
+/// `moved_from`) is older than `older_than` and the move's advisory lock is free. Under that
+/// lock, so one replica (or a rerun command) does it, the others skip it; the same
+/// [`recover`] as the command's rerun. Returns what it did, one line per garden. The server's
+/// reaper runs it every pass (`tenancy::reaper`).
+pub async fn recover_abandoned(
+    state: &AppState,
+    older_than: Duration,
+) -> Result<Vec<String>, TransferError> {
+    let platform = state.platform_pool();
+    let mut done = Vec::new();
+    for found in registry::list_moves(platform, older_than).await? {
+        let lock = match MoveLock::take(state, &found).await {
+            Ok(lock) => lock,
+            // Its mover is alive, or another replica is on it.
+            Err(TransferError::Busy(_)) => continue,
+            Err(err) => {
+                tracing::warn!(tenant = %found.slug, error = %err,
+                    "cannot take the lock of an abandoned move; next pass retries");
+                continue;
+            }
+        };
+        // Read again under the lock: the mover may have finished just before.
+        let result = async {
+            match registry::find_by_id(platform, found.id).await? {
+                Some(tenant) => recover(state, &tenant).await,
+                None => Ok(None),
+            }
+        }
+        .await;
+        lock.release().await;
+        match result {
+            Ok(Some(note)) => {
+                tracing::warn!(tenant = %found.slug, what = %note,
+                    "recovered a move whose mover is gone");
+                done.push(format!("{}: {note}", found.slug));
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::warn!(tenant = %found.slug, error = %err,
+                    "recovering a move whose mover is gone failed; next pass retries");
+            }
+        }
+    }
+    Ok(done)
 }
 
 /// At most one move of a garden at a time, across processes: a session advisory lock on the
