@@ -108,8 +108,11 @@ fn take_statements() -> Vec<String> {
 /// them, node after node.
 struct Monitor {
     prefix: String,
-    nodes: Vec<(String, Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>)>,
+    nodes: Vec<Monitored>,
 }
+
+/// One node's `MONITOR`: its address, the lines kept so far, the reading task.
+type Monitored = (String, Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>);
 
 impl Monitor {
     async fn start(prefix: &str) -> Self {

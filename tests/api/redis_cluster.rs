@@ -255,11 +255,7 @@ async fn readiness_needs_a_cluster_in_state_ok_and_an_outage_is_503_not_500() {
     // A login needs the refresh-token store: 503 with Retry-After, not 500, and no session.
     let res = dead.login_response(&user.email, PASSWORD, false).await;
     assert!(crate::support::header(&res, "retry-after").is_some());
-    assert!(
-        crate::support::set_cookies(&res)
-            .get("svc_refresh")
-            .is_none()
-    );
+    assert!(!crate::support::set_cookies(&res).contains_key("svc_refresh"));
     assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
 
     // A server that is not in cluster mode, named as a cluster (the start-up check is the

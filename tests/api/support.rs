@@ -46,11 +46,6 @@ pub fn redis_nodes() -> Vec<String> {
         .collect()
 }
 
-/// True when the tests run against a Redis Cluster (`TEST_REDIS_URL=redis+cluster://…`).
-pub fn redis_is_cluster() -> bool {
-    redis_url().starts_with("redis+cluster://")
-}
-
 /// The variables a test service starts with; tests add or replace entries.
 pub fn base_env() -> BTreeMap<String, String> {
     [
