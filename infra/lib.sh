@@ -7,6 +7,8 @@
 #   c) a private instance in .local/pg (port 55432+), installed via apt if needed.
 # ensure_redis does the same for REDIS_URL: env, 127.0.0.1:${KULTIVA_DEFAULT_REDIS_PORT:-6379},
 # then a private redis-server in .local/redis (port 56379+).
+# ensure_redis_cluster exports REDIS_CLUSTER_URL (redis+cluster://…): the environment's, else a
+# private 3-node Redis Cluster in .local/redis-cluster (ports 57001-57003), for the cluster step.
 # ensure_second_postgres DB exports DATABASE_URL_2: the environment's, else a
 # second private cluster in .local/pg2 (port 55532+), for the two-server tests.
 # stop_started_services stops only private instances this shell started.
@@ -24,6 +26,7 @@ _KULTIVA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 _KULTIVA_PG_STARTED=0
 _KULTIVA_PG2_STARTED=0
 _KULTIVA_REDIS_STARTED=0
+_KULTIVA_REDIS_CLUSTER_STARTED=0
 _KULTIVA_APT_UPDATED=0
 _KV_PSQL=psql
 _KV_PG_ISREADY=pg_isready
@@ -541,6 +544,143 @@ ensure_redis() {
   _kv_log "Redis: private instance on 127.0.0.1:$port"
 }
 
+# ---------------------------------------------------------------- Redis Cluster
+
+_KV_CLUSTER_PORTS=(57001 57002 57003)
+
+# True when every node answers and node 1 reports cluster_state:ok.
+_kv_redis_cluster_ok() {
+  local port
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    _kv_redis_ping -h 127.0.0.1 -p "$port" || return 1
+  done
+  redis-cli -h 127.0.0.1 -p "${_KV_CLUSTER_PORTS[0]}" cluster info 2>/dev/null |
+    tr -d '\r' | grep -qx 'cluster_state:ok'
+}
+
+# The private cluster in .local/redis-cluster; prints "STARTED" (1 when this call started it,
+# 0 when it reused a running one).
+_kv_redis_cluster_private() {
+  local cdir=$_KULTIVA_ROOT/.local/redis-cluster
+  mkdir -p "$cdir" || return 1
+  _kv_with_lock "$cdir/.lock" _kv_redis_cluster_private_locked "$cdir"
+}
+
+_kv_redis_cluster_private_locked() {
+  local cdir=$1 port ndir pid alive=0 i nodes=()
+
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    pid=$(cat "$cdir/$port/redis.pid" 2>/dev/null || true)
+    if _kv_redis_pid_alive "$pid"; then alive=$((alive + 1)); fi
+  done
+  if [[ $alive -eq ${#_KV_CLUSTER_PORTS[@]} ]] && _kv_redis_cluster_ok; then
+    _kv_log "reusing private Redis Cluster on 127.0.0.1:${_KV_CLUSTER_PORTS[*]}"
+    printf '0\n'
+    return 0
+  fi
+  if [[ $alive -gt 0 ]]; then
+    # A half-started or broken cluster of an earlier run: stop its nodes (ours: pid files in
+    # our directory), start afresh.
+    _kv_log "private Redis Cluster is incomplete or not ok; restarting it"
+    _kv_redis_cluster_stop "$cdir"
+  fi
+
+  if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    _kv_log "redis-server not found; installing it"
+    _kv_apt_install redis-server redis-tools || return 1
+  fi
+  # Each node also listens on a cluster bus port; Redis's default (port + 10000) does not
+  # exist above 55535, so the bus of node 5700N is 4700N.
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    if _kv_port_in_use "$port" || _kv_port_in_use $((port - 10000)); then
+      _kv_die "port $port or $((port - 10000)) is taken by another process (the private Redis Cluster uses ${_KV_CLUSTER_PORTS[*]} and their bus ports; set REDIS_CLUSTER_URL to use an existing cluster)"
+      return 1
+    fi
+  done
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    ndir=$cdir/$port
+    # A fresh cluster every start: old node tables would name nodes that no longer exist.
+    rm -rf "$ndir"
+    mkdir -p "$ndir" || return 1
+    if ! redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
+      --cluster-port $((port - 10000)) \
+      --cluster-config-file "$ndir/nodes.conf" --cluster-node-timeout 5000 \
+      --save '' --appendonly no --daemonize yes --pidfile "$ndir/redis.pid" \
+      --dir "$ndir" --logfile "$ndir/redis.log" >/dev/null 2>&1 {_KV_LOCKFD}>&-; then
+      _kv_die "redis-server (cluster node $port) failed to start (log: $ndir/redis.log)"
+      _kv_redis_cluster_stop "$cdir"
+      return 1
+    fi
+    nodes+=("127.0.0.1:$port")
+  done
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    for ((i = 0; i < 100; i++)); do
+      _kv_redis_ping -h 127.0.0.1 -p "$port" && break
+      sleep 0.1
+    done
+  done
+  _kv_log "creating the private Redis Cluster on ${nodes[*]} (3 masters, no replicas)"
+  if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
+    >"$cdir/create.log" 2>&1; then
+    tail -n 20 "$cdir/create.log" >&2 2>/dev/null || true
+    _kv_die "redis-cli --cluster create failed (log: $cdir/create.log)"
+    _kv_redis_cluster_stop "$cdir"
+    return 1
+  fi
+  for ((i = 0; i < 300; i++)); do
+    if _kv_redis_cluster_ok; then
+      printf '%s\n' "$$" >"$cdir/started-by"
+      printf '1\n'
+      return 0
+    fi
+    sleep 0.1
+  done
+  _kv_die "the private Redis Cluster did not reach cluster_state:ok in 30 s (logs: $cdir/*/redis.log)"
+  _kv_redis_cluster_stop "$cdir"
+  return 1
+}
+
+# Stops the nodes whose pid files are in $1 (only our own daemons).
+_kv_redis_cluster_stop() {
+  local cdir=$1 port pid i
+  for port in "${_KV_CLUSTER_PORTS[@]}"; do
+    pid=$(cat "$cdir/$port/redis.pid" 2>/dev/null || true)
+    if _kv_redis_pid_alive "$pid"; then
+      kill "$pid" 2>/dev/null || true
+      for ((i = 0; i < 100; i++)); do
+        _kv_pid_live "$pid" || break
+        sleep 0.1
+      done
+      _kv_pid_live "$pid" && _kv_log "warning: Redis Cluster node pid $pid still running after 10s"
+    fi
+    rm -f "$cdir/$port/redis.pid"
+  done
+  return 0
+}
+
+# ensure_redis_cluster: exports REDIS_CLUSTER_URL naming a Redis Cluster whose state is ok.
+# REDIS_CLUSTER_URL from the environment is used as is; otherwise the private 3-node cluster
+# in .local/redis-cluster (127.0.0.1:57001-57003) is started, or reused when it runs.
+# stop_started_services stops it when this shell started it.
+ensure_redis_cluster() {
+  local out
+  if ! command -v redis-cli >/dev/null 2>&1; then
+    _kv_apt_install redis-tools || return 1
+  fi
+  if [[ -n ${REDIS_CLUSTER_URL:-} ]]; then
+    export REDIS_CLUSTER_URL
+    _kv_log "Redis Cluster: using REDIS_CLUSTER_URL from the environment"
+    return 0
+  fi
+  if ! out=$(_kv_redis_cluster_private); then
+    _kv_die "could not provide a Redis Cluster (set REDIS_CLUSTER_URL to use an existing one)"
+    return 1
+  fi
+  if [[ $out == 1 ]]; then _KULTIVA_REDIS_CLUSTER_STARTED=1; fi
+  export REDIS_CLUSTER_URL="redis+cluster://127.0.0.1:57001,127.0.0.1:57002,127.0.0.1:57003"
+  _kv_log "Redis Cluster: private 3-node cluster on 127.0.0.1:57001-57003"
+}
+
 # ---------------------------------------------------------------- teardown
 
 # Stops only the private instances started by this shell (meant for
@@ -572,6 +712,13 @@ stop_started_services() {
     _KULTIVA_PG2_STARTED=0
   fi
 
+  if [[ $_KULTIVA_REDIS_CLUSTER_STARTED -eq 1 &&
+    $(cat "$_KULTIVA_ROOT/.local/redis-cluster/started-by" 2>/dev/null) == "$$" ]]; then
+    _kv_log "stopping the private Redis Cluster"
+    _kv_redis_cluster_stop "$_KULTIVA_ROOT/.local/redis-cluster"
+    rm -f "$_KULTIVA_ROOT/.local/redis-cluster/started-by"
+    _KULTIVA_REDIS_CLUSTER_STARTED=0
+  fi
   if [[ $_KULTIVA_REDIS_STARTED -eq 1 && $(cat "$rdir/started-by" 2>/dev/null) == "$$" ]]; then
     pid=$(cat "$rdir/redis.pid" 2>/dev/null || true)
     if _kv_redis_pid_alive "$pid"; then

@@ -90,10 +90,81 @@ pub struct PlacementConfig {
     pub url: Secret,
 }
 
+/// Where Redis is: one server, or a Redis Cluster (`REDIS_URL=redis+cluster://…`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// A `redis://`, `rediss://` or `unix://` URL, as given.
+    Single(Secret),
+    /// The seed nodes of a cluster, each a `redis://[user:pw@]host:port/` URL (credentials
+    /// repeated per node; database 0, the only one a cluster has).
+    Cluster { nodes: Vec<Secret> },
+}
+
+impl RedisTarget {
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, Self::Cluster { .. })
+    }
+}
+
+/// The scheme that names a cluster in `REDIS_URL`.
+pub const REDIS_CLUSTER_SCHEME: &str = "redis+cluster://";
+
+/// Reads `redis+cluster://[user:pw@]host:port[,host:port…][/0]`. Problems name the variable
+/// and never repeat the credentials.
+fn parse_redis_cluster(name: &str, url: &str) -> Result<RedisTarget, String> {
+    let rest = url.strip_prefix(REDIS_CLUSTER_SCHEME).unwrap_or(url);
+    if rest.contains('?') || rest.contains('#') {
+        return Err(format!(
+            "{name}: a redis+cluster:// URL takes no query or fragment"
+        ));
+    }
+    // The credentials end at the last `@` (a password may contain `@` only percent-encoded,
+    // but be lenient); hosts and the database follow.
+    let (userinfo, hosts_db) = match rest.rsplit_once('@') {
+        Some((user, hosts)) => (Some(user), hosts),
+        None => (None, rest),
+    };
+    let (hosts, db) = match hosts_db.split_once('/') {
+        Some((hosts, db)) => (hosts, db),
+        None => (hosts_db, ""),
+    };
+    if !(db.is_empty() || db == "0") {
+        return Err(format!(
+            "{name}: a Redis Cluster has only database 0 (drop the /{} or use /0)",
+            db.chars().take(8).collect::<String>()
+        ));
+    }
+    let mut nodes = Vec::new();
+    for entry in hosts.split(',').map(str::trim) {
+        if entry.is_empty() {
+            return Err(format!(
+                "{name}: redis+cluster:// needs host:port entries separated by commas"
+            ));
+        }
+        let (host, port) = match entry.rsplit_once(':') {
+            Some((host, port)) if !port.contains(']') => (host, port),
+            _ => (entry, "6379"),
+        };
+        let bracketed = host.starts_with('[') && host.ends_with(']') && host.len() > 2;
+        let plain = host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+        let host_ok = !host.is_empty() && (bracketed || plain);
+        let port_ok = port.parse::<u16>().is_ok_and(|p| p > 0);
+        if !host_ok || !port_ok {
+            return Err(format!("{name}: cluster node {entry:?} is not host:port"));
+        }
+        let auth = userinfo.map(|u| format!("{u}@")).unwrap_or_default();
+        nodes.push(Secret::new(format!("redis://{auth}{host}:{port}/")));
+    }
+    Ok(RedisTarget::Cluster { nodes })
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub database_url: Secret,
-    pub redis_url: Secret,
+    /// `REDIS_URL`: one server or a cluster.
+    pub redis: RedisTarget,
     pub bind_address: SocketAddr,
     pub debug: bool,
     pub service_mode: ServiceMode,
@@ -282,7 +353,15 @@ impl Config {
         };
 
         let database_url = r.required_url("DATABASE_URL", &["postgres", "postgresql"]);
-        let redis_url = r.required_url("REDIS_URL", &["redis", "rediss", "unix"]);
+        let redis_url = r.required_url("REDIS_URL", &["redis", "rediss", "unix", "redis+cluster"]);
+        let redis = if redis_url.expose().starts_with(REDIS_CLUSTER_SCHEME) {
+            parse_redis_cluster("REDIS_URL", redis_url.expose()).unwrap_or_else(|why| {
+                r.problems.push(why);
+                RedisTarget::Single(Secret::new(""))
+            })
+        } else {
+            RedisTarget::Single(redis_url)
+        };
         let bind_address = r.parse(
             "BIND_ADDRESS",
             SocketAddr::from(([127, 0, 0, 1], 8080)),
@@ -498,7 +577,7 @@ impl Config {
         }
         Ok(Self {
             database_url,
-            redis_url,
+            redis,
             bind_address,
             debug,
             service_mode,
@@ -878,6 +957,88 @@ mod tests {
         ])
         .expect_err("same address");
         assert!(err.to_string().contains("METRICS_BIND_ADDRESS"), "{err}");
+    }
+
+    #[test]
+    fn redis_url_names_one_server_or_a_cluster() {
+        let cfg = with(&[]).expect("valid");
+        assert_eq!(
+            cfg.redis,
+            RedisTarget::Single(Secret::new("redis://127.0.0.1:6379/"))
+        );
+        assert!(!cfg.redis.is_cluster());
+        let cfg = with(&[("REDIS_URL", "rediss://h.example:6380/2")]).expect("valid");
+        assert!(!cfg.redis.is_cluster(), "rediss:// stays one server");
+
+        let cfg = with(&[(
+            "REDIS_URL",
+            "redis+cluster://127.0.0.1:57001, 127.0.0.1:57002,node-3.example:57003",
+        )])
+        .expect("valid");
+        let RedisTarget::Cluster { nodes } = &cfg.redis else {
+            panic!("a cluster: {:?}", cfg.redis);
+        };
+        let nodes: Vec<_> = nodes.iter().map(Secret::expose).collect();
+        assert_eq!(
+            nodes,
+            [
+                "redis://127.0.0.1:57001/",
+                "redis://127.0.0.1:57002/",
+                "redis://node-3.example:57003/"
+            ]
+        );
+        // Credentials go to every node; /0 is allowed; a missing port is Redis's 6379.
+        let cfg = with(&[(
+            "REDIS_URL",
+            "redis+cluster://app:hunter2-redis@10.0.0.1:7000,[::1]:7001,10.0.0.3/0",
+        )])
+        .expect("valid");
+        let RedisTarget::Cluster { nodes } = &cfg.redis else {
+            panic!("a cluster");
+        };
+        let nodes: Vec<_> = nodes.iter().map(Secret::expose).collect();
+        assert_eq!(
+            nodes,
+            [
+                "redis://app:hunter2-redis@10.0.0.1:7000/",
+                "redis://app:hunter2-redis@[::1]:7001/",
+                "redis://app:hunter2-redis@10.0.0.3:6379/"
+            ]
+        );
+        assert!(!format!("{cfg:?}").contains("hunter2-redis"));
+    }
+
+    #[test]
+    fn a_cluster_url_is_checked_without_printing_the_password() {
+        for (url, says) in [
+            (
+                "redis+cluster://:hunter2-redis@h1:7000/3",
+                "only database 0",
+            ),
+            (
+                "redis+cluster://:hunter2-redis@h1:7000,,h2:7001",
+                "host:port",
+            ),
+            ("redis+cluster://:hunter2-redis@h1:notaport", "h1:notaport"),
+            ("redis+cluster://:hunter2-redis@h1:0", "h1:0"),
+            ("redis+cluster://:hunter2-redis@", "host:port"),
+            (
+                "redis+cluster://:hunter2-redis@h1:7000?timeout=1",
+                "no query",
+            ),
+            (
+                "redis+cluster://:hunter2-redis@bad host:7000",
+                "bad host:7000",
+            ),
+        ] {
+            let err = with(&[("REDIS_URL", url)]).expect_err(url);
+            let text = err.to_string();
+            assert!(text.contains("REDIS_URL"), "{url}: {text}");
+            assert!(text.contains(says), "{url}: {text}");
+            assert!(!text.contains("hunter2-redis"), "{url}: {text}");
+        }
+        let err = with(&[("REDIS_URL", "memcached://h1:11211")]).expect_err("scheme");
+        assert!(err.to_string().contains("redis+cluster://"), "{err}");
     }
 
     #[test]

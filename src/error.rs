@@ -419,12 +419,29 @@ impl From<crate::tenancy::provision::ProvisionError> for AppError {
     }
 }
 
-/// True when a Redis error means the server cannot be reached (refused, dropped, timed out).
+/// True when a Redis error means the server cannot be reached (refused, dropped, timed out),
+/// or a Redis Cluster cannot serve right now: no node reachable, `CLUSTERDOWN`, a master down,
+/// slots moving (`MOVED`/`ASK`/`TRYAGAIN` left after the client's own retries), a replica
+/// promoted under us (`READONLY`), a node still loading. All are outages, retried later: 503.
 pub fn redis_unavailable(err: &redis::RedisError) -> bool {
+    use redis::{ErrorKind, ServerErrorKind};
     err.is_io_error()
         || err.is_connection_refusal()
         || err.is_connection_dropped()
         || err.is_timeout()
+        || matches!(
+            err.kind(),
+            ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::ClusterDown
+                        | ServerErrorKind::MasterDown
+                        | ServerErrorKind::Moved
+                        | ServerErrorKind::Ask
+                        | ServerErrorKind::TryAgain
+                        | ServerErrorKind::ReadOnly
+                        | ServerErrorKind::BusyLoading
+                )
+        )
 }
 
 impl From<redis::RedisError> for AppError {
@@ -587,6 +604,20 @@ mod tests {
         use std::io::{Error as IoError, ErrorKind as Io};
         for kind in [Io::ConnectionRefused, Io::BrokenPipe, Io::TimedOut] {
             let err = redis::RedisError::from(IoError::new(kind, "gone"));
+            assert_eq!(
+                AppError::from(err).code(),
+                ErrorCode::ServiceUnavailable,
+                "{kind:?}"
+            );
+        }
+        for kind in [
+            redis::ErrorKind::ClusterConnectionNotFound,
+            redis::ErrorKind::Server(redis::ServerErrorKind::ClusterDown),
+            redis::ErrorKind::Server(redis::ServerErrorKind::Moved),
+            redis::ErrorKind::Server(redis::ServerErrorKind::TryAgain),
+            redis::ErrorKind::Server(redis::ServerErrorKind::MasterDown),
+        ] {
+            let err = redis::RedisError::from((kind, "cluster trouble"));
             assert_eq!(
                 AppError::from(err).code(),
                 ErrorCode::ServiceUnavailable,

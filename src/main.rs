@@ -242,6 +242,8 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
 
 async fn serve_forever(state: AppState) -> Result<(), String> {
     let config = state.config();
+    // A cluster URL for a single server (or the reverse) would fail every Redis command.
+    kultiva::store::redis::verify_mode(&config.redis).await?;
     let mut bound = serve::bind(config.bind_address)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind_address))?;

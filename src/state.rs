@@ -34,10 +34,8 @@ struct Inner {
 pub enum StateError {
     #[error("database configuration: {0}")]
     Database(#[from] sqlx::Error),
-    #[error("redis configuration: {0}")]
-    Redis(#[from] deadpool_redis::CreatePoolError),
-    #[error("redis configuration: {0}")]
-    RedisUrl(#[from] ::redis::RedisError),
+    #[error("REDIS_URL: {0}")]
+    Redis(#[from] redis::SetupError),
     #[error("{0}")]
     Crypto(String),
 }
@@ -51,8 +49,7 @@ impl AppState {
 
     pub fn with_placements(config: Config, placements: Placements) -> Result<Self, StateError> {
         crate::tls::install_crypto_provider();
-        let redis = redis::create_pool(config.redis_url.expose())?;
-        let shared_redis = SharedRedis::new(config.redis_url.expose())?;
+        let (redis, shared_redis) = redis::connect_lazy(&config.redis)?;
         let passwords = PasswordHasherPool::new(config.password_hash_concurrency as usize)
             .map_err(StateError::Crypto)?;
         let jwt = JwtKeys::new(
@@ -103,14 +100,14 @@ impl AppState {
         &self.0.shared_redis
     }
 
-    /// A Redis key under the configured prefix: `prefix:part:part…`.
-    pub fn redis_key(&self, parts: &[&str]) -> String {
-        let mut key = self.0.config.redis_key_prefix.clone();
-        for part in parts {
-            key.push(':');
-            key.push_str(part);
-        }
-        key
+    /// A Redis key under the configured prefix: `prefix:kind:{tag}:rest…`, with exactly one
+    /// hash tag. A Redis Cluster places a key by its tag alone, so keys of one tag share a
+    /// slot: a script, pipeline or multi-key command may only touch keys of one tag. `kind` is
+    /// a constant of the caller (`rt`, `mcp:session`, …); the tag is the owner (account,
+    /// family, bucket identity, …), any text: braces (and `%`) in it are percent-encoded, so
+    /// no value can open or close a second tag.
+    pub fn redis_key(&self, kind: &str, tag: &str, rest: &[&str]) -> String {
+        redis_key(&self.0.config.redis_key_prefix, kind, tag, rest)
     }
 
     pub fn rate_limits(&self) -> &RateLimits {
@@ -162,5 +159,70 @@ impl AppState {
     pub async fn close(&self) {
         self.0.placements.close().await;
         self.0.redis.close();
+    }
+}
+
+/// See [`AppState::redis_key`].
+pub fn redis_key(prefix: &str, kind: &str, tag: &str, rest: &[&str]) -> String {
+    debug_assert!(!kind.contains(['{', '}']), "a key kind has no braces");
+    let mut key = String::with_capacity(prefix.len() + kind.len() + tag.len() + 8);
+    key.push_str(prefix);
+    key.push(':');
+    key.push_str(kind);
+    key.push_str(":{");
+    if tag.is_empty() {
+        // `{}` would be no tag at all (the whole key would be hashed); a lone `%` is never
+        // the encoding of anything else.
+        key.push('%');
+    }
+    for c in tag.chars() {
+        match c {
+            '{' => key.push_str("%7B"),
+            '}' => key.push_str("%7D"),
+            '%' => key.push_str("%25"),
+            c => key.push(c),
+        }
+    }
+    key.push('}');
+    for part in rest {
+        key.push(':');
+        key.push_str(part);
+    }
+    key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redis_key;
+
+    /// The tag Redis Cluster hashes: between the first `{` and the first `}` after it.
+    fn hash_tag(key: &str) -> Option<&str> {
+        let open = key.find('{')?;
+        let close = key[open + 1..].find('}')? + open + 1;
+        (close > open + 1).then(|| &key[open + 1..close])
+    }
+
+    #[test]
+    fn every_key_has_exactly_one_tag_whatever_the_tag_holds() {
+        assert_eq!(
+            redis_key("kultiva", "rt", "0190-ab", &[]),
+            "kultiva:rt:{0190-ab}"
+        );
+        assert_eq!(
+            redis_key("p", "rl", "ip:10.0.0.1", &["auth"]),
+            "p:rl:{ip:10.0.0.1}:auth"
+        );
+        for tag in ["", "%", "{", "}", "a}b{c", "}{", "%7B", "{x}"] {
+            let key = redis_key("p", "mcp:session", tag, &["rest"]);
+            assert_eq!(key.matches('{').count(), 1, "{key}");
+            assert_eq!(key.matches('}').count(), 1, "{key}");
+            assert!(hash_tag(&key).is_some_and(|t| !t.is_empty()), "{key}");
+        }
+        // Distinct tags stay distinct keys.
+        let keys: std::collections::BTreeSet<_> = ["", "%", "{", "%7B", "}", "%7D", "%25"]
+            .iter()
+            .map(|t| redis_key("p", "k", t, &[]))
+            .collect();
+        assert_eq!(keys.len(), 7, "{keys:?}");
     }
 }

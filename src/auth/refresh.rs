@@ -79,11 +79,11 @@ pub enum Rotation {
 }
 
 fn family_key(state: &AppState, family: Uuid) -> String {
-    state.redis_key(&["rt", &format!("{{{family}}}")])
+    state.redis_key("rt", &family.to_string(), &[])
 }
 
 fn user_families_key(state: &AppState, user: Uuid) -> String {
-    state.redis_key(&["rtu", &format!("{{{user}}}")])
+    state.redis_key("rtu", &user.to_string(), &[])
 }
 
 fn ttl_seconds(state: &AppState) -> i64 {
@@ -116,6 +116,14 @@ fn redis_down(err: impl std::fmt::Display) -> AppError {
 
 /// Opens a family for a fresh login and returns its first token. `generation` is the account's
 /// token generation the login was checked against.
+///
+/// The family (`rt:{family}`) and the user's index of families (`rtu:{user}`) have different
+/// hash tags, so on a Redis Cluster they may live on different nodes: they are written in two
+/// steps, the index first. Should the second step fail, the login fails (503) and the index
+/// names a family that does not exist, which is harmless (revoking it is a no-op; the entry
+/// expires with the index). The other order could leave a working family that logout-all
+/// cannot find through the index (the token generation would still stop it, but only at its
+/// next rotation).
 pub async fn start_family(
     state: &AppState,
     user: Uuid,
@@ -127,6 +135,14 @@ pub async fn start_family(
     let mut conn = state.redis().get().await.map_err(redis_down)?;
     let key = family_key(state, token.family);
     let users_key = user_families_key(state, user);
+    redis::pipe()
+        .sadd(&users_key, token.family.to_string())
+        .ignore()
+        .expire(&users_key, ttl)
+        .ignore()
+        .query_async::<()>(&mut conn)
+        .await
+        .map_err(redis_down)?;
     redis::pipe()
         .hset_multiple(
             &key,
@@ -141,11 +157,7 @@ pub async fn start_family(
         .ignore()
         .expire(&key, ttl)
         .ignore()
-        .sadd(&users_key, token.family.to_string())
-        .ignore()
-        .expire(&users_key, ttl)
-        .ignore()
-        .query_async::<()>(&mut *conn)
+        .query_async::<()>(&mut conn)
         .await
         .map_err(redis_down)?;
     Ok(token)
@@ -161,7 +173,7 @@ pub async fn rotate(state: &AppState, presented: &RefreshToken) -> Result<Rotati
         .arg(presented.digest())
         .arg(next.digest())
         .arg(ttl_seconds(state))
-        .invoke_async(&mut *conn)
+        .invoke_async(&mut conn)
         .await
         .map_err(redis_down)?;
     let user = reply.get(1).and_then(|u| Uuid::parse_str(u).ok());
@@ -172,7 +184,7 @@ pub async fn rotate(state: &AppState, presented: &RefreshToken) -> Result<Rotati
             let _: () = redis::cmd("EXPIRE")
                 .arg(user_families_key(state, user))
                 .arg(ttl_seconds(state))
-                .query_async(&mut *conn)
+                .query_async(&mut conn)
                 .await
                 .map_err(redis_down)?;
             Rotation::Rotated {
@@ -208,7 +220,7 @@ pub async fn revoke_family(state: &AppState, family: Uuid) -> Result<(), AppErro
     let mut conn = state.redis().get().await.map_err(redis_down)?;
     let _: i64 = REVOKE
         .key(family_key(state, family))
-        .invoke_async(&mut *conn)
+        .invoke_async(&mut conn)
         .await
         .map_err(redis_down)?;
     Ok(())
@@ -220,7 +232,7 @@ pub async fn revoke_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
     let users_key = user_families_key(state, user);
     let families: Vec<String> = redis::cmd("SMEMBERS")
         .arg(&users_key)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .map_err(redis_down)?;
     drop(conn);
@@ -230,7 +242,7 @@ pub async fn revoke_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
     let mut conn = state.redis().get().await.map_err(redis_down)?;
     let _: i64 = redis::cmd("DEL")
         .arg(&users_key)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .map_err(redis_down)?;
     Ok(())

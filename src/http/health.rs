@@ -26,7 +26,8 @@ pub struct Readiness {
     pub status: &'static str,
     /// PostgreSQL (platform schema) answered.
     pub database: bool,
-    /// Redis answered.
+    /// Redis answered (with a Redis Cluster: every master answered and reports
+    /// `cluster_state:ok`).
     pub redis: bool,
 }
 
@@ -71,7 +72,8 @@ pub async fn live() -> Json<Liveness> {
     Json(Liveness { status: "alive" })
 }
 
-/// Readiness: PostgreSQL and Redis answer. 503 while either does not.
+/// Readiness: PostgreSQL and Redis answer (a Redis Cluster also reports `cluster_state:ok` on
+/// every master). 503 while either does not.
 #[endpoint(tags("health"), operation_id = "health_ready",
     responses(
         (status_code = 200, description = "ready", body = Readiness),
@@ -79,7 +81,7 @@ pub async fn live() -> Json<Liveness> {
     ))]
 pub async fn ready(depot: &mut Depot, res: &mut Response) -> Result<Json<Readiness>, AppError> {
     let state = depot.app_state()?;
-    let (database, redis) = tokio::join!(database_answers(&state), redis::ping(state.redis()));
+    let (database, redis) = tokio::join!(database_answers(&state), redis::ready(state.redis()));
     if !redis {
         crate::metrics::redis_error(crate::metrics::RedisUse::Readiness);
     }

@@ -71,7 +71,7 @@ fn bucket_key(state: &AppState, identity: &str, limit: Limit) -> String {
         Limit::General => "general",
         Limit::Registration => "register",
     };
-    state.redis_key(&["rl", &format!("{{{identity}}}"), class])
+    state.redis_key("rl", identity, &[class])
 }
 
 /// Renders the 429 of `limit` and stops the chain.

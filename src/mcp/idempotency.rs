@@ -111,7 +111,7 @@ fn keep_alive(
         loop {
             tokio::time::sleep(every).await;
             let extended = async {
-                let mut conn = state.shared_redis().connection()?;
+                let mut conn = state.shared_redis().connection().await?;
                 EXTEND
                     .key(&redis_key)
                     .arg(&pending)
@@ -172,18 +172,19 @@ pub async fn begin_with(
     let tenant = scope
         .tenant
         .map_or_else(|| "-".to_owned(), |t| t.to_string());
-    let redis_key = state.redis_key(&[
-        "mcp",
-        "idem",
-        &format!("{{{}}}", scope.account),
-        &tenant,
-        scope.tool,
-        &key_hash,
-    ]);
+    let redis_key = state.redis_key(
+        "mcp:idem",
+        &scope.account.to_string(),
+        &[&tenant, scope.tool, &key_hash],
+    );
     let owner = Uuid::new_v4().to_string();
     let pending = json!({"state": "pending", "args": args_hash, "owner": owner}).to_string();
     let deadline = Instant::now() + WAIT_FOR_FIRST;
-    let mut conn = state.shared_redis().connection().map_err(unavailable)?;
+    let mut conn = state
+        .shared_redis()
+        .connection()
+        .await
+        .map_err(unavailable)?;
     loop {
         let claimed: Option<String> = redis::cmd("SET")
             .arg(&redis_key)
@@ -237,7 +238,7 @@ impl Claim {
         let record =
             json!({"state": "done", "args": self.args_hash, "result": envelope}).to_string();
         let stored = async {
-            let mut conn = state.shared_redis().connection()?;
+            let mut conn = state.shared_redis().connection().await?;
             FINISH
                 .key(&self.redis_key)
                 .arg(&self.pending)
@@ -262,7 +263,7 @@ impl Claim {
     pub async fn release(self, state: &AppState) {
         self.keeper.abort();
         let released = async {
-            let mut conn = state.shared_redis().connection()?;
+            let mut conn = state.shared_redis().connection().await?;
             RELEASE
                 .key(&self.redis_key)
                 .arg(&self.pending)

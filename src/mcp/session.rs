@@ -25,8 +25,9 @@ pub struct Session {
     pub version: String,
 }
 
-fn redis_key(state: &AppState, id: &str) -> String {
-    state.redis_key(&["mcp", "session", id])
+/// `<prefix>:mcp:session:{<id>}`: the session is its own hash tag.
+pub fn redis_key(state: &AppState, id: &str) -> String {
+    state.redis_key("mcp:session", id, &[])
 }
 
 /// A session id: 32 random bytes, hex (visible ASCII as the transport requires).
@@ -44,7 +45,7 @@ fn well_formed(id: &str) -> bool {
 pub async fn create(state: &AppState, session: &Session) -> Result<String, redis::RedisError> {
     let id = new_id();
     let ticket = state.caches().ticket();
-    let mut conn = state.shared_redis().connection()?;
+    let mut conn = state.shared_redis().connection().await?;
     redis::cmd("SET")
         .arg(redis_key(state, &id))
         .arg(serde_json::to_string(session).unwrap_or_default())
@@ -74,7 +75,7 @@ pub async fn touch(
     // Taken before the read: the entry's age counts from here, so a session ended in Redis
     // while this read was under way is still refused within the bound.
     let ticket = state.caches().ticket();
-    let mut conn = state.shared_redis().connection()?;
+    let mut conn = state.shared_redis().connection().await?;
     let raw: Option<String> = redis::cmd("GETEX")
         .arg(redis_key(state, id))
         .arg("EX")
@@ -93,7 +94,7 @@ pub async fn end(state: &AppState, id: &str, account: Uuid) -> Result<bool, redi
     if touch(state, id, account).await?.is_none() {
         return Ok(false);
     }
-    let mut conn = state.shared_redis().connection()?;
+    let mut conn = state.shared_redis().connection().await?;
     let removed: Result<i64, _> = redis::cmd("DEL")
         .arg(redis_key(state, id))
         .query_async(&mut conn)

@@ -279,7 +279,7 @@ async fn check_redis(
     key: &str,
     cost: NonZeroU32,
 ) -> Result<Decision, redis::RedisError> {
-    let mut conn = redis.connection()?;
+    let mut conn = redis.connection().await?;
     let (allowed, retry_micros): (i64, i64) = GCRA
         .key(key)
         .arg(budget.emission_micros())

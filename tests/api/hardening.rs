@@ -35,13 +35,13 @@ async fn logout_all(app: &TestApp, session: &Session) -> reqwest::Response {
         .expect("sent")
 }
 
-async fn redis_conn(app: &TestApp) -> deadpool_redis::Connection {
+async fn redis_conn(app: &TestApp) -> kultiva::store::redis::RedisConn {
     app.state.redis().get().await.expect("redis")
 }
 
 /// The per-user index of refresh families, as `auth::refresh` names it.
 fn family_index(app: &TestApp, user: &str) -> String {
-    app.state.redis_key(&["rtu", &format!("{{{user}}}")])
+    app.state.redis_key("rtu", user, &[])
 }
 
 #[tokio::test]
@@ -58,7 +58,7 @@ async fn a_family_kept_alive_by_rotation_dies_with_logout_all_even_without_its_i
     let _: () = redis::cmd("EXPIRE")
         .arg(&index)
         .arg(5)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .expect("shorten");
     let res = refresh(&app, &rotated).await;
@@ -66,7 +66,7 @@ async fn a_family_kept_alive_by_rotation_dies_with_logout_all_even_without_its_i
     let rotated = session_of(res).await;
     let ttl: i64 = redis::cmd("TTL")
         .arg(&index)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .expect("ttl");
     assert!(ttl > 29 * 86_400, "index extended on rotation: ttl {ttl}");
@@ -74,7 +74,7 @@ async fn a_family_kept_alive_by_rotation_dies_with_logout_all_even_without_its_i
     // The index runs out while the family lives on (as it did after 30 days of rotations).
     let _: () = redis::cmd("DEL")
         .arg(&index)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .expect("drop index");
     let other = app.login(&user.email, PASSWORD).await;
@@ -87,7 +87,7 @@ async fn a_family_kept_alive_by_rotation_dies_with_logout_all_even_without_its_i
     let session = app.login(&user.email, PASSWORD).await;
     let _: () = redis::cmd("DEL")
         .arg(&index)
-        .query_async(&mut *conn)
+        .query_async(&mut conn)
         .await
         .expect("drop index");
     let id = Uuid::parse_str(&user.key).expect("uuid");
@@ -760,21 +760,18 @@ mod claims {
     /// The Redis key of a record, as `mcp::idempotency` names it.
     fn record_key(app: &TestApp, scope: &Scope<'_>) -> String {
         let key_hash = hex::encode(Sha256::digest(scope.key.as_bytes()));
-        app.state.redis_key(&[
-            "mcp",
-            "idem",
-            &format!("{{{}}}", scope.account),
-            "-",
-            scope.tool,
-            &key_hash,
-        ])
+        app.state.redis_key(
+            "mcp:idem",
+            &scope.account.to_string(),
+            &["-", scope.tool, &key_hash],
+        )
     }
 
     async fn get(app: &TestApp, key: &str) -> Option<String> {
         let mut conn = app.state.redis().get().await.expect("redis");
         redis::cmd("GET")
             .arg(key)
-            .query_async(&mut *conn)
+            .query_async(&mut conn)
             .await
             .expect("get")
     }
@@ -783,7 +780,7 @@ mod claims {
         let mut conn = app.state.redis().get().await.expect("redis");
         let _: () = redis::cmd("DEL")
             .arg(key)
-            .query_async(&mut *conn)
+            .query_async(&mut conn)
             .await
             .expect("del");
     }
@@ -858,7 +855,7 @@ mod claims {
         let _: () = redis::cmd("SET")
             .arg(redis_key)
             .arg(other)
-            .query_async(&mut *conn)
+            .query_async(&mut conn)
             .await
             .expect("set");
         claim

@@ -45,6 +45,7 @@ mod places;
 mod plants;
 mod preferences;
 mod rate_limits;
+mod redis_cluster;
 mod roles;
 mod runs;
 mod service_accounts;

@@ -20,7 +20,7 @@ use tracing::subscriber::Interest;
 use uuid::Uuid;
 
 use crate::mcp_tools::{Rpc, bearer, species_key};
-use crate::support::{Options, TestApp, base_env, database_url, redis_url, unique_slug};
+use crate::support::{Options, TestApp, base_env, database_url, redis_nodes, unique_slug};
 
 // ---------------------------------------------------------------------------------------------
 // Counting PostgreSQL statements and Redis commands
@@ -102,79 +102,91 @@ fn take_statements() -> Vec<String> {
 }
 
 /// The commands clients sent Redis that name `prefix` (every key of one service carries its
-/// prefix), in the order Redis ran them; the commands a Lua script runs inside its one
-/// `EVALSHA` (`MONITOR` shows them as `[0 lua]`) are not round trips and are left out.
+/// prefix); the commands a Lua script runs inside its one `EVALSHA` (`MONITOR` shows them as
+/// `[0 lua]`) are not round trips and are left out. With a Redis Cluster every node is
+/// monitored (each runs the commands of its slots); the lines are in the order each node ran
+/// them, node after node.
 struct Monitor {
     prefix: String,
-    lines: Arc<Mutex<Vec<String>>>,
-    task: tokio::task::JoinHandle<()>,
+    nodes: Vec<Monitored>,
 }
+
+/// One node's `MONITOR`: its address, the lines kept so far, the reading task.
+type Monitored = (String, Arc<Mutex<Vec<String>>>, tokio::task::JoinHandle<()>);
 
 impl Monitor {
     async fn start(prefix: &str) -> Self {
-        let url = redis_url();
-        let rest = url.trim_start_matches("redis://");
-        let host = rest.split('/').next().unwrap_or(rest);
-        let host = host.rsplit('@').next().unwrap_or(host);
-        let mut stream = tokio::net::TcpStream::connect(host)
-            .await
-            .expect("connect to Redis");
-        stream
-            .write_all(b"MONITOR\r\n")
-            .await
-            .expect("send MONITOR");
-        let mut reader = BufReader::new(stream);
-        let mut ok = String::new();
-        reader.read_line(&mut ok).await.expect("MONITOR answer");
-        assert!(ok.starts_with("+OK"), "MONITOR refused: {ok}");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let kept = Arc::clone(&lines);
-        let wanted = prefix.to_owned();
-        let task = tokio::spawn(async move {
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match reader.read_line(&mut line).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) if line.contains(&wanted) && !line.contains(" lua]") => {
-                        if let Ok(mut all) = kept.lock() {
-                            all.push(line.trim().to_owned());
+        let mut nodes = Vec::new();
+        for node in redis_nodes() {
+            let mut stream = tokio::net::TcpStream::connect(&node)
+                .await
+                .expect("connect to Redis");
+            stream
+                .write_all(b"MONITOR\r\n")
+                .await
+                .expect("send MONITOR");
+            let mut reader = BufReader::new(stream);
+            let mut ok = String::new();
+            reader.read_line(&mut ok).await.expect("MONITOR answer");
+            assert!(ok.starts_with("+OK"), "MONITOR refused: {ok}");
+            let lines = Arc::new(Mutex::new(Vec::new()));
+            let kept = Arc::clone(&lines);
+            let wanted = prefix.to_owned();
+            let task = tokio::spawn(async move {
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    match reader.read_line(&mut line).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if line.contains(&wanted) && !line.contains(" lua]") => {
+                            if let Ok(mut all) = kept.lock() {
+                                all.push(line.trim().to_owned());
+                            }
                         }
+                        Ok(_) => {}
                     }
-                    Ok(_) => {}
                 }
-            }
-        });
+            });
+            nodes.push((node, lines, task));
+        }
         Self {
             prefix: prefix.to_owned(),
-            lines,
-            task,
+            nodes,
         }
     }
 
-    /// Every command up to now: a marker sent afterwards comes out of `MONITOR` after them.
+    /// Every command up to now: a marker sent to each node afterwards comes out of its
+    /// `MONITOR` after them.
     async fn finish(self) -> Vec<String> {
         let marker = format!("{}:marker:{}", self.prefix, Uuid::new_v4().simple());
-        let client = redis::Client::open(redis_url()).expect("redis url");
-        let mut conn = client
-            .get_multiplexed_async_connection()
-            .await
-            .expect("redis connection");
-        let _: String = redis::cmd("ECHO")
-            .arg(&marker)
-            .query_async(&mut conn)
-            .await
-            .expect("ECHO");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let seen = self.lines.lock().map(|all| all.clone()).unwrap_or_default();
-            if let Some(pos) = seen.iter().position(|l| l.contains(&marker)) {
-                self.task.abort();
-                return seen[..pos].to_vec();
+        let mut commands = Vec::new();
+        for (node, lines, task) in self.nodes {
+            let client = redis::Client::open(format!("redis://{node}/")).expect("redis url");
+            let mut conn = client
+                .get_multiplexed_async_connection()
+                .await
+                .expect("redis connection");
+            let _: String = redis::cmd("ECHO")
+                .arg(&marker)
+                .query_async(&mut conn)
+                .await
+                .expect("ECHO");
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let seen = lines.lock().map(|all| all.clone()).unwrap_or_default();
+                if let Some(pos) = seen.iter().position(|l| l.contains(&marker)) {
+                    task.abort();
+                    commands.extend_from_slice(&seen[..pos]);
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "MONITOR of {node} did not show the marker"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
             }
-            assert!(Instant::now() < deadline, "MONITOR did not show the marker");
-            tokio::time::sleep(Duration::from_millis(10)).await;
         }
+        commands
     }
 }
 
@@ -205,9 +217,13 @@ fn of_kind<'a>(kinds: &[(&'static str, &'a str)], kind: &str) -> Vec<&'a str> {
 }
 
 /// Statements: the cache feed's pings (every 200 ms, not a call's), the audit writer's batched
-/// INSERTs (off the call's path), everything else is on a call's path.
-const STATEMENT_KINDS: &[(&str, &str)] =
-    &[("ping", "pg_notify"), ("audit", "platform.mcp_audit_log")];
+/// INSERTs and the photo rendition worker's job claim (every 2 s; both off the call's path),
+/// everything else is on a call's path.
+const STATEMENT_KINDS: &[(&str, &str)] = &[
+    ("ping", "pg_notify"),
+    ("audit", "platform.mcp_audit_log"),
+    ("renditions", "platform.photo_rendition_jobs"),
+];
 
 /// Redis commands by key: the general rate limit, sessions, idempotency records.
 const COMMAND_KINDS: &[(&str, &str)] = &[
@@ -395,7 +411,7 @@ fn header_of(res: &reqwest::Response, name: &str) -> Option<String> {
 /// The bound the README states: 0.9 s, "within one second".
 const BOUND: Duration = Duration::from_secs(1);
 
-async fn initialize(app: &TestApp, key: &str) -> String {
+pub(crate) async fn initialize(app: &TestApp, key: &str) -> String {
     let res = app
         .client
         .post(app.url("/api/v1/mcp"))
@@ -413,7 +429,7 @@ async fn initialize(app: &TestApp, key: &str) -> String {
 }
 
 /// A `tools/call` of `list_tenants` in the session: the HTTP status.
-async fn use_session(app: &TestApp, key: &str, session: &str) -> u16 {
+pub(crate) async fn use_session(app: &TestApp, key: &str, session: &str) -> u16 {
     app.client
         .post(app.url("/api/v1/mcp"))
         .header("authorization", bearer(key))
@@ -494,12 +510,8 @@ async fn an_ended_or_expired_session_is_refused_by_every_replica_within_the_boun
 
     // Expiry: the key disappears from Redis behind both replicas' backs.
     let session = initialize(&a, &key).await;
-    let redis_key = a.state.redis_key(&["mcp", "session", &session]);
-    let client = redis::Client::open(redis_url()).expect("redis url");
-    let mut conn = client
-        .get_multiplexed_async_connection()
-        .await
-        .expect("redis connection");
+    let redis_key = kultiva::mcp::session::redis_key(&a.state, &session);
+    let mut conn = a.state.shared_redis().connection().await.expect("redis");
     // Used for a while on both (from memory mostly): still renewed to the full idle time.
     let _: () = redis::cmd("EXPIRE")
         .arg(&redis_key)

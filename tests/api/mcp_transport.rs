@@ -685,9 +685,9 @@ async fn sessions_are_required_bound_to_their_account_and_end_with_delete() {
         send(mcp_req(&app, Method::DELETE, MCP, &a.key).header("mcp-session-id", &sess.id)).await;
     assert_rpc_refusal(res, 404, -32001).await;
     let stored: Option<String> = {
-        let mut conn = app.state.shared_redis().connection().expect("redis");
+        let mut conn = app.state.shared_redis().connection().await.expect("redis");
         redis::cmd("GET")
-            .arg(app.state.redis_key(&["mcp", "session", &sess.id]))
+            .arg(kultiva::mcp::session::redis_key(&app.state, &sess.id))
             .query_async(&mut conn)
             .await
             .expect("redis get")

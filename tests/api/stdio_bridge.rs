@@ -116,8 +116,10 @@ async fn garden_key(app: &TestApp) -> (TenantRecord, String) {
 
 /// The app's tool-server sessions in Redis.
 async fn sessions(app: &TestApp) -> Vec<String> {
-    let pattern = app.state.redis_key(&["mcp", "session", "*"]);
-    let mut conn = app.state.shared_redis().connection().expect("redis");
+    // `<prefix>:mcp:session:{<id>}`; braces are not special in a KEYS pattern. On a cluster,
+    // KEYS runs on every master and the answers are joined.
+    let pattern = app.state.redis_key("mcp:session", "*", &[]);
+    let mut conn = app.state.shared_redis().connection().await.expect("redis");
     redis::cmd("KEYS")
         .arg(pattern)
         .query_async(&mut conn)
@@ -195,7 +197,7 @@ async fn the_bridge_forwards_one_session_and_ends_it_at_eof() {
 
     // The server loses the session (idle expiry): the bridge renews it once, transparently.
     let lost = sessions(&app).await;
-    let mut conn = app.state.shared_redis().connection().expect("redis");
+    let mut conn = app.state.shared_redis().connection().await.expect("redis");
     redis::cmd("DEL")
         .arg(&lost)
         .query_async::<()>(&mut conn)

@@ -32,6 +32,20 @@ pub fn redis_url() -> String {
         .unwrap_or_else(|_| "redis://127.0.0.1:6379/".to_owned())
 }
 
+/// `host:port` of every Redis server behind [`redis_url`]: the one server, or each node of a
+/// `redis+cluster://` URL.
+pub fn redis_nodes() -> Vec<String> {
+    let url = redis_url();
+    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, r)| r);
+    let hosts = rest.split(['/', '?']).next().unwrap_or(rest);
+    hosts
+        .split(',')
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .collect()
+}
+
 /// The variables a test service starts with; tests add or replace entries.
 pub fn base_env() -> BTreeMap<String, String> {
     [

@@ -28,9 +28,9 @@ return n
 /// mail is not sent (the caller's answer stays the same). The address is keyed by its SHA-256.
 pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
     let digest = hex::encode(Sha256::digest(to.as_str().as_bytes()));
-    let key = state.redis_key(&["mailq", &format!("{{{digest}}}")]);
+    let key = state.redis_key("mailq", &digest, &[]);
     let counted = async {
-        let mut conn = state.shared_redis().connection()?;
+        let mut conn = state.shared_redis().connection().await?;
         COUNT_MAIL
             .key(key)
             .arg(3600)

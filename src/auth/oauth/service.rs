@@ -85,7 +85,7 @@ struct Pending {
 
 fn pending_key(state: &AppState, oauth_state: &str) -> String {
     let digest = SecretHash::of(oauth_state).to_hex();
-    state.redis_key(&["oauth", &format!("{{{digest}}}")])
+    state.redis_key("oauth", &digest, &[])
 }
 
 fn redis_down(err: impl std::fmt::Display) -> AppError {
