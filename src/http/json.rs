@@ -422,6 +422,16 @@ impl JsonFields {
     }
 }
 
+/// Answers a JSON document already rendered (kept by a cache): the bytes go out as they are, a
+/// reference-counted buffer, with the content type `Json` would set.
+pub fn render_rendered(res: &mut Response, document: salvo::hyper::body::Bytes) {
+    res.headers_mut().insert(
+        salvo::http::header::CONTENT_TYPE,
+        salvo::http::HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    res.body(salvo::http::ResBody::Once(document));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,14 +574,4 @@ mod tests {
             parse_json("{\"name\":\"ÄÖÜßé\",\"colour\":\"red\"}".as_bytes()).expect("5 characters");
         assert_eq!(s.name, "ÄÖÜßé");
     }
-}
-
-/// Answers a JSON document already rendered (kept by a cache): the bytes go out as they are, a
-/// reference-counted buffer, with the content type `Json` would set.
-pub fn render_rendered(res: &mut Response, document: salvo::hyper::body::Bytes) {
-    res.headers_mut().insert(
-        salvo::http::header::CONTENT_TYPE,
-        salvo::http::HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    res.body(salvo::http::ResBody::Once(document));
 }

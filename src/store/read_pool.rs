@@ -35,6 +35,15 @@ const TEST_EVERY: Duration = Duration::from_millis(100);
 /// How often idle connections past `DB_IDLE_TIMEOUT_SECS` are closed.
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 
+/// Prepared statements kept per read connection. Garden statements name their schema, so each
+/// garden has its own texts, and a spread of reads over many gardens on few connections needs
+/// all of them kept: a miss costs a `Parse` round trip and a plan, which halved the reads per
+/// second over 600 gardens with the shared pool's 400 (`loadtest/tenant_scale`). 4,096 holds
+/// the two hottest reads of 2,000 gardens. Each kept statement holds 12–20 kB in its
+/// PostgreSQL backend (see `store::pg::STATEMENT_CACHE_CAPACITY`) until the connection is
+/// recycled (`DB_MAX_LIFETIME_SECS`).
+pub const READ_STATEMENT_CACHE_CAPACITY: usize = 4096;
+
 /// The application name of read connections in `pg_stat_activity`.
 pub const APPLICATION_NAME: &str = "kultiva-reads";
 
@@ -130,7 +139,10 @@ impl ReadPool {
         idle_timeout: Duration,
     ) -> Result<Self, sqlx::Error> {
         let manager = ReadConnectionManager {
-            options: options.clone().application_name(APPLICATION_NAME),
+            options: options
+                .clone()
+                .application_name(APPLICATION_NAME)
+                .statement_cache_capacity(READ_STATEMENT_CACHE_CAPACITY),
             max_lifetime,
         };
         let pool = Pool::builder(manager)
