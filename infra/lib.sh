@@ -4,13 +4,13 @@
 #   a) DATABASE_URL from the environment, used as is (DB created if missing);
 #   b) a server on 127.0.0.1:${KULTIVA_DEFAULT_PG_PORT:-5432}: login as postgres
 #      (trust auth), else as root create role kultiva/kultiva via the socket;
-#   c) a private instance in .local/pg (port 55432+), installed via apt if needed.
+#   c) a private instance in .local/pg (port 25432+), installed via apt if needed.
 # ensure_redis does the same for REDIS_URL: env, 127.0.0.1:${KULTIVA_DEFAULT_REDIS_PORT:-6379},
-# then a private redis-server in .local/redis (port 56379+).
+# then a private redis-server in .local/redis (port 26379+).
 # ensure_redis_cluster exports REDIS_CLUSTER_URL (redis+cluster://…): the environment's, else a
-# private 3-node Redis Cluster in .local/redis-cluster (ports 57001-57003), for the cluster step.
+# private 3-node Redis Cluster in .local/redis-cluster (ports 27001-27003), for the cluster step.
 # ensure_second_postgres DB exports DATABASE_URL_2: the environment's, else a
-# second private cluster in .local/pg2 (port 55532+), for the two-server tests.
+# second private cluster in .local/pg2 (port 25532+), for the two-server tests.
 # stop_started_services stops only private instances this shell started.
 # Messages go to stderr as "[infra] ...". Functions return non-zero on failure.
 
@@ -64,12 +64,14 @@ _kv_apt_install() {
   fi
 }
 
-# True when something listens on 127.0.0.1:PORT (ss sees every listener,
-# the /dev/tcp probe covers machines without ss).
+# True when a TCP socket holds local port PORT in any state. Not only listeners: a client
+# connection's TIME_WAIT on the port (60 s after it closed) also makes a server's bind fail
+# with "Address already in use", even with SO_REUSEADDR. The /dev/tcp probe covers machines
+# without ss.
 _kv_port_in_use() {
   local port=$1
   if command -v ss >/dev/null 2>&1 &&
-    ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+    ss -Htan "sport = :$port" 2>/dev/null | grep -q .; then
     return 0
   fi
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
@@ -266,7 +268,7 @@ _kv_with_lock() {
 # cluster of the two-server tests); prints "PORT STARTED" (STARTED=1 when this
 # call started it, 0 when it reused a running one).
 _kv_pg_private() {
-  local pgdir=$_KULTIVA_ROOT/.local/${1:-pg} first_port=${2:-55432}
+  local pgdir=$_KULTIVA_ROOT/.local/${1:-pg} first_port=${2:-25432}
   mkdir -p "$pgdir" || return 1
   _kv_with_lock "$pgdir/.lock" _kv_pg_private_locked "$pgdir" "$pgdir/data" \
     "$pgdir/postgres.log" "$pgdir/socket" "$first_port"
@@ -417,7 +419,7 @@ ensure_postgres() {
 # ensure_second_postgres DBNAME: exports DATABASE_URL_2, a database on a second
 # PostgreSQL server (the two-server tests: moving a garden between placements).
 # DATABASE_URL_2 from the environment is used as is; otherwise a private cluster
-# in .local/pg2 (port 55532+) is started (initdb on first use), always a server
+# in .local/pg2 (port 25532+) is started (initdb on first use), always a server
 # of its own, never the one of DATABASE_URL. stop_started_services stops it.
 ensure_second_postgres() {
   local db=${1:-} out port started
@@ -435,7 +437,7 @@ ensure_second_postgres() {
     _kv_log "second PostgreSQL: using DATABASE_URL_2 from the environment"
     return 0
   fi
-  if ! out=$(_kv_pg_private pg2 55532); then
+  if ! out=$(_kv_pg_private pg2 25532); then
     _kv_die "could not start the second PostgreSQL (set DATABASE_URL_2 to use an existing server)"
     return 1
   fi
@@ -487,7 +489,7 @@ _kv_redis_private_locked() {
   fi
 
   if ! [[ $port =~ ^[0-9]+$ ]] || _kv_port_in_use "$port"; then
-    port=$(_kv_free_port 56379) || return 1
+    port=$(_kv_free_port 26379) || return 1
   fi
   _kv_log "starting private Redis on 127.0.0.1:$port (log: $log)"
   # No persistence: cache/rate-limit data only, starts empty every time.
@@ -546,7 +548,10 @@ ensure_redis() {
 
 # ---------------------------------------------------------------- Redis Cluster
 
-_KV_CLUSTER_PORTS=(57001 57002 57003)
+# Every private service port sits below Linux's ephemeral range (32768-60999 by default):
+# there, any outgoing connection may take the port first (connect() prefers even ports), and
+# a server then fails to bind it until that connection's TIME_WAIT ends.
+_KV_CLUSTER_PORTS=(27001 27002 27003)
 
 # True when every node answers and node 1 reports cluster_state:ok.
 _kv_redis_cluster_ok() {
@@ -589,8 +594,8 @@ _kv_redis_cluster_private_locked() {
     _kv_log "redis-server not found; installing it"
     _kv_apt_install redis-server redis-tools || return 1
   fi
-  # Each node also listens on a cluster bus port; Redis's default (port + 10000) does not
-  # exist above 55535, so the bus of node 5700N is 4700N.
+  # Each node also listens on a cluster bus port; Redis's default (port + 10000) would be in
+  # the ephemeral range, so the bus of node 2700N is 1700N.
   for port in "${_KV_CLUSTER_PORTS[@]}"; do
     if _kv_port_in_use "$port" || _kv_port_in_use $((port - 10000)); then
       _kv_die "port $port or $((port - 10000)) is taken by another process (the private Redis Cluster uses ${_KV_CLUSTER_PORTS[*]} and their bus ports; set REDIS_CLUSTER_URL to use an existing cluster)"
@@ -613,11 +618,18 @@ _kv_redis_cluster_private_locked() {
     fi
     nodes+=("127.0.0.1:$port")
   done
+  # --daemonize returns before the listener is up, and a node that cannot bind exits then.
   for port in "${_KV_CLUSTER_PORTS[@]}"; do
     for ((i = 0; i < 100; i++)); do
       _kv_redis_ping -h 127.0.0.1 -p "$port" && break
       sleep 0.1
     done
+    if ! _kv_redis_ping -h 127.0.0.1 -p "$port"; then
+      tail -n 5 "$cdir/$port/redis.log" >&2 2>/dev/null || true
+      _kv_die "Redis Cluster node $port did not answer in 10 s (log: $cdir/$port/redis.log)"
+      _kv_redis_cluster_stop "$cdir"
+      return 1
+    fi
   done
   _kv_log "creating the private Redis Cluster on ${nodes[*]} (3 masters, no replicas)"
   if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes \
@@ -660,7 +672,7 @@ _kv_redis_cluster_stop() {
 
 # ensure_redis_cluster: exports REDIS_CLUSTER_URL naming a Redis Cluster whose state is ok.
 # REDIS_CLUSTER_URL from the environment is used as is; otherwise the private 3-node cluster
-# in .local/redis-cluster (127.0.0.1:57001-57003) is started, or reused when it runs.
+# in .local/redis-cluster (127.0.0.1:27001-27003) is started, or reused when it runs.
 # stop_started_services stops it when this shell started it.
 ensure_redis_cluster() {
   local out
@@ -677,8 +689,8 @@ ensure_redis_cluster() {
     return 1
   fi
   if [[ $out == 1 ]]; then _KULTIVA_REDIS_CLUSTER_STARTED=1; fi
-  export REDIS_CLUSTER_URL="redis+cluster://127.0.0.1:57001,127.0.0.1:57002,127.0.0.1:57003"
-  _kv_log "Redis Cluster: private 3-node cluster on 127.0.0.1:57001-57003"
+  export REDIS_CLUSTER_URL="redis+cluster://127.0.0.1:27001,127.0.0.1:27002,127.0.0.1:27003"
+  _kv_log "Redis Cluster: private 3-node cluster on 127.0.0.1:27001-27003"
 }
 
 # ---------------------------------------------------------------- teardown

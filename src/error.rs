@@ -273,12 +273,18 @@ impl AppError {
         &self.details
     }
 
-    /// Builds the body and logs the error under its id. Server errors log the cause at error
-    /// level; client errors at info level (they are the client's to fix, not ours).
+    /// Builds the body and logs the error under its id. A 500 logs its cause at error level;
+    /// a 503 (an outage or a garden being moved: the client retries after `Retry-After`) at
+    /// warn level, so alerts on errors mean a defect; client errors at info level (they are
+    /// the client's to fix, not ours).
     pub fn into_body(self, path: &str, method: &str) -> (StatusCode, ErrorBody) {
         let status = self.code.status();
         let error_id = format!("err_{}", Uuid::new_v4());
-        if status.is_server_error() {
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            let cause = self.cause.as_ref().map(ToString::to_string);
+            tracing::warn!(%error_id, error_code = self.code.as_str(), cause = cause.as_deref(),
+                message = %self.message, "request refused for now");
+        } else if status.is_server_error() {
             let cause = self.cause.as_ref().map(ToString::to_string);
             tracing::error!(%error_id, error_code = self.code.as_str(), cause = cause.as_deref(),
                 message = %self.message, "request failed");
@@ -403,17 +409,28 @@ impl From<sqlx::Error> for AppError {
 /// answer the refusals they expect (slug taken, unknown tenant) before falling back on this.
 impl From<crate::tenancy::provision::ProvisionError> for AppError {
     fn from(err: crate::tenancy::provision::ProvisionError) -> Self {
-        use crate::tenancy::migrate::MigrationError;
         use crate::tenancy::provision::ProvisionError;
+        match err {
+            ProvisionError::Database(db) => db.into(),
+            ProvisionError::Migration(err) => err.into(),
+            err @ ProvisionError::Moving(_) => Self::unavailable("this garden", err),
+            other => Self::internal(other),
+        }
+    }
+}
+
+/// A tenant migration (provisioning, or on demand before a request): a lost database is a
+/// 503, a garden being moved too (retry once the move is done); anything else is ours.
+impl From<crate::tenancy::migrate::MigrationError> for AppError {
+    fn from(err: crate::tenancy::migrate::MigrationError) -> Self {
+        use crate::tenancy::migrate::MigrationError;
         use sqlx::migrate::MigrateError;
         match err {
-            ProvisionError::Database(db)
-            | ProvisionError::Migration(
-                MigrationError::Database(db)
-                | MigrationError::Migrate(
-                    MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
-                ),
+            MigrationError::Database(db)
+            | MigrationError::Migrate(
+                MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
             ) => db.into(),
+            err @ MigrationError::Moving(_) => Self::unavailable("this garden", err),
             other => Self::internal(other),
         }
     }
@@ -529,6 +546,55 @@ mod tests {
         }
     }
 
+    /// Collects what the fmt layer writes, for the log-level test.
+    #[derive(Clone, Default)]
+    struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().expect("log buffer").extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn logged(error: AppError) -> String {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let _ = error.into_body("/p", "GET");
+        });
+        let bytes = captured.0.lock().expect("log buffer").clone();
+        String::from_utf8(bytes).expect("utf-8 log")
+    }
+
+    #[test]
+    fn a_500_logs_an_error_a_503_a_warning_a_4xx_an_info() {
+        let failed = logged(AppError::internal("disk on fire"));
+        assert!(
+            failed.contains("ERROR") && failed.contains("disk on fire"),
+            "{failed}"
+        );
+        let refused = logged(AppError::unavailable("the garden", "moving"));
+        assert!(
+            refused.contains("WARN") && refused.contains("moving"),
+            "{refused}"
+        );
+        assert!(!refused.contains("ERROR"), "{refused}");
+        let rejected = logged(AppError::new(ErrorCode::EntityNotFound, "no such plant"));
+        assert!(
+            rejected.contains("INFO") && !rejected.contains("WARN"),
+            "{rejected}"
+        );
+    }
+
     #[test]
     fn codes_serialise_as_specified() {
         let json = serde_json::to_string(&ErrorCode::EntityNotFound).expect("serialise");
@@ -588,9 +654,16 @@ mod tests {
             ProvisionError::Migration(MigrationError::Migrate(
                 sqlx::migrate::MigrateError::Execute(io()),
             )),
+            // A garden being moved: a drop or a migration waits for the move.
+            ProvisionError::Moving("g".into()),
+            ProvisionError::Migration(MigrationError::Moving("g".into())),
         ] {
             assert_eq!(AppError::from(err).code(), ErrorCode::ServiceUnavailable);
         }
+        assert_eq!(
+            AppError::from(MigrationError::Moving("g".into())).code(),
+            ErrorCode::ServiceUnavailable
+        );
         for err in [
             ProvisionError::Database(sqlx::Error::RowNotFound),
             ProvisionError::InvalidName,

@@ -156,6 +156,14 @@ impl Placements {
         std::iter::once(PRIMARY_PLACEMENT).chain(self.others.keys().map(String::as_str))
     }
 
+    /// Closes idle or aged read connections on every placement (see `ReadPool::sweep`).
+    pub fn sweep_reads(&self) -> usize {
+        std::iter::once(&self.primary)
+            .chain(self.others.values())
+            .map(|placement| placement.reads.sweep())
+            .sum()
+    }
+
     pub async fn close(&self) {
         self.primary.reads.close();
         self.primary.pool.close().await;

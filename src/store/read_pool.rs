@@ -21,8 +21,6 @@
 //! shared pool; the size is `DB_READ_CONNECTIONS`. The connections name themselves
 //! `kultiva-reads` in `pg_stat_activity`.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use deadpool::managed::{self, Metrics, Pool, PoolError, RecycleError, RecycleResult};
@@ -31,9 +29,6 @@ use sqlx::{Connection, PgConnection};
 
 /// A connection is tested before use when its last test is this old.
 const TEST_EVERY: Duration = Duration::from_millis(100);
-
-/// How often idle connections past `DB_IDLE_TIMEOUT_SECS` are closed.
-const SWEEP_EVERY: Duration = Duration::from_secs(30);
 
 /// Prepared statements kept per read connection. Garden statements name their schema, so each
 /// garden has its own texts, and a spread of reads over many gardens on few connections needs
@@ -108,9 +103,7 @@ pub type PooledRead = managed::Object<ReadConnectionManager>;
 pub struct ReadPool {
     pool: Pool<ReadConnectionManager>,
     idle_timeout: Duration,
-    /// Milliseconds since `epoch` at the last idle sweep.
-    last_sweep: Arc<AtomicU64>,
-    epoch: Instant,
+    max_lifetime: Duration,
 }
 
 impl std::fmt::Debug for ReadPool {
@@ -156,15 +149,13 @@ impl ReadPool {
         Ok(Self {
             pool,
             idle_timeout,
-            last_sweep: Arc::new(AtomicU64::new(0)),
-            epoch: Instant::now(),
+            max_lifetime,
         })
     }
 
     /// A connection for one read. Errors are sqlx's own kinds (a full pool that stays full
     /// is `PoolTimedOut`), so they answer as the shared pool's do.
     pub async fn acquire(&self) -> Result<PooledRead, sqlx::Error> {
-        self.sweep_idle();
         self.pool.get().await.map_err(|err| match err {
             PoolError::Backend(err) => err,
             PoolError::Timeout(_) => sqlx::Error::PoolTimedOut,
@@ -173,24 +164,16 @@ impl ReadPool {
         })
     }
 
-    /// Closes idle connections past the idle timeout, at most every `SWEEP_EVERY`, on the
-    /// way to a checkout (an unused pool keeps its idle connections until the next read or
-    /// its lifetime; the shared pool, which every request uses, has its own reaper).
-    fn sweep_idle(&self) {
-        let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let last = self.last_sweep.load(Ordering::Relaxed);
-        if now.saturating_sub(last) < SWEEP_EVERY.as_millis() as u64 {
-            return;
-        }
-        if self
-            .last_sweep
-            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-        {
-            let idle_timeout = self.idle_timeout;
-            self.pool
-                .retain(|_, metrics| metrics.last_used() < idle_timeout);
-        }
+    /// Closes the idle connections unused for `DB_IDLE_TIMEOUT_SECS` or older than
+    /// `DB_MAX_LIFETIME_SECS` (deadpool has no reaper of its own; the service's reaper calls
+    /// this every pass, so a pool that falls quiet after a spread over many gardens gives
+    /// back its connections and their catalogue caches). Returns how many it closed.
+    pub fn sweep(&self) -> usize {
+        let (idle_timeout, max_lifetime) = (self.idle_timeout, self.max_lifetime);
+        self.pool
+            .retain(|_, metrics| metrics.last_used() < idle_timeout && metrics.age() < max_lifetime)
+            .removed
+            .len()
     }
 
     pub fn status(&self) -> ReadPoolStatus {

@@ -119,7 +119,8 @@ pub async fn migrate_if_behind(
             .map_err(|err| match err {
                 // Dropped between lookup and migration: as gone as an unknown slug.
                 MigrationError::TenantGone(_) => tenant_not_found(),
-                other => AppError::internal(other),
+                // A lost database or a move in progress: 503, retried.
+                other => AppError::from(other),
             })?;
         tenant.schema_version = outcome.to_version;
     }

@@ -28,6 +28,10 @@ pub enum MigrationError {
     UnknownPlacement(String, String),
     #[error("tenant {0} no longer exists")]
     TenantGone(String),
+    /// A move is copying the garden (`kultiva tenant move`): a migration now would change the
+    /// source under the copy, or reopen a source already closed to writes.
+    #[error("tenant {0} is being moved to another placement; migrate it after the move")]
+    Moving(String),
 }
 
 /// The newest tenant schema version this binary knows.
@@ -126,55 +130,95 @@ async fn migrate_locked(
     target: i64,
     trigger: MigrationTrigger,
 ) -> Result<MigrationOutcome, MigrationError> {
-    let platform = state.platform_pool();
-    let current = stored_version(platform, tenant).await?;
-    if current >= target {
-        return Ok(MigrationOutcome::unchanged(current));
-    }
-    let placement = state.placements().get(&tenant.placement).ok_or_else(|| {
-        MigrationError::UnknownPlacement(tenant.slug.to_string(), tenant.placement.clone())
-    })?;
-
-    let mut conn = placement.dedicated().await?;
-    let result = async {
-        sqlx::query("SELECT pg_advisory_lock(hashtextextended($1, 0))")
-            .bind(lock_key(&tenant.schema_name))
-            .execute(&mut conn)
-            .await?;
-        // Another replica may have finished while this one waited for the lock.
-        let current = stored_version(platform, tenant).await?;
-        if current >= target {
-            return Ok(MigrationOutcome::unchanged(current));
+    // The caller's record may be stale (a replica's cache, or a move that switched since):
+    // the registry row decides where the schema is, read again under the lock, on the server
+    // that row names. A move that switched between the two reads sends this round to the new
+    // server.
+    for _ in 0..3 {
+        let row = current_row(state, tenant, target).await?;
+        if row.schema_version >= target {
+            return Ok(MigrationOutcome::unchanged(row.schema_version));
         }
-        let started_at = OffsetDateTime::now_utc();
-        let reached = apply_tenant_migrations(&mut conn, &tenant.schema_name, target).await?;
-        registry::set_version(platform, tenant.id, reached).await?;
-        state.caches().forget_tenant(tenant.id);
-        registry::record_migration(platform, tenant.id, current, reached, trigger, started_at)
-            .await?;
-        tracing::info!(tenant = %tenant.slug, schema = %tenant.schema_name, from = current,
-            to = reached, trigger = trigger.as_str(), "tenant schema migrated");
-        Ok(MigrationOutcome {
-            from_version: current,
-            to_version: reached,
-        })
+        let placement = state.placements().get(&row.placement).ok_or_else(|| {
+            MigrationError::UnknownPlacement(tenant.slug.to_string(), row.placement.clone())
+        })?;
+        let mut conn = placement.dedicated().await?;
+        let result = migrate_on(state, &mut conn, &row, target, trigger).await;
+        // Closing the session releases the advisory lock and discards the session search_path.
+        if let Err(err) = conn.close().await {
+            tracing::warn!(error = %err, "closing the migration connection failed");
+        }
+        match result {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => continue,
+            Err(err) => return Err(err),
+        }
     }
-    .await;
-    // Closing the session releases the advisory lock and discards the session search_path.
-    if let Err(err) = conn.close().await {
-        tracing::warn!(error = %err, "closing the migration connection failed");
-    }
-    result
+    Err(MigrationError::Moving(tenant.slug.to_string()))
 }
 
-/// The version the registry holds for the tenant; the tenant may have been dropped meanwhile.
-async fn stored_version(
-    platform: &sqlx::PgPool,
+/// The tenant's registry row; refused while a move is copying it and it is behind `target`
+/// (a garden already there needs nothing, moving or not).
+async fn current_row(
+    state: &AppState,
     tenant: &TenantRecord,
-) -> Result<i64, MigrationError> {
-    registry::current_version(platform, tenant.id)
+    target: i64,
+) -> Result<TenantRecord, MigrationError> {
+    let row = registry::find_by_id(state.platform_pool(), tenant.id)
         .await?
-        .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))
+        .ok_or_else(|| MigrationError::TenantGone(tenant.slug.to_string()))?;
+    if row.schema_version < target && row.moving_to.is_some() {
+        return Err(MigrationError::Moving(tenant.slug.to_string()));
+    }
+    Ok(row)
+}
+
+/// One round on the server `row` names: under the schema's lock there (a move holds it on
+/// its source from before it records the move until it ends), the row read again. `None`
+/// when the garden moved meanwhile (the caller goes again).
+async fn migrate_on(
+    state: &AppState,
+    conn: &mut PgConnection,
+    row: &TenantRecord,
+    target: i64,
+    trigger: MigrationTrigger,
+) -> Result<Option<MigrationOutcome>, MigrationError> {
+    let platform = state.platform_pool();
+    take_lock(conn, &row.schema_name).await?;
+    // Another replica may have finished while this one waited for the lock, or a move may
+    // have come and gone.
+    let now = current_row(state, row, target).await?;
+    let current = now.schema_version;
+    if current >= target {
+        return Ok(Some(MigrationOutcome::unchanged(current)));
+    }
+    if now.placement != row.placement {
+        return Ok(None);
+    }
+    let started_at = OffsetDateTime::now_utc();
+    let reached = apply_tenant_migrations(conn, &row.schema_name, target).await?;
+    registry::set_version(platform, row.id, reached).await?;
+    state.caches().forget_tenant(row.id);
+    registry::record_migration(platform, row.id, current, reached, trigger, started_at).await?;
+    tracing::info!(tenant = %row.slug, schema = %row.schema_name, from = current,
+        to = reached, trigger = trigger.as_str(), "tenant schema migrated");
+    Ok(Some(MigrationOutcome {
+        from_version: current,
+        to_version: reached,
+    }))
+}
+
+/// Takes the schema's migration lock for the session (waits for a migration or a move
+/// holding it). Released when the session closes.
+pub(crate) async fn take_lock(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_advisory_lock(hashtextextended($1, 0))")
+        .bind(lock_key(schema))
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 fn lock_key(schema: &SchemaName) -> String {

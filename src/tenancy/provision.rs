@@ -24,6 +24,8 @@ pub enum ProvisionError {
     InvalidName,
     #[error("no tenant with slug {0}")]
     NotFound(String),
+    #[error("tenant {0} is being moved to another placement; drop it once the move is done")]
+    Moving(String),
     #[error(transparent)]
     Migration(#[from] MigrationError),
     #[error("tenant {0} was removed while it was being provisioned (it took too long)")]
@@ -200,8 +202,17 @@ pub async fn drop_tenant(
 }
 
 async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), ProvisionError> {
-    // Suspend first so no request starts on a schema that is about to vanish.
-    registry::set_status(state.platform_pool(), tenant.id, TenantStatus::Suspended).await?;
+    // Suspend first so no request starts on a schema that is about to vanish (and no move
+    // starts); refused while a move is recorded.
+    if !registry::suspend_for_drop(state.platform_pool(), tenant.id).await? {
+        let slug = tenant.slug.to_string();
+        return Err(
+            match registry::find_by_id(state.platform_pool(), tenant.id).await? {
+                Some(_) => ProvisionError::Moving(slug),
+                None => ProvisionError::NotFound(slug),
+            },
+        );
+    }
     state.caches().forget_tenant(tenant.id);
     let placement = state
         .placements()

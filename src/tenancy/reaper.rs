@@ -175,6 +175,10 @@ pub fn start(state: AppState) -> ReaperWorker {
         let bound = state.config().provisioning_timeout;
         let every = interval(bound);
         loop {
+            let closed = state.placements().sweep_reads();
+            if closed > 0 {
+                tracing::debug!(closed, "idle read connections closed");
+            }
             match reap_stale(&state, bound).await {
                 Ok(Some(n)) if n > 0 => {
                     tracing::info!(reaped = n, "provisioning reaper pass done");

@@ -225,6 +225,21 @@ pub async fn set_status(
     Ok(())
 }
 
+/// Suspends a tenant about to be dropped, unless a move is recorded (`moving_to` or
+/// `moved_from`): a drop then would leave a copy on the other server that no row names.
+/// `false` when a move is recorded (or the row is gone). A move claims only an `active`
+/// garden, so once this committed no move starts.
+pub async fn suspend_for_drop(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE platform.tenants SET status = 'suspended', updated_at = now() \
+         WHERE id = $1 AND moving_to IS NULL AND moved_from IS NULL",
+    )
+    .bind(id)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// `provisioning` -> `active` in one statement that also records the owner as creator and
 /// makes them admin, so no active tenant is ever without its admin (a data-modifying `WITH`
 /// runs to completion whether or not the outer query reads it). `false` when the tenant

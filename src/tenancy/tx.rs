@@ -285,23 +285,6 @@ impl TenantTx {
         }
     }
 
-    /// Whether PostgreSQL refuses writes here or the handle is meant for reads only
-    /// ([`read`](Self::read) or [`snapshot`](Self::snapshot)).
-    pub fn is_read_only(&self) -> bool {
-        !matches!(
-            self.scope,
-            Scope::Tx {
-                read_only: false,
-                ..
-            }
-        )
-    }
-
-    /// Whether this is a transaction (`begin` or `snapshot`) rather than a plain `read`.
-    pub fn is_transaction(&self) -> bool {
-        matches!(self.scope, Scope::Tx { .. })
-    }
-
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         match self.scope {
             Scope::Tx {

@@ -802,44 +802,60 @@ async fn a_catalogue_write_reaches_the_other_instance() {
     .await;
 }
 
-/// The read connections (`kultiva-reads`) of the database `url`, and how many were cut.
-async fn cut_read_connections(url: &str) -> (i64, i64) {
+/// Runs `sql` (a count over `pg_stat_activity`) for the read connections (`kultiva-reads`)
+/// of the database `url`.
+async fn over_read_connections(url: &str, select: &str) -> i64 {
     let admin = sqlx::PgPool::connect(url).await.expect("connect");
-    let open: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM pg_stat_activity \
-         WHERE datname = current_database() AND application_name = 'kultiva-reads'",
-    )
-    .fetch_one(&admin)
-    .await
-    .expect("count");
-    let cut: i64 = sqlx::query_scalar(
-        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
-         WHERE datname = current_database() AND application_name = 'kultiva-reads'",
-    )
-    .fetch_one(&admin)
-    .await
-    .expect("terminate");
+    let sql = format!(
+        "SELECT {select} FROM pg_stat_activity \
+         WHERE datname = current_database() AND application_name = 'kultiva-reads'"
+    );
+    let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .fetch_one(&admin)
+        .await
+        .expect("pg_stat_activity");
     admin.close().await;
+    n
+}
+
+async fn open_read_connections(url: &str) -> i64 {
+    over_read_connections(url, "count(*)").await
+}
+
+/// The read connections of the database `url`, and how many were cut.
+async fn cut_read_connections(url: &str) -> (i64, i64) {
+    let open = open_read_connections(url).await;
+    let cut = over_read_connections(url, "count(*) FILTER (WHERE pg_terminate_backend(pid))").await;
     (open, cut)
+}
+
+/// A service on a database of its own (named `db`: what a test does to its read connections
+/// touches no other test) with `env` added, a garden with one site, and a burst of reads
+/// that opens read connections. Returns the app, the database URL, the garden and the path.
+async fn read_pool_app(
+    db: &str,
+    env: Vec<(&'static str, String)>,
+) -> (TestApp, String, TenantRecord, String) {
+    let url = crate::support::sibling_database(db).await;
+    let mut all = vec![("DATABASE_URL", url.clone())];
+    all.extend(env);
+    let app = TestApp::spawn_with(Options {
+        env: all,
+        ..Options::default()
+    })
+    .await;
+    let t = app.tenant(db).await;
+    app.create_site(&t, &format!("{}-bed", t.slug)).await;
+    let path = format!("/api/v1/t/{}/sites/", t.slug);
+    let reads = join_all((0..9).map(|_| get_json(&app, &path))).await;
+    assert!(reads.iter().all(|(s, _)| *s == 200), "{reads:?}");
+    (app, url, t, path)
 }
 
 #[tokio::test]
 async fn garden_reads_get_past_cut_read_connections_without_a_500() {
-    // A database of its own: cutting its read connections touches no other test.
-    let url = crate::support::sibling_database("readpool").await;
-    let app = TestApp::spawn_with(Options {
-        env: vec![
-            ("DATABASE_URL", url.clone()),
-            ("DB_READ_CONNECTIONS", "2".to_owned()),
-        ],
-        ..Options::default()
-    })
-    .await;
-    let t = app.tenant("cut").await;
-    app.create_site(&t, &format!("{}-bed", t.slug)).await;
-    let path = format!("/api/v1/t/{}/sites/", t.slug);
-    let reads = join_all((0..6).map(|_| get_json(&app, &path))).await;
-    assert!(reads.iter().all(|(s, _)| *s == 200), "{reads:?}");
+    let (app, url, t, path) =
+        read_pool_app("readpool", vec![("DB_READ_CONNECTIONS", "2".to_owned())]).await;
 
     let (open, cut) = cut_read_connections(&url).await;
     assert!(
@@ -867,4 +883,41 @@ async fn garden_reads_get_past_cut_read_connections_without_a_500() {
     }
     let status = app.state.placements().primary().reads().status();
     assert!(status.open <= 2, "{status:?}");
+}
+
+#[tokio::test]
+async fn a_quiet_read_pool_gives_its_connections_back() {
+    // After a burst the service goes quiet: the reaper's pass closes read connections idle
+    // past DB_IDLE_TIMEOUT_SECS, so PostgreSQL frees them and their catalogue caches without
+    // waiting for another read.
+    let (app, url, t, path) = read_pool_app(
+        "readidle",
+        vec![
+            ("DB_READ_CONNECTIONS", "3".to_owned()),
+            ("DB_IDLE_TIMEOUT_SECS", "1".to_owned()),
+            // A pass every second (half the bound).
+            ("TENANT_PROVISIONING_TIMEOUT_SECONDS", "2".to_owned()),
+        ],
+    )
+    .await;
+    let open = open_read_connections(&url).await;
+    assert!(
+        (1..=3).contains(&open),
+        "{open} read connections after the burst"
+    );
+
+    let mut left = open;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        left = open_read_connections(&url).await;
+        if left == 0 {
+            break;
+        }
+    }
+    assert_eq!(left, 0, "idle read connections still open in PostgreSQL");
+    assert_eq!(app.state.placements().primary().reads().status().open, 0);
+    // The pool opens a fresh connection for the next read.
+    let (s, body) = get_json(&app, &path).await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(assert_own_items(&t, &body), 1);
 }

@@ -436,8 +436,9 @@ async fn schema_exists(app: &TestApp, tenant: &TenantRecord) -> bool {
 
 /// One reaper pass with `bound`, waiting out another process's pass (every test server runs
 /// one at start, under the same advisory lock, with the default bound of 600 s: the stuck
-/// tenants here are younger than that, so only this test's passes remove them).
-async fn reap(app: &TestApp, bound: std::time::Duration) {
+/// tenants here are younger than that, so only this test's passes remove them). Also used by
+/// the transfer tests.
+pub(crate) async fn reap(app: &TestApp, bound: std::time::Duration) {
     for _ in 0..200 {
         if reaper::reap_stale(&app.state, bound)
             .await

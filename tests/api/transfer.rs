@@ -357,22 +357,6 @@ async fn import_refuses_a_slug_in_use_and_a_damaged_file_leaves_nothing_behind()
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// One reaper pass with `bound`, waiting out another server's pass (every test server runs one
-/// at start under the same advisory lock, with the default bound of 600 s).
-async fn reap(app: &TestApp, bound: std::time::Duration) {
-    for _ in 0..200 {
-        if kultiva::tenancy::reaper::reap_stale(&app.state, bound)
-            .await
-            .expect("reaper pass")
-            .is_some()
-        {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("the reaper's lock stayed taken for 10 s");
-}
-
 #[tokio::test]
 async fn a_killed_import_leaves_no_row_schema_or_photo_file_once_the_reaper_passed() {
     let dir = crate::photos::storage_dir();
@@ -438,7 +422,7 @@ async fn a_killed_import_leaves_no_row_schema_or_photo_file_once_the_reaper_pass
     .execute(app.state.platform_pool())
     .await
     .expect("backdated");
-    reap(&app, std::time::Duration::from_secs(120)).await;
+    crate::tenancy::reap(&app, std::time::Duration::from_secs(120)).await;
 
     assert!(
         registry::find_by_id(app.state.platform_pool(), left.id)

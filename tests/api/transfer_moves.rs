@@ -610,6 +610,36 @@ async fn the_reaper_finishes_or_rolls_back_a_move_whose_mover_is_gone() {
     assert_whole_on_source(&app, &copied, &copied_rows, "reaped before the fence").await;
 }
 
+/// Writes a site named `name` through a write transaction begun with `record` (which may be
+/// stale: the write follows the garden).
+async fn write_site_with(app: &TestApp, record: &TenantRecord, name: &str) {
+    let mut tx = TenantTx::begin(&app.state, record)
+        .await
+        .expect("the write follows the garden");
+    sqlx::query(
+        tx.sql(
+            "INSERT INTO tenant.sites (id, name, kind) VALUES (gen_random_uuid(), $1, 'garden')",
+        ),
+    )
+    .bind(name)
+    .execute(tx.conn())
+    .await
+    .expect("insert");
+    tx.commit().await.expect("commit");
+}
+
+/// Sites named `name` in the garden's schema on `placement`.
+async fn sites_named(app: &TestApp, placement: &str, t: &TenantRecord, name: &str) -> i64 {
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT count(*) FROM {}.sites WHERE name = $1",
+        t.schema_name.quoted()
+    )))
+    .bind(name)
+    .fetch_one(&pool(app, placement))
+    .await
+    .expect("count")
+}
+
 async fn site_count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
     let sql = tx.sql("SELECT count(*) FROM tenant.sites");
     sqlx::query_scalar(sql).fetch_one(tx.conn()).await
@@ -633,24 +663,12 @@ async fn a_request_that_resolved_the_garden_before_a_move_follows_it() {
         .await
         .expect_err("abandoned after the switch");
     // A write with the old record meets the closed gate and goes to the new server.
-    let mut tx = TenantTx::begin(&app.state, &old)
-        .await
-        .expect("the write follows the garden");
-    sqlx::query(tx.sql(
-        "INSERT INTO tenant.sites (id, name, kind) VALUES (gen_random_uuid(), 'followed', 'garden')",
-    ))
-    .execute(tx.conn())
-    .await
-    .expect("insert");
-    tx.commit().await.expect("commit");
-    let on_second: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT count(*) FROM {}.sites WHERE name = 'followed'",
-        t.schema_name.quoted()
-    )))
-    .fetch_one(&pool(&app, "second"))
-    .await
-    .expect("count");
-    assert_eq!(on_second, 1, "written on the new server");
+    write_site_with(&app, &old, "followed").await;
+    assert_eq!(
+        sites_named(&app, "second", &t, "followed").await,
+        1,
+        "written on the new server"
+    );
 
     // The old copy dropped (by the rerun): reads and snapshots with the old record answer
     // from the new server.
@@ -719,4 +737,238 @@ async fn a_statement_that_finds_its_gardens_schema_gone_answers_503_not_500() {
         kultiva::error::AppError::from(err).code(),
         kultiva::error::ErrorCode::InternalError
     );
+}
+
+#[tokio::test]
+async fn a_lost_switch_answer_is_settled_by_the_registry_not_rolled_back() {
+    // The switch commits and its answer is lost (the platform's connection dropped): the
+    // mover reads the registry row, sees the target, and finishes; a roll-back here would
+    // drop the only copy the registry names.
+    let app = two_server_app(&[], None).await;
+    let t = app.tenant("lost").await;
+    fill(&app, &t, 5).await;
+    let before = digests(&pool(&app, "primary"), &t).await;
+    let options = MoveOptions {
+        lose_switch_answer: true,
+        settle: Some(Duration::from_millis(50)),
+        ..MoveOptions::default()
+    };
+    let report = moving::move_tenant(&app.state, &t.slug, "second", options)
+        .await
+        .expect("moved despite the lost answer");
+    assert!(report.source_dropped, "{report:?}");
+    let now = record(&app, &t.slug).await;
+    assert_eq!(now.placement, "second");
+    assert_eq!((now.moving_to, now.moved_from), (None, None));
+    assert_eq!(digests(&pool(&app, "second"), &t).await, before);
+    assert!(!schema_on(&app, "primary", &t).await);
+    let res = post_site(&app, t.slug.as_str(), "after the lost answer").await;
+    assert_eq!(res.status().as_u16(), 201);
+}
+
+#[tokio::test]
+async fn a_garden_with_a_move_recorded_is_neither_dropped_nor_migrated() {
+    use kultiva::tenancy::migrate::{self, MigrationError, latest_tenant_version};
+    use kultiva::tenancy::provision::{self, ProvisionError, ProvisionOptions};
+    let app = two_server_app(&[], None).await;
+    let latest = latest_tenant_version();
+    let t = app
+        .tenant_with(
+            "held",
+            ProvisionOptions {
+                target_version: Some(latest - 1),
+                ..ProvisionOptions::default()
+            },
+        )
+        .await;
+    let platform = app.state.platform_pool();
+    // What a mover records before it copies (its process may be copying right now).
+    assert!(
+        registry::claim_move(platform, t.id, "primary", "second")
+            .await
+            .expect("claim")
+    );
+
+    // A drop would leave the target's copy without a row: refused, nothing changed.
+    let err = provision::drop_tenant(&app.state, &t.slug)
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, ProvisionError::Moving(_)), "{err}");
+    let now = record(&app, &t.slug).await;
+    assert_eq!(now.status.as_str(), "active");
+    assert!(schema_on(&app, "primary", &t).await);
+
+    // A migration would change the source under the copy: refused, the ledger as it was;
+    // the request that would have migrated on demand answers 503 with Retry-After.
+    let err = migrate::migrate_tenant(&app.state, &t, None, registry::MigrationTrigger::Cli)
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, MigrationError::Moving(_)), "{err}");
+    assert_eq!(record(&app, &t.slug).await.schema_version, latest - 1);
+    let res = app.get(&format!("/api/v1/t/{}/sites/", t.slug)).await;
+    assert_eq!(res.status().as_u16(), 503);
+    assert!(res.headers().get("retry-after").is_some());
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error_code"], "SERVICE_UNAVAILABLE", "{body}");
+    assert_eq!(record(&app, &t.slug).await.schema_version, latest - 1);
+
+    // A garden already at the version asked for needs nothing, move or not.
+    let unchanged = migrate::migrate_tenant(
+        &app.state,
+        &t,
+        Some(latest - 1),
+        registry::MigrationTrigger::Cli,
+    )
+    .await
+    .expect("nothing to do");
+    assert!(!unchanged.applied());
+
+    // Once the move is settled both work.
+    registry::clear_move(platform, t.id).await.expect("cleared");
+    let (status, _) = site_total(&app, t.slug.as_str()).await;
+    assert_eq!(status, 200);
+    assert_eq!(record(&app, &t.slug).await.schema_version, latest);
+    provision::drop_tenant(&app.state, &t.slug)
+        .await
+        .expect("dropped");
+    assert!(!schema_on(&app, "primary", &t).await);
+}
+
+#[tokio::test]
+async fn a_move_waits_out_a_long_reader_of_the_gate_without_refusing_writes() {
+    // A long transaction that read the garden's ledger (an export does) holds the gate
+    // shared for 6 s. The move asks for it 2 s at a time: writes queued behind its request go
+    // on when an attempt gives up, instead of waiting past their 5 s and answering 503.
+    let app = Arc::new(two_server_app(&[], None).await);
+    let t = app.tenant("reader").await;
+    let primary = pool(&app, "primary");
+    let mut reader = primary.begin().await.expect("begin");
+    let _: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT max(version) FROM {}._sqlx_migrations",
+        t.schema_name.quoted()
+    )))
+    .fetch_one(&mut *reader)
+    .await
+    .expect("ledger read");
+
+    let mover = {
+        let app = Arc::clone(&app);
+        let slug = t.slug.clone();
+        tokio::spawn(async move {
+            let options = MoveOptions {
+                settle: Some(Duration::from_millis(50)),
+                ..MoveOptions::default()
+            };
+            moving::move_tenant(&app.state, &slug, "second", options).await
+        })
+    };
+    // The move has built its target and asks for the gate well within this. The reader
+    // holds on for 8 s in all: a write queued behind one long request for the gate would
+    // wait out its 5 s and answer 503.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let answers: Vec<u16> = futures_util::future::join_all((0..3).map(|i| {
+        let (app, slug) = (Arc::clone(&app), t.slug.to_string());
+        async move {
+            post_site(&app, &slug, &format!("while read {i}"))
+                .await
+                .status()
+                .as_u16()
+        }
+    }))
+    .await;
+    tokio::time::sleep(Duration::from_millis(6500)).await;
+    assert!(!mover.is_finished(), "the move waited for the reader");
+    reader.rollback().await.expect("reader done");
+    let report = mover
+        .await
+        .expect("joined")
+        .expect("moved once the reader ended");
+    assert!(!report.already_there);
+    assert_eq!(answers, vec![201, 201, 201], "writes during the wait");
+    assert_eq!(record(&app, &t.slug).await.placement, "second");
+    assert_eq!(site_total(&app, t.slug.as_str()).await, (200, 3));
+}
+
+#[tokio::test]
+async fn a_write_with_a_stale_record_never_lands_in_a_copy_still_loading() {
+    // The target's copy is built, nothing copied yet (a mover stopped there). A write holding
+    // a record that names the target (a request older than an earlier move away from it)
+    // meets the target's closed gate, follows the registry and commits on the source, where
+    // the copy will read it; nothing lands in the half-loaded copy.
+    let app = two_server_app(&[], None).await;
+    let t = app.tenant("stale").await;
+    let options = MoveOptions {
+        abandon_after: Some(MoveStep::TargetBuilt),
+        ..MoveOptions::default()
+    };
+    moving::move_tenant(&app.state, &t.slug, "second", options)
+        .await
+        .expect_err("stopped after building the target");
+    assert!(table_on(&app, "second", &t, "_sqlx_migrations_moved").await);
+    assert!(!table_on(&app, "second", &t, "_sqlx_migrations").await);
+
+    let mut stale = record(&app, &t.slug).await;
+    stale.placement = "second".to_owned();
+    write_site_with(&app, &stale, "stale").await;
+    assert_eq!(
+        sites_named(&app, "primary", &t, "stale").await,
+        1,
+        "on the source"
+    );
+    assert_eq!(
+        sites_named(&app, "second", &t, "stale").await,
+        0,
+        "not in the copy being loaded"
+    );
+
+    // The rerun rolls the stopped move back and moves: the write comes along.
+    moving::move_tenant(&app.state, &t.slug, "second", MoveOptions::default())
+        .await
+        .expect("moved");
+    assert_eq!(
+        sites_named(&app, "second", &t, "stale").await,
+        1,
+        "moved with the garden"
+    );
+}
+
+#[tokio::test]
+async fn a_move_that_loses_its_lock_stops_before_the_point_of_no_return() {
+    // The session holding the move's advisory lock dies mid-copy (the primary cut it): the
+    // lock is free for a reaper to take, so the mover must not go on to fence and switch. It
+    // stops and rolls back; the garden is whole on the source.
+    let app = Arc::new(two_server_app(&[], None).await);
+    let t = app.tenant("lock").await;
+    fill(&app, &t, 5).await;
+    let before = digests(&pool(&app, "primary"), &t).await;
+    let mover = {
+        let app = Arc::clone(&app);
+        let slug = t.slug.clone();
+        tokio::spawn(async move {
+            let options = MoveOptions {
+                hold_after_copy: Duration::from_millis(2000),
+                ..MoveOptions::default()
+            };
+            moving::move_tenant(&app.state, &slug, "second", options).await
+        })
+    };
+    // Every row is copied well within this; the mover holds before committing the target.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // This garden's lock only (other tests move gardens on the same server meanwhile): the
+    // session of the move's application name that holds the garden's advisory lock.
+    let cut: i64 = sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_terminate_backend(a.pid)) \
+         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+         WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = $1 \
+           AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended($2, 0)",
+    )
+    .bind(moving::LOCK_APPLICATION)
+    .bind(format!("kultiva:tenant-move:{}", t.id))
+    .fetch_one(&pool(&app, "primary"))
+    .await
+    .expect("terminate");
+    assert_eq!(cut, 1, "the garden's lock session");
+    let err = mover.await.expect("joined").expect_err("stopped");
+    assert!(err.to_string().contains("lock"), "{err}");
+    assert_whole_on_source(&app, &t, &before, "lost lock").await;
 }

@@ -247,7 +247,12 @@ async fn calc_dli(user: &mut GooseUser) -> TransactionResult {
 }
 
 async fn calc_ec_correction(user: &mut GooseUser) -> TransactionResult {
-    calc(user, "ec-correction", json!({"ec_ms": 1.9, "water_temp_c": 19.5})).await
+    calc(
+        user,
+        "ec-correction",
+        json!({"ec_ms": 1.9, "water_temp_c": 19.5}),
+    )
+    .await
 }
 
 async fn calc_water_mix(user: &mut GooseUser) -> TransactionResult {
@@ -262,7 +267,12 @@ async fn calc_water_mix(user: &mut GooseUser) -> TransactionResult {
 }
 
 async fn calc_slot_capacity(user: &mut GooseUser) -> TransactionResult {
-    calc(user, "slot-capacity", json!({"area_m2": 2.4, "spacing_cm": 40})).await
+    calc(
+        user,
+        "slot-capacity",
+        json!({"area_m2": 2.4, "spacing_cm": 40}),
+    )
+    .await
 }
 
 async fn calc_runoff(user: &mut GooseUser) -> TransactionResult {

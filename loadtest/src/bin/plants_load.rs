@@ -44,7 +44,13 @@ async fn main() -> Result<(), GooseError> {
     let keys = std::env::var("PLANTS_KEYS")
         .ok()
         .and_then(|f| std::fs::read_to_string(f).ok())
-        .map(|s| s.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect())
+        .map(|s| {
+            s.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default();
     let get = std::env::var("PLANTS_MODE").is_ok_and(|m| m == "get");
     let _ = TARGET.set(Target { base, keys, get });

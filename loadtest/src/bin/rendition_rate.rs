@@ -27,7 +27,7 @@ fn picture(w: u32, h: u32, seed: u32) -> DynamicImage {
         s ^= s << 13;
         s ^= s >> 17;
         s ^= s << 5;
-        let n = (s & 0x1F) as u32;
+        let n = s & 0x1F;
         let r = (x * 200 / w + n) as u8;
         let g = (y * 200 / h + ((x / 7 + y / 5) % 40)) as u8;
         let b = (((x ^ y) & 0x3F) + n * 2) as u8;

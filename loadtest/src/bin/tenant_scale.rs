@@ -143,34 +143,26 @@ fn slug(raw: &str) -> Result<TenantSlug, String> {
     TenantSlug::parse(raw).map_err(|e| format!("slug {raw:?}: {e}"))
 }
 
-/// Provisions the gardens `slugs` at `version` (latest when `None`), `jobs` at a time; each
-/// creation timed from its registry row to its activation.
-async fn provision_all(
-    state: &AppState,
-    slugs: &[TenantSlug],
-    version: Option<i64>,
+/// Runs `step` on every garden of `slugs`, `jobs` at a time, each timed, with a progress line
+/// labelled `label`. Returns each garden's time and the total.
+async fn timed_each<'a, F, Fut>(
+    slugs: &'a [TenantSlug],
     jobs: usize,
     label: &str,
-) -> Result<(Vec<Duration>, Duration), String> {
+    step: F,
+) -> Result<(Vec<Duration>, Duration), String>
+where
+    F: Fn(&'a TenantSlug) -> Fut,
+    Fut: std::future::Future<Output = Result<(), String>>,
+{
     let progress = Progress::new(label, slugs.len() as u64);
     let started = Instant::now();
     let results: Vec<Result<Duration, String>> = futures_util::stream::iter(slugs)
         .map(|slug| {
-            let progress = &progress;
+            let (progress, step) = (&progress, &step);
             async move {
                 let t0 = Instant::now();
-                provision::create_tenant(
-                    state,
-                    slug,
-                    "Scale test",
-                    ProvisionOptions {
-                        placement: None,
-                        target_version: version,
-                        ..ProvisionOptions::default()
-                    },
-                )
-                .await
-                .map_err(|e| format!("provisioning {slug}: {e}"))?;
+                step(slug).await?;
                 progress.inc(1);
                 Ok(t0.elapsed())
             }
@@ -188,6 +180,29 @@ async fn provision_all(
     Ok((times, total))
 }
 
+/// Provisions the gardens `slugs` at `version` (latest when `None`), `jobs` at a time; each
+/// creation timed from its registry row to its activation.
+async fn provision_all(
+    state: &AppState,
+    slugs: &[TenantSlug],
+    version: Option<i64>,
+    jobs: usize,
+    label: &str,
+) -> Result<(Vec<Duration>, Duration), String> {
+    timed_each(slugs, jobs, label, |slug| async move {
+        let options = ProvisionOptions {
+            placement: None,
+            target_version: version,
+            ..ProvisionOptions::default()
+        };
+        provision::create_tenant(state, slug, "Scale test", options)
+            .await
+            .map(drop)
+            .map_err(|e| format!("provisioning {slug}: {e}"))
+    })
+    .await
+}
+
 /// Drops the gardens `slugs`, `jobs` at a time, each timed.
 async fn drop_all(
     state: &AppState,
@@ -195,31 +210,13 @@ async fn drop_all(
     jobs: usize,
     label: &str,
 ) -> Result<(Vec<Duration>, Duration), String> {
-    let progress = Progress::new(label, slugs.len() as u64);
-    let started = Instant::now();
-    let results: Vec<Result<Duration, String>> = futures_util::stream::iter(slugs)
-        .map(|slug| {
-            let progress = &progress;
-            async move {
-                let t0 = Instant::now();
-                provision::drop_tenant(state, slug)
-                    .await
-                    .map_err(|e| format!("dropping {slug}: {e}"))?;
-                progress.inc(1);
-                Ok(t0.elapsed())
-            }
-        })
-        .buffer_unordered(jobs)
-        .collect()
-        .await;
-    let total = started.elapsed();
-    let times = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    progress.finish(format!(
-        "{} gardens in {:.1} s",
-        times.len(),
-        total.as_secs_f64()
-    ));
-    Ok((times, total))
+    timed_each(slugs, jobs, label, |slug| async move {
+        provision::drop_tenant(state, slug)
+            .await
+            .map(drop)
+            .map_err(|e| format!("dropping {slug}: {e}"))
+    })
+    .await
 }
 
 fn write_json(path: Option<&String>, value: &Value) -> Result<(), String> {

@@ -169,14 +169,21 @@ impl ExportWriter {
             .out
             .take()
             .ok_or_else(|| TransferError::bad_file("the export file is already closed"))?;
-        let buffered = out.finish().map_err(|e| io_err(&self.partial, e))?;
-        let file = buffered
-            .into_inner()
-            .map_err(|e| io_err(&self.partial, e.into_error()))?;
-        file.sync_all().map_err(|e| io_err(&self.partial, e))?;
-        let size = file.metadata().map_err(|e| io_err(&self.partial, e))?.len();
-        std::fs::rename(&self.partial, &self.dest).map_err(|e| io_err(&self.dest, e))?;
-        Ok(size)
+        let finished = (|| {
+            let buffered = out.finish().map_err(|e| io_err(&self.partial, e))?;
+            let file = buffered
+                .into_inner()
+                .map_err(|e| io_err(&self.partial, e.into_error()))?;
+            file.sync_all().map_err(|e| io_err(&self.partial, e))?;
+            let size = file.metadata().map_err(|e| io_err(&self.partial, e))?.len();
+            std::fs::rename(&self.partial, &self.dest).map_err(|e| io_err(&self.dest, e))?;
+            Ok(size)
+        })();
+        if finished.is_err() {
+            // A failed export leaves no file, not even the partial one.
+            let _ = std::fs::remove_file(&self.partial);
+        }
+        finished
     }
 }
 

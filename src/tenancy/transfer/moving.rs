@@ -16,7 +16,7 @@
 //! 5. The registry row switches `placement` to the target (and announces it on the cache feed:
 //!    every replica reads the new row within a second). Reads saw the source until this
 //!    commit and the target after; the target holds everything the source held.
-//! 6. After the caches' bound, the source schema is dropped and the move record cleared.
+//! 6. After twice the caches' bound, the source schema is dropped and the move record cleared.
 //!
 //! A failure in steps 2–5 rolls back: the source gate reopened, the target schema dropped,
 //! the record cleared; the garden is whole on the source and takes writes again. A process
@@ -47,8 +47,18 @@ use crate::tenancy::registry::{self, MigrationTrigger, TenantRecord, TenantStatu
 use crate::tenancy::tx::{CLOSED_WRITE_GATE, WRITE_GATE};
 use crate::tenancy::{SchemaName, TenantSlug};
 
-/// How long the copy waits for the writes in flight before it gives up (and rolls back).
-const GATE_LOCK_TIMEOUT: &str = "30s";
+/// How long one attempt waits for the write gate (for the writes in flight, or a long
+/// transaction reading the ledger, such as an export). Writes that arrive meanwhile queue
+/// behind the move's request and give up after `tenancy::tx::WRITE_GATE_WAIT` (5 s), so an
+/// attempt stays well below that: when it times out the queued writes go on, and the move
+/// tries again a second later, `GATE_LOCK_ATTEMPTS` times before it gives up (and rolls back).
+const GATE_LOCK_TIMEOUT: &str = "2s";
+const GATE_LOCK_ATTEMPTS: u32 = 10;
+const GATE_LOCK_PAUSE: Duration = Duration::from_secs(1);
+
+/// How often, half a second apart, the registry row is read when the switch's answer was
+/// lost, before the move is left to [`recover`].
+const SWITCH_CHECKS: u32 = 10;
 
 /// How long dropping the old copy waits for reads still running on it, per attempt.
 const DROP_LOCK_TIMEOUT: &str = "10s";
@@ -96,6 +106,10 @@ pub struct MoveOptions {
     /// Test hook: stop right after this step without any cleanup, as a killed process would.
     #[doc(hidden)]
     pub abandon_after: Option<MoveStep>,
+    /// Test hook: the switch commits but its answer is lost (an error instead), as when the
+    /// platform's connection drops right after the commit.
+    #[doc(hidden)]
+    pub lose_switch_answer: bool,
 }
 
 /// What a move did.
@@ -106,8 +120,8 @@ pub struct MoveReport {
     pub to: String,
     pub tables: usize,
     pub rows: u64,
-    /// From the gate's lock to the switch's commit: writes waited (or were refused) this long,
-    /// plus up to the caches' bound while replicas learn of the switch.
+    /// From the gate's lock to the switch's commit: writes waited this long (replicas that
+    /// have not yet heard of the switch may hold a write up to the caches' bound more).
     pub write_pause: Duration,
     pub total: Duration,
     /// False when the source schema could not be dropped yet (the next move command does it).
@@ -134,23 +148,26 @@ pub async fn move_tenant(
     let found = registry::find_by_slug(state.platform_pool(), slug)
         .await?
         .ok_or_else(|| TransferError::NotFound(slug.to_string()))?;
-    let lock = MoveLock::take(state, &found).await?;
-    let result = move_locked(state, slug, &target, options, started).await;
+    let mut lock = MoveLock::take(state, &found).await?;
+    let result = move_locked(state, &found, &target, options, started, &mut lock).await;
     lock.release().await;
     result
 }
 
 async fn move_locked(
     state: &AppState,
-    slug: &TenantSlug,
+    found: &TenantRecord,
     target: &Placement,
     options: MoveOptions,
     started: Instant,
+    lock: &mut MoveLock,
 ) -> Result<MoveReport, TransferError> {
-    let mut tenant = fresh(state, slug).await?;
+    // By id: the lock is this tenant's, whatever became of its slug meanwhile.
+    let slug = &found.slug;
+    let mut tenant = fresh(state, found).await?;
     let recovered = recover(state, &tenant).await?;
     if recovered.is_some() {
-        tenant = fresh(state, slug).await?;
+        tenant = fresh(state, found).await?;
     }
     if tenant.placement == target.name() {
         return Ok(MoveReport {
@@ -178,10 +195,30 @@ async fn move_locked(
         .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?
         .clone();
     // The target is built at the latest version: the source must be there too.
-    let outcome = migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Cli).await?;
-    tenant.schema_version = outcome.to_version;
+    migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Cli).await?;
 
     let mut src = connect(&source, "kultiva-move").await?;
+    // The schema's migration lock, on the source, until the move ends: no migration changes
+    // the source under the copy (one on another replica waits, then finds the garden moved).
+    // The version is read again under it: the target is built at exactly the source's.
+    let locked = async {
+        migrate::take_lock(&mut src, &tenant.schema_name).await?;
+        fresh(state, found).await
+    }
+    .await;
+    tenant = match locked {
+        Ok(now) if now.placement == source.name() && now.status == TenantStatus::Active => now,
+        Ok(_) => {
+            close(src).await;
+            return Err(TransferError::Refused(format!(
+                "tenant {slug} changed while the move was being prepared; run it again"
+            )));
+        }
+        Err(err) => {
+            close(src).await;
+            return Err(err);
+        }
+    };
     let mut dst = match connect(target, "kultiva-move").await {
         Ok(conn) => conn,
         Err(err) => {
@@ -219,6 +256,8 @@ async fn move_locked(
         target_created: false,
         fenced: false,
         switched: false,
+        switch_unknown: false,
+        lock,
     };
     match run.copy_and_switch(&mut src, &mut dst).await {
         Ok((tables, rows, write_pause)) => {
@@ -245,6 +284,18 @@ async fn move_locked(
             drop(src);
             drop(dst);
             Err(TransferError::Injected(step))
+        }
+        Err(err) if run.switch_unknown => {
+            close(src).await;
+            close(dst).await;
+            Err(TransferError::Refused(format!(
+                "{err}; whether the registry switched to {} is unknown (the platform database \
+                 did not answer); the garden's copy there is complete and the old one takes no \
+                 writes: run `kultiva tenant move` again (or let the server's reaper, after \
+                 {} s) finish the move",
+                run.target.name(),
+                ABANDONED_AFTER.as_secs()
+            )))
         }
         Err(err) if run.switched => {
             // The garden is served from the target: nothing may be rolled back now.
@@ -274,10 +325,10 @@ async fn move_locked(
     }
 }
 
-async fn fresh(state: &AppState, slug: &TenantSlug) -> Result<TenantRecord, TransferError> {
-    registry::find_by_slug(state.platform_pool(), slug)
+async fn fresh(state: &AppState, found: &TenantRecord) -> Result<TenantRecord, TransferError> {
+    registry::find_by_id(state.platform_pool(), found.id)
         .await?
-        .ok_or_else(|| TransferError::NotFound(slug.to_string()))
+        .ok_or_else(|| TransferError::NotFound(found.slug.to_string()))
 }
 
 /// The checks that change nothing: another database, no schema of this name there.
@@ -316,6 +367,11 @@ struct Run<'a> {
     fenced: bool,
     /// The registry names the target: past the point of no return.
     switched: bool,
+    /// The switch's answer was lost and the registry could not be read: it may have
+    /// committed, so nothing is rolled back; [`recover`] settles it.
+    switch_unknown: bool,
+    /// The move's lock, checked before the point of no return.
+    lock: &'a mut MoveLock,
 }
 
 impl Run<'_> {
@@ -335,30 +391,41 @@ impl Run<'_> {
         let schema = self.tenant.schema_name.clone();
         let slug = self.tenant.slug.to_string();
         self.target_created = true;
-        apply_tenant_migrations(dst, &schema, self.tenant.schema_version).await?;
+        let version = self.tenant.schema_version;
+        let built = apply_tenant_migrations(dst, &schema, version).await?;
+        if built != version {
+            return Err(TransferError::Refused(format!(
+                "tenant {slug} is at schema version {version}; this binary builds up to \
+                 {built}: move it with the binary that migrated it"
+            )));
+        }
+        // The target's gate stays closed until its copy commits (it is opened inside the
+        // copy's transaction): a write holding a stale record that names this server fails at
+        // the gate and follows the registry, instead of landing in a half-loaded copy.
+        rename_gate(dst, &schema, WRITE_GATE, CLOSED_WRITE_GATE).await?;
         self.hook(MoveStep::TargetBuilt)?;
 
-        sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ")
-            .execute(&mut *src)
-            .await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SET LOCAL lock_timeout = '{GATE_LOCK_TIMEOUT}'"
-        )))
-        .execute(&mut *src)
-        .await?;
-        // Writes queue behind this lock from the moment it is asked for.
-        let gate_closed = Instant::now();
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "LOCK TABLE {}.{WRITE_GATE} IN ACCESS EXCLUSIVE MODE",
+        let gate_closed = close_gate(src, &schema).await?;
+        // The snapshot starts here, after every write that held the gate has committed. The
+        // migration lock kept the version; the ledger confirms it.
+        let ledger: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT max(version) FROM {}.{WRITE_GATE} WHERE success",
             schema.quoted()
         )))
-        .execute(&mut *src)
+        .fetch_one(&mut *src)
         .await?;
-        // The snapshot starts here, after every write that held the gate has committed.
+        if ledger != Some(version) {
+            return Err(TransferError::Refused(format!(
+                "tenant {slug}'s schema is at version {ledger:?} on {}, not {version} as the \
+                 registry says; nothing was switched",
+                self.source.name()
+            )));
+        }
         let tables = catalog::ordered_tables(src, &schema).await?;
         let sequences = catalog::sequences(src, &schema).await?;
         let progress = Progress::new(&format!("move {slug}"), tables.len() as u64);
         sqlx::query("BEGIN").execute(&mut *dst).await?;
+        rename_gate(dst, &schema, CLOSED_WRITE_GATE, WRITE_GATE).await?;
         let mut rows = 0;
         for table in &tables {
             progress.set_message(table.name.clone());
@@ -376,27 +443,37 @@ impl Run<'_> {
         if !self.options.hold_after_copy.is_zero() {
             tokio::time::sleep(self.options.hold_after_copy).await;
         }
+        // Still the only mover? A lost lock session frees the lock, and after
+        // `ABANDONED_AFTER` a reaper may settle this move under our feet: stop (and roll back)
+        // before anything that cannot be undone.
+        self.lock.check().await?;
         sqlx::query("COMMIT").execute(&mut *dst).await?;
 
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "ALTER TABLE {}.{WRITE_GATE} RENAME TO {CLOSED_WRITE_GATE}",
-            schema.quoted()
-        )))
-        .execute(&mut *src)
-        .await?;
+        rename_gate(src, &schema, WRITE_GATE, CLOSED_WRITE_GATE).await?;
         self.fenced = true;
         sqlx::query("COMMIT").execute(&mut *src).await?;
         self.hook(MoveStep::Fenced)?;
 
         let platform = self.state.platform_pool();
-        if !registry::switch_placement(
+        let answer = registry::switch_placement(
             platform,
             self.tenant.id,
             self.source.name(),
             self.target.name(),
         )
-        .await?
-        {
+        .await;
+        let answer = match answer {
+            Ok(_) if self.options.lose_switch_answer => Err(sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "test: answer lost",
+            ))),
+            other => other,
+        };
+        let switched = match answer {
+            Ok(switched) => switched,
+            Err(err) => self.switch_outcome(err).await?,
+        };
+        if !switched {
             return Err(TransferError::Refused(format!(
                 "the registry row of tenant {slug} changed during the move"
             )));
@@ -416,7 +493,29 @@ impl Run<'_> {
         Ok((tables.len(), rows, write_pause))
     }
 
-    /// Step 6: after the caches' bound, the old copy goes. False if it could not (yet).
+    /// The switch's `UPDATE` failed without an answer: it may have committed. The registry
+    /// row decides (read until it answers, `SWITCH_CHECKS` times); a move is never rolled back
+    /// on a guess. When the row cannot be read, the move is left fenced for [`recover`].
+    async fn switch_outcome(&mut self, err: sqlx::Error) -> Result<bool, TransferError> {
+        let platform = self.state.platform_pool();
+        for _ in 0..SWITCH_CHECKS {
+            match registry::find_by_id(platform, self.tenant.id).await {
+                Ok(Some(row)) => {
+                    return Ok(row.placement == self.target.name() && row.moving_to.is_none());
+                }
+                Ok(None) => return Ok(false),
+                Err(read) => {
+                    tracing::warn!(tenant = %self.tenant.slug, error = %read,
+                        "the move's switch has no answer and the registry cannot be read yet");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        }
+        self.switch_unknown = true;
+        Err(err.into())
+    }
+
+    /// Step 6: after twice the caches' bound, the old copy goes. False if it could not (yet).
     async fn drop_source(&self, src: &mut PgConnection) -> bool {
         tokio::time::sleep(self.options.settle.unwrap_or(BOUND * 2)).await;
         let schema = &self.tenant.schema_name;
@@ -489,6 +588,65 @@ impl Run<'_> {
     }
 }
 
+/// Opens the copy's `REPEATABLE READ` transaction on the source and locks the garden's write
+/// gate in it, waiting `GATE_LOCK_TIMEOUT` per attempt (see there). Returns when the lock was
+/// asked for (writes queue behind it from then on).
+async fn close_gate(src: &mut PgConnection, schema: &SchemaName) -> Result<Instant, TransferError> {
+    let mut attempt = 1;
+    loop {
+        sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            .execute(&mut *src)
+            .await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SET LOCAL lock_timeout = '{GATE_LOCK_TIMEOUT}'"
+        )))
+        .execute(&mut *src)
+        .await?;
+        let asked = Instant::now();
+        let locked = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "LOCK TABLE {}.{WRITE_GATE} IN ACCESS EXCLUSIVE MODE",
+            schema.quoted()
+        )))
+        .execute(&mut *src)
+        .await;
+        match locked {
+            Ok(_) => return Ok(asked),
+            Err(err) if lock_timed_out(&err) && attempt < GATE_LOCK_ATTEMPTS => {
+                sqlx::query("ROLLBACK").execute(&mut *src).await?;
+                tracing::info!(schema = %schema, attempt,
+                    "the write gate is busy (a long transaction on the garden); trying again");
+                tokio::time::sleep(GATE_LOCK_PAUSE).await;
+                attempt += 1;
+            }
+            Err(err) => return Err(err.into()),
+        }
+    }
+}
+
+/// Renames a garden's gate (`WRITE_GATE` ⇄ `CLOSED_WRITE_GATE`) in the session's transaction,
+/// or on its own when there is none.
+async fn rename_gate(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+    from: &str,
+    to: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "ALTER TABLE {}.{from} RENAME TO {to}",
+        schema.quoted()
+    )))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// PostgreSQL's `lock_not_available` (55P03): a `lock_timeout` ran out.
+fn lock_timed_out(err: &sqlx::Error) -> bool {
+    err.as_database_error()
+        .and_then(|db| db.code())
+        .is_some_and(|code| code == "55P03")
+}
+
 /// Streams one table from the source's transaction into the target's; the counts must agree.
 async fn copy_table(
     src: &mut PgConnection,
@@ -549,12 +707,7 @@ async fn reopen_gate(conn: &mut PgConnection, schema: &SchemaName) -> Result<(),
         .fetch_one(&mut *conn)
         .await?;
     if closed.is_some() {
-        sqlx::query(sqlx::AssertSqlSafe(format!(
-            "ALTER TABLE {}.{CLOSED_WRITE_GATE} RENAME TO {WRITE_GATE}",
-            schema.quoted()
-        )))
-        .execute(conn)
-        .await?;
+        rename_gate(conn, schema, CLOSED_WRITE_GATE, WRITE_GATE).await?;
     }
     Ok(())
 }
@@ -800,6 +953,9 @@ pub async fn recover_abandoned(
     Ok(done)
 }
 
+/// The application name of a move's lock session in `pg_stat_activity`.
+pub const LOCK_APPLICATION: &str = "kultiva-move-lock";
+
 /// At most one move of a garden at a time, across processes: a session advisory lock on the
 /// primary server, held by a session of its own for the whole move.
 struct MoveLock {
@@ -808,7 +964,7 @@ struct MoveLock {
 
 impl MoveLock {
     async fn take(state: &AppState, tenant: &TenantRecord) -> Result<Self, TransferError> {
-        let mut conn = connect(state.placements().primary(), "kultiva-move").await?;
+        let mut conn = connect(state.placements().primary(), LOCK_APPLICATION).await?;
         let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
             .bind(format!("kultiva:tenant-move:{}", tenant.id))
             .fetch_one(&mut conn)
@@ -818,6 +974,20 @@ impl MoveLock {
             return Err(TransferError::Busy(tenant.slug.to_string()));
         }
         Ok(Self { conn })
+    }
+
+    /// The lock's session still answers, so the lock is still held (a session lock lives
+    /// as long as its session).
+    async fn check(&mut self) -> Result<(), TransferError> {
+        sqlx::query("SELECT 1")
+            .execute(&mut self.conn)
+            .await
+            .map(drop)
+            .map_err(|err| {
+                TransferError::Refused(format!(
+                    "the move's lock on the primary server was lost ({err})"
+                ))
+            })
     }
 
     /// Closing the session releases the lock.
