@@ -430,7 +430,9 @@ impl From<crate::tenancy::migrate::MigrationError> for AppError {
             | MigrationError::Migrate(
                 MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
             ) => db.into(),
-            err @ MigrationError::Moving(_) => Self::unavailable("this garden", err),
+            err @ (MigrationError::Moving(_) | MigrationError::Busy(_)) => {
+                Self::unavailable("this garden", err)
+            }
             other => Self::internal(other),
         }
     }
@@ -660,10 +662,12 @@ mod tests {
         ] {
             assert_eq!(AppError::from(err).code(), ErrorCode::ServiceUnavailable);
         }
-        assert_eq!(
-            AppError::from(MigrationError::Moving("g".into())).code(),
-            ErrorCode::ServiceUnavailable
-        );
+        for err in [
+            MigrationError::Moving("g".into()),
+            MigrationError::Busy("g".into()),
+        ] {
+            assert_eq!(AppError::from(err).code(), ErrorCode::ServiceUnavailable);
+        }
         for err in [
             ProvisionError::Database(sqlx::Error::RowNotFound),
             ProvisionError::InvalidName,

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use sqlx::migrate::{MigrateError, Migrator};
@@ -32,7 +33,16 @@ pub enum MigrationError {
     /// source under the copy, or reopen a source already closed to writes.
     #[error("tenant {0} is being moved to another placement; migrate it after the move")]
     Moving(String),
+    /// A request's migration waited `ON_DEMAND_LOCK_WAIT` for the schema's lock (another
+    /// replica's migration, or a move copying the garden, holds it): the request gets a 503
+    /// to retry instead of hanging.
+    #[error("tenant {0}'s schema is being changed by another process; retry shortly")]
+    Busy(String),
 }
+
+/// How long a request waits for its garden's migration lock before it answers 503 (a
+/// migration of one garden takes well under a second; a move holds the lock for its copy).
+const ON_DEMAND_LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// The newest tenant schema version this binary knows.
 pub fn latest_tenant_version() -> i64 {
@@ -110,10 +120,16 @@ pub async fn migrate_tenant(
 ) -> Result<MigrationOutcome, MigrationError> {
     let target = target.unwrap_or_else(latest_tenant_version);
     let local = state.tenant_migrations().lock_for(tenant.id);
-    let outcome = {
-        let _guard = local.lock().await;
+    let outcome = async {
+        let _guard = match trigger {
+            MigrationTrigger::OnDemand => tokio::time::timeout(ON_DEMAND_LOCK_WAIT, local.lock())
+                .await
+                .map_err(|_| MigrationError::Busy(tenant.slug.to_string()))?,
+            _ => local.lock().await,
+        };
         migrate_locked(state, tenant, target, trigger).await
-    };
+    }
+    .await;
     drop(local);
     state.tenant_migrations().release(tenant.id);
     match &outcome {
@@ -184,7 +200,15 @@ async fn migrate_on(
     trigger: MigrationTrigger,
 ) -> Result<Option<MigrationOutcome>, MigrationError> {
     let platform = state.platform_pool();
-    take_lock(conn, &row.schema_name).await?;
+    if trigger == MigrationTrigger::OnDemand {
+        if !try_lock_within(conn, &row.schema_name, ON_DEMAND_LOCK_WAIT).await? {
+            // A move that claimed the garden meanwhile says so; else someone else is busy.
+            current_row(state, row, target).await?;
+            return Err(MigrationError::Busy(row.slug.to_string()));
+        }
+    } else {
+        take_lock(conn, &row.schema_name).await?;
+    }
     // Another replica may have finished while this one waited for the lock, or a move may
     // have come and gone.
     let now = current_row(state, row, target).await?;
@@ -219,6 +243,29 @@ pub(crate) async fn take_lock(
         .execute(conn)
         .await?;
     Ok(())
+}
+
+/// [`take_lock`] waiting at most `wait`; `false` when it is still held by then.
+async fn try_lock_within(
+    conn: &mut PgConnection,
+    schema: &SchemaName,
+    wait: Duration,
+) -> Result<bool, sqlx::Error> {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let taken: bool =
+            sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
+                .bind(lock_key(schema))
+                .fetch_one(&mut *conn)
+                .await?;
+        if taken {
+            return Ok(true);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 fn lock_key(schema: &SchemaName) -> String {

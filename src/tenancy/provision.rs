@@ -204,7 +204,8 @@ pub async fn drop_tenant(
 async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), ProvisionError> {
     // Suspend first so no request starts on a schema that is about to vanish (and no move
     // starts); refused while a move is recorded.
-    if !registry::suspend_for_drop(state.platform_pool(), tenant.id).await? {
+    let Some(placement) = registry::suspend_for_drop(state.platform_pool(), tenant.id).await?
+    else {
         let slug = tenant.slug.to_string();
         return Err(
             match registry::find_by_id(state.platform_pool(), tenant.id).await? {
@@ -212,12 +213,14 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
                 None => ProvisionError::NotFound(slug),
             },
         );
-    }
+    };
     state.caches().forget_tenant(tenant.id);
+    // The schema is where the suspended row says: a move may have finished since `tenant`
+    // was read.
     let placement = state
         .placements()
-        .get(&tenant.placement)
-        .ok_or_else(|| ProvisionError::UnknownPlacement(tenant.placement.clone()))?;
+        .get(&placement)
+        .ok_or(ProvisionError::UnknownPlacement(placement))?;
     drop_schema(placement.pool(), tenant).await?;
     registry::delete(state.platform_pool(), tenant.id).await?;
     state.caches().forget_tenant(tenant.id);

@@ -227,17 +227,20 @@ pub async fn set_status(
 
 /// Suspends a tenant about to be dropped, unless a move is recorded (`moving_to` or
 /// `moved_from`): a drop then would leave a copy on the other server that no row names.
-/// `false` when a move is recorded (or the row is gone). A move claims only an `active`
-/// garden, so once this committed no move starts.
-pub async fn suspend_for_drop(db: impl PgExecutor<'_>, id: Uuid) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query(
+/// Returns the placement the suspended row names (the caller's earlier read may predate a
+/// move that has finished since); `None` when a move is recorded (or the row is gone). A move
+/// claims only an `active` garden, so once this committed no move starts.
+pub async fn suspend_for_drop(
+    db: impl PgExecutor<'_>,
+    id: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
         "UPDATE platform.tenants SET status = 'suspended', updated_at = now() \
-         WHERE id = $1 AND moving_to IS NULL AND moved_from IS NULL",
+         WHERE id = $1 AND moving_to IS NULL AND moved_from IS NULL RETURNING placement",
     )
     .bind(id)
-    .execute(db)
-    .await?;
-    Ok(done.rows_affected() == 1)
+    .fetch_optional(db)
+    .await
 }
 
 /// `provisioning` -> `active` in one statement that also records the owner as creator and

@@ -6,7 +6,7 @@ use kultiva::tenancy::provision::{self, ProvisionError, ProvisionOptions};
 use kultiva::tenancy::{TenantRecord, TenantSlug, TenantStatus, reaper, registry};
 use serde_json::Value;
 
-use crate::support::{Options, TestApp, assert_error, unique_slug};
+use crate::support::{Options, TestApp, assert_error, header, unique_slug};
 
 async fn tables_of(app: &TestApp, tenant: &TenantRecord) -> Vec<String> {
     sqlx::query_scalar(
@@ -215,6 +215,65 @@ async fn a_tenant_migrations_behind_is_migrated_on_first_request() {
         [
             (0, behind, "provision".to_owned()),
             (behind, latest, "on_demand".to_owned())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_request_whose_migration_lock_is_held_answers_503_and_changes_nothing() {
+    // Another process holds the schema's migration lock (a move copying the garden, or a
+    // replica's long migration): a request that must first migrate the garden waits a bounded
+    // time, then answers 503 with Retry-After instead of hanging; nothing is migrated. Once
+    // the lock is free the next request migrates and answers.
+    let app = TestApp::spawn().await;
+    let latest = latest_tenant_version();
+    let tenant = app
+        .tenant_with(
+            "locked",
+            ProvisionOptions {
+                placement: None,
+                target_version: Some(latest - 1),
+                ..ProvisionOptions::default()
+            },
+        )
+        .await;
+    let mut holder = app
+        .state
+        .platform_pool()
+        .acquire()
+        .await
+        .expect("connection")
+        .detach();
+    sqlx::query("SELECT pg_advisory_lock(hashtextextended($1, 0))")
+        .bind(format!("kultiva:tenant-migrate:{}", tenant.schema_name))
+        .execute(&mut holder)
+        .await
+        .expect("lock held");
+
+    let path = format!("/api/v1/t/{}/sites/", tenant.slug);
+    let res = app.get(&path).await;
+    assert_eq!(header(&res, "retry-after").as_deref(), Some("2"));
+    assert_error(res, 503, "SERVICE_UNAVAILABLE").await;
+    let stored = registry::find_by_id(app.state.platform_pool(), tenant.id)
+        .await
+        .expect("q")
+        .expect("row");
+    assert_eq!(stored.schema_version, latest - 1, "nothing migrated");
+    assert_eq!(
+        migration_log(&app, &tenant).await,
+        [(0, latest - 1, "provision".to_owned())]
+    );
+
+    sqlx::Connection::close(holder)
+        .await
+        .expect("lock released");
+    let res = app.get(&path).await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(
+        migration_log(&app, &tenant).await,
+        [
+            (0, latest - 1, "provision".to_owned()),
+            (latest - 1, latest, "on_demand".to_owned())
         ]
     );
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use kultiva::tenancy::registry;
 use kultiva::tenancy::transfer::TransferError;
-use kultiva::tenancy::transfer::moving::{self, MoveOptions, MoveStep};
+use kultiva::tenancy::transfer::moving::{self, MoveOptions, MoveStep, SwitchFault};
 use kultiva::tenancy::{TenantRecord, TenantSlug, TenantTx};
 use serde_json::{Value, json};
 
@@ -740,30 +740,43 @@ async fn a_statement_that_finds_its_gardens_schema_gone_answers_503_not_500() {
 }
 
 #[tokio::test]
-async fn a_lost_switch_answer_is_settled_by_the_registry_not_rolled_back() {
-    // The switch commits and its answer is lost (the platform's connection dropped): the
-    // mover reads the registry row, sees the target, and finishes; a roll-back here would
-    // drop the only copy the registry names.
+async fn a_switch_without_a_clear_answer_is_settled_by_the_registry_not_rolled_back() {
+    // Past the fence the copy is complete, so a move must finish, never roll back on a guess
+    // (a roll-back drops the target's copy, the only one the registry may name):
+    // - the switch commits and its answer is lost: the row names the target, done;
+    // - the switch never reached the server: the row still records the move, the switch is
+    //   issued again;
+    // - a reaper switched first, so ours matches no row: the row names the target, done.
     let app = two_server_app(&[], None).await;
-    let t = app.tenant("lost").await;
-    fill(&app, &t, 5).await;
-    let before = digests(&pool(&app, "primary"), &t).await;
-    let options = MoveOptions {
-        lose_switch_answer: true,
-        settle: Some(Duration::from_millis(50)),
-        ..MoveOptions::default()
-    };
-    let report = moving::move_tenant(&app.state, &t.slug, "second", options)
-        .await
-        .expect("moved despite the lost answer");
-    assert!(report.source_dropped, "{report:?}");
-    let now = record(&app, &t.slug).await;
-    assert_eq!(now.placement, "second");
-    assert_eq!((now.moving_to, now.moved_from), (None, None));
-    assert_eq!(digests(&pool(&app, "second"), &t).await, before);
-    assert!(!schema_on(&app, "primary", &t).await);
-    let res = post_site(&app, t.slug.as_str(), "after the lost answer").await;
-    assert_eq!(res.status().as_u16(), 201);
+    for (name, fault) in [
+        ("answer-lost", SwitchFault::AnswerLost),
+        ("request-lost", SwitchFault::RequestLost),
+        ("switched-by-another", SwitchFault::SwitchedByAnother),
+    ] {
+        let t = app.tenant(name).await;
+        fill(&app, &t, 5).await;
+        let before = digests(&pool(&app, "primary"), &t).await;
+        let options = MoveOptions {
+            switch_fault: Some(fault),
+            settle: Some(Duration::from_millis(50)),
+            ..MoveOptions::default()
+        };
+        let report = moving::move_tenant(&app.state, &t.slug, "second", options)
+            .await
+            .unwrap_or_else(|err| panic!("{fault:?}: moved despite it: {err}"));
+        assert!(report.source_dropped, "{fault:?}: {report:?}");
+        let now = record(&app, &t.slug).await;
+        assert_eq!(now.placement, "second", "{fault:?}");
+        assert_eq!((now.moving_to, now.moved_from), (None, None), "{fault:?}");
+        assert_eq!(
+            digests(&pool(&app, "second"), &t).await,
+            before,
+            "{fault:?}"
+        );
+        assert!(!schema_on(&app, "primary", &t).await, "{fault:?}");
+        let res = post_site(&app, t.slug.as_str(), "after the switch").await;
+        assert_eq!(res.status().as_u16(), 201, "{fault:?}");
+    }
 }
 
 #[tokio::test]

@@ -106,10 +106,23 @@ pub struct MoveOptions {
     /// Test hook: stop right after this step without any cleanup, as a killed process would.
     #[doc(hidden)]
     pub abandon_after: Option<MoveStep>,
-    /// Test hook: the switch commits but its answer is lost (an error instead), as when the
-    /// platform's connection drops right after the commit.
+    /// Test hook: what goes wrong with the switch's `UPDATE` (see [`SwitchFault`]).
     #[doc(hidden)]
-    pub lose_switch_answer: bool,
+    pub switch_fault: Option<SwitchFault>,
+}
+
+/// Test hook: how the switch of a move goes wrong.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchFault {
+    /// It commits but its answer is lost (an error instead), as when the platform's
+    /// connection drops right after the commit.
+    AnswerLost,
+    /// It never reaches the server (an error), as when the connection drops before it.
+    RequestLost,
+    /// Another process (a reaper that found the move abandoned) switched first: it matches
+    /// no row.
+    SwitchedByAnother,
 }
 
 /// What a move did.
@@ -454,24 +467,11 @@ impl Run<'_> {
         sqlx::query("COMMIT").execute(&mut *src).await?;
         self.hook(MoveStep::Fenced)?;
 
-        let platform = self.state.platform_pool();
-        let answer = registry::switch_placement(
-            platform,
-            self.tenant.id,
-            self.source.name(),
-            self.target.name(),
-        )
-        .await;
-        let answer = match answer {
-            Ok(_) if self.options.lose_switch_answer => Err(sqlx::Error::Io(std::io::Error::new(
-                std::io::ErrorKind::ConnectionReset,
-                "test: answer lost",
-            ))),
-            other => other,
-        };
+        let answer = self.switch().await;
         let switched = match answer {
-            Ok(switched) => switched,
-            Err(err) => self.switch_outcome(err).await?,
+            Ok(true) => true,
+            Ok(false) => self.settle_switch(None).await?,
+            Err(err) => self.settle_switch(Some(err)).await?,
         };
         if !switched {
             return Err(TransferError::Refused(format!(
@@ -493,26 +493,72 @@ impl Run<'_> {
         Ok((tables.len(), rows, write_pause))
     }
 
-    /// The switch's `UPDATE` failed without an answer: it may have committed. The registry
-    /// row decides (read until it answers, `SWITCH_CHECKS` times); a move is never rolled back
-    /// on a guess. When the row cannot be read, the move is left fenced for [`recover`].
-    async fn switch_outcome(&mut self, err: sqlx::Error) -> Result<bool, TransferError> {
+    /// Step 5, the point of no return: the registry names the target.
+    async fn switch(&self) -> Result<bool, sqlx::Error> {
         let platform = self.state.platform_pool();
-        for _ in 0..SWITCH_CHECKS {
-            match registry::find_by_id(platform, self.tenant.id).await {
-                Ok(Some(row)) => {
-                    return Ok(row.placement == self.target.name() && row.moving_to.is_none());
-                }
-                Ok(None) => return Ok(false),
-                Err(read) => {
-                    tracing::warn!(tenant = %self.tenant.slug, error = %read,
-                        "the move's switch has no answer and the registry cannot be read yet");
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                }
+        let (id, source, target) = (self.tenant.id, self.source.name(), self.target.name());
+        let lost = || {
+            sqlx::Error::Io(std::io::Error::new(
+                std::io::ErrorKind::ConnectionReset,
+                "test: connection lost",
+            ))
+        };
+        match self.options.switch_fault {
+            None => registry::switch_placement(platform, id, source, target).await,
+            Some(SwitchFault::AnswerLost) => {
+                registry::switch_placement(platform, id, source, target).await?;
+                Err(lost())
+            }
+            Some(SwitchFault::RequestLost) => Err(lost()),
+            Some(SwitchFault::SwitchedByAnother) => {
+                registry::switch_placement(platform, id, source, target).await?;
+                registry::switch_placement(platform, id, source, target).await
             }
         }
+    }
+
+    /// The switch did not answer `true`. Either its answer was lost (it may have committed,
+    /// or may still commit: a statement outlives its client's connection), or it matched no
+    /// row (a reaper that found this move abandoned may have switched it). The source is
+    /// fenced and the target's copy complete, so finishing is always right: the registry row
+    /// decides, and while it still records this move the switch (conditional, so idempotent)
+    /// is issued again; it waits for any earlier one still in flight on the row. `false` only
+    /// when the row no longer records this move at all. A move is never rolled back on a
+    /// guess: when the row cannot be read (`SWITCH_CHECKS` tries), it is left fenced for
+    /// [`recover`].
+    async fn settle_switch(&mut self, lost: Option<sqlx::Error>) -> Result<bool, TransferError> {
+        let platform = self.state.platform_pool();
+        let (id, source, target) = (self.tenant.id, self.source.name(), self.target.name());
+        let mut last = lost;
+        for _ in 0..SWITCH_CHECKS {
+            let failed = match registry::find_by_id(platform, id).await {
+                Ok(Some(row)) if row.placement == target => return Ok(true),
+                Ok(Some(row))
+                    if row.placement == source && row.moving_to.as_deref() == Some(target) =>
+                {
+                    match registry::switch_placement(platform, id, source, target).await {
+                        Ok(true) => return Ok(true),
+                        // Changed under us: read it again.
+                        Ok(false) => continue,
+                        Err(err) => err,
+                    }
+                }
+                Ok(_) => return Ok(false),
+                Err(err) => err,
+            };
+            tracing::warn!(tenant = %self.tenant.slug, error = %failed,
+                "the move's switch has no answer and the registry cannot be settled yet");
+            last = Some(failed);
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
         self.switch_unknown = true;
-        Err(err.into())
+        Err(match last {
+            Some(err) => err.into(),
+            None => TransferError::Refused(format!(
+                "the registry row of tenant {} kept changing during the switch",
+                self.tenant.slug
+            )),
+        })
     }
 
     /// Step 6: after twice the caches' bound, the old copy goes. False if it could not (yet).
@@ -960,20 +1006,22 @@ pub const LOCK_APPLICATION: &str = "kultiva-move-lock";
 /// primary server, held by a session of its own for the whole move.
 struct MoveLock {
     conn: PgConnection,
+    key: String,
 }
 
 impl MoveLock {
     async fn take(state: &AppState, tenant: &TenantRecord) -> Result<Self, TransferError> {
         let mut conn = connect(state.placements().primary(), LOCK_APPLICATION).await?;
+        let key = format!("kultiva:tenant-move:{}", tenant.id);
         let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
-            .bind(format!("kultiva:tenant-move:{}", tenant.id))
+            .bind(&key)
             .fetch_one(&mut conn)
             .await?;
         if !got {
             close(conn).await;
             return Err(TransferError::Busy(tenant.slug.to_string()));
         }
-        Ok(Self { conn })
+        Ok(Self { conn, key })
     }
 
     /// The lock's session still answers, so the lock is still held (a session lock lives
@@ -990,8 +1038,16 @@ impl MoveLock {
             })
     }
 
-    /// Closing the session releases the lock.
-    async fn release(self) {
+    /// Unlocks, then closes the session. Closing alone frees the lock only once the server's
+    /// backend has exited, which can be after a rerun right behind asks for it.
+    async fn release(mut self) {
+        if let Err(err) = sqlx::query("SELECT pg_advisory_unlock(hashtextextended($1, 0))")
+            .bind(&self.key)
+            .execute(&mut self.conn)
+            .await
+        {
+            tracing::warn!(error = %err, "unlocking a move's lock failed; closing its session frees it");
+        }
         close(self.conn).await;
     }
 }
