@@ -40,8 +40,9 @@ pub enum MigrationError {
     Busy(String),
 }
 
-/// How long a request waits for its garden's migration lock before it answers 503 (a
-/// migration of one garden takes well under a second; a move holds the lock for its copy).
+/// How long a request waits in all for its garden's migration lock (the in-process single
+/// flight and the schema's advisory lock) before it answers 503 (a migration of one garden
+/// takes well under a second; a move holds the lock for its copy).
 const ON_DEMAND_LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// The newest tenant schema version this binary knows.
@@ -119,15 +120,18 @@ pub async fn migrate_tenant(
     trigger: MigrationTrigger,
 ) -> Result<MigrationOutcome, MigrationError> {
     let target = target.unwrap_or_else(latest_tenant_version);
+    // A request waits a bounded time in all; the CLI and provisioning wait as long as it takes.
+    let deadline = (trigger == MigrationTrigger::OnDemand)
+        .then(|| tokio::time::Instant::now() + ON_DEMAND_LOCK_WAIT);
     let local = state.tenant_migrations().lock_for(tenant.id);
     let outcome = async {
-        let _guard = match trigger {
-            MigrationTrigger::OnDemand => tokio::time::timeout(ON_DEMAND_LOCK_WAIT, local.lock())
+        let _guard = match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, local.lock())
                 .await
                 .map_err(|_| MigrationError::Busy(tenant.slug.to_string()))?,
-            _ => local.lock().await,
+            None => local.lock().await,
         };
-        migrate_locked(state, tenant, target, trigger).await
+        migrate_locked(state, tenant, target, trigger, deadline).await
     }
     .await;
     drop(local);
@@ -145,6 +149,7 @@ async fn migrate_locked(
     tenant: &TenantRecord,
     target: i64,
     trigger: MigrationTrigger,
+    deadline: Option<tokio::time::Instant>,
 ) -> Result<MigrationOutcome, MigrationError> {
     // The caller's record may be stale (a replica's cache, or a move that switched since):
     // the registry row decides where the schema is, read again under the lock, on the server
@@ -159,7 +164,7 @@ async fn migrate_locked(
             MigrationError::UnknownPlacement(tenant.slug.to_string(), row.placement.clone())
         })?;
         let mut conn = placement.dedicated().await?;
-        let result = migrate_on(state, &mut conn, &row, target, trigger).await;
+        let result = migrate_on(state, &mut conn, &row, target, trigger, deadline).await;
         // Closing the session releases the advisory lock and discards the session search_path.
         if let Err(err) = conn.close().await {
             tracing::warn!(error = %err, "closing the migration connection failed");
@@ -198,16 +203,18 @@ async fn migrate_on(
     row: &TenantRecord,
     target: i64,
     trigger: MigrationTrigger,
+    deadline: Option<tokio::time::Instant>,
 ) -> Result<Option<MigrationOutcome>, MigrationError> {
     let platform = state.platform_pool();
-    if trigger == MigrationTrigger::OnDemand {
-        if !try_lock_within(conn, &row.schema_name, ON_DEMAND_LOCK_WAIT).await? {
-            // A move that claimed the garden meanwhile says so; else someone else is busy.
-            current_row(state, row, target).await?;
-            return Err(MigrationError::Busy(row.slug.to_string()));
+    match deadline {
+        Some(deadline) => {
+            if !try_lock_until(conn, &row.schema_name, deadline).await? {
+                // A move that claimed the garden meanwhile says so; else someone else is busy.
+                current_row(state, row, target).await?;
+                return Err(MigrationError::Busy(row.slug.to_string()));
+            }
         }
-    } else {
-        take_lock(conn, &row.schema_name).await?;
+        None => take_lock(conn, &row.schema_name).await?,
     }
     // Another replica may have finished while this one waited for the lock, or a move may
     // have come and gone.
@@ -245,13 +252,12 @@ pub(crate) async fn take_lock(
     Ok(())
 }
 
-/// [`take_lock`] waiting at most `wait`; `false` when it is still held by then.
-async fn try_lock_within(
+/// [`take_lock`] waiting until `deadline` at most; `false` when it is still held then.
+async fn try_lock_until(
     conn: &mut PgConnection,
     schema: &SchemaName,
-    wait: Duration,
+    deadline: tokio::time::Instant,
 ) -> Result<bool, sqlx::Error> {
-    let deadline = tokio::time::Instant::now() + wait;
     loop {
         let taken: bool =
             sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 0))")
