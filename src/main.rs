@@ -189,7 +189,13 @@ fn mcp_stdio() -> ExitCode {
     use kultiva::mcp::stdio_bridge::{self, BridgeConfig};
     let config = match BridgeConfig::from_env() {
         Ok(config) => config,
-        Err(reason) => return fail(format!("mcp-stdio: {reason}")),
+        Err(reason) => {
+            // stderr first (one line, for logs), then the client's requests are answered
+            // with the same reason until it closes stdin; the exit status stays a failure.
+            let code = fail(format!("mcp-stdio: {reason}"));
+            stdio_bridge::refuse(&reason, std::io::stdin().lock(), std::io::stdout().lock());
+            return code;
+        }
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

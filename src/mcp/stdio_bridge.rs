@@ -44,6 +44,10 @@ pub const UNAUTHORIZED: i64 = -32051;
 pub const HTTP_ERROR: i64 = -32052;
 /// The answer was not JSON-RPC (not JSON, or an unexpected content type).
 pub const BAD_ANSWER: i64 = -32053;
+/// The bridge could not start (its configuration is missing or malformed): every request is
+/// answered with this code and the reason, so the client shows why instead of "Connection
+/// closed"; `data.reason` carries the same text as stderr (never the key).
+pub const STARTUP_FAILED: i64 = -32054;
 const PARSE_ERROR: i64 = -32700;
 const SESSION_NOT_FOUND: i64 = -32001;
 
@@ -615,6 +619,45 @@ impl Bridge {
     }
 }
 
+/// A bridge that cannot start still speaks JSON-RPC until end of input: each request (also
+/// inside a batch) gets a [`STARTUP_FAILED`] error naming `reason`; notifications and
+/// responses get nothing. Desktop clients show an `initialize` error to the user, while a
+/// process that exits at once reaches them only as "Connection closed".
+pub fn refuse(reason: &str, input: impl BufRead, mut output: impl Write) {
+    let message = format!("the Kultiva bridge could not start: {reason}");
+    let refusal = |id: Value| {
+        rpc_error(
+            id,
+            STARTUP_FAILED,
+            &message,
+            Some(json!({"reason": reason})),
+        )
+    };
+    for line in input.split(b'\n') {
+        let Ok(line) = line else { break };
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let answer = match serde_json::from_slice::<Value>(&line) {
+            Err(_) => rpc_error(Value::Null, PARSE_ERROR, "Parse error", None),
+            Ok(message) => {
+                let ids = request_ids(&message);
+                match message {
+                    _ if ids.is_empty() => continue,
+                    Value::Array(_) => Value::Array(ids.into_iter().map(refusal).collect()),
+                    _ => ids.into_iter().next().map(refusal).unwrap_or(Value::Null),
+                }
+            }
+        };
+        if writeln!(output, "{answer}")
+            .and_then(|()| output.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+}
+
 /// Runs the bridge on this process's stdin and stdout until end of input.
 pub async fn run(config: BridgeConfig) -> Result<(), String> {
     let client = build_client(config.timeout)?;
@@ -788,6 +831,38 @@ mod tests {
         assert_eq!(got[0]["id"], 1);
         assert_eq!(got[1]["method"], "x");
         assert!(sse_messages("data: nope\n\n").is_err());
+    }
+
+    #[test]
+    fn a_bridge_that_cannot_start_answers_every_request_with_its_reason() {
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#,
+            "\n\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            "\n",
+            r#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"x"}]"#,
+            "\nnot json\n",
+        );
+        let mut out = Vec::new();
+        refuse("KULTIVA_URL is not set", input.as_bytes(), &mut out);
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0]["id"], 1);
+        assert_eq!(lines[0]["error"]["code"], STARTUP_FAILED);
+        assert_eq!(lines[0]["error"]["data"]["reason"], "KULTIVA_URL is not set");
+        assert!(
+            lines[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("KULTIVA_URL is not set")
+        );
+        assert_eq!(lines[1].as_array().unwrap().len(), 1, "{}", lines[1]);
+        assert_eq!(lines[1][0]["id"], "a");
+        assert_eq!(lines[2]["error"]["code"], PARSE_ERROR);
     }
 
     #[test]

@@ -357,3 +357,42 @@ async fn a_missing_key_or_address_is_a_clear_exit_message() {
         .expect("ran");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[tokio::test]
+async fn a_bridge_that_cannot_start_answers_initialize_with_its_reason() {
+    // A malformed key: the client's initialize gets a JSON-RPC error with the reason (desktop
+    // clients show it), stderr has the same line, and the key appears in neither.
+    let mut bridge = Bridge::spawn(&[
+        ("KULTIVA_URL", "https://kultiva.example.com"),
+        ("KULTIVA_API_KEY", "password123-secret"),
+    ]);
+    let answer = bridge.request(json!(1), "initialize", init_params()).await;
+    assert_eq!(
+        answer["error"]["code"],
+        kultiva::mcp::stdio_bridge::STARTUP_FAILED,
+        "{answer}"
+    );
+    let reason = answer["error"]["data"]["reason"].as_str().expect("reason");
+    assert!(
+        reason.contains("does not look like a Kultiva API key"),
+        "{answer}"
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(reason)),
+        "{answer}"
+    );
+    assert!(answer.get("result").is_none(), "{answer}");
+    let ping = bridge.request(json!("p"), "ping", json!({})).await;
+    assert_eq!(
+        ping["error"]["code"],
+        kultiva::mcp::stdio_bridge::STARTUP_FAILED
+    );
+    let (status, rest, stderr) = bridge.finish().await;
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(rest.is_empty(), "{rest:?}");
+    assert!(stderr.contains(reason), "{stderr}");
+    assert!(!stderr.contains("password123-secret"), "{stderr}");
+    assert!(!answer.to_string().contains("password123-secret"));
+}
