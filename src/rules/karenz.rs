@@ -89,7 +89,10 @@ impl CropInterval {
 /// The interval that applies to a plant of `crop`: the longest entry listed for its species,
 /// family or crop group; when none is listed, the longest of all entries (entries that name no
 /// crop included). `None` when the treatment lists no interval.
-pub fn interval_for<'a>(intervals: &'a [CropInterval], crop: &Crop<'_>) -> Option<&'a CropInterval> {
+pub fn interval_for<'a>(
+    intervals: &'a [CropInterval],
+    crop: &Crop<'_>,
+) -> Option<&'a CropInterval> {
     let listed = intervals
         .iter()
         .filter(|i| i.names_a_crop() && i.matches(crop))
@@ -160,7 +163,12 @@ mod tests {
         }
     }
 
-    fn entry(species: Option<&str>, family: Option<&str>, group: Option<&str>, days: i64) -> CropInterval {
+    fn entry(
+        species: Option<&str>,
+        family: Option<&str>,
+        group: Option<&str>,
+        days: i64,
+    ) -> CropInterval {
         CropInterval {
             species_key: species.map(str::to_owned),
             family_key: family.map(str::to_owned),
@@ -179,11 +187,12 @@ mod tests {
             entry(None, Some("brassicaceae"), None, 14),
             entry(None, None, Some("herb"), 10),
         ];
-        let crop = |s: Option<&'static str>, f: Option<&'static str>, g: Option<&'static str>| Crop {
-            species_key: s,
-            family_key: f,
-            crop_group: g,
-        };
+        let crop =
+            |s: Option<&'static str>, f: Option<&'static str>, g: Option<&'static str>| Crop {
+                species_key: s,
+                family_key: f,
+                crop_group: g,
+            };
         // (crop, days)
         let cases = [
             (crop(Some("tomato"), Some("solanaceae"), None), 3),
@@ -197,7 +206,11 @@ mod tests {
             (Crop::default(), 28),
         ];
         for (c, days) in cases {
-            assert_eq!(interval_for(&intervals, &c).map(|i| i.days), Some(days), "{c:?}");
+            assert_eq!(
+                interval_for(&intervals, &c).map(|i| i.days),
+                Some(days),
+                "{c:?}"
+            );
         }
         assert_eq!(interval_for(&[], &Crop::default()), None);
     }

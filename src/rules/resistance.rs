@@ -124,18 +124,47 @@ mod tests {
         // (groups, ingredient, organism, classes)
         let cases: [(Vec<String>, Option<&str>, bool, Vec<&str>); 6] = [
             // Deltamethrin and pyrethrins share IRAC 3A: one class.
-            (g(&["IRAC 3A"]), Some("Deltamethrin"), false, vec!["irac 3a"]),
-            (g(&["IRAC 3A"]), Some("Pyrethrins + rapeseed oil"), false, vec!["irac 3a"]),
+            (
+                g(&["IRAC 3A"]),
+                Some("Deltamethrin"),
+                false,
+                vec!["irac 3a"],
+            ),
+            (
+                g(&["IRAC 3A"]),
+                Some("Pyrethrins + rapeseed oil"),
+                false,
+                vec!["irac 3a"],
+            ),
             // A mixture counts under both groups.
-            (g(&["FRAC 9", "FRAC 12"]), Some("Cyprodinil + fludioxonil"), false, vec!["frac 12", "frac 9"]),
+            (
+                g(&["FRAC 9", "FRAC 12"]),
+                Some("Cyprodinil + fludioxonil"),
+                false,
+                vec!["frac 12", "frac 9"],
+            ),
             // No group: the ingredient.
-            (g(&[]), Some("Potassium salts of fatty acids"), false, vec!["potassium salts of fatty acids"]),
+            (
+                g(&[]),
+                Some("Potassium salts of fatty acids"),
+                false,
+                vec!["potassium salts of fatty acids"],
+            ),
             // Releases of beneficial organisms never count.
-            (g(&[]), Some("Phytoseiulus persimilis (predatory mite)"), true, vec![]),
+            (
+                g(&[]),
+                Some("Phytoseiulus persimilis (predatory mite)"),
+                true,
+                vec![],
+            ),
             (g(&[]), None, false, vec![]),
         ];
         for (groups, ingredient, organism, classes) in cases {
-            assert_eq!(classes_of(&groups, ingredient, organism), classes, "{ingredient:?}");
+            assert_eq!(
+                classes_of(&groups, ingredient, organism),
+                classes,
+                "{ingredient:?}"
+            );
         }
         for (code, ok) in [
             ("IRAC 3A", true),

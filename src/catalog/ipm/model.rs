@@ -178,7 +178,11 @@ const TREATMENT_FIELDS: &[Field] = &[
         "pre-harvest interval in days, the conservative default: the longest of \
          safety_intervals; above 0 for chemical treatments",
     ),
-    Field::opt("safety_intervals", Kind::ObjectList(CROP_INTERVAL_FIELDS, 50)).doc(
+    Field::opt(
+        "safety_intervals",
+        Kind::ObjectList(CROP_INTERVAL_FIELDS, 50),
+    )
+    .doc(
         "pre-harvest intervals per crop with their sources; required when \
          safety_interval_days is above 0. A harvest of a plant waits the longest interval \
          listed for its species, family or crop group, else safety_interval_days. Never below \

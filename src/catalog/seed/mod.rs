@@ -383,7 +383,11 @@ mod tests {
             .collect();
         let mut grouped = 0;
         for r in &treatments {
-            let days = r.seed.get("safety_interval_days").and_then(Value::as_i64).unwrap_or(0);
+            let days = r
+                .seed
+                .get("safety_interval_days")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
             let intervals = crate::catalog::ipm::model::crop_intervals(&r.seed);
             if days > 0 {
                 assert!(!intervals.is_empty(), "{}: no source", r.label);
@@ -399,7 +403,10 @@ mod tests {
                 grouped += 1;
             }
         }
-        assert!(grouped >= 15, "{grouped} treatments with a resistance group");
+        assert!(
+            grouped >= 15,
+            "{grouped} treatments with a resistance group"
+        );
         let days_of = |name: &str| {
             treatments
                 .iter()

@@ -351,7 +351,8 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
         plants: touched
             .into_iter()
             .map(|t| {
-                let day = Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
+                let day =
+                    Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
                 Ok(TouchedPlant::new(
                     t.plant_key,
                     day,

@@ -292,7 +292,12 @@ fn class_label(t: &TreatmentFacts, class: &str) -> String {
     t.groups
         .iter()
         .find(|g| resistance::class_of(Some(g)).as_deref() == Some(class))
-        .map(|g| format!("{g} (mode of action of {})", t.active_ingredient.as_deref().unwrap_or(&t.name)))
+        .map(|g| {
+            format!(
+                "{g} (mode of action of {})",
+                t.active_ingredient.as_deref().unwrap_or(&t.name)
+            )
+        })
         .or_else(|| t.active_ingredient.clone())
         .unwrap_or_else(|| class.to_owned())
 }

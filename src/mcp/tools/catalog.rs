@@ -603,9 +603,7 @@ async fn get_treatment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolErro
              the crop (per crop in safety_intervals, each with its source)"
         )
     } else if days > 0 {
-        format!(
-            "wait {days} day(s) between application and harvest (source in safety_intervals)"
-        )
+        format!("wait {days} day(s) between application and harvest (source in safety_intervals)")
     } else {
         "no waiting period before harvest".to_owned()
     };
