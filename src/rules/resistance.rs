@@ -1,17 +1,59 @@
-//! The resistance warning (domain 2.2): the same active ingredient class applied to a plant
-//! [`LIMIT`] times within [`WINDOW_DAYS`] refuses a further application (`RESISTANCE_WARNING`)
-//! unless the grower acknowledges it; one below the limit is accepted with a warning.
+//! The resistance warning (domain 2.2): the same mode of action applied to a plant [`LIMIT`]
+//! times within [`WINDOW_DAYS`] refuses a further application (`RESISTANCE_WARNING`) unless
+//! the grower acknowledges it; one below the limit is accepted with a warning.
+//!
+//! Resistance follows the mode of action, not the product: deltamethrin and pyrethrins are both
+//! IRAC group 3A, tebuconazole and difenoconazole both FRAC group 3. So an application counts
+//! under each resistance group of its treatment (a mixture has two), and only a treatment
+//! without a group counts under its active ingredient ([`classes_of`]). Releases of beneficial
+//! organisms (predatory mites, parasitic wasps, nematodes, ladybirds, lacewings) never count:
+//! weekly releases are standard practice and select for nothing.
 //!
 //! The window counts earlier applications on the days `d-89 ..= d` of the new application's day
 //! `d` (90 days including `d`); an application 90 days earlier no longer counts. Treatments
 //! without an active ingredient are never counted. The class is the ingredient as the
 //! catalogue spells it, trimmed, lower-cased, inner whitespace collapsed (the catalogue has no
-//! separate class field; "Pyrethrin" and " pyrethrin " are one class).
+//! separate class field; "Pyrethrin" and " pyrethrin " are one class). A group is spelled
+//! as its code: "IRAC 3A", "FRAC 3", "FRAC M2", "HRAC 9" ([`is_group_code`]).
 
 use time::{Date, Duration};
 
 pub const WINDOW_DAYS: i64 = 90;
 pub const LIMIT: usize = 3;
+
+/// What a resistance group code looks like: the committee and the group.
+pub const GROUP_PATTERN: &str = "^(IRAC|FRAC|HRAC) [A-Z0-9]{1,4}$";
+
+/// Whether `code` is a resistance group code ("IRAC 3A", "FRAC M2", "HRAC 9").
+pub fn is_group_code(code: &str) -> bool {
+    let Some((committee, group)) = code.split_once(' ') else {
+        return false;
+    };
+    matches!(committee, "IRAC" | "FRAC" | "HRAC")
+        && (1..=4).contains(&group.len())
+        && group
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// The classes an application counts under: its resistance groups when it names any, else its
+/// active ingredient; none for a release of beneficial organisms. Sorted, without repeats.
+pub fn classes_of(
+    groups: &[String],
+    active_ingredient: Option<&str>,
+    beneficial_organism: bool,
+) -> Vec<String> {
+    if beneficial_organism {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = groups.iter().filter_map(|g| class_of(Some(g))).collect();
+    if out.is_empty() {
+        out.extend(class_of(active_ingredient));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
 
 /// The class of an active ingredient; `None` when there is none.
 pub fn class_of(active_ingredient: Option<&str>) -> Option<String> {
@@ -73,6 +115,69 @@ mod tests {
         ];
         for (raw, class) in cases {
             assert_eq!(class_of(raw).as_deref(), class, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn classes_follow_the_mode_of_action() {
+        let g = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        // (groups, ingredient, organism, classes)
+        let cases: [(Vec<String>, Option<&str>, bool, Vec<&str>); 6] = [
+            // Deltamethrin and pyrethrins share IRAC 3A: one class.
+            (
+                g(&["IRAC 3A"]),
+                Some("Deltamethrin"),
+                false,
+                vec!["irac 3a"],
+            ),
+            (
+                g(&["IRAC 3A"]),
+                Some("Pyrethrins + rapeseed oil"),
+                false,
+                vec!["irac 3a"],
+            ),
+            // A mixture counts under both groups.
+            (
+                g(&["FRAC 9", "FRAC 12"]),
+                Some("Cyprodinil + fludioxonil"),
+                false,
+                vec!["frac 12", "frac 9"],
+            ),
+            // No group: the ingredient.
+            (
+                g(&[]),
+                Some("Potassium salts of fatty acids"),
+                false,
+                vec!["potassium salts of fatty acids"],
+            ),
+            // Releases of beneficial organisms never count.
+            (
+                g(&[]),
+                Some("Phytoseiulus persimilis (predatory mite)"),
+                true,
+                vec![],
+            ),
+            (g(&[]), None, false, vec![]),
+        ];
+        for (groups, ingredient, organism, classes) in cases {
+            assert_eq!(
+                classes_of(&groups, ingredient, organism),
+                classes,
+                "{ingredient:?}"
+            );
+        }
+        for (code, ok) in [
+            ("IRAC 3A", true),
+            ("FRAC M2", true),
+            ("HRAC 9", true),
+            ("FRAC 3", true),
+            ("irac 3A", false),
+            ("IRAC", false),
+            ("IRAC 3A ", false),
+            ("XRAC 1", false),
+            ("IRAC 12345", false),
+        ] {
+            assert_eq!(is_group_code(code), ok, "{code:?}");
         }
     }
 

@@ -689,3 +689,491 @@ pub async fn tool_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static st
         ),
     ]
 }
+
+// ---------- issue 24: per-crop intervals, UTC days, resistance by mode of action ----------
+
+/// IRAC 3A, "Fixturins": 5 days for Fixtura tomatoides, 10 for every other crop.
+pub const PYRETHRUM: &str = "Fixture pyrethrum";
+/// IRAC 3A too, "Deltafixrin": 2 days.
+pub const DELTAFIX: &str = "Fixture deltafix";
+/// A release of beneficial nematodes (with an active ingredient).
+pub const NEMATODES: &str = "Fixture nematodes";
+
+/// A plant of `species` at the world's location, without a phase.
+async fn plant_of(app: &TestApp, w: &World, species_name: &str, name: &str) -> Uuid {
+    let new = kultiva::garden::plants::model::NewPlant {
+        species_key: species(app, species_name).await,
+        name: Some(name.to_owned()),
+        cultivar_key: None,
+        location_key: Some(w.location),
+        slot_key: None,
+        substrate_batch_key: None,
+        planted_on: None,
+        phase_key: None,
+        notes: None,
+        start_phase: kultiva::garden::plants::model::StartPhase::None,
+    };
+    kultiva::garden::plants::service::create_plant(&app.state, &w.t, &new, "test", true)
+        .await
+        .expect("plant")
+        .key
+}
+
+fn utc_today() -> time::Date {
+    OffsetDateTime::now_utc().date()
+}
+
+/// `HH:MM` local time on the UTC day `back` days ago, at `offset` (e.g. "-08:00").
+fn local_at(back: i64, time_and_offset: &str) -> String {
+    format!("{}T{time_and_offset}", utc_today() - Duration::days(back))
+}
+
+#[tokio::test]
+async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
+    let app = TestApp::full().await;
+    let w = world(&app, "cropkarenz", 1).await;
+    let tomato = w.plants[0];
+    let probus = plant_of(&app, &w, "Probus perennis", "Probus").await;
+    let pyrethrum = catalogue_key(&app, "treatment", PYRETHRUM).await;
+    let treat = path(&w.t, "ipm/treatments");
+    let batches = path(&w.t, "harvest/batches");
+
+    // 20:00 at -08:00, 21 days back: 04:00 UTC the next day, so the UTC day is 20 days back.
+    let (s, a) = call(
+        &app,
+        Method::POST,
+        &treat,
+        &w.grower,
+        Some(
+            &json!({"treatment_key": pyrethrum, "plant_keys": [tomato, probus],
+                     "applied_at": local_at(21, "20:00:00-08:00")}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{a}");
+    let applied_on = utc_today() - Duration::days(20);
+    let touched = |plant: Uuid| {
+        a["plants"]
+            .as_array()
+            .expect("plants")
+            .iter()
+            .find(|p| p["plant_key"] == plant.to_string())
+            .cloned()
+            .expect("touched")
+    };
+    let (t, p) = (touched(tomato), touched(probus));
+    assert_eq!(t["applied_on"], applied_on.to_string(), "{a}");
+    // The tomato's crop is listed (5 days), the other plant's is not: the longest (10).
+    assert_eq!(t["safety_interval_days"], 5, "{a}");
+    assert_eq!(t["interval_source"], "Fixture label: tomatoides 5 days");
+    assert_eq!(t["safe_on"], (applied_on + Duration::days(5)).to_string());
+    assert_eq!(p["safety_interval_days"], 10, "{a}");
+    assert_eq!(
+        p["interval_source"],
+        "Fixture label: every other crop 10 days"
+    );
+    assert_eq!(p["safe_on"], (applied_on + Duration::days(10)).to_string());
+    assert_eq!(a["safety_interval_days"], 10);
+    assert_eq!(a["resistance_groups"], json!(["IRAC 3A"]));
+    // The stored application reads back the same.
+    let key = a["key"].as_str().expect("key");
+    let (s, back) = call(
+        &app,
+        Method::GET,
+        &format!("{treat}/{key}"),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{back}");
+    assert_eq!(back["plants"], a["plants"]);
+
+    // The gate per crop: the tomato's last blocked day is refused, the next allowed; the other
+    // plant is still blocked then, with its own days and source in the reason.
+    let harvest = |plant: Uuid, day: time::Date| json!({"plant_key": plant, "wet_weight_g": 50, "harvest_date": day.to_string()});
+    let res = app
+        .call(
+            Method::POST,
+            &batches,
+            Some(&w.grower.bearer()),
+            Some(&harvest(tomato, applied_on + Duration::days(4))),
+        )
+        .await;
+    let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
+    assert_eq!(detail_fields(&err), vec!["active_ingredient".to_owned()]);
+    let (s, b) = call(
+        &app,
+        Method::POST,
+        &batches,
+        &w.grower,
+        Some(&harvest(tomato, applied_on + Duration::days(5))),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    let res = app
+        .call(
+            Method::POST,
+            &batches,
+            Some(&w.grower.bearer()),
+            Some(&harvest(probus, applied_on + Duration::days(9))),
+        )
+        .await;
+    let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
+    let reason = err["details"][0]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("10 day(s) for this crop"), "{reason}");
+    assert!(reason.contains("every other crop 10 days"), "{reason}");
+    let (s, b) = call(
+        &app,
+        Method::POST,
+        &batches,
+        &w.grower,
+        Some(&harvest(probus, applied_on + Duration::days(10))),
+    )
+    .await;
+    assert_eq!(s, 201, "{b}");
+    assert_eq!(count(&app, &w.t, "harvest_batches").await, 2);
+}
+
+#[tokio::test]
+async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day() {
+    let app = TestApp::full().await;
+    let w = world(&app, "utcday", 2).await;
+    let (west, east) = (w.plants[0], w.plants[1]);
+    let deltafix = catalogue_key(&app, "treatment", DELTAFIX).await; // 2 days
+    let treat = path(&w.t, "ipm/treatments");
+    let batches = path(&w.t, "harvest/batches");
+
+    // West: 20:00 -08:00 on day D is 04:00 UTC on D+1. East: 08:00 +09:00 on D is 23:00 UTC
+    // on D-1. (D = 10 days back.)
+    for (plant, at, utc_back) in [
+        (west, local_at(10, "20:00:00-08:00"), 9),
+        (east, local_at(10, "08:00:00+09:00"), 11),
+    ] {
+        let (s, a) = call(
+            &app,
+            Method::POST,
+            &treat,
+            &w.grower,
+            Some(&json!({"treatment_key": deltafix, "plant_keys": [plant], "applied_at": at})),
+        )
+        .await;
+        assert_eq!(s, 201, "{a}");
+        let on = utc_today() - Duration::days(utc_back);
+        assert_eq!(a["plants"][0]["applied_on"], on.to_string(), "{at}: {a}");
+        assert_eq!(
+            a["plants"][0]["last_blocked_day"],
+            (on + Duration::days(1)).to_string()
+        );
+        assert_eq!(
+            a["plants"][0]["safe_on"],
+            (on + Duration::days(2)).to_string()
+        );
+    }
+    // West: a harvest on the same UTC day as the spray, and on the day after, are both blocked
+    // (counted from the local day, the day after was allowed); the UTC day after that is free.
+    let west_on = utc_today() - Duration::days(9);
+    for (day, status) in [
+        (west_on, 422),
+        (west_on + Duration::days(1), 422),
+        (west_on + Duration::days(2), 201),
+    ] {
+        let (s, b) = call(
+            &app,
+            Method::POST,
+            &batches,
+            &w.grower,
+            Some(&json!({"plant_key": west, "wet_weight_g": 5, "harvest_date": day.to_string()})),
+        )
+        .await;
+        assert_eq!(s, status, "{day}: {b}");
+    }
+    // A harvest_date given as an instant counts as its UTC day too: 20:00 -08:00 the evening
+    // before the UTC day the spray was on is already that day (blocked).
+    let (s, b) = call(&app, Method::POST, &batches, &w.grower,
+                      Some(&json!({"plant_key": west, "wet_weight_g": 5,
+                                   "harvest_date": format!("{}T20:00:00-08:00", west_on - Duration::days(1))}))).await;
+    assert_eq!(s, 422, "{b}");
+    assert_eq!(b["error_code"], "KARENZ_VIOLATION");
+
+    // A time without an offset is refused, naming the field, and writes nothing.
+    let before = count(&app, &w.t, "ipm_applications").await;
+    let (s, e) = call(
+        &app,
+        Method::POST,
+        &treat,
+        &w.grower,
+        Some(&json!({"treatment_key": deltafix, "plant_keys": [west],
+                                   "applied_at": local_at(3, "20:00:00")})),
+    )
+    .await;
+    assert_eq!(s, 422, "{e}");
+    assert_eq!(e["details"][0]["field"], "body.applied_at");
+    assert!(
+        e["details"][0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("offset"),
+        "{e}"
+    );
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
+    let batches_before = count(&app, &w.t, "harvest_batches").await;
+    let (s, e) = call(
+        &app,
+        Method::POST,
+        &batches,
+        &w.grower,
+        Some(&json!({"plant_key": east, "wet_weight_g": 5,
+                                   "harvest_date": local_at(1, "10:00:00")})),
+    )
+    .await;
+    assert_eq!(s, 422, "{e}");
+    assert_eq!(e["details"][0]["field"], "body.harvest_date");
+    assert!(
+        e["details"][0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("offset"),
+        "{e}"
+    );
+    assert_eq!(count(&app, &w.t, "harvest_batches").await, batches_before);
+}
+
+#[tokio::test]
+async fn resistance_counts_the_mode_of_action_and_never_releases() {
+    let app = TestApp::full().await;
+    let w = world(&app, "modeofaction", 1).await;
+    let p = w.plants[0];
+    let deltafix = catalogue_key(&app, "treatment", DELTAFIX).await;
+    let pyrethrum = catalogue_key(&app, "treatment", PYRETHRUM).await;
+    let nematodes = catalogue_key(&app, "treatment", NEMATODES).await;
+    let treat = path(&w.t, "ipm/treatments");
+    let apply = |key: &str, back: i64| json!({"treatment_key": key, "plant_keys": [p], "applied_at": days_ago(back)});
+
+    // Weekly releases of beneficial nematodes: never counted, never warned.
+    for back in [28, 21, 14, 7, 0] {
+        let (s, a) = call(
+            &app,
+            Method::POST,
+            &treat,
+            &w.grower,
+            Some(&apply(&nematodes, back)),
+        )
+        .await;
+        assert_eq!(s, 201, "{a}");
+        assert!(a.get("warnings").is_none(), "{a}");
+        assert_eq!(a["resistance_count"], 0);
+    }
+    // Deltamethrin-like twice, then a pyrethrum: the same group IRAC 3A, so the third is
+    // accepted with the warning naming the group.
+    for back in [30, 20] {
+        let (s, a) = call(
+            &app,
+            Method::POST,
+            &treat,
+            &w.grower,
+            Some(&apply(&deltafix, back)),
+        )
+        .await;
+        assert_eq!(s, 201, "{a}");
+    }
+    let (s, a) = call(
+        &app,
+        Method::POST,
+        &treat,
+        &w.grower,
+        Some(&apply(&pyrethrum, 10)),
+    )
+    .await;
+    assert_eq!(s, 201, "{a}");
+    assert_eq!(a["resistance_count"], 2, "{a}");
+    let warning = a["warnings"][0].as_str().unwrap_or_default();
+    assert!(warning.contains("IRAC 3A"), "{warning}");
+    // A fourth of the group is refused, whichever product, and nothing is written.
+    let before = count(&app, &w.t, "ipm_applications").await;
+    let res = app
+        .call(
+            Method::POST,
+            &treat,
+            Some(&w.grower.bearer()),
+            Some(&apply(&deltafix, 0)),
+        )
+        .await;
+    let err = assert_error(res, 422, "RESISTANCE_WARNING").await;
+    assert_eq!(detail_fields(&err), vec!["active_ingredient".to_owned()]);
+    let reason = err["details"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("IRAC 3A") && reason.contains("applied 3 times"),
+        "{reason}"
+    );
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("IRAC 3A"),
+        "{err}"
+    );
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
+    // Another group is unaffected: the soap (no group) counts by its ingredient.
+    let soap = catalogue_key(&app, "treatment", SOAP).await;
+    let (s, a) = call(
+        &app,
+        Method::POST,
+        &treat,
+        &w.grower,
+        Some(&apply(&soap, 0)),
+    )
+    .await;
+    assert_eq!(s, 201, "{a}");
+    assert_eq!(a["resistance_count"], 0);
+}
+
+#[tokio::test]
+async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let w = world(&app, "intervalsrc", 1).await;
+    let pyrethrum = catalogue_key(&app, "treatment", PYRETHRUM).await;
+    let tomato = species(&app, "Fixtura tomatoides").await;
+    let key = app.api_key(&w.grower, Some(w.t.slug.as_str())).await;
+
+    // REST and get_treatment: the same intervals per crop, sources and groups.
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/ipm/treatments/{pyrethrum}"),
+            Some(&w.grower.bearer()),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let rest: Value = res.json().await.expect("json");
+    assert_eq!(rest["safety_interval_days"], 10);
+    let listed = rest["safety_intervals"].as_array().expect("intervals");
+    assert_eq!(listed.len(), 2, "{rest}");
+    assert!(
+        listed
+            .iter()
+            .any(|i| i["species_key"] == tomato.as_str() && i["days"] == 5),
+        "{rest}"
+    );
+    assert_eq!(rest["resistance_groups"][0]["code"], "IRAC 3A");
+    let (s, out) = tool(
+        &app,
+        &key,
+        "get_treatment",
+        json!({"treatment_key": pyrethrum}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(
+        out["data"]["safety_interval_days"],
+        rest["safety_interval_days"]
+    );
+    assert_eq!(
+        out["data"]["safety_intervals"], rest["safety_intervals"],
+        "{out}"
+    );
+    assert_eq!(out["data"]["resistance_groups"], rest["resistance_groups"]);
+    let summary = out["summary"].as_str().unwrap_or_default();
+    assert!(summary.contains("per crop"), "{summary}");
+
+    // apply_treatment (tool) and record_harvest (tool) agree with REST on the tomato's 5 days.
+    let (s, out) = tool(
+        &app,
+        &key,
+        "apply_treatment",
+        json!({"treatment_key": pyrethrum, "plant_key": w.plants[0]}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["data"]["plants"][0]["safety_interval_days"], 5, "{out}");
+    let (s, e) = tool(
+        &app,
+        &key,
+        "record_harvest",
+        json!({"plant_key": w.plants[0], "wet_weight_g": 10}),
+    )
+    .await;
+    assert_eq!(s, 422, "{e}");
+    let res = app
+        .call(
+            Method::POST,
+            &path(&w.t, "harvest/batches"),
+            Some(&w.grower.bearer()),
+            Some(&json!({"plant_key": w.plants[0], "wet_weight_g": 10})),
+        )
+        .await;
+    let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
+    assert_eq!(
+        e["details"][0]["reason"], err["details"][0]["reason"],
+        "{e} / {err}"
+    );
+
+    // Bad catalogue input: an unknown crop group, a positive interval without a source, a
+    // value below the floor of its ingredient: 422 naming the field, nothing stored.
+    let admin = app.platform_admin().await;
+    let base = json!({"name": "Spray of issue 24", "treatment_type": "chemical",
+                      "active_ingredient": "Spinosad", "safety_interval_days": 14});
+    let with = |extra: Value| {
+        let mut b = base.clone();
+        for (k, v) in extra.as_object().expect("object") {
+            b[k] = v.clone();
+        }
+        b
+    };
+    for (body, field) in [
+        (
+            with(
+                json!({"safety_intervals": [{"crop_group": "moon_vegetable", "days": 14, "source": "label"}]}),
+            ),
+            "body.safety_intervals[0].crop_group",
+        ),
+        (base.clone(), "body.safety_intervals"),
+        (
+            with(
+                json!({"safety_interval_days": 3, "safety_intervals": [{"days": 3, "source": "label"}]}),
+            ),
+            "body.safety_intervals[0].days",
+        ),
+        (
+            with(
+                json!({"safety_intervals": [{"days": 14, "source": "label"}],
+                     "resistance_groups": [{"code": "IRAC 5"}]}),
+            ),
+            "body.resistance_groups[0].source",
+        ),
+    ] {
+        let res = app
+            .call(
+                Method::POST,
+                "/api/v1/ipm/treatments",
+                Some(&admin.bearer()),
+                Some(&body),
+            )
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert!(
+            detail_fields(&err).contains(&field.to_owned()),
+            "{field}: {err}"
+        );
+    }
+    let stored: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM platform.catalog_records WHERE kind = 'treatment' AND name = 'Spray of issue 24'",
+    )
+    .fetch_one(app.state.platform_pool())
+    .await
+    .expect("count");
+    assert_eq!(stored, 0);
+    // With a source it is accepted and reads back with it.
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/ipm/treatments",
+            Some(&admin.bearer()),
+            Some(&with(
+                json!({"safety_intervals": [{"days": 14, "source": "a label"}],
+                                "resistance_groups": [{"code": "IRAC 5", "source": "IRAC"}]}),
+            )),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+}

@@ -9,6 +9,7 @@ use crate::catalog::engine::spec::{
 };
 use crate::catalog::vocab::*;
 use crate::error::ErrorDetail;
+use crate::rules::{karenz, resistance};
 
 pub const PEST_TYPES: &[&str] = &["insect", "mite", "mollusc", "nematode", "mammal", "bird"];
 pub const PATHOGENS: &[&str] = &[
@@ -132,13 +133,70 @@ pub static DISEASE: KindSpec = KindSpec {
     max_limit: 200,
 };
 
+/// Where a number a grower acts on comes from: a label, a registration number, an authority page.
+pub const SOURCE_MAX: usize = 400;
+
+/// One pre-harvest interval of a treatment: for a species, a botanical family, a crop group, or
+/// (none of the three) every crop; with its source.
+const CROP_INTERVAL_FIELDS: &[Field] = &[
+    Field::opt("species_key", Kind::Ref("species"))
+        .seed("species")
+        .doc("the crop: this species"),
+    Field::opt("family_key", Kind::Ref("botanical_family"))
+        .seed("family")
+        .doc("the crop: every species of this botanical family"),
+    Field::opt("crop_group", Kind::Enum(CROP_GROUPS))
+        .doc("the crop: every species of this plant_category; none of the three: every crop"),
+    Field::req("days", Kind::Int(0, 365)).doc("days between application and harvest"),
+    Field::req("source", Kind::Text(SOURCE_MAX))
+        .doc("label, registration number or authority page the days come from"),
+];
+
+/// A resistance group (mode of action) of a treatment and its source.
+const GROUP_FIELDS: &[Field] = &[
+    Field::req(
+        "code",
+        Kind::Pattern {
+            max: 12,
+            pattern: resistance::GROUP_PATTERN,
+            check: resistance::is_group_code,
+        },
+    )
+    .doc("IRAC, FRAC or HRAC group, e.g. \"IRAC 3A\", \"FRAC 3\", \"FRAC M2\""),
+    Field::req("source", Kind::Text(SOURCE_MAX)).doc("the classification it comes from"),
+];
+
+/// The crop groups an interval may name: the species' plant categories.
+pub const CROP_GROUPS: &[&str] = crate::catalog::species::model::CATEGORIES;
+
 const TREATMENT_FIELDS: &[Field] = &[
     Field::req("name", Kind::Text(NAME_MAX)),
     Field::req("treatment_type", Kind::Enum(TREATMENT_TYPES)),
     Field::opt("active_ingredient", Kind::Text(NAME_MAX)).doc("required for chemical treatments"),
     Field::opt("application_method", Kind::Enum(APPLICATION)),
-    Field::req("safety_interval_days", Kind::Int(0, 365))
-        .doc("pre-harvest interval in days; above 0 for chemical treatments"),
+    Field::req("safety_interval_days", Kind::Int(0, 365)).doc(
+        "pre-harvest interval in days, the conservative default: the longest of \
+         safety_intervals; above 0 for chemical treatments",
+    ),
+    Field::opt(
+        "safety_intervals",
+        Kind::ObjectList(CROP_INTERVAL_FIELDS, 50),
+    )
+    .doc(
+        "pre-harvest intervals per crop with their sources; required when \
+         safety_interval_days is above 0. A harvest of a plant waits the longest interval \
+         listed for its species, family or crop group, else safety_interval_days. Never below \
+         the reference floor of the ingredient (pyrethrins 7, azadirachtin 3, spinosad 14, \
+         phosphorous acid 21, potassium soap 1, copper 21, sulphur 7, paraffin oil 7 days)",
+    ),
+    Field::opt("resistance_groups", Kind::ObjectList(GROUP_FIELDS, 4)).doc(
+        "modes of action (IRAC/FRAC/HRAC) with sources: the resistance rule counts \
+         applications per group across products; without a group, per active ingredient",
+    ),
+    Field::opt("beneficial_organism", Kind::Bool).doc(
+        "a release of living beneficial organisms (predatory mites, parasitic wasps, \
+         nematodes, ladybirds, lacewings): never counted by the resistance rule",
+    ),
     Field::opt("dosage_per_liter", Kind::Text(60)),
     Field::opt(
         "protective_equipment",
@@ -151,7 +209,97 @@ const TREATMENT_FIELDS: &[Field] = &[
         .seed("contraindicated_with"),
 ];
 
+/// The per-crop intervals of a treatment record (entries that are not objects are left out:
+/// the field check refuses them before).
+pub fn crop_intervals(doc: &Map<String, Value>) -> Vec<karenz::CropInterval> {
+    let text = |e: &Value, f: &str| e.get(f).and_then(Value::as_str).map(str::to_owned);
+    doc.get("safety_intervals")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter(|e| e.is_object())
+                .map(|e| karenz::CropInterval {
+                    species_key: text(e, "species_key"),
+                    family_key: text(e, "family_key"),
+                    crop_group: text(e, "crop_group"),
+                    days: e.get("days").and_then(Value::as_i64).unwrap_or(0),
+                    source: text(e, "source").unwrap_or_default(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The resistance group codes of a treatment record.
+pub fn resistance_groups(doc: &Map<String, Value>) -> Vec<String> {
+    doc.get("resistance_groups")
+        .and_then(Value::as_array)
+        .map(|l| {
+            l.iter()
+                .filter_map(|g| g.get("code").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn interval_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
+    let days = doc.get("safety_interval_days").and_then(Value::as_i64);
+    let intervals = crop_intervals(doc);
+    let floor = karenz::floor_days(text(doc, "active_ingredient"));
+    for (i, e) in intervals.iter().enumerate() {
+        let named = [&e.species_key, &e.family_key, &e.crop_group]
+            .iter()
+            .filter(|c| c.is_some())
+            .count();
+        if named > 1 {
+            errors.push(ErrorDetail::new(
+                format!("body.safety_intervals[{i}]"),
+                "name one crop: species_key, family_key or crop_group (none: every crop)",
+                "value_error",
+            ));
+        }
+        if let Some(floor) = floor
+            && e.days < floor
+        {
+            errors.push(ErrorDetail::new(
+                format!("body.safety_intervals[{i}].days"),
+                format!(
+                    "below {floor} days, the shortest interval accepted for this active \
+                     ingredient ({})",
+                    karenz::FLOOR_SOURCE
+                ),
+                "value_error",
+            ));
+        }
+    }
+    let longest = intervals.iter().map(|e| e.days).max();
+    match (days, longest) {
+        (Some(d), None) if d > 0 => errors.push(ErrorDetail::new(
+            "body.safety_intervals",
+            "a pre-harvest interval above 0 days needs its source: list it in safety_intervals \
+             with the label, registration number or authority page",
+            "missing",
+        )),
+        (Some(d), Some(l)) if d != l => errors.push(ErrorDetail::new(
+            "body.safety_interval_days",
+            format!("must be the longest of safety_intervals ({l} days)"),
+            "value_error",
+        )),
+        _ => {}
+    }
+}
+
 fn treatment_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
+    interval_rules(doc, errors);
+    if doc.get("beneficial_organism").and_then(Value::as_bool) == Some(true)
+        && text(doc, "treatment_type") != Some("biological")
+    {
+        errors.push(ErrorDetail::new(
+            "body.beneficial_organism",
+            "only a biological treatment releases beneficial organisms",
+            "value_error",
+        ));
+    }
     if text(doc, "treatment_type") != Some("chemical") {
         return;
     }

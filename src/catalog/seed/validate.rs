@@ -338,6 +338,60 @@ mod tests {
                 "duplicate of species.json[0]",
             ),
             (
+                "positive interval without a source",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7}]),
+                )],
+                "safety_intervals: a pre-harvest interval above 0 days needs its source",
+            ),
+            (
+                "interval below the floor of the ingredient",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Spinosad", "safety_interval_days": 3,
+                            "safety_intervals": [{"days": 3, "source": "a label"}]}]),
+                )],
+                "safety_intervals[0].days: below 14 days",
+            ),
+            (
+                "default interval not the longest",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "source": "a label"}, {"days": 28, "source": "a label"}]}]),
+                )],
+                "safety_interval_days: must be the longest of safety_intervals (28 days)",
+            ),
+            (
+                "interval source blank",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "source": " "}]}]),
+                )],
+                "safety_intervals[0].source",
+            ),
+            (
+                "interval for an unknown crop",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"species": "Nonexista vulgaris", "days": 7, "source": "a label"}]}]),
+                )],
+                "unknown species",
+            ),
+            (
+                "resistance group of the wrong form",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "source": "a label"}],
+                            "resistance_groups": [{"code": "IRAC3A", "source": "IRAC"}]}]),
+                )],
+                "resistance_groups[0].code",
+            ),
+            (
                 "month out of range",
                 vec![
                     fam(),

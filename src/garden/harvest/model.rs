@@ -6,7 +6,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::ipm::input::{
-    opt_choice, opt_instant, opt_line, opt_number, opt_past_date, text_list,
+    opt_choice, opt_instant, opt_line, opt_number, opt_past_day, text_list,
 };
 use crate::garden::plants::model::opt_uuid;
 use crate::http::json::{FromJson, JsonFields};
@@ -149,9 +149,10 @@ pub struct Observation {
 #[serde(deny_unknown_fields)]
 pub struct NewBatch {
     pub plant_key: Uuid,
-    /// YYYY-MM-DD, from 1900-01-01 up to today (UTC); default today. The safety-interval gate
-    /// checks this day.
-    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    /// YYYY-MM-DD, from 1900-01-01 up to today (UTC); default today. Or an RFC 3339 date-time
+    /// with its offset, which counts as its UTC day (2026-06-01T20:00:00-08:00 is 2 June); a
+    /// date-time without an offset is refused. The safety-interval gate checks this day.
+    #[salvo(schema(value_type = Option<String>, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"))]
     pub harvest_date: Option<Date>,
     /// Default `final`.
     pub harvest_type: Option<HarvestType>,
@@ -204,7 +205,7 @@ impl FromJson for NewBatch {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
         let plant = opt_uuid(f, "plant_key");
         let plant = req(f, "plant_key", plant);
-        let date = opt_past_date(f, "harvest_date");
+        let date = opt_past_day(f, "harvest_date");
         let htype = opt_choice(f, "harvest_type", HARVEST_TYPES);
         let label = opt_line(f, "label", 100);
         let wet = opt_number(f, "wet_weight_g", 0.0, WEIGHT_MAX, true);
@@ -309,7 +310,10 @@ pub struct SafetyInterval {
     pub treatment_key: String,
     pub treatment_name: String,
     pub active_ingredient: Option<String>,
+    /// Days for this plant's crop (the treatment's longest when its crop is not listed).
     pub safety_interval_days: i32,
+    /// Where those days come from: label, registration number or authority page.
+    pub interval_source: Option<String>,
     /// YYYY-MM-DD: the first blocked day.
     pub applied_on: String,
     /// YYYY-MM-DD: the last blocked day.

@@ -43,6 +43,7 @@ fn interval_view(i: &Interval, day: Date) -> SafetyInterval {
         treatment_name: i.treatment_name.clone(),
         active_ingredient: i.active_ingredient.clone(),
         safety_interval_days: i.safety_interval_days,
+        interval_source: i.interval_source.clone(),
         applied_on: i.applied_on.to_string(),
         last_blocked_day: i.safe_on.previous_day().unwrap_or(i.safe_on).to_string(),
         safe_on: i.safe_on.to_string(),
@@ -89,8 +90,8 @@ fn violation(blocking: &[Interval], day: Date) -> AppError {
             ErrorDetail::new(
                 "active_ingredient",
                 format!(
-                    "{} of treatment '{}' ({}), application {} on {}: blocked through {}, \
-                     allowed from {}; {} day(s) remaining",
+                    "{} of treatment '{}' ({}), application {} on {}: {} day(s) for this crop \
+                     ({}), blocked through {}, allowed from {}; {} day(s) remaining",
                     i.active_ingredient
                         .as_deref()
                         .unwrap_or("(no active ingredient)"),
@@ -98,6 +99,8 @@ fn violation(blocking: &[Interval], day: Date) -> AppError {
                     i.treatment_key,
                     i.application_id,
                     i.applied_on,
+                    i.safety_interval_days,
+                    i.interval_source.as_deref().unwrap_or("no source recorded"),
                     last,
                     i.safe_on,
                     (i.safe_on - day).whole_days()

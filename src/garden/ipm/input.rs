@@ -61,22 +61,70 @@ pub fn opt_instant(f: &mut JsonFields, name: &'static str) -> Option<Option<Offs
                 f.reject_field(name, "must not be in the future", "value_error");
                 None
             }
-            Ok(t) if t.date() < EARLIEST => {
+            Ok(t) if crate::rules::karenz::utc_day(t) < EARLIEST => {
                 f.reject_field(name, "must not be before 1900-01-01", "value_error");
                 None
             }
             Ok(t) => Some(Some(t)),
             Err(_) => {
-                f.reject_field(
-                    name,
-                    "must be a date-time (RFC 3339, e.g. 2026-06-01T09:30:00Z)",
-                    "value_error",
-                );
+                f.reject_field(name, instant_reason(&s), "value_error");
                 None
             }
         },
         Some(_) => {
             f.reject_field(name, "must be a date-time string (RFC 3339)", "type_error");
+            None
+        }
+    }
+}
+
+/// Why a text is not an instant; a date-time without its offset is named as such (its day
+/// would depend on a time zone nobody stated).
+fn instant_reason(s: &str) -> &'static str {
+    let local = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute][optional [:[second][optional [.[subsecond]]]]]"
+    );
+    if time::PrimitiveDateTime::parse(s.trim(), local).is_ok() {
+        "must state its UTC offset (Z or ±hh:mm, e.g. 2026-06-01T09:30:00-08:00)"
+    } else {
+        "must be a date-time (RFC 3339, e.g. 2026-06-01T09:30:00Z)"
+    }
+}
+
+/// An optional day between 1900-01-01 and today (UTC): a date (YYYY-MM-DD), or an RFC 3339
+/// date-time with its offset, which counts as its UTC day (20:00 -08:00 on 1 June is 2 June).
+pub fn opt_past_day(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> {
+    let fmt = time::macros::format_description!("[year]-[month]-[day]");
+    match f.value(name) {
+        None => Some(None),
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            let day = if s.len() == 10 {
+                Date::parse(s, &fmt)
+                    .map_err(|_| "must be a date (YYYY-MM-DD) or a date-time with its UTC offset")
+            } else {
+                OffsetDateTime::parse(s, &Rfc3339)
+                    .map(crate::rules::karenz::utc_day)
+                    .map_err(|_| instant_reason(s))
+            };
+            match day {
+                Ok(d) if d > today() => {
+                    f.reject_field(name, "must not be in the future", "value_error");
+                    None
+                }
+                Ok(d) if d < EARLIEST => {
+                    f.reject_field(name, "must not be before 1900-01-01", "value_error");
+                    None
+                }
+                Ok(d) => Some(Some(d)),
+                Err(reason) => {
+                    f.reject_field(name, reason, "value_error");
+                    None
+                }
+            }
+        }
+        Some(_) => {
+            f.reject_field(name, "must be a date string (YYYY-MM-DD)", "type_error");
             None
         }
     }

@@ -380,16 +380,43 @@ fn uuid_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Optio
     ok.then_some(Some(out))
 }
 
-/// One plant an application touched and its safety interval.
+/// One plant an application touched and its safety interval, which depends on the plant's
+/// crop: the longest interval the treatment lists for its species, family or crop group, else
+/// the treatment's longest.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TouchedPlant {
     pub plant_key: Uuid,
     /// First day of the interval (YYYY-MM-DD, UTC day of `applied_at`).
     pub applied_on: String,
+    /// Days between application and harvest for this plant's crop.
+    pub safety_interval_days: i32,
+    /// Where those days come from (label, registration number or authority page); null when
+    /// the treatment has no interval.
+    pub interval_source: Option<String>,
     /// Last day a harvest is refused; null when the treatment has no interval.
     pub last_blocked_day: Option<String>,
     /// First day a harvest is allowed again.
     pub safe_on: String,
+}
+
+impl TouchedPlant {
+    pub fn new(
+        plant_key: Uuid,
+        applied_on: time::Date,
+        days: i32,
+        interval_source: Option<String>,
+    ) -> Self {
+        let days64 = i64::from(days);
+        Self {
+            plant_key,
+            applied_on: applied_on.to_string(),
+            safety_interval_days: days,
+            interval_source,
+            last_blocked_day: crate::rules::karenz::last_blocked_day(applied_on, days64)
+                .map(|d| d.to_string()),
+            safe_on: crate::rules::karenz::safe_on(applied_on, days64).to_string(),
+        }
+    }
 }
 
 /// A treatment application as stored (catalogue facts copied at application time).
@@ -400,7 +427,10 @@ pub struct Application {
     pub treatment_name: String,
     pub treatment_type: String,
     pub active_ingredient: Option<String>,
+    /// The longest interval among the touched plants (each plant's own is in `plants`).
     pub safety_interval_days: i32,
+    /// The treatment's resistance groups (IRAC/FRAC/HRAC) when it was applied.
+    pub resistance_groups: Vec<String>,
     pub location_key: Option<Uuid>,
     #[serde(with = "time::serde::rfc3339")]
     #[salvo(schema(value_type = String, format = "date-time"))]
@@ -413,8 +443,8 @@ pub struct Application {
     pub notes: Option<String>,
     /// The resistance warning was overridden with `acknowledge_resistance`.
     pub resistance_acknowledged: bool,
-    /// Earlier applications of the same ingredient class within 90 days (the most-treated
-    /// plant).
+    /// Earlier applications of the same resistance group (else active ingredient) within 90
+    /// days (the most-treated plant and group).
     pub resistance_count: i32,
     pub plants: Vec<TouchedPlant>,
     pub created_by: String,

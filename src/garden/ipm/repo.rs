@@ -210,38 +210,48 @@ pub async fn list_inspections(
 
 // ---------- applications ----------
 
-/// Days of earlier applications of an ingredient class per plant, from `since` on.
+/// Earlier applications (day and resistance classes) of the plants that count under any of
+/// `classes`, from `since` on.
 pub async fn class_days(
     tx: &mut TenantTx,
     plants: &[Uuid],
-    class: &str,
+    classes: &[String],
     since: Date,
-) -> Result<Vec<(Uuid, Date)>, sqlx::Error> {
+) -> Result<Vec<(Uuid, Date, Vec<String>)>, sqlx::Error> {
     let rows = sqlx::query(tx.sql(
-        "SELECT plant_id, applied_on FROM tenant.ipm_application_plants \
-         WHERE plant_id = ANY($1) AND ingredient_class = $2 AND applied_on >= $3",
+        "SELECT plant_id, applied_on, resistance_classes FROM tenant.ipm_application_plants \
+         WHERE plant_id = ANY($1) AND resistance_classes && $2 AND applied_on >= $3",
     ))
     .bind(plants)
-    .bind(class)
+    .bind(classes)
     .bind(since)
     .fetch_all(tx.conn())
     .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get("plant_id")?, r.try_get("applied_on")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("plant_id")?,
+                r.try_get("applied_on")?,
+                r.try_get("resistance_classes")?,
+            ))
+        })
         .collect()
 }
 
+/// Records an application and, per touched plant, its interval and resistance classes.
 pub async fn insert_application(
     tx: &mut TenantTx,
     a: &Application,
     class: Option<&str>,
+    classes: &[String],
 ) -> Result<(), sqlx::Error> {
+    let applied_on = karenz::utc_day(a.applied_at);
     sqlx::query(tx.sql(
         "INSERT INTO tenant.ipm_applications (id, treatment_key, treatment_name, treatment_type, \
          active_ingredient, ingredient_class, safety_interval_days, location_id, applied_at, \
          applied_on, dose, dose_unit, water_volume_liters, method, applied_by, notes, \
-         resistance_acknowledged, resistance_count, created_by, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+         resistance_acknowledged, resistance_count, created_by, created_at, resistance_groups) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
     ))
     .bind(a.key)
     .bind(&a.treatment_key)
@@ -252,7 +262,7 @@ pub async fn insert_application(
     .bind(a.safety_interval_days)
     .bind(a.location_key)
     .bind(a.applied_at)
-    .bind(a.applied_at.date())
+    .bind(applied_on)
     .bind(a.dose)
     .bind(&a.dose_unit)
     .bind(a.water_volume_liters)
@@ -263,20 +273,31 @@ pub async fn insert_application(
     .bind(a.resistance_count)
     .bind(&a.created_by)
     .bind(a.created_at)
+    .bind(&a.resistance_groups)
     .execute(tx.conn())
     .await?;
     let plants: Vec<Uuid> = a.plants.iter().map(|p| p.plant_key).collect();
-    let applied_on = a.applied_at.date();
-    let safe_on = karenz::safe_on(applied_on, i64::from(a.safety_interval_days));
+    let days: Vec<i32> = a.plants.iter().map(|p| p.safety_interval_days).collect();
+    let safe: Vec<Date> = a
+        .plants
+        .iter()
+        .map(|p| karenz::safe_on(applied_on, i64::from(p.safety_interval_days)))
+        .collect();
+    let sources: Vec<Option<String>> = a.plants.iter().map(|p| p.interval_source.clone()).collect();
     sqlx::query(tx.sql(
-        "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, applied_on, safe_on, ingredient_class) \
-         SELECT $1, x, $3, $4, $5 FROM unnest($2::uuid[]) AS x",
+        "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, applied_on, safe_on, \
+         ingredient_class, safety_interval_days, interval_source, resistance_classes) \
+         SELECT $1, x.plant, $3, x.safe, $4, x.days, x.source, $8 \
+         FROM unnest($2::uuid[], $5::date[], $6::int[], $7::text[]) AS x (plant, safe, days, source)",
     ))
     .bind(a.key)
     .bind(&plants)
     .bind(applied_on)
-    .bind(safe_on)
     .bind(class)
+    .bind(&safe)
+    .bind(&days)
+    .bind(&sources)
+    .bind(classes)
     .execute(tx.conn())
     .await?;
     Ok(())
@@ -285,31 +306,40 @@ pub async fn insert_application(
 const APPLICATION: &str = "SELECT a.id, a.treatment_key, a.treatment_name, a.treatment_type, \
     a.active_ingredient, a.safety_interval_days, a.location_id, a.applied_at, a.dose, a.dose_unit, \
     a.water_volume_liters, a.method, a.applied_by, a.notes, a.resistance_acknowledged, \
-    a.resistance_count, a.created_by, a.created_at, \
-    coalesce((SELECT array_agg(ap.plant_id ORDER BY ap.plant_id) FROM tenant.ipm_application_plants ap \
-      WHERE ap.application_id = a.id), '{}') AS plant_ids, \
-    (SELECT min(ap.applied_on) FROM tenant.ipm_application_plants ap WHERE ap.application_id = a.id) AS applied_on, \
-    (SELECT min(ap.safe_on) FROM tenant.ipm_application_plants ap WHERE ap.application_id = a.id) AS safe_on \
+    a.resistance_count, a.created_by, a.created_at, a.resistance_groups, \
+    coalesce((SELECT jsonb_agg(jsonb_build_object('plant_key', ap.plant_id, 'applied_on', ap.applied_on, \
+      'safety_interval_days', ap.safety_interval_days, 'interval_source', ap.interval_source) \
+      ORDER BY ap.plant_id) FROM tenant.ipm_application_plants ap \
+      WHERE ap.application_id = a.id), '[]') AS touched \
     FROM tenant.ipm_applications a";
 
+const DAY: &[time::format_description::FormatItem<'static>] =
+    time::macros::format_description!("[year]-[month]-[day]");
+
+/// A touched plant as the application query aggregates it.
+#[derive(serde::Deserialize)]
+struct TouchedRow {
+    plant_key: Uuid,
+    /// YYYY-MM-DD.
+    applied_on: String,
+    safety_interval_days: i32,
+    interval_source: Option<String>,
+}
+
 fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
-    let ids: Vec<Uuid> = r.try_get("plant_ids")?;
-    let applied_at: OffsetDateTime = r.try_get("applied_at")?;
-    let days: i32 = r.try_get("safety_interval_days")?;
-    let applied_on: Date = r
-        .try_get::<Option<Date>, _>("applied_on")?
-        .unwrap_or(applied_at.date());
-    let safe = karenz::safe_on(applied_on, i64::from(days));
-    let last = karenz::last_blocked_day(applied_on, i64::from(days));
+    let touched: Value = r.try_get("touched")?;
+    let touched: Vec<TouchedRow> =
+        serde_json::from_value(touched).map_err(|e| sqlx::Error::Decode(e.into()))?;
     Ok(Application {
         key: r.try_get("id")?,
         treatment_key: r.try_get("treatment_key")?,
         treatment_name: r.try_get("treatment_name")?,
         treatment_type: r.try_get("treatment_type")?,
         active_ingredient: r.try_get("active_ingredient")?,
-        safety_interval_days: days,
+        safety_interval_days: r.try_get("safety_interval_days")?,
+        resistance_groups: r.try_get("resistance_groups")?,
         location_key: r.try_get("location_id")?,
-        applied_at,
+        applied_at: r.try_get("applied_at")?,
         dose: r.try_get("dose")?,
         dose_unit: r.try_get("dose_unit")?,
         water_volume_liters: r.try_get("water_volume_liters")?,
@@ -318,15 +348,19 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
         notes: r.try_get("notes")?,
         resistance_acknowledged: r.try_get("resistance_acknowledged")?,
         resistance_count: r.try_get("resistance_count")?,
-        plants: ids
+        plants: touched
             .into_iter()
-            .map(|plant_key| TouchedPlant {
-                plant_key,
-                applied_on: applied_on.to_string(),
-                last_blocked_day: last.map(|d| d.to_string()),
-                safe_on: safe.to_string(),
+            .map(|t| {
+                let day =
+                    Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
+                Ok(TouchedPlant::new(
+                    t.plant_key,
+                    day,
+                    t.safety_interval_days,
+                    t.interval_source,
+                ))
             })
-            .collect(),
+            .collect::<Result<_, sqlx::Error>>()?,
         created_by: r.try_get("created_by")?,
         created_at: r.try_get("created_at")?,
         warnings: Vec::new(),
@@ -381,13 +415,15 @@ pub struct Interval {
     pub treatment_key: String,
     pub treatment_name: String,
     pub active_ingredient: Option<String>,
+    /// The interval for this plant's crop, and where it comes from.
     pub safety_interval_days: i32,
+    pub interval_source: Option<String>,
     pub applied_on: Date,
     pub safe_on: Date,
 }
 
 const INTERVAL: &str = "SELECT ap.application_id, ap.plant_id, p.name AS plant_name, a.treatment_key, \
-    a.treatment_name, a.active_ingredient, a.safety_interval_days, ap.applied_on, ap.safe_on \
+    a.treatment_name, a.active_ingredient, ap.safety_interval_days, ap.interval_source, ap.applied_on, ap.safe_on \
     FROM tenant.ipm_application_plants ap \
     JOIN tenant.ipm_applications a ON a.id = ap.application_id \
     JOIN tenant.plants p ON p.id = ap.plant_id";
@@ -401,6 +437,7 @@ fn interval_of(r: &PgRow) -> Result<Interval, sqlx::Error> {
         treatment_name: r.try_get("treatment_name")?,
         active_ingredient: r.try_get("active_ingredient")?,
         safety_interval_days: r.try_get("safety_interval_days")?,
+        interval_source: r.try_get("interval_source")?,
         applied_on: r.try_get("applied_on")?,
         safe_on: r.try_get("safe_on")?,
     })

@@ -9,9 +9,11 @@ use uuid::Uuid;
 use super::model::*;
 use super::repo::{self, PlantFacts};
 use crate::catalog::engine::service as catalogue;
-use crate::catalog::ipm::model::{DISEASE, PEST, TREATMENT};
+use crate::catalog::ipm::model::{self as treatment_model, DISEASE, PEST, TREATMENT};
+use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
+use crate::rules::karenz;
 use crate::rules::resistance::{self, Verdict};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
@@ -209,7 +211,11 @@ struct TreatmentFacts {
     treatment_type: String,
     active_ingredient: Option<String>,
     method: Option<String>,
+    /// The longest interval: the default for a crop the treatment lists no interval for.
     days: i32,
+    intervals: Vec<karenz::CropInterval>,
+    groups: Vec<String>,
+    beneficial_organism: bool,
 }
 
 async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppError> {
@@ -221,6 +227,8 @@ async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppErr
         Err(e) => return Err(e),
     };
     let text = |f: &str| v.get(f).and_then(Value::as_str).map(str::to_owned);
+    let empty = serde_json::Map::new();
+    let doc = v.as_object().unwrap_or(&empty);
     Ok(TreatmentFacts {
         key: key.trim().to_owned(),
         name: text("name").unwrap_or_else(|| key.to_owned()),
@@ -233,11 +241,70 @@ async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppErr
             .and_then(|d| i32::try_from(d).ok())
             .unwrap_or(0)
             .clamp(0, 365),
+        intervals: treatment_model::crop_intervals(doc),
+        groups: treatment_model::resistance_groups(doc),
+        beneficial_organism: v.get("beneficial_organism").and_then(Value::as_bool) == Some(true),
     })
 }
 
+/// The interval of a treatment for one plant: the longest listed for the plant's species,
+/// family or crop group, else the treatment's longest; never below the reference floor of the
+/// ingredient. With where it comes from.
+async fn interval_for_plant(
+    state: &AppState,
+    t: &TreatmentFacts,
+    plant: &PlantFacts,
+) -> Result<(i32, Option<String>), AppError> {
+    let species = match catalogue::get(state, &SPECIES, &plant.species_key).await {
+        Ok(v) => Some(v),
+        // A species gone from the catalogue: no crop is known, so the longest interval holds.
+        Err(e) if e.code() == ErrorCode::EntityNotFound => None,
+        Err(e) => return Err(e),
+    };
+    let field = |f: &str| {
+        species
+            .as_ref()
+            .and_then(|s| s.get(f))
+            .and_then(Value::as_str)
+    };
+    let crop = karenz::Crop {
+        species_key: Some(plant.species_key.as_str()),
+        family_key: field("family_key"),
+        crop_group: field("plant_category"),
+    };
+    let (mut days, mut source) = match karenz::interval_for(&t.intervals, &crop) {
+        Some(i) => (i.days, Some(i.source.clone())),
+        None => (i64::from(t.days), None),
+    };
+    if let Some(floor) = karenz::floor_days(t.active_ingredient.as_deref())
+        && floor > days
+    {
+        days = floor;
+        source = Some(karenz::FLOOR_SOURCE.to_owned());
+    }
+    let days = i32::try_from(days.clamp(0, 365)).unwrap_or(0);
+    Ok((days, source.filter(|_| days > 0)))
+}
+
+/// How a resistance class reads in messages: the group as the catalogue spells it, else the
+/// active ingredient.
+fn class_label(t: &TreatmentFacts, class: &str) -> String {
+    t.groups
+        .iter()
+        .find(|g| resistance::class_of(Some(g)).as_deref() == Some(class))
+        .map(|g| {
+            format!(
+                "{g} (mode of action of {})",
+                t.active_ingredient.as_deref().unwrap_or(&t.name)
+            )
+        })
+        .or_else(|| t.active_ingredient.clone())
+        .unwrap_or_else(|| class.to_owned())
+}
+
 /// Records a treatment application on plants (or every live plant at a location): checks the
-/// resistance rule per plant and starts each plant's safety interval.
+/// resistance rule per plant and starts each plant's safety interval. Days are UTC days: an
+/// `applied_at` of 20:00 -08:00 on 1 June starts the interval on 2 June.
 pub async fn apply_treatment(
     state: &AppState,
     tenant: &TenantRecord,
@@ -279,31 +346,44 @@ pub async fn apply_treatment(
     }
     let now = OffsetDateTime::now_utc();
     let applied_at = new.applied_at.unwrap_or(now);
-    let day = applied_at.date();
+    let day = karenz::utc_day(applied_at);
     let class = resistance::class_of(t.active_ingredient.as_deref());
+    let classes = resistance::classes_of(
+        &t.groups,
+        t.active_ingredient.as_deref(),
+        t.beneficial_organism,
+    );
     let ids: Vec<Uuid> = plants.iter().map(|p| p.id).collect();
 
     let mut most = 0usize;
     let mut refused = Vec::new();
     let mut warnings = Vec::new();
-    if let Some(class) = &class {
+    if !classes.is_empty() {
         let since = resistance::window_start(day);
-        let earlier = repo::class_days(&mut tx, &ids, class, since).await?;
+        let earlier = repo::class_days(&mut tx, &ids, &classes, since).await?;
         for p in &plants {
-            let days: Vec<_> = earlier
+            // The class of this treatment the plant has had most often.
+            let (class, n) = classes
                 .iter()
-                .filter(|(id, _)| *id == p.id)
-                .map(|(_, d)| *d)
-                .collect();
-            let n = resistance::count_in_window(&days, day);
+                .map(|c| {
+                    let days: Vec<_> = earlier
+                        .iter()
+                        .filter(|(id, _, cs)| *id == p.id && cs.contains(c))
+                        .map(|(_, d, _)| *d)
+                        .collect();
+                    (c, resistance::count_in_window(&days, day))
+                })
+                .max_by_key(|(_, n)| *n)
+                .unwrap_or((&classes[0], 0));
             most = most.max(n);
+            let label = class_label(&t, class);
             match resistance::verdict(n) {
                 Verdict::Refuse => refused.push(ErrorDetail::new(
                     "active_ingredient",
                     format!(
-                        "{} was applied {n} times to the plant {} ({}) within {} days; \
-                         set acknowledge_resistance to apply it anyway",
-                        t.active_ingredient.as_deref().unwrap_or(class),
+                        "{label} was applied {n} times to the plant {} ({}) within {} days; \
+                         rotate to another mode of action or set acknowledge_resistance to \
+                         apply it anyway",
                         p.name,
                         p.id,
                         resistance::WINDOW_DAYS
@@ -311,9 +391,8 @@ pub async fn apply_treatment(
                     ErrorCode::ResistanceWarning.as_str(),
                 )),
                 Verdict::Warn => warnings.push(format!(
-                    "{} was applied {n} times to the plant {} within {} days: one more \
+                    "{label} was applied {n} times to the plant {} within {} days: one more \
                      application reaches the resistance limit",
-                    t.active_ingredient.as_deref().unwrap_or(class),
                     p.name,
                     resistance::WINDOW_DAYS
                 )),
@@ -322,20 +401,36 @@ pub async fn apply_treatment(
         }
     }
     if !refused.is_empty() && !new.acknowledge_resistance {
+        let what = if t.groups.is_empty() {
+            format!(
+                "the active ingredient {}",
+                t.active_ingredient.as_deref().unwrap_or_default()
+            )
+        } else {
+            format!("the resistance group {}", t.groups.join(" + "))
+        };
         return Err(AppError::new(
             ErrorCode::ResistanceWarning,
             format!(
-                "the active ingredient {} reached the resistance limit ({} applications in {} days)",
-                t.active_ingredient.as_deref().unwrap_or_default(),
+                "{what} reached the resistance limit ({} applications in {} days)",
                 resistance::LIMIT,
                 resistance::WINDOW_DAYS
             ),
         )
         .with_details(refused));
     }
-    let applied_on = day;
-    let safe = crate::rules::karenz::safe_on(applied_on, i64::from(t.days));
-    let last = crate::rules::karenz::last_blocked_day(applied_on, i64::from(t.days));
+    let mut sorted = plants.clone();
+    sorted.sort_by_key(|p| p.id);
+    let mut touched = Vec::with_capacity(sorted.len());
+    for p in &sorted {
+        let (days, source) = interval_for_plant(state, &t, p).await?;
+        touched.push(TouchedPlant::new(p.id, day, days, source));
+    }
+    let longest = touched
+        .iter()
+        .map(|p| p.safety_interval_days)
+        .max()
+        .unwrap_or(0);
     let method = new
         .method
         .and_then(|m| serde_json::to_value(m).ok())
@@ -348,7 +443,8 @@ pub async fn apply_treatment(
         treatment_name: t.name,
         treatment_type: t.treatment_type,
         active_ingredient: t.active_ingredient,
-        safety_interval_days: t.days,
+        safety_interval_days: longest,
+        resistance_groups: t.groups,
         location_key: new.location_key,
         applied_at,
         dose: new.dose,
@@ -362,24 +458,12 @@ pub async fn apply_treatment(
         notes: new.notes.clone(),
         resistance_acknowledged: new.acknowledge_resistance && !refused.is_empty(),
         resistance_count: i32::try_from(most).unwrap_or(i32::MAX),
-        plants: {
-            let mut sorted = ids.clone();
-            sorted.sort();
-            sorted
-                .into_iter()
-                .map(|plant_key| TouchedPlant {
-                    plant_key,
-                    applied_on: applied_on.to_string(),
-                    last_blocked_day: last.map(|d| d.to_string()),
-                    safe_on: safe.to_string(),
-                })
-                .collect()
-        },
+        plants: touched,
         created_by: actor.to_owned(),
         created_at: now,
         warnings,
     };
-    repo::insert_application(&mut tx, &application, class.as_deref()).await?;
+    repo::insert_application(&mut tx, &application, class.as_deref(), &classes).await?;
     finish(tx, commit).await?;
     Ok(application)
 }

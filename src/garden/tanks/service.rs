@@ -31,7 +31,9 @@ fn invalid(field: &str, reason: impl Into<String>) -> AppError {
 
 /// The tank as the API shows it: state and schedule computed from its row at `now`.
 pub fn present(row: TankRow, now: OffsetDateTime) -> Tank {
-    let today = now.date();
+    // Days of instants are UTC days, whatever offset a value carries.
+    let day_of = |t: OffsetDateTime| t.to_offset(time::UtcOffset::UTC).date();
+    let today = day_of(now);
     let mut maintenance: Vec<MaintenanceDue> = MaintenanceType::ALL
         .iter()
         .filter_map(|(name, t)| {
@@ -45,7 +47,7 @@ pub fn present(row: TankRow, now: OffsetDateTime) -> Tank {
                 last = last.max(row.last_full_change);
             }
             let due =
-                tank_maintenance::next_due(last.map(|l| l.date()), row.created_at.date(), interval);
+                tank_maintenance::next_due(last.map(day_of), day_of(row.created_at), interval);
             Some(MaintenanceDue {
                 maintenance_type: *t,
                 interval_days: interval,

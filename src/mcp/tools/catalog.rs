@@ -545,7 +545,10 @@ pub static GET_TREATMENT: Tool = Tool {
     title: "Treatment",
     description: "One treatment: type (cultural, mechanical, biological, chemical), active \
                   ingredient, application method, dosage, the pre-harvest interval \
-                  safety_interval_days (days to wait between application and harvest), \
+                  safety_interval_days (days to wait between application and harvest; the \
+                  longest, used for crops not listed), safety_intervals per crop (species_key, \
+                  family_key or crop_group, days, source), resistance_groups (IRAC/FRAC/HRAC \
+                  code and source), \
                   protective equipment, how to apply, the pests and diseases it targets and the \
                   treatments it must not be combined with.",
     permission: Permission::Read,
@@ -590,8 +593,17 @@ async fn get_treatment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolErro
         .get("safety_interval_days")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let wait = if days > 0 {
-        format!("wait {days} day(s) between application and harvest")
+    let per_crop = t
+        .get("safety_intervals")
+        .and_then(Value::as_array)
+        .is_some_and(|l| l.len() > 1);
+    let wait = if days > 0 && per_crop {
+        format!(
+            "wait up to {days} day(s) between application and harvest; the interval depends on \
+             the crop (per crop in safety_intervals, each with its source)"
+        )
+    } else if days > 0 {
+        format!("wait {days} day(s) between application and harvest (source in safety_intervals)")
     } else {
         "no waiting period before harvest".to_owned()
     };

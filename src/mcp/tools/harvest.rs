@@ -151,8 +151,9 @@ pub static RECORD_HARVEST: Tool = Tool {
         Arg::required("wet_weight_g", WET, "Wet weight in grams, from 0.01."),
         Arg::optional(
             "harvest_date",
-            ArgKind::Text { min: 10, max: 10 },
-            "YYYY-MM-DD, not in the future (default today).",
+            ArgKind::Text { min: 10, max: 40 },
+            "YYYY-MM-DD, or a date-time with its offset (counts as its UTC day); not in the \
+             future (default today).",
         ),
         Arg::optional(
             "harvest_type",

@@ -63,7 +63,7 @@ fn inspection_line(i: &Inspection) -> String {
         } else {
             "location"
         },
-        i.inspected_at.date(),
+        crate::rules::karenz::utc_day(i.inspected_at),
         i.inspector,
         if named.is_empty() {
             String::new()
@@ -269,9 +269,16 @@ async fn create_inspection(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Tool
 
 fn application_line(a: &Application) -> String {
     let days = a.safety_interval_days;
-    let interval = match a.plants.first().and_then(|p| p.last_blocked_day.clone()) {
+    // Intervals depend on each plant's crop: name the last blocked day of any of them.
+    let last = a
+        .plants
+        .iter()
+        .filter_map(|p| p.last_blocked_day.clone())
+        .max();
+    let interval = match last {
         Some(last) => format!(
-            "; no harvest of the treated plants through {last} ({days} day safety interval)"
+            "; no harvest of the treated plants through {last} (safety interval up to {days} \
+             day(s), per crop)"
         ),
         None => "; no safety interval".to_owned(),
     };
@@ -282,7 +289,7 @@ fn application_line(a: &Application) -> String {
             .as_deref()
             .unwrap_or("no active ingredient"),
         a.plants.len(),
-        a.applied_at.date()
+        crate::rules::karenz::utc_day(a.applied_at)
     )
 }
 
