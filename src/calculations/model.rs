@@ -462,7 +462,8 @@ pub struct MixingProtocolBody {
     /// pH wanted (0 to 14; default 6.0).
     #[salvo(schema(minimum = 0, maximum = 14))]
     pub target_ph: Option<f64>,
-    /// pH of the water (0 to 14; default 7.2).
+    /// pH of the water (0 to 14; default 7.2). It does not set the correction's direction:
+    /// the pH is measured after all additions.
     #[salvo(schema(minimum = 0, maximum = 14))]
     pub base_water_ph: Option<f64>,
     /// Alkalinity of the water (as CaCO₃), ppm (0 to 500; default 0).
@@ -475,7 +476,8 @@ pub struct MixingProtocolBody {
     #[salvo(schema(minimum = 0, maximum = 50))]
     pub substrate_cycles_used: Option<u32>,
     /// Phase, coarse (seedling, vegetative, flowering, flushing) or fine (germination,
-    /// fruiting, …); 1 to 50 characters; default vegetative.
+    /// fruiting, harvest — fed like fruiting —, …); rest phases (dormancy, dry_rest, …) are not
+    /// fed; 1 to 50 characters; default vegetative.
     #[salvo(schema(
         min_length = 1,
         max_length = 50,

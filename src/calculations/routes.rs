@@ -174,9 +174,12 @@ pub async fn runoff(
 }
 
 /// Doses per product, in mixing order, for a tank of the target volume and EC (domain 2.14):
-/// base water EC and alkalinity reserve, silicate and CalMag first, the rest shared or scaled
-/// from a recipe, capped at each product's maximum; pH step, EC check and warnings. Reads
-/// only. Products are the global fertilisers.
+/// base water EC and pH reserve (alkalinity, or a chosen pH adjuster's EC at its label dose),
+/// silicate and CalMag first, the rest scaled in the ratio of the recipe or else of the label
+/// doses, capped at each product's maximum; harvest fed like fruiting, rest phases not fed;
+/// pH measured after all additions and corrected with acids (down) or bases (up); EC check and
+/// warnings (any calcium source after a sulfate is critical). Reads only. Products are the
+/// global fertilisers.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_mixing_protocol",
     status_codes(200, 400, 401, 404, 413, 415, 422, 500),
     request_body = MixingProtocolBody,
