@@ -584,7 +584,8 @@ pub fn water_mix(i: &WaterMixInput) -> WaterMixResult {
     .map(|(name, _, _)| *name)
     .collect();
     let (ph, ph_unknown_reason) = if missing.is_empty() {
-        let ro = CarbonateWater::from_ph_and_alkalinity(i.ph_ro, i.ro_alkalinity_ppm.unwrap_or(0.0));
+        let ro =
+            CarbonateWater::from_ph_and_alkalinity(i.ph_ro, i.ro_alkalinity_ppm.unwrap_or(0.0));
         let tp =
             CarbonateWater::from_ph_and_alkalinity(i.ph_tap, i.tap_alkalinity_ppm.unwrap_or(0.0));
         let ph = if r >= 1.0 {
@@ -938,7 +939,11 @@ mod tests {
             (i.ph_ro, i.ro_alkalinity_ppm) = (ph_ro, Some(alk_ro));
             (i.ph_tap, i.tap_alkalinity_ppm) = (ph_tap, Some(alk_tap));
             let r = water_mix(&WaterMixInput::new(i).expect("valid"));
-            assert_eq!(r.ph, Some(want), "{ro_pct} % RO at {ph_ro}/{alk_ro} + {ph_tap}/{alk_tap}");
+            assert_eq!(
+                r.ph,
+                Some(want),
+                "{ro_pct} % RO at {ph_ro}/{alk_ro} + {ph_tap}/{alk_tap}"
+            );
         }
     }
 
@@ -957,14 +962,21 @@ mod tests {
             "{:?}",
             r.ph_unknown_reason
         );
-        assert!(r.warnings.iter().any(|w| w.starts_with("pH of the mix not known")));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("pH of the mix not known"))
+        );
         let mut i = mix(50.0);
         i.ro_alkalinity_ppm = None;
         let r = water_mix(&WaterMixInput::new(i).expect("valid"));
         assert_eq!(r.ph, None);
         let mut i = mix(0.0);
         i.ro_alkalinity_ppm = None;
-        assert_eq!(water_mix(&WaterMixInput::new(i).expect("valid")).ph, Some(7.5));
+        assert_eq!(
+            water_mix(&WaterMixInput::new(i).expect("valid")).ph,
+            Some(7.5)
+        );
     }
 
     /// Target EC outside the two waters (RO 0.02, tap 0.8): 1.0 mS needs nutrients, 0.01 a
@@ -978,14 +990,19 @@ mod tests {
             assert_eq!(r.target_ec_reachable, Some(false), "{target}");
             assert_eq!(r.ro_percent_for_target, None, "{target}");
             assert!(
-                r.warnings.iter().any(|w| w.contains("No mix of these waters")),
+                r.warnings
+                    .iter()
+                    .any(|w| w.contains("No mix of these waters")),
                 "{:?}",
                 r.warnings
             );
         }
         let mut i = mix(50.0);
         i.target_ec_ms = None;
-        assert_eq!(water_mix(&WaterMixInput::new(i).expect("valid")).target_ec_reachable, None);
+        assert_eq!(
+            water_mix(&WaterMixInput::new(i).expect("valid")).target_ec_reachable,
+            None
+        );
     }
 
     #[test]

@@ -1159,7 +1159,13 @@ mod tests {
         assert_eq!(p.resolved_ec_phase.as_deref(), Some("flowering"));
         assert_eq!((p.ec_range_min_ms, p.ec_range_max_ms), (1.8, 2.8));
         assert!(!p.dosages.is_empty());
-        for phase in ["dormancy", "dry_rest", "winter_rest", "foliage_dieback", "leaf_renewal"] {
+        for phase in [
+            "dormancy",
+            "dry_rest",
+            "winter_rest",
+            "foliage_dieback",
+            "leaf_renewal",
+        ] {
             let mut req = request(vec![product("a", ProductRole::Nutrient, 0.2, 30)]);
             req.phase = phase.into();
             let p = calculate(&MixRequest::new(req).expect("valid"));
@@ -1168,7 +1174,11 @@ mod tests {
             assert!(p.dosages.is_empty(), "{phase}");
             assert_eq!(p.resolved_ec_phase.as_deref(), Some("rest"));
             assert_eq!(p.warnings[0].code, "rest_phase_no_feeding");
-            assert!(p.instructions[0].contains("no nutrients"), "{:?}", p.instructions);
+            assert!(
+                p.instructions[0].contains("no nutrients"),
+                "{:?}",
+                p.instructions
+            );
         }
     }
 

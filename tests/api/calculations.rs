@@ -125,7 +125,9 @@ async fn calculations_answer_the_hand_worked_numbers() {
     assert_eq!(v["calcium_ppm"], Value::Null);
     // Without the RO water's alkalinity the pH is not guessed: null, the reason names it.
     let mut unknown = mix.clone();
-    unknown.as_object_mut().map(|m| m.remove("ro_alkalinity_ppm"));
+    unknown
+        .as_object_mut()
+        .map(|m| m.remove("ro_alkalinity_ppm"));
     let v = ok(&app, &auth, "water-mix", unknown).await;
     assert_eq!(v["ph"], Value::Null, "{v}");
     assert!(
@@ -142,9 +144,9 @@ async fn calculations_answer_the_hand_worked_numbers() {
     assert_eq!(v["target_ec_reachable"], false, "{v}");
     assert_eq!(v["ro_percent_for_target"], Value::Null);
     assert!(
-        v["warnings"]
-            .as_array()
-            .is_some_and(|w| w.iter().any(|w| w.as_str().is_some_and(|w| w.contains("No mix")))),
+        v["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("No mix")))),
         "{v}"
     );
 
@@ -493,7 +495,12 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
                 "warnings",
                 "resolved_ec_phase",
             ] {
-                assert_eq!(t["data"][field], p[field], "{field}: REST {p} tool {t}");
+                // The tool's answer leaves out empty top-level fields.
+                let tool_value = match &t["data"][field] {
+                    Value::Null if p[field] == json!([]) => json!([]),
+                    v => v.clone(),
+                };
+                assert_eq!(tool_value, p[field], "{field}: REST {p} tool {t}");
             }
             p
         }
@@ -519,7 +526,10 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
     assert_eq!(doses, [(base.clone(), 7.22), (pk.clone(), 0.72)]);
     assert_eq!(p["ec_ph_reserve"], 0.05);
     assert_eq!(p["calculated_ec"], 2.0);
-    let acid_name = p["ph_adjustment"]["lower_with"][0].as_str().unwrap_or_default().to_owned();
+    let acid_name = p["ph_adjustment"]["lower_with"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     assert!(acid_name.starts_with("Test acid"), "{p}");
     assert_eq!(
         p["ph_adjustment"]["raise_with"],
@@ -533,7 +543,10 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
         .find(|i| i.contains("measure the pH"))
         .expect("pH step")
         .to_owned();
-    assert!(step.contains(&format!("lower it with {acid_name} (acids)")), "{step}");
+    assert!(
+        step.contains(&format!("lower it with {acid_name} (acids)")),
+        "{step}"
+    );
 
     // Harvest (tomatoes picked for weeks) in rockwool at 2.2 mS: fed like fruiting.
     let p = both(json!({
@@ -543,7 +556,10 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
     .await;
     assert_eq!(p["valid"], true, "{p}");
     assert_eq!(p["resolved_ec_phase"], "flowering");
-    assert_eq!((p["ec_range_min_ms"].as_f64(), p["ec_range_max_ms"].as_f64()), (Some(1.8), Some(2.8)));
+    assert_eq!(
+        (p["ec_range_min_ms"].as_f64(), p["ec_range_max_ms"].as_f64()),
+        (Some(1.8), Some(2.8))
+    );
 
     // Dormancy: not fed.
     let p = both(json!({
@@ -575,5 +591,8 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
     }))
     .await;
     assert_eq!(p["valid"], false, "{p}");
-    assert!(codes(&p).contains(&"calcium_after_sulfate".to_owned()), "{p}");
+    assert!(
+        codes(&p).contains(&"calcium_after_sulfate".to_owned()),
+        "{p}"
+    );
 }

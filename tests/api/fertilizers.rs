@@ -215,7 +215,12 @@ async fn a_global_fertilizer_needs_its_label_source() {
             body["label_source"] = json!(b);
         }
         let res = app
-            .call(Method::POST, "/api/v1/fertilizers", Some(&admin.bearer()), Some(&body))
+            .call(
+                Method::POST,
+                "/api/v1/fertilizers",
+                Some(&admin.bearer()),
+                Some(&body),
+            )
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), ["body.label_source"], "{blank:?}");
@@ -227,7 +232,12 @@ async fn a_global_fertilizer_needs_its_label_source() {
 
     body["label_source"] = json!("Sourced Cal label, US guaranteed analysis");
     let res = app
-        .call(Method::POST, "/api/v1/fertilizers", Some(&admin.bearer()), Some(&body))
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&admin.bearer()),
+            Some(&body),
+        )
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let created: Value = res.json().await.expect("json");
@@ -244,7 +254,10 @@ async fn a_global_fertilizer_needs_its_label_source() {
             .fetch_one(app.state.platform_pool())
             .await
             .expect("row");
-    assert_eq!(column.as_deref(), Some("Sourced Cal label, US guaranteed analysis"));
+    assert_eq!(
+        column.as_deref(),
+        Some("Sourced Cal label, US guaranteed analysis")
+    );
     // Clearing it by PATCH is refused too.
     let res = app
         .call(
@@ -265,5 +278,8 @@ async fn a_global_fertilizer_needs_its_label_source() {
     .bind(format!("unsourced {}", letters()))
     .execute(app.state.platform_pool())
     .await;
-    assert!(direct.is_err(), "a fertiliser row without a label source was stored");
+    assert!(
+        direct.is_err(),
+        "a fertiliser row without a label source was stored"
+    );
 }

@@ -562,14 +562,21 @@ mod tests {
         let named = |n: &str| list.iter().find(|f| f["name"] == n).expect(n).clone();
         let cm = named("Botanicare Cal-Mag Plus");
         assert_eq!(
-            (&cm["secondary"]["ca"], &cm["secondary"]["mg"], &cm["micro"]["fe"]),
+            (
+                &cm["secondary"]["ca"],
+                &cm["secondary"]["mg"],
+                &cm["micro"]["fe"]
+            ),
             (&json!(3.2), &json!(1.2), &json!(0.1))
         );
         let gs = named("Plagron Green Sensation");
         let mg = 2.0 * crate::catalog::fertilizers::model::MGO_TO_MG;
         assert_eq!(gs["secondary"]["mg"], json!((mg * 10.0).round() / 10.0));
         for n in ["Phosphoric acid 75 %", "Potassium hydroxide 45 %"] {
-            assert!(named(n)["ec_contribution_per_ml"].as_f64() > Some(0.0), "{n}");
+            assert!(
+                named(n)["ec_contribution_per_ml"].as_f64() > Some(0.0),
+                "{n}"
+            );
         }
         assert!(validate(&SeedSet::embedded()).is_ok());
     }
