@@ -267,7 +267,12 @@ pub struct WaterMixBody {
     /// pH of the tap water (0 to 14).
     #[salvo(schema(minimum = 0, maximum = 14))]
     pub ph_tap: f64,
-    /// Tap-water alkalinity (as CaCO₃), ppm (0 to 1000).
+    /// RO-water alkalinity (as CaCO₃), ppm (0 to 1000; RO water usually holds 0–10). With
+    /// `tap_alkalinity_ppm` it gives the mix's pH; without it (and RO in the mix) `ph` is null.
+    #[salvo(schema(minimum = 0, maximum = 1000))]
+    pub ro_alkalinity_ppm: Option<f64>,
+    /// Tap-water alkalinity (as CaCO₃), ppm (0 to 1000): its bicarbonate buffer sets the mix's
+    /// pH; without it (and tap water in the mix) `ph` is null.
     #[salvo(schema(minimum = 0, maximum = 1000))]
     pub tap_alkalinity_ppm: Option<f64>,
     /// Tap-water calcium, ppm (0 to 1000).
@@ -294,6 +299,7 @@ impl FromJson for WaterMixBody {
         let ec_tap = number(f, "ec_tap_ms");
         let ph_ro = number(f, "ph_ro");
         let ph_tap = number(f, "ph_tap");
+        let ro_alk = opt_number(f, "ro_alkalinity_ppm");
         let alk = opt_number(f, "tap_alkalinity_ppm");
         let ca = opt_number(f, "tap_calcium_ppm");
         let mg = opt_number(f, "tap_magnesium_ppm");
@@ -305,6 +311,7 @@ impl FromJson for WaterMixBody {
             ec_tap_ms: ec_tap?,
             ph_ro: ph_ro?,
             ph_tap: ph_tap?,
+            ro_alkalinity_ppm: ro_alk?,
             tap_alkalinity_ppm: alk?,
             tap_calcium_ppm: ca?,
             tap_magnesium_ppm: mg?,
@@ -318,6 +325,7 @@ impl FromJson for WaterMixBody {
             ec_tap_ms: input.ec_tap_ms,
             ph_ro: input.ph_ro,
             ph_tap: input.ph_tap,
+            ro_alkalinity_ppm: input.ro_alkalinity_ppm,
             tap_alkalinity_ppm: input.tap_alkalinity_ppm,
             tap_calcium_ppm: input.tap_calcium_ppm,
             tap_magnesium_ppm: input.tap_magnesium_ppm,
@@ -454,7 +462,8 @@ pub struct MixingProtocolBody {
     /// pH wanted (0 to 14; default 6.0).
     #[salvo(schema(minimum = 0, maximum = 14))]
     pub target_ph: Option<f64>,
-    /// pH of the water (0 to 14; default 7.2).
+    /// pH of the water (0 to 14; default 7.2). It does not set the correction's direction:
+    /// the pH is measured after all additions.
     #[salvo(schema(minimum = 0, maximum = 14))]
     pub base_water_ph: Option<f64>,
     /// Alkalinity of the water (as CaCO₃), ppm (0 to 500; default 0).
@@ -467,7 +476,8 @@ pub struct MixingProtocolBody {
     #[salvo(schema(minimum = 0, maximum = 50))]
     pub substrate_cycles_used: Option<u32>,
     /// Phase, coarse (seedling, vegetative, flowering, flushing) or fine (germination,
-    /// fruiting, …); 1 to 50 characters; default vegetative.
+    /// fruiting, harvest — fed like fruiting —, …); rest phases (dormancy, dry_rest, …) are not
+    /// fed; 1 to 50 characters; default vegetative.
     #[salvo(schema(
         min_length = 1,
         max_length = 50,

@@ -110,7 +110,7 @@ pub async fn ec_correction(
     )?)))
 }
 
-/// RO and tap water mixed: EC, pH, alkalinity, Ca, Mg and chlorine of the mix, the Ca:Mg check, and the RO share for a target EC.
+/// RO and tap water mixed: EC, pH, alkalinity, Ca, Mg and chlorine of the mix, the Ca:Mg check, and the RO share for a target EC. The pH comes from the carbonate system: each water's alkalinity (bicarbonate) and the CO₂ its pH implies (CO₂ = HCO₃⁻·10^(6.35 − pH)) are mixed by volume and the mix's pH solved from them; a buffered tap water keeps nearly its pH when diluted. Without the alkalinity of a water in the mix, `ph` is null with `ph_unknown_reason`. A target EC outside the two waters' ECs is `target_ec_reachable: false` with a warning, not a clamped share.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_water_mix",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = WaterMixBody,
@@ -120,7 +120,7 @@ pub async fn ec_correction(
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: a share, EC, pH or ppm value out of range", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a share, EC, pH or ppm value out of range (a negative alkalinity names body.ro_alkalinity_ppm or body.tap_alkalinity_ppm)", body = ErrorBody),
     ))]
 pub async fn water_mix(
     req: &mut Request,
@@ -174,9 +174,12 @@ pub async fn runoff(
 }
 
 /// Doses per product, in mixing order, for a tank of the target volume and EC (domain 2.14):
-/// base water EC and alkalinity reserve, silicate and CalMag first, the rest shared or scaled
-/// from a recipe, capped at each product's maximum; pH step, EC check and warnings. Reads
-/// only. Products are the global fertilisers.
+/// base water EC and pH reserve (alkalinity, or a chosen pH adjuster's EC at its label dose),
+/// silicate and CalMag first, the rest scaled in the ratio of the recipe or else of the label
+/// doses, capped at each product's maximum; harvest fed like fruiting, rest phases not fed;
+/// pH measured after all additions and corrected with acids (down) or bases (up); EC check and
+/// warnings (any calcium source after a sulfate is critical). Reads only. Products are the
+/// global fertilisers.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_mixing_protocol",
     status_codes(200, 400, 401, 404, 413, 415, 422, 500),
     request_body = MixingProtocolBody,

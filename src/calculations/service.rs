@@ -72,6 +72,17 @@ pub fn product_of(key: &str, record: &Value, recipe: Option<f64>) -> MixProduct 
         .iter()
         .any(|w| lower.contains(w))
         || sulfur >= 10.0;
+    let calcium_content = record
+        .pointer("/secondary/ca")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    // Every calcium source counts for the gypsum check: CalMag products, calcium nitrate or
+    // chloride, base parts with calcium.
+    let calcium = role == ProductRole::CalMag
+        || calcium_content > 0.0
+        || ["calcium", "calcinit", "cal-mag", "calmag"]
+            .iter()
+            .any(|w| lower.contains(w));
     MixProduct {
         key: key.to_owned(),
         name,
@@ -100,6 +111,7 @@ pub fn product_of(key: &str, record: &Value, recipe: Option<f64>) -> MixProduct 
         biological: kind == "biological"
             || text(record, "bioavailability") == Some("microbial_dependent"),
         sulfate,
+        calcium,
         recipe_ml_per_liter: recipe,
     }
 }

@@ -406,6 +406,99 @@ pub fn ec_temperature_correction(i: &EcCorrectionInput) -> EcCorrectionResult {
 
 // ---------------------------------------------------------------------------------------------
 // Water mix (RO + tap)
+//
+// The pH of a mix follows from the carbonate system, not from averaging [H⁺]: what mixing
+// conserves is each source's alkalinity and its dissolved inorganic carbon (CO₂ + HCO₃⁻ +
+// CO₃²⁻), both by volume fraction. From the two mixed totals the pH is the one at which the
+// carbonate species carry exactly the mixed alkalinity. A buffered tap water (bicarbonate)
+// diluted with RO water keeps its HCO₃⁻/CO₂ ratio and so, nearly, its pH; averaging [H⁺] let
+// the unbuffered RO water's free acid dominate (6.29 for 50 % RO at 6.0 with tap at 7.5 and
+// 200 ppm, where the mix stays at 7.5).
+
+/// First and second dissociation constants of carbonic acid at 25 °C (pKa 6.35 and 10.33),
+/// and the ion product of water.
+pub const CARBONIC_PKA1: f64 = 6.35;
+pub const CARBONIC_PKA2: f64 = 10.33;
+pub const WATER_PKW: f64 = 14.0;
+/// mg CaCO₃ per milliequivalent: alkalinity as CaCO₃ ppm ÷ 50.04 = meq/L (= mmol/L HCO₃⁻).
+pub const CACO3_MG_PER_MEQ: f64 = 50.04;
+/// pH of the end point of an alkalinity titration: below it a water with no alkalinity holds
+/// mineral acid, not only dissolved CO₂.
+pub const ALKALINITY_ENDPOINT_PH: f64 = 4.5;
+
+/// A water as the carbonate system sees it, mol/L: alkalinity (eq/L; negative for a mineral
+/// acid) and dissolved inorganic carbon. Both mix linearly by volume.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CarbonateWater {
+    pub alkalinity_eq: f64,
+    pub dic_mol: f64,
+}
+
+/// Shares of CO₂(aq), HCO₃⁻ and CO₃²⁻ in the inorganic carbon at [H⁺] = h.
+fn carbonate_fractions(h: f64) -> (f64, f64, f64) {
+    let k1 = 10f64.powf(-CARBONIC_PKA1);
+    let k2 = 10f64.powf(-CARBONIC_PKA2);
+    let d = h * h + k1 * h + k1 * k2;
+    (h * h / d, k1 * h / d, k1 * k2 / d)
+}
+
+impl CarbonateWater {
+    /// A water from its pH and its alkalinity (as CaCO₃ ppm). The bicarbonate comes from the
+    /// alkalinity; the CO₂ that holds it at this pH is CO₂ = HCO₃⁻·10^(pKa1 − pH). A water
+    /// with no alkalinity is acid only through its dissolved CO₂ (its H⁺ balanced by the
+    /// HCO₃⁻ the CO₂ forms) down to pH 4.5; the acid below that is mineral (negative
+    /// alkalinity).
+    pub fn from_ph_and_alkalinity(ph: f64, alkalinity_ppm: f64) -> Self {
+        let h = 10f64.powf(-ph);
+        let oh = 10f64.powf(-WATER_PKW) / h;
+        let (_, a1, a2) = carbonate_fractions(h);
+        let (alkalinity_eq, carbonate_alk) = if alkalinity_ppm > 0.0 {
+            let alk = alkalinity_ppm / CACO3_MG_PER_MEQ / 1000.0;
+            (alk, alk - oh + h)
+        } else {
+            let endpoint = 10f64.powf(-ALKALINITY_ENDPOINT_PH);
+            let from_co2 = h.min(endpoint);
+            (-(h - endpoint).max(0.0), from_co2 - oh)
+        };
+        let dic_mol = if carbonate_alk > 0.0 {
+            carbonate_alk / (a1 + 2.0 * a2)
+        } else {
+            0.0
+        };
+        Self {
+            alkalinity_eq,
+            dic_mol,
+        }
+    }
+
+    /// Mixes waters by volume fraction (the fractions sum to 1).
+    pub fn mix(parts: &[(f64, CarbonateWater)]) -> Self {
+        Self {
+            alkalinity_eq: parts.iter().map(|(f, w)| f * w.alkalinity_eq).sum(),
+            dic_mol: parts.iter().map(|(f, w)| f * w.dic_mol).sum(),
+        }
+    }
+
+    /// The pH at which HCO₃⁻ + 2·CO₃²⁻ + OH⁻ − H⁺ equals the alkalinity. The left side rises
+    /// with the pH, so bisection over 0–14 finds the one root.
+    pub fn ph(&self) -> f64 {
+        let excess = |ph: f64| {
+            let h = 10f64.powf(-ph);
+            let (_, a1, a2) = carbonate_fractions(h);
+            self.dic_mol * (a1 + 2.0 * a2) + 10f64.powf(-WATER_PKW) / h - h - self.alkalinity_eq
+        };
+        let (mut lo, mut hi) = (PH_MIN, PH_MAX);
+        for _ in 0..100 {
+            let mid = (lo + hi) / 2.0;
+            if excess(mid) > 0.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        (lo + hi) / 2.0
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WaterMixInput {
@@ -414,6 +507,8 @@ pub struct WaterMixInput {
     pub ec_tap_ms: f64,
     pub ph_ro: f64,
     pub ph_tap: f64,
+    /// RO water's alkalinity (as CaCO₃), ppm; usually 0–10.
+    pub ro_alkalinity_ppm: Option<f64>,
     pub tap_alkalinity_ppm: Option<f64>,
     pub tap_calcium_ppm: Option<f64>,
     pub tap_magnesium_ppm: Option<f64>,
@@ -430,6 +525,7 @@ impl WaterMixInput {
         check_range(&mut p, "ph_ro", i.ph_ro, PH_MIN, PH_MAX);
         check_range(&mut p, "ph_tap", i.ph_tap, PH_MIN, PH_MAX);
         for (name, v) in [
+            ("ro_alkalinity_ppm", i.ro_alkalinity_ppm),
             ("tap_alkalinity_ppm", i.tap_alkalinity_ppm),
             ("tap_calcium_ppm", i.tap_calcium_ppm),
             ("tap_magnesium_ppm", i.tap_magnesium_ppm),
@@ -450,18 +546,26 @@ impl WaterMixInput {
 pub struct WaterMixResult {
     /// r·EC_ro + (1 − r)·EC_tap, mS/cm, 3 decimals.
     pub ec_ms: f64,
-    /// −log10(r·10^(−pH_ro) + (1 − r)·10^(−pH_tap)), 2 decimals.
-    pub ph: f64,
-    /// Tap values scaled by (1 − r), ppm, 1 decimal; null when the tap value was not given.
+    /// pH of the mix from the carbonate system (each source's alkalinity and inorganic carbon
+    /// mixed by volume), 2 decimals; null when a source in the mix has no alkalinity given.
+    pub ph: Option<f64>,
+    /// Why `ph` is null.
+    pub ph_unknown_reason: Option<String>,
+    /// Mixed alkalinity r·alk_ro + (1 − r)·alk_tap (RO counted as 0 when not given), ppm as
+    /// CaCO₃, 1 decimal; null without the tap value.
     pub alkalinity_ppm: Option<f64>,
+    /// Tap values scaled by (1 − r), ppm, 1 decimal; null when the tap value was not given.
     pub calcium_ppm: Option<f64>,
     pub magnesium_ppm: Option<f64>,
     pub chlorine_ppm: Option<f64>,
     /// Ca:Mg (mixing keeps it), 2 decimals; ideal 3–4.
     pub ca_mg_ratio: Option<f64>,
     /// RO share that gives `target_ec_ms`: (EC_tap − target) ÷ (EC_tap − EC_ro), 0–100, 1
-    /// decimal; null without a target or when both waters have the same EC.
+    /// decimal; null without a target, when both waters have the same EC, or when the target
+    /// lies outside the two waters' ECs (`target_ec_reachable` false).
     pub ro_percent_for_target: Option<f64>,
+    /// Whether a mix of the two waters can read `target_ec_ms`; null without a target.
+    pub target_ec_reachable: Option<bool>,
     pub warnings: Vec<String>,
 }
 
@@ -469,10 +573,38 @@ pub fn water_mix(i: &WaterMixInput) -> WaterMixResult {
     let r = i.ro_percent / 100.0;
     let tap = 1.0 - r;
     let ec = r * i.ec_ro_ms + tap * i.ec_tap_ms;
-    let h = r * 10f64.powf(-i.ph_ro) + tap * 10f64.powf(-i.ph_tap);
-    let ph = -h.log10();
-    let scale = |v: Option<f64>| v.map(|v| round(v * tap, 1));
     let mut warnings = Vec::new();
+    // A source that is not in the mix needs no alkalinity.
+    let missing: Vec<&str> = [
+        ("ro_alkalinity_ppm", r, i.ro_alkalinity_ppm),
+        ("tap_alkalinity_ppm", tap, i.tap_alkalinity_ppm),
+    ]
+    .iter()
+    .filter(|(_, share, alk)| *share > 0.0 && alk.is_none())
+    .map(|(name, _, _)| *name)
+    .collect();
+    let (ph, ph_unknown_reason) = if missing.is_empty() {
+        let ro =
+            CarbonateWater::from_ph_and_alkalinity(i.ph_ro, i.ro_alkalinity_ppm.unwrap_or(0.0));
+        let tp =
+            CarbonateWater::from_ph_and_alkalinity(i.ph_tap, i.tap_alkalinity_ppm.unwrap_or(0.0));
+        let ph = if r >= 1.0 {
+            i.ph_ro
+        } else if r <= 0.0 {
+            i.ph_tap
+        } else {
+            CarbonateWater::mix(&[(r, ro), (tap, tp)]).ph()
+        };
+        (Some(round(ph, 2)), None)
+    } else {
+        let reason = format!(
+            "The pH of a mix depends on each water's alkalinity (its bicarbonate buffer), not \
+             on the two pH readings alone; give {} to get it.",
+            missing.join(" and ")
+        );
+        warnings.push(format!("pH of the mix not known: {reason}"));
+        (None, Some(reason))
+    };
     let ratio = match (i.tap_calcium_ppm, i.tap_magnesium_ppm) {
         (Some(ca), Some(mg)) if mg > 0.0 => Some(ca / mg),
         _ => None,
@@ -488,27 +620,47 @@ pub fn water_mix(i: &WaterMixInput) -> WaterMixResult {
             ));
         }
     }
-    let ro_for_target = i.target_ec_ms.and_then(|t| {
+    let (lowest, highest) = (i.ec_ro_ms.min(i.ec_tap_ms), i.ec_ro_ms.max(i.ec_tap_ms));
+    let mut reachable = None;
+    let mut ro_for_target = None;
+    if let Some(t) = i.target_ec_ms {
         let span = i.ec_tap_ms - i.ec_ro_ms;
-        (span.abs() > f64::EPSILON)
-            .then(|| round(((i.ec_tap_ms - t) / span * 100.0).clamp(0.0, 100.0), 1))
-    });
-    if let Some(t) = i.target_ec_ms
-        && ro_for_target.is_none()
-    {
-        warnings.push(format!(
-            "RO and tap water have the same EC; no mix reaches {t} mS/cm unless it is that EC."
-        ));
+        let within = t >= lowest - 1e-9 && t <= highest + 1e-9;
+        reachable = Some(within);
+        if !within {
+            warnings.push(format!(
+                "No mix of these waters reads {t} mS/cm: they span {lowest}-{highest} mS/cm. \
+                 {}",
+                if t > highest {
+                    "Reach the target with nutrients instead."
+                } else {
+                    "Use water with a lower EC (better RO water)."
+                }
+            ));
+        } else if span.abs() > f64::EPSILON {
+            ro_for_target = Some(round(
+                ((i.ec_tap_ms - t) / span * 100.0).clamp(0.0, 100.0),
+                1,
+            ));
+        } else {
+            warnings.push(format!(
+                "RO and tap water have the same EC ({t} mS/cm): any share reads the target."
+            ));
+        }
     }
     WaterMixResult {
         ec_ms: round(ec, 3),
-        ph: round(ph, 2),
-        alkalinity_ppm: scale(i.tap_alkalinity_ppm),
-        calcium_ppm: scale(i.tap_calcium_ppm),
-        magnesium_ppm: scale(i.tap_magnesium_ppm),
-        chlorine_ppm: scale(i.tap_chlorine_ppm),
+        ph,
+        ph_unknown_reason,
+        alkalinity_ppm: i
+            .tap_alkalinity_ppm
+            .map(|a| round(a * tap + r * i.ro_alkalinity_ppm.unwrap_or(0.0), 1)),
+        calcium_ppm: i.tap_calcium_ppm.map(|v| round(v * tap, 1)),
+        magnesium_ppm: i.tap_magnesium_ppm.map(|v| round(v * tap, 1)),
+        chlorine_ppm: i.tap_chlorine_ppm.map(|v| round(v * tap, 1)),
         ca_mg_ratio: ratio.map(|r| round(r, 2)),
         ro_percent_for_target: ro_for_target,
+        target_ec_reachable: reachable,
         warnings,
     }
 }
@@ -549,7 +701,7 @@ pub struct SlotCapacityResult {
     pub max_plants: u64,
     /// max(1, floor(0.7·max)) when max ≥ 1, else 0.
     pub optimal_min: u64,
-    /// floor(0.9·max).
+    /// floor(0.9·max), never below `optimal_min` (1 plant of 1 is optimal, not 1 to 0).
     pub optimal_max: u64,
     /// 1 ÷ spacing_m², 2 decimals.
     pub plants_per_m2: f64,
@@ -573,7 +725,7 @@ pub fn slot_capacity(i: &SlotCapacityInput) -> SlotCapacityResult {
     SlotCapacityResult {
         max_plants: max,
         optimal_min,
-        optimal_max: floor_whole(0.9 * max as f64),
+        optimal_max: floor_whole(0.9 * max as f64).max(optimal_min),
         plants_per_m2: round(1.0 / per_plant, 2),
     }
 }
@@ -721,6 +873,7 @@ mod tests {
             ec_tap_ms: 0.8,
             ph_ro: 6.0,
             ph_tap: 7.5,
+            ro_alkalinity_ppm: Some(0.0),
             tap_alkalinity_ppm: Some(200.0),
             tap_calcium_ppm: Some(100.0),
             tap_magnesium_ppm: Some(15.0),
@@ -729,26 +882,127 @@ mod tests {
         }
     }
 
-    /// 50 % RO: EC = 0.5·0.02 + 0.5·0.8 = 0.41; [H⁺] = 0.5·10⁻⁶ + 0.5·10^−7.5 = 5e−7 +
-    /// 1.5811e−8 = 5.1581e−7 → pH 6.2875 → 6.29; alkalinity 100, Ca 50, Mg 7.5; Ca:Mg 6.67 (> 5,
+    /// 50 % RO: EC = 0.5·0.02 + 0.5·0.8 = 0.41; alkalinity 100, Ca 50, Mg 7.5; Ca:Mg 6.67 (> 5,
     /// warns); RO % for 0.4 mS = (0.8 − 0.4) ÷ 0.78 = 51.28 % → 51.3.
+    ///
+    /// pH by the carbonate system (pKa1 6.35, pKa2 10.33):
+    /// - Tap, pH 7.5, 200 ppm as CaCO₃: HCO₃⁻ ≈ 200 ÷ 50.04 = 3.997 mmol/L; CO₂ = HCO₃⁻·10^(6.35
+    ///   − 7.5) = 3.997·0.0708 = 0.283 mmol/L (DIC with the 0.1 % carbonate: 4.273 mmol/L).
+    /// - RO, pH 6.0, no alkalinity: its H⁺ (1 µmol/L) is balanced by HCO₃⁻ from CO₂, so HCO₃⁻ =
+    ///   0.001 mmol/L and CO₂ = 0.001·10^0.35 = 0.0022 mmol/L: almost nothing.
+    /// - Mix 1:1: HCO₃⁻ = 1.998, CO₂ = (0.283 + 0.002) ÷ 2 = 0.1425 mmol/L → pH = 6.35 +
+    ///   log10(1.998 ÷ 0.1425) = 6.35 + 1.147 = 7.497; the exact solve gives 7.4948 → 7.49.
+    ///   Dilution keeps the buffer's ratio; averaging [H⁺] (the old formula) gave 6.29.
     /// 0 % RO is the tap water itself; 100 % RO the RO water.
     #[test]
     fn water_mix_table() {
         let r = water_mix(&WaterMixInput::new(mix(50.0)).expect("valid"));
         assert_eq!(r.ec_ms, 0.41);
-        assert_eq!(r.ph, 6.29);
+        assert_eq!(r.ph, Some(7.49));
+        assert_eq!(r.ph_unknown_reason, None);
         assert_eq!(r.alkalinity_ppm, Some(100.0));
         assert_eq!(r.calcium_ppm, Some(50.0));
         assert_eq!(r.magnesium_ppm, Some(7.5));
         assert_eq!(r.chlorine_ppm, None);
         assert_eq!(r.ca_mg_ratio, Some(6.67));
         assert_eq!(r.ro_percent_for_target, Some(51.3));
+        assert_eq!(r.target_ec_reachable, Some(true));
         assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
         let tap = water_mix(&WaterMixInput::new(mix(0.0)).expect("valid"));
-        assert_eq!((tap.ec_ms, tap.ph), (0.8, 7.5));
+        assert_eq!((tap.ec_ms, tap.ph), (0.8, Some(7.5)));
         let ro = water_mix(&WaterMixInput::new(mix(100.0)).expect("valid"));
-        assert_eq!((ro.ec_ms, ro.ph, ro.alkalinity_ppm), (0.02, 6.0, Some(0.0)));
+        assert_eq!(
+            (ro.ec_ms, ro.ph, ro.alkalinity_ppm),
+            (0.02, Some(6.0), Some(0.0))
+        );
+    }
+
+    /// More mixes, worked by the same steps (mmol/L):
+    /// - 90 % RO (pH 6.0, 0 ppm) + tap 7.5 / 200 ppm: HCO₃⁻ = 0.1·3.997 = 0.3997, CO₂ = 0.1·0.283
+    ///   + 0.9·0.0022 = 0.0303 → 6.35 + log10(13.2) = 7.47 (exact 7.4553 → 7.46): still well
+    ///   above 7 — only acid lowers a buffered water's pH.
+    /// - 50 % RO at pH 6.0 with 10 ppm alkalinity: HCO₃⁻ 0.1998 and CO₂ 0.1998·10^0.35 =
+    ///   0.448; mix HCO₃⁻ = (0.1998 + 3.997) ÷ 2 = 2.098, CO₂ = (0.448 + 0.283) ÷ 2 = 0.365 →
+    ///   6.35 + log10(5.75) = 7.11 (exact 7.1096): the RO water's CO₂ now counts.
+    /// - 75 % RO (pH 5.5, 0 ppm: CO₂ 0.0225 mmol/L) + tap 7.8 / 120 ppm (HCO₃⁻ 2.398, CO₂
+    ///   0.0852): HCO₃⁻ 0.5995, CO₂ 0.0382 → 6.35 + log10(15.7) = 7.55 (exact 7.5283 → 7.53).
+    /// - Two unbuffered waters at pH 6.0: the mix is pH 6.0.
+    #[test]
+    fn water_mix_follows_the_carbonate_buffer() {
+        for (ro_pct, ph_ro, alk_ro, ph_tap, alk_tap, want) in [
+            (90.0, 6.0, 0.0, 7.5, 200.0, 7.46),
+            (50.0, 6.0, 10.0, 7.5, 200.0, 7.11),
+            (75.0, 5.5, 0.0, 7.8, 120.0, 7.53),
+            (50.0, 6.0, 0.0, 6.0, 0.0, 6.0),
+        ] {
+            let mut i = mix(ro_pct);
+            (i.ph_ro, i.ro_alkalinity_ppm) = (ph_ro, Some(alk_ro));
+            (i.ph_tap, i.tap_alkalinity_ppm) = (ph_tap, Some(alk_tap));
+            let r = water_mix(&WaterMixInput::new(i).expect("valid"));
+            assert_eq!(
+                r.ph,
+                Some(want),
+                "{ro_pct} % RO at {ph_ro}/{alk_ro} + {ph_tap}/{alk_tap}"
+            );
+        }
+    }
+
+    /// Without a source's alkalinity the pH is not guessed: null, a reason naming the missing
+    /// field, and a warning. A source not in the mix (0 % of it) needs none.
+    #[test]
+    fn water_mix_without_alkalinity_does_not_guess_the_ph() {
+        let mut i = mix(50.0);
+        i.tap_alkalinity_ppm = None;
+        let r = water_mix(&WaterMixInput::new(i).expect("valid"));
+        assert_eq!(r.ph, None);
+        assert!(
+            r.ph_unknown_reason
+                .as_deref()
+                .is_some_and(|w| w.contains("tap_alkalinity_ppm")),
+            "{:?}",
+            r.ph_unknown_reason
+        );
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("pH of the mix not known"))
+        );
+        let mut i = mix(50.0);
+        i.ro_alkalinity_ppm = None;
+        let r = water_mix(&WaterMixInput::new(i).expect("valid"));
+        assert_eq!(r.ph, None);
+        let mut i = mix(0.0);
+        i.ro_alkalinity_ppm = None;
+        assert_eq!(
+            water_mix(&WaterMixInput::new(i).expect("valid")).ph,
+            Some(7.5)
+        );
+    }
+
+    /// Target EC outside the two waters (RO 0.02, tap 0.8): 1.0 mS needs nutrients, 0.01 a
+    /// better RO; neither is clamped to a share silently.
+    #[test]
+    fn water_mix_reports_an_unreachable_target() {
+        for target in [1.0, 0.01] {
+            let mut i = mix(50.0);
+            i.target_ec_ms = Some(target);
+            let r = water_mix(&WaterMixInput::new(i).expect("valid"));
+            assert_eq!(r.target_ec_reachable, Some(false), "{target}");
+            assert_eq!(r.ro_percent_for_target, None, "{target}");
+            assert!(
+                r.warnings
+                    .iter()
+                    .any(|w| w.contains("No mix of these waters")),
+                "{:?}",
+                r.warnings
+            );
+        }
+        let mut i = mix(50.0);
+        i.target_ec_ms = None;
+        assert_eq!(
+            water_mix(&WaterMixInput::new(i).expect("valid")).target_ec_reachable,
+            None
+        );
     }
 
     #[test]
@@ -756,15 +1010,28 @@ mod tests {
         let mut bad = mix(120.0);
         bad.ph_tap = 15.0;
         bad.tap_chlorine_ppm = Some(-1.0);
+        bad.tap_alkalinity_ppm = Some(-5.0);
+        bad.ro_alkalinity_ppm = Some(-0.1);
         let e = WaterMixInput::new(bad).expect_err("invalid");
         let fields: Vec<_> = e.iter().map(|p| p.field.as_str()).collect();
-        assert_eq!(fields, ["ro_percent", "ph_tap", "tap_chlorine_ppm"]);
+        assert_eq!(
+            fields,
+            [
+                "ro_percent",
+                "ph_tap",
+                "ro_alkalinity_ppm",
+                "tap_alkalinity_ppm",
+                "tap_chlorine_ppm"
+            ]
+        );
     }
 
     /// 1 m² at 30 cm: 1 ÷ 0.09 = 11.11 → 11; optimal floor(7.7) = 7 to floor(9.9) = 9; 11.11/m².
     /// 0.36 m² at 30 cm: 0.36 ÷ 0.09 = 4 exactly (the f64 quotient is 3.9999…) → 4; 2.8 → 2, 3.6
     /// → 3. 0.05 m² at 30 cm: 0.56 → 0 plants, optimal 0–0. 2 m² at 50 cm: 2 ÷ 0.25 = 8 → 8;
-    /// 5.6 → 5; 7.2 → 7; 4 per m². 1 m² at 100 cm: 1; 0.7 → max(1, 0) = 1; 0.9 → 0.
+    /// 5.6 → 5; 7.2 → 7; 4 per m². 1 m² at 100 cm: 1; 0.7 → max(1, 0) = 1; 0.9 → 0, raised to
+    /// the minimum 1 (domain 2.13's formula gave the range 1–0). 2 m² at 100 cm: 2; 1.4 → 1;
+    /// 1.8 → 1. Every row keeps min ≤ max.
     #[test]
     fn slot_capacity_table() {
         for (area, spacing, max, lo, hi, per) in [
@@ -772,7 +1039,8 @@ mod tests {
             (0.36, 30.0, 4, 2, 3, 11.11),
             (0.05, 30.0, 0, 0, 0, 11.11),
             (2.0, 50.0, 8, 5, 7, 4.0),
-            (1.0, 100.0, 1, 1, 0, 1.0),
+            (1.0, 100.0, 1, 1, 1, 1.0),
+            (2.0, 100.0, 2, 1, 1, 1.0),
         ] {
             let r = slot_capacity(&SlotCapacityInput::new(area, spacing).expect("valid"));
             assert_eq!(
@@ -780,6 +1048,7 @@ mod tests {
                 (max, lo, hi, per),
                 "{area} m² at {spacing} cm"
             );
+            assert!(r.optimal_min <= r.optimal_max);
         }
         let e = SlotCapacityInput::new(0.0, 0.5).expect_err("invalid");
         let fields: Vec<_> = e.iter().map(|p| p.field.as_str()).collect();

@@ -2,30 +2,42 @@
 //! reaches a target EC, in the order they go in. Pipeline: base water → EC budget → dosing.
 //!
 //! 1. Living soil is fed by the soil life, not by EC: no dosing, a warning and
-//!    `living_soil_bypass`.
-//! 2. The phase's EC range for the substrate class (table below) bounds the result.
+//!    `living_soil_bypass`. A rest phase (dormancy, dry or winter rest, foliage dieback, leaf
+//!    renewal, …) is not fed either: no dosing, warning `rest_phase_no_feeding`.
+//! 2. The phase's EC range for the substrate class (table below) bounds the result. The
+//!    harvest phase is fed like fruiting (tomatoes and peppers are picked for weeks); only a
+//!    phase that is literally flushing takes the flushing range.
 //! 3. EC_net = max(0, target − base water EC); nothing to dose when the water meets the target.
 //! 4. pH correction adds salts: a reserve of 0.02 mS (< 50 ppm alkalinity), 0.03 (50–150) or
-//!    0.05 (> 150) is kept back.
+//!    0.05 (> 150) is kept back, or, when a chosen pH adjuster's EC at its label dose is more,
+//!    that (acids and bases conduct too).
 //! 5. Silicate, then CalMag, are dosed first at their recipe or recommended dose (CalMag +20 %
 //!    in fresh coco, which binds calcium) and their EC comes off the budget; a silicate whose EC
 //!    is uncertain costs a further 0.15 mS.
 //! 6. Remaining = EC_net − silicate − CalMag − reserve − 0.15 × (other products with uncertain
 //!    EC).
-//! 7. The other products with an EC share the remainder: with a recipe (ml/L per product) the
-//!    recipe is scaled by k = remaining ÷ Σ recipe·EC/ml; without one each product gets an
-//!    equal share of EC, dose = (remaining ÷ n) ÷ EC/ml. A dose is capped at the product's
-//!    maximum (20 ml/L when unknown), with a warning. Products without EC (biologicals) go in
-//!    at their recipe or recommended dose; pH adjusters are not dosed by EC but named in the pH
-//!    step.
+//! 7. The other products with an EC share the remainder in the ratio of their doses: the
+//!    caller's recipe (ml/L per product), else each product's label dose
+//!    (`recommended_dose_ml_per_liter`), scaled by k = remaining ÷ Σ dose·EC/ml (a PK booster
+//!    dosed at 0.3 ml/L on its label gets a tenth of a base part at 3 ml/L, not an equal
+//!    share). A dose is capped at the product's maximum (20 ml/L when unknown), with a warning.
+//!    Products without EC (biologicals) go in at their recipe or recommended dose; pH
+//!    adjusters are not dosed by EC but named in the pH step.
 //! 8. EC_final = base + silicate + CalMag + Σ product EC + reserve. Tolerance max(0.1, 10 % of
 //!    target); the protocol is `valid` only when EC_final ≤ the range maximum and
 //!    |EC_final − target| ≤ tolerance.
 //!
-//! Mixing order is ascending `mixing_priority` (1 first), then name. Safety checks: CalMag
-//! after a sulfate product and silicate after CalMag are critical (they precipitate); products
-//! that are not tank-safe, acidic with alkaline products, and water temperature out of 5–30 °C
-//! (35 °C for biologicals) warn. pH is adjusted when |target − base water pH| ≥ 0.2.
+//! Mixing order is ascending `mixing_priority` (1 first), then name. Safety checks: any calcium
+//! source (CalMag, calcium nitrate, calcium chloride, a base part with calcium) after a sulfate
+//! product, and silicate after a calcium source, are critical (gypsum and calcium silicate
+//! precipitate); products that are not tank-safe, acidic with alkaline products, and water
+//! temperature out of 5–30 °C (35 °C for biologicals) warn.
+//!
+//! pH: the water's pH before the nutrients does not tell the direction (mineral nutrients
+//! usually lower it, a buffered water resists). The pH is read after every product is in and
+//! adjusted in the direction read: down only with acids (the chosen acidic adjusters, else
+//! phosphoric, nitric or citric acid), up only with bases (the chosen alkaline adjusters, else
+//! potassium hydroxide, potassium carbonate or potassium silicate).
 
 use serde::Serialize;
 
@@ -45,10 +57,12 @@ pub const RECIPE_MAX_ML_PER_L: f64 = 50.0;
 pub const UNCERTAIN_RESERVE: f64 = 0.15;
 /// CalMag dose factor in fresh coco (coco binds calcium and releases potassium).
 pub const FRESH_COCO_CALMAG_FACTOR: f64 = 1.2;
-pub const PH_ADJUST_THRESHOLD: f64 = 0.2;
 
-/// Coarse phases the EC table knows.
-pub const EC_PHASES: &[&str] = &["seedling", "vegetative", "flowering", "flushing"];
+/// Coarse phases the EC table knows; `rest` is not fed.
+pub const EC_PHASES: &[&str] = &["seedling", "vegetative", "flowering", "flushing", "rest"];
+/// Acids and bases named for a pH correction when the request chose no adjuster.
+pub const GENERIC_ACIDS: &str = "phosphoric, nitric or citric acid";
+pub const GENERIC_BASES: &str = "potassium hydroxide, potassium carbonate or potassium silicate";
 /// Substrate types (as `rules::substrate_mix::TYPES`) and their EC class.
 pub const SUBSTRATE_TYPES: &[&str] = super::substrate_mix::TYPES;
 
@@ -84,8 +98,10 @@ pub struct MixProduct {
     pub tank_safe: bool,
     pub ph_effect: PhEffect,
     pub biological: bool,
-    /// Sulfate salts (Epsom salt, potassium sulfate…): CalMag must not follow them.
+    /// Sulfate salts (Epsom salt, potassium sulfate…): no calcium source may follow them.
     pub sulfate: bool,
+    /// A calcium source (CalMag, calcium nitrate, calcium chloride, a part with Ca > 0).
+    pub calcium: bool,
     /// The caller's recipe dose, ml/L.
     pub recipe_ml_per_liter: Option<f64>,
 }
@@ -111,20 +127,59 @@ pub fn substrate_class(substrate_type: &str) -> SubstrateClass {
     }
 }
 
-/// A fine phase key (`germination`, `fruiting`, `ripening`, …) mapped to a coarse EC phase;
-/// `None` for a phase the table does not know.
+/// The catalogue's phase keys (`phases.json`) and the coarse EC phase each is fed as.
+/// Harvest is fed like fruiting (crops picked over weeks keep fruiting); rest phases are not
+/// fed at all.
+pub const PHASE_FEEDING: &[(&str, &str)] = &[
+    ("germination", "seedling"),
+    ("seedling", "seedling"),
+    ("sprouting", "seedling"),
+    ("rooting", "seedling"),
+    ("prothallus", "seedling"),
+    ("sporeling", "seedling"),
+    ("establishment", "vegetative"),
+    ("vegetative", "vegetative"),
+    ("bulb_formation", "vegetative"),
+    ("offset_production", "vegetative"),
+    ("runner_production", "vegetative"),
+    ("post_bloom_recovery", "vegetative"),
+    ("sporulation", "vegetative"),
+    ("bud_induction", "flowering"),
+    ("flowering", "flowering"),
+    ("fruiting", "flowering"),
+    ("ripening", "flowering"),
+    ("harvest", "flowering"),
+    ("flushing", "flushing"),
+    ("dormancy", "rest"),
+    ("summer_dormancy", "rest"),
+    ("dry_rest", "rest"),
+    ("winter_rest", "rest"),
+    ("foliage_dieback", "rest"),
+    ("leaf_renewal", "rest"),
+    ("vernalization", "rest"),
+    ("senescence", "rest"),
+];
+
+/// A phase key mapped to a coarse EC phase (`seedling`, `vegetative`, `flowering`,
+/// `flushing`, `rest`): the catalogue's keys by [`PHASE_FEEDING`], other words by what they
+/// contain; `None` for a phase neither knows.
 pub fn resolve_ec_phase(phase: &str) -> Option<&'static str> {
     let p = phase.trim().to_ascii_lowercase();
+    if let Some((_, coarse)) = PHASE_FEEDING.iter().find(|(k, _)| *k == p) {
+        return Some(coarse);
+    }
     let has = |words: &[&str]| words.iter().any(|w| p.contains(w));
-    if has(&["flush"]) || p == "harvest" {
+    if has(&["flush"]) {
         Some("flushing")
+    } else if has(&["dorman", "rest", "dieback", "senescen", "vernali"]) {
+        Some("rest")
     } else if has(&[
         "germin", "seedling", "sprout", "cutting", "clone", "propagat",
     ]) {
         Some("seedling")
     } else if has(&["veg", "growth", "leaf", "juvenile"]) {
         Some("vegetative")
-    } else if has(&["flower", "bloom", "fruit", "ripen", "generative"]) {
+    } else if has(&["flower", "bloom", "fruit", "ripen", "generative", "harvest"]) {
         Some("flowering")
     } else {
         None
@@ -138,7 +193,7 @@ pub fn ec_range(class: SubstrateClass, phase: Option<&str>) -> (f64, f64) {
         c => c,
     };
     match (class, phase) {
-        (_, Some("flushing")) => (0.0, 0.3),
+        (_, Some("flushing" | "rest")) => (0.0, 0.3),
         (SubstrateClass::Hydro, Some("seedling")) => (0.8, 1.2),
         (SubstrateClass::Hydro, Some("vegetative")) => (1.6, 2.4),
         (SubstrateClass::Hydro, Some("flowering")) => (1.8, 2.8),
@@ -267,34 +322,47 @@ pub struct Dosage {
 
 #[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
 pub struct MixWarning {
-    /// Stable code: `living_soil_bypass`, `base_water_meets_target`, `target_above_range`,
-    /// `budget_exhausted`, `dose_capped`, `ec_above_range`, `ec_off_target`,
-    /// `calmag_after_sulfate`, `silicate_after_calmag`, `not_tank_safe`, `ph_conflict`,
-    /// `water_cold`, `water_warm`, `water_too_hot_for_biologicals`, `no_ec_products`.
+    /// Stable code: `living_soil_bypass`, `rest_phase_no_feeding`, `base_water_meets_target`,
+    /// `target_above_range`, `budget_exhausted`, `dose_capped`, `ec_above_range`,
+    /// `ec_off_target`, `calcium_after_sulfate`, `silicate_after_calcium`, `not_tank_safe`,
+    /// `ph_conflict`, `water_cold`, `water_warm`, `water_too_hot_for_biologicals`,
+    /// `no_ec_products`.
     pub code: String,
     /// `critical` or `warning`.
     pub severity: String,
     pub message: String,
 }
 
+/// The pH step: read after all additions, adjusted in the direction read.
 #[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
 pub struct PhAdjustment {
-    pub needed: bool,
-    /// `up`, `down`, or null when not needed.
-    pub direction: Option<String>,
-    /// target − base water pH, 2 decimals.
-    pub delta: f64,
+    /// True whenever products go in: the pH is read after the last one (the water's pH before
+    /// the nutrients does not tell the direction; mineral nutrients usually lower it).
+    pub measure_after_additions: bool,
+    pub target_ph: f64,
+    /// Acids for a reading above the target: the chosen acidic adjusters, else phosphoric,
+    /// nitric or citric acid.
+    pub lower_with: Vec<String>,
+    /// Bases for a reading below the target: the chosen alkaline adjusters, else potassium
+    /// hydroxide, potassium carbonate or potassium silicate.
+    pub raise_with: Vec<String>,
+    /// EC the correction is expected to add, mS/cm (the pH reserve): the chosen adjusters'
+    /// EC at their label dose, at least the alkalinity reserve.
+    pub expected_ec_ms: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
 pub struct MixingProtocol {
     pub valid: bool,
     pub living_soil_bypass: bool,
+    /// The phase is a rest phase (dormancy, dry rest, …): nothing is fed.
+    pub rest_phase: bool,
     pub target_volume_liters: f64,
     pub target_ec_ms: f64,
     pub base_water_ec_ms: f64,
     pub phase: String,
-    /// The coarse phase the EC table used; null when the phase is not known to it.
+    /// The coarse phase the EC table used (`seedling`, `vegetative`, `flowering`, `flushing`,
+    /// `rest`); null when the phase is not known to it.
     pub resolved_ec_phase: Option<String>,
     /// `hydro`, `coco`, `soil` or `living_soil`.
     pub substrate_class: String,
@@ -326,16 +394,41 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
     let resolved = resolve_ec_phase(&r.phase);
     let (ec_min, ec_max) = ec_range(class, resolved);
     let mut warnings = Vec::new();
-    let ph_delta = round(r.target_ph - r.base_water_ph, 2);
-    let ph_needed = ph_delta.abs() >= PH_ADJUST_THRESHOLD;
+    let adjusters = |effect: PhEffect| -> Vec<String> {
+        r.products
+            .iter()
+            .filter(|p| p.role == ProductRole::PhAdjuster && p.ph_effect == effect)
+            .map(|p| p.name.clone())
+            .collect()
+    };
+    let (acids, bases) = (adjusters(PhEffect::Acidic), adjusters(PhEffect::Alkaline));
+    // Only one direction is corrected, so the larger adjuster EC is the one to keep back.
+    let adjuster_ec = r
+        .products
+        .iter()
+        .filter(|p| p.role == ProductRole::PhAdjuster)
+        .map(|p| p.recommended_dose_ml_per_liter * p.ec_per_ml)
+        .fold(0.0, f64::max);
+    let reserve = ph_reserve(r.alkalinity_ppm).max(round(adjuster_ec, 3));
     let ph_adjustment = PhAdjustment {
-        needed: ph_needed,
-        direction: ph_needed.then(|| if ph_delta > 0.0 { "up" } else { "down" }.to_owned()),
-        delta: ph_delta,
+        measure_after_additions: true,
+        target_ph: r.target_ph,
+        lower_with: if acids.is_empty() {
+            vec![GENERIC_ACIDS.to_owned()]
+        } else {
+            acids.clone()
+        },
+        raise_with: if bases.is_empty() {
+            vec![GENERIC_BASES.to_owned()]
+        } else {
+            bases.clone()
+        },
+        expected_ec_ms: reserve,
     };
     let mut protocol = MixingProtocol {
         valid: true,
         living_soil_bypass: false,
+        rest_phase: false,
         target_volume_liters: r.target_volume_liters,
         target_ec_ms: r.target_ec_ms,
         base_water_ec_ms: r.base_water_ec_ms,
@@ -370,10 +463,32 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
                 .to_owned(),
         );
         protocol.living_soil_bypass = true;
+        protocol.ph_adjustment.measure_after_additions = false;
+        protocol.ph_adjustment.expected_ec_ms = 0.0;
         protocol.warnings = warnings;
         protocol.instructions = vec![format!(
             "Fill {} litres of water; do not add mineral nutrients.",
             r.target_volume_liters
+        )];
+        return protocol;
+    }
+    if resolved == Some("rest") {
+        warn(
+            &mut warnings,
+            "rest_phase_no_feeding",
+            "warning",
+            format!(
+                "{} is a rest phase: the plant takes up almost nothing and salts would build                  up in the root zone. Do not feed; water sparingly with plain water.",
+                r.phase
+            ),
+        );
+        protocol.rest_phase = true;
+        protocol.ph_adjustment.measure_after_additions = false;
+        protocol.ph_adjustment.expected_ec_ms = 0.0;
+        protocol.warnings = warnings;
+        protocol.instructions = vec![format!(
+            "Rest phase ({}): no nutrients. Water only when the substrate calls for it, with              plain water ({} mS/cm).",
+            r.phase, r.base_water_ec_ms
         )];
         return protocol;
     }
@@ -402,7 +517,6 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
             ),
         );
     }
-    let reserve = ph_reserve(r.alkalinity_ppm);
     let fresh_coco = class == SubstrateClass::Coco && r.substrate_cycles_used == Some(0);
 
     // Mixing order first: every later step walks the products in it.
@@ -490,28 +604,20 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
         );
     }
     if ec_net > 0.0 && !with_ec.is_empty() {
-        let any_recipe = with_ec.iter().any(|p| p.recipe_ml_per_liter.is_some());
-        if any_recipe {
-            let recipe = |p: &MixProduct| {
-                p.recipe_ml_per_liter
-                    .unwrap_or(p.recommended_dose_ml_per_liter)
-            };
-            let ec_recipe: f64 = with_ec.iter().map(|p| recipe(p) * p.ec_per_ml).sum();
-            let k = if ec_recipe > 0.0 {
-                remaining / ec_recipe
-            } else {
-                0.0
-            };
-            for p in &with_ec {
-                let (dose, capped) = cap(p, k * recipe(p), &mut warnings);
-                doses.push((p, dose, capped));
-            }
+        // The ratio: the caller's recipe, else each product's label dose.
+        let ratio = |p: &MixProduct| {
+            p.recipe_ml_per_liter
+                .unwrap_or(p.recommended_dose_ml_per_liter)
+        };
+        let ec_ratio: f64 = with_ec.iter().map(|p| ratio(p) * p.ec_per_ml).sum();
+        let k = if ec_ratio > 0.0 {
+            remaining / ec_ratio
         } else {
-            let share = remaining / with_ec.len() as f64;
-            for p in &with_ec {
-                let (dose, capped) = cap(p, share / p.ec_per_ml, &mut warnings);
-                doses.push((p, dose, capped));
-            }
+            0.0
+        };
+        for p in &with_ec {
+            let (dose, capped) = cap(p, k * ratio(p), &mut warnings);
+            doses.push((p, dose, capped));
         }
     }
     // Products without EC (biologicals, enzymes) at their recipe or recommended dose.
@@ -580,32 +686,32 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
     let in_order: Vec<&MixProduct> = doses.iter().map(|(p, _, _)| *p).collect();
     for (i, p) in in_order.iter().enumerate() {
         let before = &in_order[..i];
-        if p.role == ProductRole::CalMag
-            && let Some(s) = before.iter().find(|b| b.sulfate)
+        if p.calcium
+            && let Some(s) = before.iter().find(|b| b.sulfate && b.key != p.key)
         {
             valid = false;
             warn(
                 &mut warnings,
-                "calmag_after_sulfate",
+                "calcium_after_sulfate",
                 "critical",
                 format!(
-                    "{} (CalMag) goes in after {} (a sulfate): calcium sulfate (gypsum) \
-                     precipitates. Add CalMag first.",
+                    "{} (a calcium source) goes in after {} (a sulfate): calcium sulfate \
+                     (gypsum) precipitates. Add the calcium first and let it mix in.",
                     p.name, s.name
                 ),
             );
         }
         if p.role == ProductRole::Silicate
-            && let Some(c) = before.iter().find(|b| b.role == ProductRole::CalMag)
+            && let Some(c) = before.iter().find(|b| b.calcium)
         {
             valid = false;
             warn(
                 &mut warnings,
-                "silicate_after_calmag",
+                "silicate_after_calcium",
                 "critical",
                 format!(
-                    "{} (silicate) goes in after {} (CalMag): calcium silicate precipitates. \
-                     Add silicate first.",
+                    "{} (silicate) goes in after {} (a calcium source): calcium silicate \
+                     precipitates. Add silicate first.",
                     p.name, c.name
                 ),
             );
@@ -688,30 +794,14 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
             }
         ));
     }
-    let adjusters: Vec<&str> = r
-        .products
-        .iter()
-        .filter(|p| p.role == ProductRole::PhAdjuster)
-        .map(|p| p.name.as_str())
-        .collect();
-    if ph_needed {
-        instructions.push(format!(
-            "Adjust the pH {} to {} (water was {}){}.",
-            if ph_delta > 0.0 { "up" } else { "down" },
-            r.target_ph,
-            r.base_water_ph,
-            if adjusters.is_empty() {
-                String::new()
-            } else {
-                format!(" with {}", adjusters.join(", "))
-            }
-        ));
-    } else {
-        instructions.push(format!(
-            "Check the pH; it should read about {}.",
-            r.target_ph
-        ));
-    }
+    instructions.push(format!(
+        "Stir, then measure the pH with everything in (the nutrients move it; the water's pH \
+         before them does not tell which way). Above {t}: lower it with {} (acids). Below {t}: \
+         raise it with {} (bases). Add in small steps, stir and measure again.",
+        protocol.ph_adjustment.lower_with.join(", "),
+        protocol.ph_adjustment.raise_with.join(", "),
+        t = r.target_ph,
+    ));
     instructions.push(format!(
         "Verify the EC: it should read about {:.2} mS/cm (target {}).",
         calculated, r.target_ec_ms
@@ -740,6 +830,7 @@ mod tests {
             ph_effect: PhEffect::Neutral,
             biological: false,
             sulfate: false,
+            calcium: role == ProductRole::CalMag,
             recipe_ml_per_liter: None,
         }
     }
@@ -766,7 +857,7 @@ mod tests {
     /// EC_net = 1.8 − 0.4 = 1.4. CalMag 1 ml/L → 0.1 mS. Remaining = 1.4 − 0.1 − 0.02 = 1.28.
     /// Equal share 0.64 each → dose 0.64 ÷ 0.2 = 3.2 ml/L (total 64 ml).
     /// EC_final = 0.4 + 0.1 + 0.64·2 + 0.02 = 1.8 → valid. Order: CalMag, A, B.
-    /// pH 7.2 → 6.0: Δ −1.2, adjust down.
+    /// pH: measured after all additions; no adjuster chosen, so the generic acids and bases.
     #[test]
     fn equal_share_reaches_the_target() {
         let mut req = request(vec![
@@ -793,8 +884,10 @@ mod tests {
         assert_eq!(p.dosages[1].ml_per_liter, 3.2);
         assert_eq!(p.dosages[1].total_ml, 64.0);
         assert_eq!(p.dosages[1].ec_contribution, 0.64);
-        assert_eq!(p.ph_adjustment.direction.as_deref(), Some("down"));
-        assert_eq!(p.ph_adjustment.delta, -1.2);
+        assert!(p.ph_adjustment.measure_after_additions);
+        assert_eq!(p.ph_adjustment.lower_with, [GENERIC_ACIDS]);
+        assert_eq!(p.ph_adjustment.raise_with, [GENERIC_BASES]);
+        assert_eq!(p.ph_adjustment.expected_ec_ms, 0.02);
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.instructions.len(), 1 + 3 + 2);
     }
@@ -917,8 +1010,8 @@ mod tests {
         assert!(!p.valid);
         let codes: Vec<_> = p.warnings.iter().map(|w| w.code.as_str()).collect();
         for code in [
-            "calmag_after_sulfate",
-            "silicate_after_calmag",
+            "calcium_after_sulfate",
+            "silicate_after_calcium",
             "not_tank_safe",
             "ph_conflict",
             "water_cold",
@@ -944,7 +1037,13 @@ mod tests {
             ("vegetative_growth", Some("vegetative")),
             ("ripening", Some("flowering")),
             ("flushing", Some("flushing")),
-            ("dormancy", None),
+            ("dormancy", Some("rest")),
+            ("harvest", Some("flowering")),
+            ("leaf_renewal", Some("rest")),
+            ("bud_induction", Some("flowering")),
+            ("post_bloom_recovery", Some("vegetative")),
+            ("deep_winter_rest", Some("rest")),
+            ("moon_phase", None),
         ] {
             assert_eq!(resolve_ec_phase(phase), coarse, "{phase}");
         }
@@ -956,6 +1055,150 @@ mod tests {
             (ph_reserve(49.0), ph_reserve(150.0), ph_reserve(151.0)),
             (0.02, 0.03, 0.05)
         );
+    }
+
+    /// Without a recipe the label doses give the ratio. Coco flowering (1.8–2.4), target 2.0,
+    /// base 0.0, alkalinity 0 → reserve 0.02; remaining 1.98. Base A 3 ml/L at 0.2/ml (0.6 mS),
+    /// base B 3 ml/L at 0.2 (0.6), PK booster 0.3 ml/L at 0.7 (0.21): Σ = 1.41; k = 1.98 ÷ 1.41
+    /// = 1.40426. A and B 4.2128 → 4.21 ml/L (0.843 mS each), booster 0.4213 → 0.42 ml/L
+    /// (0.295 mS). EC_final = 0.843·2 + 0.295 + 0.02 = 2.0. An equal share (the old rule) gave
+    /// the booster 0.653 mS = 0.93 ml/L, three times its label dose.
+    #[test]
+    fn label_doses_give_the_ratio_without_a_recipe() {
+        let mut a = product("a", ProductRole::Nutrient, 0.2, 30);
+        a.recommended_dose_ml_per_liter = 3.0;
+        let mut b = product("b", ProductRole::Nutrient, 0.2, 31);
+        b.recommended_dose_ml_per_liter = 3.0;
+        let mut pk = product("pk", ProductRole::Nutrient, 0.7, 50);
+        pk.recommended_dose_ml_per_liter = 0.3;
+        let mut req = request(vec![a, b, pk]);
+        req.phase = "flowering".into();
+        req.target_ec_ms = 2.0;
+        req.base_water_ec_ms = 0.0;
+        req.alkalinity_ppm = 0.0;
+        let p = calculate(&MixRequest::new(req).expect("valid"));
+        assert!(p.valid, "{:?}", p.warnings);
+        let doses: Vec<_> = p
+            .dosages
+            .iter()
+            .map(|d| (d.fertilizer_key.as_str(), d.ml_per_liter, d.ec_contribution))
+            .collect();
+        assert_eq!(
+            doses,
+            [("a", 4.21, 0.843), ("b", 4.21, 0.843), ("pk", 0.42, 0.295)]
+        );
+        assert_eq!(p.calculated_ec, 2.0);
+    }
+
+    /// The pH step names acids for down and bases for up, never the other way round, and
+    /// reads the pH after all additions. The chosen adjusters count for EC: phosphoric acid
+    /// at its label dose 0.1 ml/L × 0.5 mS = 0.05, KOH 0.1 × 0.8 = 0.08; the larger (0.08)
+    /// beats the alkalinity reserve 0.02 and comes off the budget: coco vegetative, target
+    /// 1.8, base 0.4 → remaining 1.4 − 0.08 = 1.32 → A at 0.2/ml 6.6 ml/L; EC_final 0.4 + 1.32 +
+    /// 0.08 = 1.8.
+    #[test]
+    fn ph_step_measures_then_uses_acids_down_and_bases_up() {
+        let mut acid = product("acid", ProductRole::PhAdjuster, 0.5, 90);
+        acid.name = "Phosphoric acid".into();
+        acid.ph_effect = PhEffect::Acidic;
+        acid.recommended_dose_ml_per_liter = 0.1;
+        let mut base = product("koh", ProductRole::PhAdjuster, 0.8, 91);
+        base.name = "Potassium hydroxide".into();
+        base.ph_effect = PhEffect::Alkaline;
+        base.recommended_dose_ml_per_liter = 0.1;
+        let a = product("a", ProductRole::Nutrient, 0.2, 30);
+        let mut req = request(vec![a, acid, base]);
+        req.alkalinity_ppm = 10.0;
+        let p = calculate(&MixRequest::new(req).expect("valid"));
+        assert!(p.valid, "{:?}", p.warnings);
+        assert_eq!(p.ph_adjustment.lower_with, ["Phosphoric acid"]);
+        assert_eq!(p.ph_adjustment.raise_with, ["Potassium hydroxide"]);
+        assert_eq!(p.ph_adjustment.expected_ec_ms, 0.08);
+        assert_eq!(p.ec_ph_reserve, 0.08);
+        assert_eq!(p.dosages.len(), 1);
+        assert_eq!(p.dosages[0].ml_per_liter, 6.6);
+        assert_eq!(p.calculated_ec, 1.8);
+        let step = p
+            .instructions
+            .iter()
+            .find(|i| i.contains("measure the pH"))
+            .expect("pH step");
+        assert!(
+            step.contains("lower it with Phosphoric acid")
+                && step.contains("raise it with Potassium hydroxide"),
+            "{step}"
+        );
+        // Without adjusters: generic acids down, bases up; "down … potassium hydroxide" never.
+        let p = calculate(
+            &MixRequest::new(request(vec![product("a", ProductRole::Nutrient, 0.2, 30)]))
+                .expect("valid"),
+        );
+        let step = p
+            .instructions
+            .iter()
+            .find(|i| i.contains("measure the pH"))
+            .expect("pH step");
+        assert!(
+            step.contains(&format!("lower it with {GENERIC_ACIDS}"))
+                && step.contains(&format!("raise it with {GENERIC_BASES}")),
+            "{step}"
+        );
+    }
+
+    /// Harvest is fed like fruiting: tomatoes in hydro at 2.2 mS during harvest are valid
+    /// (range 1.8–2.8), not judged against the flushing 0–0.3. Rest phases get no feeding: a
+    /// valid answer, no dosages, `rest_phase` and its warning.
+    #[test]
+    fn harvest_is_fed_and_rest_phases_are_not() {
+        let mut req = request(vec![product("a", ProductRole::Nutrient, 0.2, 30)]);
+        req.substrate_type = "rockwool_slab".into();
+        req.phase = "harvest".into();
+        req.target_ec_ms = 2.2;
+        let p = calculate(&MixRequest::new(req).expect("valid"));
+        assert!(p.valid, "{:?}", p.warnings);
+        assert_eq!(p.resolved_ec_phase.as_deref(), Some("flowering"));
+        assert_eq!((p.ec_range_min_ms, p.ec_range_max_ms), (1.8, 2.8));
+        assert!(!p.dosages.is_empty());
+        for phase in [
+            "dormancy",
+            "dry_rest",
+            "winter_rest",
+            "foliage_dieback",
+            "leaf_renewal",
+        ] {
+            let mut req = request(vec![product("a", ProductRole::Nutrient, 0.2, 30)]);
+            req.phase = phase.into();
+            let p = calculate(&MixRequest::new(req).expect("valid"));
+            assert!(p.valid, "{phase}");
+            assert!(p.rest_phase, "{phase}");
+            assert!(p.dosages.is_empty(), "{phase}");
+            assert_eq!(p.resolved_ec_phase.as_deref(), Some("rest"));
+            assert_eq!(p.warnings[0].code, "rest_phase_no_feeding");
+            assert!(
+                p.instructions[0].contains("no nutrients"),
+                "{:?}",
+                p.instructions
+            );
+        }
+    }
+
+    /// Every calcium source counts for the sulfate check, not only CalMag products: calcium
+    /// nitrate (priority 50, Ca 19 %) after Epsom salt (priority 40) precipitates gypsum.
+    #[test]
+    fn calcium_nitrate_after_a_sulfate_is_critical() {
+        let mut epsom = product("epsom", ProductRole::Nutrient, 0.8, 40);
+        epsom.sulfate = true;
+        let mut canit = product("calcinit", ProductRole::Nutrient, 1.2, 50);
+        canit.calcium = true;
+        let p = calculate(&MixRequest::new(request(vec![epsom, canit])).expect("valid"));
+        assert!(!p.valid);
+        let w = p
+            .warnings
+            .iter()
+            .find(|w| w.code == "calcium_after_sulfate")
+            .expect("flagged");
+        assert_eq!(w.severity, "critical");
+        assert!(w.message.starts_with("calcinit"), "{}", w.message);
     }
 
     #[test]

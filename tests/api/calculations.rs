@@ -104,23 +104,51 @@ async fn calculations_answer_the_hand_worked_numbers() {
     .await;
     assert_eq!(v["ec_25_ms"], 2.0);
 
-    // 50 % RO (0.02 mS, pH 6.0) with tap (0.8 mS, pH 7.5): EC 0.41; [H⁺] = 0.5·10⁻⁶ +
-    // 0.5·10^−7.5 = 5.158e−7 → pH 6.29; alkalinity 200 → 100; RO for 0.4 mS = 0.4 ÷ 0.78 = 51.3 %.
-    let v = ok(
-        &app,
-        &auth,
-        "water-mix",
-        json!({"ro_percent": 50, "ec_ro_ms": 0.02, "ec_tap_ms": 0.8, "ph_ro": 6.0, "ph_tap": 7.5,
-               "tap_alkalinity_ppm": 200, "target_ec_ms": 0.4}),
-    )
-    .await;
+    // 50 % RO (0.02 mS, pH 6.0, no alkalinity) with tap (0.8 mS, pH 7.5, 200 ppm as CaCO₃):
+    // EC 0.41. pH from the carbonate buffer: tap HCO₃⁻ 3.997 mmol/L and CO₂ = 3.997·10^(6.35 −
+    // 7.5) = 0.283; RO HCO₃⁻ 0.001 and CO₂ 0.0022 (its pH 6.0 is dissolved CO₂ only). Mixed
+    // 1:1: HCO₃⁻ 1.998, CO₂ 0.1425 → 6.35 + log10(14.0) = 7.49, not the 6.29 that averaging
+    // [H⁺] gave: without acid the root zone stays above pH 7. Alkalinity 200 → 100; RO for
+    // 0.4 mS = 0.4 ÷ 0.78 = 51.3 %.
+    let mix = json!({"ro_percent": 50, "ec_ro_ms": 0.02, "ec_tap_ms": 0.8, "ph_ro": 6.0,
+        "ph_tap": 7.5, "ro_alkalinity_ppm": 0, "tap_alkalinity_ppm": 200, "target_ec_ms": 0.4});
+    let v = ok(&app, &auth, "water-mix", mix.clone()).await;
     assert_eq!(
         (v["ec_ms"].as_f64(), v["ph"].as_f64()),
-        (Some(0.41), Some(6.29))
+        (Some(0.41), Some(7.49)),
+        "{v}"
     );
+    assert_eq!(v["ph_unknown_reason"], Value::Null);
     assert_eq!(v["alkalinity_ppm"], 100.0);
     assert_eq!(v["ro_percent_for_target"], 51.3);
+    assert_eq!(v["target_ec_reachable"], true);
     assert_eq!(v["calcium_ppm"], Value::Null);
+    // Without the RO water's alkalinity the pH is not guessed: null, the reason names it.
+    let mut unknown = mix.clone();
+    unknown
+        .as_object_mut()
+        .map(|m| m.remove("ro_alkalinity_ppm"));
+    let v = ok(&app, &auth, "water-mix", unknown).await;
+    assert_eq!(v["ph"], Value::Null, "{v}");
+    assert!(
+        v["ph_unknown_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ro_alkalinity_ppm")),
+        "{v}"
+    );
+    assert_eq!(v["ec_ms"], 0.41);
+    // A target EC outside the two waters (0.02–0.8) is reported, not clamped to 0 % RO.
+    let mut high = mix.clone();
+    high["target_ec_ms"] = json!(1.2);
+    let v = ok(&app, &auth, "water-mix", high).await;
+    assert_eq!(v["target_ec_reachable"], false, "{v}");
+    assert_eq!(v["ro_percent_for_target"], Value::Null);
+    assert!(
+        v["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("No mix")))),
+        "{v}"
+    );
 
     // 1 m² at 30 cm: 1 ÷ 0.09 = 11.1 → 11 plants; optimal 7–9; 11.11 per m².
     let v = ok(
@@ -139,6 +167,22 @@ async fn calculations_answer_the_hand_worked_numbers() {
         (Some(11), Some(7), Some(9))
     );
     assert_eq!(v["plants_per_m2"], 11.11);
+    // 1 m² at 100 cm: one plant; the optimal range is 1–1 (domain 2.13's formula gave 1–0).
+    let v = ok(
+        &app,
+        &auth,
+        "slot-capacity",
+        json!({"area_m2": 1, "spacing_cm": 100}),
+    )
+    .await;
+    assert_eq!(
+        (
+            v["max_plants"].as_u64(),
+            v["optimal_min"].as_u64(),
+            v["optimal_max"].as_u64()
+        ),
+        (Some(1), Some(1), Some(1))
+    );
 
     // Runoff 1.8 → 2.5 mS (Δ 0.7 > 0.5): salt build-up, overall poor; 2 L in, 0.4 L out = 20 %.
     let v = ok(
@@ -203,6 +247,12 @@ async fn calculations_refuse_values_outside_the_physical_range() {
             &["body.ro_percent", "body.ec_tap_ms", "body.ph_tap"],
         ),
         (
+            "water-mix",
+            json!({"ro_percent": 50, "ec_ro_ms": 0, "ec_tap_ms": 0.8, "ph_ro": 6, "ph_tap": 7.5,
+                   "ro_alkalinity_ppm": -1, "tap_alkalinity_ppm": -200}),
+            &["body.ro_alkalinity_ppm", "body.tap_alkalinity_ppm"],
+        ),
+        (
             "slot-capacity",
             json!({"area_m2": 0, "spacing_cm": 0.5}),
             &["body.area_m2", "body.spacing_cm"],
@@ -253,7 +303,7 @@ async fn calculations_refuse_values_outside_the_physical_range() {
 /// vegetative (range 1.6–2.0), 20 L, target 1.8, base 0.4, alkalinity 10 → reserve 0.02.
 /// CalMag (EC 0.1/ml, 1 ml/L, priority 20) → 0.1 mS; remaining 1.4 − 0.1 − 0.02 = 1.28; A and B
 /// (EC 0.2/ml, priorities 30 and 40) 0.64 each → 3.2 ml/L = 64 ml; EC 0.4 + 0.1 + 1.28 + 0.02 =
-/// 1.8: valid. pH 7.2 → 6.0: down.
+/// 1.8: valid. The pH is measured after all additions: acids down, bases up.
 #[tokio::test]
 async fn mixing_protocol_over_rest_and_the_tool() {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
@@ -289,7 +339,11 @@ async fn mixing_protocol_over_rest_and_the_tool() {
     assert_eq!(order, [calmag.as_str(), a.as_str(), b.as_str()]);
     assert_eq!(p["dosages"][1]["ml_per_liter"], 3.2);
     assert_eq!(p["dosages"][1]["total_ml"], 64.0);
-    assert_eq!(p["ph_adjustment"]["direction"], "down");
+    assert_eq!(p["ph_adjustment"]["measure_after_additions"], true);
+    assert_eq!(
+        p["ph_adjustment"]["lower_with"],
+        json!(["phosphoric, nitric or citric acid"])
+    );
     assert_eq!(p["warnings"], json!([]));
 
     // The tool answers the same protocol (JSON-RPC and the REST face of the tool).
@@ -379,5 +433,166 @@ async fn mixing_protocol_over_rest_and_the_tool() {
         (status, err["error_code"].as_str()),
         (404, Some("not_found")),
         "{err}"
+    );
+}
+
+fn codes(p: &Value) -> Vec<String> {
+    p["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|w| w["code"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Issue 24's mixing findings, over REST and the tool alike (each answer compared):
+/// - Without a recipe the label doses give the ratio. Coco flowering (1.8–2.4), target 2.0,
+///   base 0, alkalinity 0; an acid adjuster (EC 0.5 per ml, label dose 0.1 ml/L → 0.05 mS) is
+///   kept back instead of the 0.02 alkalinity reserve: remaining 1.95. Base 3 ml/L at 0.2 (0.6)
+///   and PK 0.3 ml/L at 0.7 (0.21): k = 1.95 ÷ 0.81 = 2.4074 → base 7.22 ml/L (1.444 mS), PK
+///   0.72 ml/L (0.506 mS); EC 1.444 + 0.506 + 0.05 = 2.0. (An equal share gave the PK 0.975 mS,
+///   1.39 ml/L.)
+/// - The pH step names the acid for down and generic bases for up, read after all additions.
+/// - Harvest in hydro is fed like fruiting (valid at 2.2 mS), not flushed.
+/// - Dormancy: valid, nothing dosed, `rest_phase_no_feeding`.
+/// - Calcium nitrate (Ca 19 %, priority 50) after a sulfate (priority 40): critical.
+#[tokio::test]
+async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let base = global_fertilizer(
+        &app,
+        json!({"recommended_dose_ml_per_liter": 3.0, "mixing_priority": 30}),
+    )
+    .await;
+    let pk = global_fertilizer(
+        &app,
+        json!({"fertilizer_type": "booster", "ec_contribution_per_ml": 0.7,
+               "recommended_dose_ml_per_liter": 0.3, "mixing_priority": 50}),
+    )
+    .await;
+    let acid = global_fertilizer(
+        &app,
+        json!({"name": format!("Test acid {}", crate::catalog::letters()), "fertilizer_type": "ph_adjuster",
+               "ph_effect": "acidic", "ec_contribution_per_ml": 0.5,
+               "recommended_dose_ml_per_liter": 0.1, "mixing_priority": 90}),
+    )
+    .await;
+    let garden = app.tenant("mixlab").await;
+    let viewer_user = app.member(&garden, Role::Viewer).await;
+    let viewer = app.api_key(&viewer_user, Some(garden.slug.as_str())).await;
+    let bearer = viewer_user.bearer();
+    let both = |body: Value| {
+        let (app, bearer, viewer) = (&app, bearer.clone(), viewer.clone());
+        async move {
+            let p = ok(app, &bearer, "mixing-protocol", body.clone()).await;
+            let (status, t) = tool(app, &viewer, "calculate_mixing_protocol", body).await;
+            assert_eq!(status, 200, "{t}");
+            for field in [
+                "valid",
+                "calculated_ec",
+                "dosages",
+                "ph_adjustment",
+                "warnings",
+                "resolved_ec_phase",
+            ] {
+                // The tool's answer leaves out empty top-level fields.
+                let tool_value = match &t["data"][field] {
+                    Value::Null if p[field] == json!([]) => json!([]),
+                    v => v.clone(),
+                };
+                assert_eq!(tool_value, p[field], "{field}: REST {p} tool {t}");
+            }
+            p
+        }
+    };
+
+    let p = both(json!({
+        "fertilizers": [{"fertilizer_key": pk}, {"fertilizer_key": base}, {"fertilizer_key": acid}],
+        "target_volume_liters": 10, "target_ec_ms": 2.0, "phase": "flowering",
+    }))
+    .await;
+    assert_eq!(p["valid"], true, "{p}");
+    let doses: Vec<(String, f64)> = p["dosages"]
+        .as_array()
+        .expect("dosages")
+        .iter()
+        .map(|d| {
+            (
+                d["fertilizer_key"].as_str().unwrap_or_default().to_owned(),
+                d["ml_per_liter"].as_f64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(doses, [(base.clone(), 7.22), (pk.clone(), 0.72)]);
+    assert_eq!(p["ec_ph_reserve"], 0.05);
+    assert_eq!(p["calculated_ec"], 2.0);
+    let acid_name = p["ph_adjustment"]["lower_with"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(acid_name.starts_with("Test acid"), "{p}");
+    assert_eq!(
+        p["ph_adjustment"]["raise_with"],
+        json!(["potassium hydroxide, potassium carbonate or potassium silicate"])
+    );
+    let step = p["instructions"]
+        .as_array()
+        .expect("instructions")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|i| i.contains("measure the pH"))
+        .expect("pH step")
+        .to_owned();
+    assert!(
+        step.contains(&format!("lower it with {acid_name} (acids)")),
+        "{step}"
+    );
+
+    // Harvest (tomatoes picked for weeks) in rockwool at 2.2 mS: fed like fruiting.
+    let p = both(json!({
+        "fertilizers": [{"fertilizer_key": base}], "target_volume_liters": 10,
+        "target_ec_ms": 2.2, "phase": "harvest", "substrate_type": "rockwool_slab",
+    }))
+    .await;
+    assert_eq!(p["valid"], true, "{p}");
+    assert_eq!(p["resolved_ec_phase"], "flowering");
+    assert_eq!(
+        (p["ec_range_min_ms"].as_f64(), p["ec_range_max_ms"].as_f64()),
+        (Some(1.8), Some(2.8))
+    );
+
+    // Dormancy: not fed.
+    let p = both(json!({
+        "fertilizers": [{"fertilizer_key": base}], "target_volume_liters": 10,
+        "target_ec_ms": 1.2, "phase": "dormancy",
+    }))
+    .await;
+    assert_eq!(p["valid"], true, "{p}");
+    assert_eq!(p["rest_phase"], true);
+    assert_eq!(p["dosages"], json!([]));
+    assert_eq!(codes(&p), ["rest_phase_no_feeding"]);
+
+    // Calcium nitrate after a sulfate: gypsum, critical.
+    let sulfate = global_fertilizer(
+        &app,
+        json!({"name": format!("Test magnesium sulfate {}", crate::catalog::letters()),
+               "secondary": {"mg": 9.9, "s": 13.0}, "mixing_priority": 40}),
+    )
+    .await;
+    let canit = global_fertilizer(
+        &app,
+        json!({"name": format!("Test nitrate {}", crate::catalog::letters()),
+               "secondary": {"ca": 19.0}, "mixing_priority": 50}),
+    )
+    .await;
+    let p = both(json!({
+        "fertilizers": [{"fertilizer_key": canit}, {"fertilizer_key": sulfate}],
+        "target_volume_liters": 10, "target_ec_ms": 1.8,
+    }))
+    .await;
+    assert_eq!(p["valid"], false, "{p}");
+    assert!(
+        codes(&p).contains(&"calcium_after_sulfate".to_owned()),
+        "{p}"
     );
 }

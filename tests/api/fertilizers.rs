@@ -20,6 +20,7 @@ pub(crate) async fn global_fertilizer(app: &TestApp, fields: Value) -> String {
         "recommended_dose_ml_per_liter": 1.0,
         "max_dose_ml_per_liter": 10.0,
         "mixing_priority": 30,
+        "label_source": "test label",
     })
     .as_object()
     .cloned()
@@ -56,6 +57,7 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
         "max_dose_ml_per_liter": 5.0,
         "mixing_priority": 30,
         "tank_safe": true,
+        "label_source": "Gro A label, US guaranteed analysis",
     });
 
     // A plain account cannot write; nothing is stored.
@@ -102,6 +104,7 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
     assert_eq!(one["name"], name);
     assert_eq!(one["mixing_priority"], 30);
     assert_eq!(one["secondary"]["ca"], 3.8);
+    assert_eq!(one["label_source"], "Gro A label, US guaranteed analysis");
 
     // Filters: form and type.
     let res = app
@@ -186,4 +189,97 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
         .await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
+}
+
+/// Every global fertiliser names its label source: the catalogue write without one is a 422
+/// naming `body.label_source` and stores nothing; a read shows it; the platform column
+/// (migration 0014) mirrors it, and the database refuses a fertiliser row without one.
+#[tokio::test]
+async fn a_global_fertilizer_needs_its_label_source() {
+    let app = TestApp::full().await;
+    let admin = app.platform_admin().await;
+    let name = format!("Sourced {}", letters());
+    let mut body = json!({
+        "name": name,
+        "brand": "Sourced",
+        "fertilizer_type": "supplement",
+        "form": "liquid",
+        "npk": {"n": 2, "p": 0, "k": 0},
+        "secondary": {"ca": 3.2, "mg": 1.2},
+        "ec_contribution_per_ml": 0.12,
+        "recommended_dose_ml_per_liter": 1.25,
+        "mixing_priority": 20,
+    });
+    for blank in [None, Some("  ")] {
+        if let Some(b) = blank {
+            body["label_source"] = json!(b);
+        }
+        let res = app
+            .call(
+                Method::POST,
+                "/api/v1/fertilizers",
+                Some(&admin.bearer()),
+                Some(&body),
+            )
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), ["body.label_source"], "{blank:?}");
+    }
+    let q = format!("/api/v1/fertilizers?q={}", name.replace(' ', "%20"));
+    let res = app.call(Method::GET, &q, Some(&admin.bearer()), None).await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(page["total"], 0, "{page}");
+
+    body["label_source"] = json!("Sourced Cal label, US guaranteed analysis");
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/fertilizers",
+            Some(&admin.bearer()),
+            Some(&body),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let created: Value = res.json().await.expect("json");
+    let key = created["key"].as_str().expect("key").to_owned();
+    let res = app.call(Method::GET, &q, Some(&admin.bearer()), None).await;
+    let page: Value = res.json().await.expect("json");
+    assert_eq!(
+        page["items"][0]["label_source"],
+        "Sourced Cal label, US guaranteed analysis"
+    );
+    let column: Option<String> =
+        sqlx::query_scalar("SELECT label_source FROM platform.catalog_records WHERE id = $1::uuid")
+            .bind(&key)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("row");
+    assert_eq!(
+        column.as_deref(),
+        Some("Sourced Cal label, US guaranteed analysis")
+    );
+    // Clearing it by PATCH is refused too.
+    let res = app
+        .call(
+            Method::PATCH,
+            &format!("/api/v1/fertilizers/{key}"),
+            Some(&admin.bearer()),
+            Some(&json!({"label_source": null})),
+        )
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["body.label_source"]);
+    // Past the application, the database refuses a fertiliser row without a source.
+    let direct = sqlx::query(
+        "INSERT INTO platform.catalog_records (id, kind, name, name_norm, data) \
+         VALUES ($1, 'fertilizer', 'x', $2, '{}'::jsonb)",
+    )
+    .bind(uuid::Uuid::new_v4())
+    .bind(format!("unsourced {}", letters()))
+    .execute(app.state.platform_pool())
+    .await;
+    assert!(
+        direct.is_err(),
+        "a fertiliser row without a label source was stored"
+    );
 }

@@ -27,26 +27,39 @@ pub const BIOAVAILABILITY: &[&str] = &["immediate", "slow_release", "microbial_d
 /// Where the EC per ml/L comes from.
 pub const EC_SOURCES: &[&str] = &["manufacturer", "feed_chart_estimate", "salt_conductivity"];
 
+/// Oxide-to-element factors (mass of the element in the oxide) for reading European labels,
+/// which state P₂O₅, K₂O, MgO and CaO: P = P₂O₅ × 0.4364, K = K₂O × 0.8301, Mg = MgO × 0.6030,
+/// Ca = CaO × 0.7147. `npk` keeps the label's oxide forms (P₂O₅, K₂O, the convention of every
+/// N-P-K grade); `secondary` and `micro` hold the elements, so a label's "2 % MgO" is stored as
+/// mg 1.2.
+pub const P2O5_TO_P: f64 = 0.4364;
+pub const K2O_TO_K: f64 = 0.8301;
+pub const MGO_TO_MG: f64 = 0.6030;
+pub const CAO_TO_CA: f64 = 0.7147;
+
 const NPK_FIELDS: &[Field] = &[
-    Field::req("n", Kind::Num(0.0, 100.0)).doc("total nitrogen, %"),
-    Field::req("p", Kind::Num(0.0, 100.0)).doc("phosphate as P₂O₅, %"),
-    Field::req("k", Kind::Num(0.0, 100.0)).doc("potash as K₂O, %"),
+    Field::req("n", Kind::Num(0.0, 100.0)).doc("total nitrogen (N), %"),
+    Field::req("p", Kind::Num(0.0, 100.0))
+        .doc("phosphate as the oxide P₂O₅, % (element P = × 0.4364)"),
+    Field::req("k", Kind::Num(0.0, 100.0)).doc("potash as the oxide K₂O, % (element K = × 0.8301)"),
 ];
 
 const SECONDARY_FIELDS: &[Field] = &[
-    Field::opt("ca", Kind::Num(0.0, 100.0)).doc("calcium (Ca), %"),
-    Field::opt("mg", Kind::Num(0.0, 100.0)).doc("magnesium (Mg), %"),
-    Field::opt("s", Kind::Num(0.0, 100.0)).doc("sulfur (S), %"),
-    Field::opt("si", Kind::Num(0.0, 100.0)).doc("silicon as SiO₂, %"),
+    Field::opt("ca", Kind::Num(0.0, 100.0))
+        .doc("calcium as the element Ca, % (from a label's CaO: × 0.7147)"),
+    Field::opt("mg", Kind::Num(0.0, 100.0))
+        .doc("magnesium as the element Mg, % (from a label's MgO: × 0.6030)"),
+    Field::opt("s", Kind::Num(0.0, 100.0)).doc("sulfur as the element S, %"),
+    Field::opt("si", Kind::Num(0.0, 100.0)).doc("silicon as the oxide SiO₂, %"),
 ];
 
 const MICRO_FIELDS: &[Field] = &[
-    Field::opt("fe", Kind::Num(0.0, 100.0)).doc("iron, %"),
-    Field::opt("mn", Kind::Num(0.0, 100.0)).doc("manganese, %"),
-    Field::opt("zn", Kind::Num(0.0, 100.0)).doc("zinc, %"),
-    Field::opt("cu", Kind::Num(0.0, 100.0)).doc("copper, %"),
-    Field::opt("b", Kind::Num(0.0, 100.0)).doc("boron, %"),
-    Field::opt("mo", Kind::Num(0.0, 100.0)).doc("molybdenum, %"),
+    Field::opt("fe", Kind::Num(0.0, 100.0)).doc("iron (Fe, element), %"),
+    Field::opt("mn", Kind::Num(0.0, 100.0)).doc("manganese (Mn, element), %"),
+    Field::opt("zn", Kind::Num(0.0, 100.0)).doc("zinc (Zn, element), %"),
+    Field::opt("cu", Kind::Num(0.0, 100.0)).doc("copper (Cu, element), %"),
+    Field::opt("b", Kind::Num(0.0, 100.0)).doc("boron (B, element), %"),
+    Field::opt("mo", Kind::Num(0.0, 100.0)).doc("molybdenum (Mo, element), %"),
 ];
 
 const FIELDS: &[Field] = &[
@@ -75,9 +88,31 @@ const FIELDS: &[Field] = &[
     Field::opt("bioavailability", Kind::Enum(BIOAVAILABILITY)),
     Field::opt("description_en", Kind::LongText(TEXT_MAX)),
     Field::opt("source", Kind::Text(SHORT_MAX)).doc("where the analysis was read"),
+    Field::opt("label_source", Kind::Text(LABEL_SOURCE_MAX)).doc(
+        "required on a global fertiliser: the label or data sheet the analysis was read from \
+         (maker, product, market, which forms it states), or the salt's chemistry; a \
+         garden's own product without one gets \"entered by the garden\"",
+    ),
 ];
 
+pub const LABEL_SOURCE_MAX: usize = 400;
+/// The label source of a garden's own product entered without one.
+pub const OWN_LABEL_SOURCE: &str = "entered by the garden (not checked against a label)";
+
 fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
+    // A dose computed from an analysis carries where the analysis was read.
+    if !doc
+        .get("label_source")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.trim().is_empty())
+    {
+        errors.push(ErrorDetail::new(
+            "body.label_source",
+            "field required: the label or data sheet the analysis was read from, or the salt's \
+             chemistry",
+            "missing",
+        ));
+    }
     if let Some(npk) = doc.get("npk").and_then(Value::as_object) {
         let sum: f64 = ["n", "p", "k"].iter().filter_map(|k| num(npk, k)).sum();
         if sum > 100.0 {

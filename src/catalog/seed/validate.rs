@@ -567,4 +567,71 @@ mod tests {
             "{got:?}"
         );
     }
+
+    fn fertilizer(label_source: Option<&str>) -> Value {
+        let mut f = json!({"name": "Test Grow", "brand": "Test", "fertilizer_type": "base",
+            "form": "liquid", "npk": {"n": 3, "p": 1, "k": 3}, "ec_contribution_per_ml": 0.2,
+            "recommended_dose_ml_per_liter": 2.0, "mixing_priority": 35});
+        if let Some(s) = label_source {
+            f["label_source"] = json!(s);
+        }
+        f
+    }
+
+    /// A fertiliser's doses are computed from its analysis, so the seed refuses one that does
+    /// not say where the analysis was read; a blank source is no source.
+    #[test]
+    fn a_fertilizer_without_a_label_source_is_refused() {
+        for missing in [None, Some("  ")] {
+            let got = problems(&[("fertilizers.json", json!([fertilizer(missing)]))]);
+            assert!(
+                got.iter()
+                    .any(|p| p.contains("test grow") && p.contains(": label_source: ")),
+                "{missing:?}: {got:?}"
+            );
+        }
+        let ok = problems(&[(
+            "fertilizers.json",
+            json!([fertilizer(Some("Test Grow label, US guaranteed analysis"))]),
+        )]);
+        assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    /// Every seeded fertiliser names its label source, and the labels corrected in issue 24
+    /// hold the elements: Botanicare Cal-Mag Plus is Ca 3.2 / Mg 1.2 / Fe 0.1; Plagron Green
+    /// Sensation's "2 % MgO" is 2 × 0.6030 = 1.2 % Mg. pH adjusters conduct (EC above 0).
+    #[test]
+    fn seeded_fertilizers_carry_their_label_source_and_elements() {
+        let list: Vec<Value> =
+            serde_json::from_str(include_str!("data/fertilizers.json")).expect("json");
+        for f in &list {
+            assert!(
+                f["label_source"]
+                    .as_str()
+                    .is_some_and(|s| !s.trim().is_empty()),
+                "{}",
+                f["name"]
+            );
+        }
+        let named = |n: &str| list.iter().find(|f| f["name"] == n).expect(n).clone();
+        let cm = named("Botanicare Cal-Mag Plus");
+        assert_eq!(
+            (
+                &cm["secondary"]["ca"],
+                &cm["secondary"]["mg"],
+                &cm["micro"]["fe"]
+            ),
+            (&json!(3.2), &json!(1.2), &json!(0.1))
+        );
+        let gs = named("Plagron Green Sensation");
+        let mg = 2.0 * crate::catalog::fertilizers::model::MGO_TO_MG;
+        assert_eq!(gs["secondary"]["mg"], json!((mg * 10.0).round() / 10.0));
+        for n in ["Phosphoric acid 75 %", "Potassium hydroxide 45 %"] {
+            assert!(
+                named(n)["ec_contribution_per_ml"].as_f64() > Some(0.0),
+                "{n}"
+            );
+        }
+        assert!(validate(&SeedSet::embedded()).is_ok());
+    }
 }

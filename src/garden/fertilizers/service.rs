@@ -152,6 +152,18 @@ fn name_of(doc: &Map<String, Value>) -> String {
         .to_owned()
 }
 
+/// A garden's own product entered without a label source (or with it cleared: null) names the garden
+/// as its source: its figures are the grower's, and every fertiliser carries a source.
+fn default_label_source(doc: &mut Map<String, Value>) {
+    // A value of the wrong type or a blank one is left to the field checks (422).
+    if doc.get("label_source").is_none_or(Value::is_null) {
+        doc.insert(
+            "label_source".to_owned(),
+            Value::String(crate::catalog::fertilizers::model::OWN_LABEL_SOURCE.to_owned()),
+        );
+    }
+}
+
 fn duplicate(name: &str) -> AppError {
     AppError::duplicate(format!("a fertiliser named {name:?} exists in this garden"))
 }
@@ -160,8 +172,9 @@ fn duplicate(name: &str) -> AppError {
 pub async fn create(
     state: &AppState,
     tenant: &TenantRecord,
-    body: Map<String, Value>,
+    mut body: Map<String, Value>,
 ) -> Result<GardenFertilizer, AppError> {
+    default_label_source(&mut body);
     let doc = catalog::check_new(&FERTILIZER, body)?;
     let name = name_of(&doc);
     let mut tx = TenantTx::begin(state, tenant).await?;
@@ -218,6 +231,7 @@ pub async fn patch(
     for (k, v) in changes {
         doc.insert(k, v);
     }
+    default_label_source(&mut doc);
     (FERTILIZER.rules)(&doc, &mut errors);
     if !errors.is_empty() {
         return Err(AppError::validation(errors));

@@ -41,12 +41,14 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
     title: "Mixing protocol for a tank",
     description: "Target volume and EC in, per-product doses in mixing order out (ml per litre \
                   and for the whole tank): the base water's EC comes off the budget, a pH \
-                  reserve by alkalinity, silicate and CalMag first, the other products share \
-                  the rest (or a recipe is scaled), each dose capped at the product's maximum. \
-                  Returns the expected EC, the pH step, instructions, and warnings with \
-                  valid=false when the target cannot be met (dose capped, EC off target or \
-                  above the phase range, products that precipitate in this order). Stores \
-                  nothing.",
+                  reserve by alkalinity (or a chosen pH adjuster's EC), silicate and CalMag \
+                  first, the other products share the rest in the ratio of the recipe or else \
+                  of their label doses, each dose capped at the product's maximum. Harvest is \
+                  fed like fruiting; rest phases (dormancy, dry rest, ...) are not fed. \
+                  Returns the expected EC, the pH step (measure after all additions; acids \
+                  down, bases up), instructions, and warnings with valid=false when the \
+                  target cannot be met (dose capped, EC off target or above the phase range, \
+                  products that precipitate in this order). Stores nothing.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
@@ -110,7 +112,8 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
             "phase",
             ArgKind::Text { min: 1, max: 50 },
             "Phase: seedling, vegetative (default), flowering, flushing, or a fine phase key \
-             such as germination or fruiting.",
+             such as germination, fruiting or harvest (fed like fruiting); rest phases such \
+             as dormancy are not fed.",
         ),
         Arg::optional(
             "water_temp_c",
