@@ -162,10 +162,151 @@ pub struct Plant {
     pub phase: Option<PhaseNow>,
     pub run_key: Option<Uuid>,
     pub notes: Option<String>,
+    /// Rotation and companion conflicts the grower acknowledged when placing the plant
+    /// (`acknowledge_rotation`, `acknowledge_companions`), oldest first.
+    pub placement_acknowledgements: Vec<PlacementAcknowledgement>,
+    /// Advice of the placement this answer made (traditional companion conflicts, rotation
+    /// notes); empty on reads.
+    pub placement_warnings: Vec<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+}
+
+/// A conflict the grower planted through, recorded on the plant.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ToSchema)]
+pub struct PlacementAcknowledgement {
+    /// `ROTATION_VIOLATION` or `INCOMPATIBLE_COMPANION`.
+    pub code: String,
+    /// What the refusal would have said.
+    pub message: String,
+    /// The slot the plant was placed in.
+    pub slot_key: Uuid,
+    #[serde(with = "time::serde::rfc3339")]
+    pub acknowledged_at: OffsetDateTime,
+}
+
+/// The acknowledgement flags of a create or move: a conflict that needs one is planted
+/// through (and recorded) only when its flag is true.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Acknowledge {
+    pub rotation: bool,
+    pub companions: bool,
+}
+
+impl Acknowledge {
+    pub fn read(f: &mut JsonFields) -> Option<Self> {
+        let rotation = f.flag("acknowledge_rotation", false);
+        let companions = f.flag("acknowledge_companions", false);
+        Some(Self {
+            rotation: rotation?,
+            companions: companions?,
+        })
+    }
+}
+
+/// What the rotation and companion checks say about planting a species in a slot
+/// (`POST /plant-instances/validate-planting`, and the checks of create and move).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct PlantingReview {
+    pub species_key: String,
+    /// Null when no slot was named: nothing to check.
+    pub slot_key: Option<Uuid>,
+    /// True when nothing needs acknowledging (warnings may still be there).
+    pub allowed: bool,
+    /// The flags a create or move needs to plant anyway: `acknowledge_rotation`,
+    /// `acknowledge_companions`.
+    pub needs_acknowledgement: Vec<String>,
+    pub rotation: RotationReview,
+    pub companions: CompanionReview,
+    /// Advice that never blocks (the same strings a create or move answers with).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct RotationReview {
+    /// The window checked: 3 years, or the family's own longer break (brassicas 4).
+    pub window_years: i32,
+    /// Why rotation does not apply (a pot), if so.
+    pub exempt: Option<String>,
+    pub findings: Vec<RotationFinding>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RotationFinding {
+    /// critical (needs acknowledging), warning, info or ok.
+    pub level: String,
+    pub message: String,
+    /// The earlier planting's species.
+    pub species_key: Option<String>,
+    pub needs_acknowledgement: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct CompanionReview {
+    /// Established conflicts first.
+    pub conflicts: Vec<CompanionConflict>,
+    /// Best first.
+    pub benefits: Vec<CompanionBenefit>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CompanionConflict {
+    pub plant_key: String,
+    pub species_key: String,
+    pub species_name: String,
+    pub reason: Option<String>,
+    /// established (needs acknowledging) or traditional (advice).
+    pub evidence: String,
+    pub source: Option<String>,
+    pub needs_acknowledgement: bool,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CompanionBenefit {
+    pub plant_key: String,
+    pub species_key: String,
+    pub score: Option<f64>,
+}
+
+/// Body of `POST /t/{slug}/plant-instances/validate-planting`: what a create (or, with
+/// `plant_key`, a move) into the slot would meet. Nothing is written.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantingCheck"))]
+#[serde(deny_unknown_fields)]
+pub struct PlantingCheck {
+    /// Species key from the catalogue; with `plant_key` it may be omitted (the plant's).
+    #[salvo(schema(min_length = 1, max_length = 100))]
+    pub species_key: Option<String>,
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    /// The plant to be moved (its own history and presence do not count).
+    pub plant_key: Option<Uuid>,
+}
+
+impl FromJson for PlantingCheck {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let species_key = opt_key(f, "species_key");
+        let location_key = opt_uuid(f, "location_key");
+        let slot_key = opt_uuid(f, "slot_key");
+        let plant_key = opt_uuid(f, "plant_key");
+        let body = Self {
+            species_key: species_key?,
+            location_key: location_key?,
+            slot_key: slot_key?,
+            plant_key: plant_key?,
+        };
+        if body.species_key.is_none() && body.plant_key.is_none() {
+            f.reject_field("species_key", "name a species_key or a plant_key", "missing");
+            return None;
+        }
+        if body.location_key.is_none() && body.slot_key.is_none() {
+            f.reject_field("slot_key", "name a slot_key or a location_key", "missing");
+            return None;
+        }
+        Some(body)
+    }
 }
 
 /// A plant in a list: what one query gives (the phase name is the one recorded on entry).
@@ -367,9 +508,27 @@ pub struct NewPlant {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub notes: Option<String>,
+    /// Plant even though the slot held the same botanical family within its rotation window
+    /// (else 422 `ROTATION_VIOLATION`); recorded on the plant. Default false.
+    #[serde(default)]
+    pub acknowledge_rotation: bool,
+    /// Plant even though an established incompatible companion stands next to it (else 422
+    /// `INCOMPATIBLE_COMPANION`; traditional conflicts only warn); recorded on the plant.
+    /// Default false.
+    #[serde(default)]
+    pub acknowledge_companions: bool,
     /// How the phase key was given (not part of the wire form).
     #[serde(skip)]
     pub start_phase: StartPhase,
+}
+
+impl NewPlant {
+    pub fn acknowledge(&self) -> Acknowledge {
+        Acknowledge {
+            rotation: self.acknowledge_rotation,
+            companions: self.acknowledge_companions,
+        }
+    }
 }
 
 /// Where a new plant starts.
@@ -395,7 +554,9 @@ impl FromJson for NewPlant {
         let phase_given = f.has("phase_key");
         let phase_key = opt_key(f, "phase_key");
         let notes = f.opt_long_text("notes", NOTES_MAX);
+        let ack = Acknowledge::read(f);
         let phase_key = phase_key?;
+        let ack = ack?;
         let start_phase = match (&phase_key, phase_given) {
             (Some(k), _) => StartPhase::Phase(k.clone()),
             (None, true) => StartPhase::None,
@@ -411,6 +572,8 @@ impl FromJson for NewPlant {
             planted_on: planted_on?,
             phase_key,
             notes: notes?,
+            acknowledge_rotation: ack.rotation,
+            acknowledge_companions: ack.companions,
             start_phase,
         })
     }
@@ -519,6 +682,23 @@ pub struct LocationBody {
     pub location_key: Option<Uuid>,
     /// A slot of the location (or, alone, names the location too).
     pub slot_key: Option<Uuid>,
+    /// Move even though the slot held the same botanical family within its rotation window
+    /// (else 422 `ROTATION_VIOLATION`); recorded on the plant. Default false.
+    #[serde(default)]
+    pub acknowledge_rotation: bool,
+    /// Move even though an established incompatible companion stands next to the slot (else
+    /// 422 `INCOMPATIBLE_COMPANION`); recorded on the plant. Default false.
+    #[serde(default)]
+    pub acknowledge_companions: bool,
+}
+
+impl LocationBody {
+    pub fn acknowledge(&self) -> Acknowledge {
+        Acknowledge {
+            rotation: self.acknowledge_rotation,
+            companions: self.acknowledge_companions,
+        }
+    }
 }
 
 impl FromJson for LocationBody {
@@ -526,10 +706,14 @@ impl FromJson for LocationBody {
         let site_key = opt_uuid(f, "site_key");
         let location_key = opt_uuid(f, "location_key");
         let slot_key = opt_uuid(f, "slot_key");
+        let ack = Acknowledge::read(f);
+        let ack = ack?;
         let body = Self {
             site_key: site_key?,
             location_key: location_key?,
             slot_key: slot_key?,
+            acknowledge_rotation: ack.rotation,
+            acknowledge_companions: ack.companions,
         };
         if body.location_key.is_none() && body.slot_key.is_none() {
             f.reject_field(
