@@ -462,7 +462,7 @@ pub fn opt_past_date(f: &mut JsonFields, name: &'static str) -> Option<Option<Da
 /// Body of `POST /t/{slug}/plant-instances/`. Beyond the schema: `planted_on` not after
 /// today; a `slot_key` of another location than `location_key` is refused (422).
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
-#[salvo(schema(name = "PlantCreate"))]
+#[salvo(schema(name = "PlantFields"))]
 #[serde(deny_unknown_fields)]
 pub struct NewPlant {
     /// Species key from the catalogue.
@@ -508,26 +508,85 @@ pub struct NewPlant {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub notes: Option<String>,
-    /// Plant even though the slot held the same botanical family within its rotation window
-    /// (else 422 `ROTATION_VIOLATION`); recorded on the plant. Default false.
-    #[serde(default)]
-    pub acknowledge_rotation: bool,
-    /// Plant even though an established incompatible companion stands next to it (else 422
-    /// `INCOMPATIBLE_COMPANION`; traditional conflicts only warn); recorded on the plant.
-    /// Default false.
-    #[serde(default)]
-    pub acknowledge_companions: bool,
     /// How the phase key was given (not part of the wire form).
     #[serde(skip)]
     pub start_phase: StartPhase,
 }
 
-impl NewPlant {
-    pub fn acknowledge(&self) -> Acknowledge {
-        Acknowledge {
-            rotation: self.acknowledge_rotation,
-            companions: self.acknowledge_companions,
-        }
+/// Schema of `POST /t/{slug}/plant-instances/` (read as [`PlantCreate`]): the fields of
+/// [`NewPlant`] and the two acknowledgement flags.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantCreate"))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // a schema only: the handler reads the body as `PlantCreate`
+pub struct PlantCreateBody {
+    /// Species key from the catalogue.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub species_key: String,
+    /// Defaults to the species' common (else scientific) name; null is refused (omit it).
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub name: Option<String>,
+    /// A cultivar of that species.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub cultivar_key: Option<String>,
+    /// Where it stands; needed with a slot unless the slot alone names it.
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    pub substrate_batch_key: Option<Uuid>,
+    /// YYYY-MM-DD, from 1900-01-01 up to today (a later date is refused with 422).
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$"))]
+    pub planted_on: Option<Date>,
+    /// The phase to start in (a phase key of the species' sequence). Omitted: the first phase
+    /// of the sequence; null: no phase yet (`phase_state` `never_initialised`).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub phase_key: Option<String>,
+    /// Up to 2000 characters, several lines allowed; blank means none.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub notes: Option<String>,
+    /// Plant even though the slot held the same botanical family within its rotation window
+    /// (else 422 `ROTATION_VIOLATION`); recorded in `placement_acknowledgements`. Default false.
+    pub acknowledge_rotation: Option<bool>,
+    /// Plant even though an established incompatible companion stands next to it (else 422
+    /// `INCOMPATIBLE_COMPANION`; traditional conflicts only warn, in `placement_warnings`);
+    /// recorded in `placement_acknowledgements`. Default false.
+    pub acknowledge_companions: Option<bool>,
+}
+
+/// `POST /t/{slug}/plant-instances/` as read (schema: [`PlantCreateBody`]).
+#[derive(Debug, Clone)]
+pub struct PlantCreate {
+    pub plant: NewPlant,
+    pub acknowledge: Acknowledge,
+}
+
+impl FromJson for PlantCreate {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let plant = NewPlant::from_json(f);
+        let acknowledge = Acknowledge::read(f);
+        Some(Self {
+            plant: plant?,
+            acknowledge: acknowledge?,
+        })
     }
 }
 
@@ -554,9 +613,7 @@ impl FromJson for NewPlant {
         let phase_given = f.has("phase_key");
         let phase_key = opt_key(f, "phase_key");
         let notes = f.opt_long_text("notes", NOTES_MAX);
-        let ack = Acknowledge::read(f);
         let phase_key = phase_key?;
-        let ack = ack?;
         let start_phase = match (&phase_key, phase_given) {
             (Some(k), _) => StartPhase::Phase(k.clone()),
             (None, true) => StartPhase::None,
@@ -572,8 +629,6 @@ impl FromJson for NewPlant {
             planted_on: planted_on?,
             phase_key,
             notes: notes?,
-            acknowledge_rotation: ack.rotation,
-            acknowledge_companions: ack.companions,
             start_phase,
         })
     }

@@ -209,7 +209,7 @@ pub async fn validate_planting(
 /// never refuse: they come back in `placement_warnings`. Nothing is written on a refusal.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "create_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
-    request_body = NewPlant,
+    request_body = PlantCreateBody,
     responses(
         (status_code = 201, description = "plant created", body = Plant),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
@@ -228,10 +228,12 @@ pub async fn create_plant(
     let state = depot.app_state()?;
     let ctx = depot.tenant_ctx()?;
     ctx.require(Role::Grower)?;
-    let new: NewPlant = read_json(req, state.config().max_body_bytes).await?;
+    let new: PlantCreate = read_json(req, state.config().max_body_bytes).await?;
     let actor = actor(depot)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    let plant = service::create_plant(&state, tenant, &new, &actor, true).await?;
+    let plant =
+        service::create_plant_acknowledged(&state, tenant, &new.plant, new.acknowledge, &actor, true)
+            .await?;
     res.status_code(StatusCode::CREATED);
     Ok(Json(plant))
 }

@@ -878,10 +878,24 @@ pub async fn insert_plant(
     Ok((id, placed.warnings))
 }
 
+/// Creates a plant; a placement conflict that needs an acknowledgement refuses it.
 pub async fn create_plant(
     state: &AppState,
     tenant: &TenantRecord,
     new: &NewPlant,
+    actor: &str,
+    commit: bool,
+) -> Result<Plant, AppError> {
+    create_plant_acknowledged(state, tenant, new, Acknowledge::default(), actor, commit).await
+}
+
+/// Creates a plant, planting through the placement conflicts `ack` acknowledges (and
+/// recording them on it).
+pub async fn create_plant_acknowledged(
+    state: &AppState,
+    tenant: &TenantRecord,
+    new: &NewPlant,
+    ack: Acknowledge,
     actor: &str,
     commit: bool,
 ) -> Result<Plant, AppError> {
@@ -906,7 +920,7 @@ pub async fn create_plant(
             notes: new.notes.as_deref(),
             actor,
             reason: "initial",
-            acknowledge: new.acknowledge(),
+            acknowledge: ack,
         },
     )
     .await?;
