@@ -293,8 +293,8 @@ impl Hemisphere {
     /// (the caller's fallback is the north, where most gardens using the service are).
     pub fn of_timezone(tz: &str) -> Option<Self> {
         let tz = tz.trim();
-        let south = SOUTHERN_AREAS.iter().any(|a| tz.starts_with(a))
-            || SOUTHERN_ZONES.contains(&tz);
+        let south =
+            SOUTHERN_AREAS.iter().any(|a| tz.starts_with(a)) || SOUTHERN_ZONES.contains(&tz);
         south.then_some(Self::South)
     }
 
@@ -585,7 +585,11 @@ mod tests {
         // Rosemary winters at the mediterranean ×2.0 (tropical herbs ×1.5), feeds every 30 days.
         let d = derive(None, Some("Salvia rosmarinus"), Some("Lamiaceae"));
         assert_eq!(
-            (d.watering_days, d.preset.winter_multiplier, d.preset.fertilizing_days),
+            (
+                d.watering_days,
+                d.preset.winter_multiplier,
+                d.preset.fertilizing_days
+            ),
             (10, 2.0, 30)
         );
     }
@@ -634,7 +638,13 @@ mod tests {
         ] {
             assert_eq!(Hemisphere::of_timezone(tz), Some(South), "{tz}");
         }
-        for tz in ["Europe/Berlin", "America/New_York", "UTC", "Asia/Tokyo", "nowhere"] {
+        for tz in [
+            "Europe/Berlin",
+            "America/New_York",
+            "UTC",
+            "Asia/Tokyo",
+            "nowhere",
+        ] {
             assert_eq!(Hemisphere::of_timezone(tz), None, "{tz}");
         }
         assert_eq!(Hemisphere::North.shift_month(3), 3);
@@ -669,11 +679,22 @@ mod tests {
     fn resting_phases() {
         assert!(resting(Some("dormancy")));
         assert!(resting(Some("Hardening-off")));
-        for p in ["dry_rest", "winter_rest", "foliage_dieback", "leaf_renewal", "summer_dormancy"] {
+        for p in [
+            "dry_rest",
+            "winter_rest",
+            "foliage_dieback",
+            "leaf_renewal",
+            "summer_dormancy",
+        ] {
             assert!(resting(Some(p)), "{p}");
         }
         let re = resting_pattern();
-        for p in ["dry[_ -]rest", "winter[_ -]rest", "foliage[_ -]dieback", "leaf[_ -]renewal"] {
+        for p in [
+            "dry[_ -]rest",
+            "winter[_ -]rest",
+            "foliage[_ -]dieback",
+            "leaf[_ -]renewal",
+        ] {
             assert!(re.split('|').any(|r| r == p), "{p} in {re}");
         }
         assert!(!resting(Some("flowering")));

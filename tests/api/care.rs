@@ -154,7 +154,14 @@ async fn care_profiles_due_confirm_snooze_and_log() {
     )
     .await;
     assert_eq!(s, 200, "{out}");
-    let interval = i64::from(watering_interval(None, 7, None, 1.5, today(), Hemisphere::North));
+    let interval = i64::from(watering_interval(
+        None,
+        7,
+        None,
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     assert_eq!(
         out["reminder"]["due_on"],
         ds(today() + Duration::days(interval))
@@ -401,7 +408,14 @@ async fn care_interval_adapts_to_the_grower() {
     assert_eq!(learned, [Value::Null, Value::Null, json!(6), json!(5)]);
     let (_, care) = get_json(&app, &format!("{base}/plants/{k}")).await;
     assert_eq!(care["profile"]["watering_interval_learned"], 5);
-    let interval = i64::from(watering_interval(None, 7, Some(5), 1.5, today(), Hemisphere::North));
+    let interval = i64::from(watering_interval(
+        None,
+        7,
+        Some(5),
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     assert_eq!(
         reminder(&care, "watering")["due_on"],
         ds(today() + Duration::days(interval))
@@ -442,7 +456,14 @@ async fn care_overwintering_from_the_catalogue_and_calendar() {
         .as_str()
         .expect("key")
         .to_owned();
-    let interval = i64::from(watering_interval(None, 7, None, 1.5, today(), Hemisphere::North));
+    let interval = i64::from(watering_interval(
+        None,
+        7,
+        None,
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     let mut want = vec![format!("care_reminder:{wk}:{}", ds(from))];
     let mut d = from + Duration::days(interval);
     while d <= to {

@@ -1167,10 +1167,16 @@ async fn plants_rotation_and_companions_advise() {
     .await;
     assert_eq!(s, 200, "{review}");
     assert_eq!(review["allowed"], false);
-    assert_eq!(review["needs_acknowledgement"], json!(["acknowledge_rotation"]));
+    assert_eq!(
+        review["needs_acknowledgement"],
+        json!(["acknowledge_rotation"])
+    );
     assert_eq!(review["rotation"]["window_years"], 3);
     assert_eq!(review["rotation"]["findings"][0]["level"], "critical");
-    assert_eq!(review["rotation"]["findings"][0]["needs_acknowledgement"], true);
+    assert_eq!(
+        review["rotation"]["findings"][0]["needs_acknowledgement"],
+        true
+    );
     assert_eq!(count(&app, &t, "plants").await, 1);
 
     // Without the flag: refused, with the way through named; nothing written.
@@ -1223,7 +1229,10 @@ async fn plants_rotation_and_companions_advise() {
         slots[0].to_string()
     );
     let (_, read) = get_json(&app, &format!("{base}{}", key(&hyb))).await;
-    assert_eq!(read["placement_acknowledgements"], hyb["placement_acknowledgements"]);
+    assert_eq!(
+        read["placement_acknowledgements"],
+        hyb["placement_acknowledgements"]
+    );
     assert_eq!(read["placement_warnings"], json!([]));
     // A flag without a conflict records nothing.
     let (_, _, spare) = bed(&app, &t, "Adv spare", 1).await;
@@ -1285,7 +1294,12 @@ async fn plants_rotation_and_companions_advise() {
     plant(&app, &t, json!({"species_key": hybrid, "slot_key": pot[0]})).await;
 
     // Folklore conflict (traditional): planted, with a warning; nothing to acknowledge.
-    plant(&app, &t, json!({"species_key": stone, "slot_key": slots[2]})).await;
+    plant(
+        &app,
+        &t,
+        json!({"species_key": stone, "slot_key": slots[2]}),
+    )
+    .await;
     let (_, review) = post(
         &app,
         &preview,
@@ -1293,7 +1307,10 @@ async fn plants_rotation_and_companions_advise() {
     )
     .await;
     assert_eq!(review["allowed"], true, "{review}");
-    assert_eq!(review["companions"]["conflicts"][0]["evidence"], "traditional");
+    assert_eq!(
+        review["companions"]["conflicts"][0]["evidence"],
+        "traditional"
+    );
     assert_eq!(
         review["companions"]["conflicts"][0]["needs_acknowledgement"],
         false
@@ -1305,9 +1322,9 @@ async fn plants_rotation_and_companions_advise() {
     )
     .await;
     assert!(
-        bean["placement_warnings"]
-            .as_array()
-            .is_some_and(|w| w.iter().any(|m| m.as_str().is_some_and(|m| m.contains("traditional")))),
+        bean["placement_warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|m| m.as_str().is_some_and(|m| m.contains("traditional")))),
         "{bean}"
     );
     assert_eq!(bean["placement_acknowledgements"], json!([]));
@@ -1322,8 +1339,14 @@ async fn plants_rotation_and_companions_advise() {
         json!({"species_key": obscura, "slot_key": two[1]}),
     )
     .await;
-    assert_eq!(review["needs_acknowledgement"], json!(["acknowledge_companions"]));
-    assert_eq!(review["companions"]["conflicts"][0]["evidence"], "established");
+    assert_eq!(
+        review["needs_acknowledgement"],
+        json!(["acknowledge_companions"])
+    );
+    assert_eq!(
+        review["companions"]["conflicts"][0]["evidence"],
+        "established"
+    );
     assert!(review["companions"]["conflicts"][0]["source"].is_string());
     let res = app
         .post_json(&base, &json!({"species_key": obscura, "slot_key": two[1]}))
@@ -1349,7 +1372,9 @@ async fn plants_rotation_and_companions_advise() {
     assert_eq!(count(&app, &t, "plants").await, before + 1);
 
     // Preview input errors: 422 naming the field, 404 for unknown places.
-    let res = app.post_json(&preview, &json!({"species_key": hybrid})).await;
+    let res = app
+        .post_json(&preview, &json!({"species_key": hybrid}))
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.slot_key"]);
     let res = app
@@ -1384,9 +1409,17 @@ async fn plants_mcp_acknowledgements_match_rest() {
         }
     };
     let base = plants_path(&a);
-    let (s, _) = rest(json!({"species_key": tomato, "slot_key": slots[0]}), base.clone()).await;
+    let (s, _) = rest(
+        json!({"species_key": tomato, "slot_key": slots[0]}),
+        base.clone(),
+    )
+    .await;
     assert_eq!(s, 201);
-    let (s, obs) = rest(json!({"species_key": obscura, "location_key": loc}), base.clone()).await;
+    let (s, obs) = rest(
+        json!({"species_key": obscura, "location_key": loc}),
+        base.clone(),
+    )
+    .await;
     assert_eq!(s, 201, "{obs}");
     let k = key(&obs);
 
@@ -1406,11 +1439,17 @@ async fn plants_mcp_acknowledgements_match_rest() {
     .await;
     assert_eq!(s, 200, "{via_tool}");
     assert_eq!(via_tool["data"], via_rest);
-    assert_eq!(via_rest["needs_acknowledgement"], json!(["acknowledge_companions"]));
+    assert_eq!(
+        via_rest["needs_acknowledgement"],
+        json!(["acknowledge_companions"])
+    );
 
     // Refused on both faces without the flag; a bad flag names the field.
     let (s, refused) = rest(json!({"slot_key": slots[1]}), format!("{base}{k}/location")).await;
-    assert_eq!((s, refused["error_code"].as_str()), (422, Some("INCOMPATIBLE_COMPANION")));
+    assert_eq!(
+        (s, refused["error_code"].as_str()),
+        (422, Some("INCOMPATIBLE_COMPANION"))
+    );
     let (s, refused) = mcp_call(
         &app,
         &gk,

@@ -8,7 +8,6 @@ use uuid::Uuid;
 use super::model::*;
 use crate::tenancy::TenantTx;
 
-
 /// Live plants without a profile: key, species key, current phase key.
 pub async fn missing_profiles(
     tx: &mut TenantTx,

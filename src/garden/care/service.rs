@@ -172,7 +172,14 @@ fn first_reminders(
             p.plant_id,
             "watering",
             day,
-            rules::watering_interval(phase_watering, p.watering, None, p.multiplier, day, hemisphere),
+            rules::watering_interval(
+                phase_watering,
+                p.watering,
+                None,
+                p.multiplier,
+                day,
+                hemisphere,
+            ),
         ),
         (p.plant_id, "fertilizing", day, p.fertilizing),
         (p.plant_id, "pest_check", day, p.pest_check),
@@ -226,7 +233,9 @@ pub async fn ensure_profiles(state: &AppState, tenant: &TenantRecord) -> Result<
         .iter()
         .map(|(id, s, phase)| {
             let care = by_species.get(s).cloned().unwrap_or_default();
-            let phase_days = phase.as_ref().and_then(|k| by_phase.get(k).copied().flatten());
+            let phase_days = phase
+                .as_ref()
+                .and_then(|k| by_phase.get(k).copied().flatten());
             (profile_for(*id, &care, hemisphere), phase_days)
         })
         .collect();

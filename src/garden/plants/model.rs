@@ -298,7 +298,11 @@ impl FromJson for PlantingCheck {
             plant_key: plant_key?,
         };
         if body.species_key.is_none() && body.plant_key.is_none() {
-            f.reject_field("species_key", "name a species_key or a plant_key", "missing");
+            f.reject_field(
+                "species_key",
+                "name a species_key or a plant_key",
+                "missing",
+            );
             return None;
         }
         if body.location_key.is_none() && body.slot_key.is_none() {

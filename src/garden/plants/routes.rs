@@ -197,7 +197,9 @@ pub async fn validate_planting(
     let state = depot.app_state()?;
     let body: PlantingCheck = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::validate_planting(&state, tenant, &body).await?))
+    Ok(Json(
+        service::validate_planting(&state, tenant, &body).await?,
+    ))
 }
 
 /// Create a plant. A slot runs the crop-rotation and companion checks: the same family in the
@@ -231,9 +233,15 @@ pub async fn create_plant(
     let new: PlantCreate = read_json(req, state.config().max_body_bytes).await?;
     let actor = actor(depot)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    let plant =
-        service::create_plant_acknowledged(&state, tenant, &new.plant, new.acknowledge, &actor, true)
-            .await?;
+    let plant = service::create_plant_acknowledged(
+        &state,
+        tenant,
+        &new.plant,
+        new.acknowledge,
+        &actor,
+        true,
+    )
+    .await?;
     res.status_code(StatusCode::CREATED);
     Ok(Json(plant))
 }

@@ -826,7 +826,16 @@ pub async fn insert_plant(
     };
     let placed = match c.target {
         Some(t) => {
-            check_placement(state, tx, c.species, t, None, "body.slot_key", c.acknowledge).await?
+            check_placement(
+                state,
+                tx,
+                c.species,
+                t,
+                None,
+                "body.slot_key",
+                c.acknowledge,
+            )
+            .await?
         }
         None => Placed::default(),
     };

@@ -458,14 +458,11 @@ async fn validate_planting(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Tool
             r.warnings.len()
         )
     };
-    Ok(ToolOutput::new(
-        summary,
-        serde_json::to_value(&r).unwrap_or(Value::Null),
+    Ok(
+        ToolOutput::new(summary, serde_json::to_value(&r).unwrap_or(Value::Null)).link_api(
+            format!("/api/v1/t/{}/plant-instances/validate-planting", t.slug),
+        ),
     )
-    .link_api(format!(
-        "/api/v1/t/{}/plant-instances/validate-planting",
-        t.slug
-    )))
 }
 
 async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
