@@ -155,7 +155,8 @@ async fn care_profiles_due_confirm_snooze_and_log() {
     .await;
     assert_eq!(s, 200, "{out}");
     let interval = i64::from(watering_interval(
-        None,
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
         7,
         None,
         1.5,
@@ -409,7 +410,8 @@ async fn care_interval_adapts_to_the_grower() {
     let (_, care) = get_json(&app, &format!("{base}/plants/{k}")).await;
     assert_eq!(care["profile"]["watering_interval_learned"], 5);
     let interval = i64::from(watering_interval(
-        None,
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
         7,
         Some(5),
         1.5,
@@ -457,7 +459,8 @@ async fn care_overwintering_from_the_catalogue_and_calendar() {
         .expect("key")
         .to_owned();
     let interval = i64::from(watering_interval(
-        None,
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
         7,
         None,
         1.5,
