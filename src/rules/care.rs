@@ -65,6 +65,35 @@ pub fn preset(style: &str) -> &'static Preset {
         .unwrap_or(&PRESETS[0])
 }
 
+/// Mediterranean herbs by genus or species (scientific name, lower case, prefix match): dry,
+/// lean-soil subshrubs of the Lamiaceae that rot when watered like basil or mint (RHS growing
+/// guides for rosemary, lavender, thyme, sage, oregano and winter savory). Checked before the
+/// family's style: the family (Lamiaceae → herb_tropical) fits basil and mint, not these.
+pub const MEDITERRANEAN_SPECIES: &[&str] = &[
+    "salvia rosmarinus",
+    "rosmarinus",
+    "lavandula",
+    "thymus",
+    "origanum",
+    "salvia officinalis",
+    "satureja montana",
+    "helichrysum italicum",
+    "santolina",
+];
+
+/// The style the species itself suggests (precedence before the family's style).
+pub fn style_of_species(scientific_name: &str) -> Option<&'static str> {
+    let name = scientific_name
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    MEDITERRANEAN_SPECIES
+        .iter()
+        .any(|m| name == *m || name.starts_with(&format!("{m} ")))
+        .then_some("mediterranean")
+}
+
 /// The style a botanical family suggests (domain 2.8, precedence 2); `None` → tropical.
 pub fn style_of_family(family_name: &str) -> Option<&'static str> {
     Some(match family_name.trim().to_lowercase().as_str() {
@@ -107,10 +136,16 @@ pub struct Derived {
     pub source: ProfileSource,
 }
 
-/// Derives a profile: the species' watering interval first, then the family's style, then
-/// tropical.
-pub fn derive(species_watering_days: Option<i32>, family_name: Option<&str>) -> Derived {
-    let style = family_name.and_then(style_of_family);
+/// Derives a profile: the species' watering interval first; the style from the species (the
+/// Mediterranean herbs), else its family, else tropical.
+pub fn derive(
+    species_watering_days: Option<i32>,
+    scientific_name: Option<&str>,
+    family_name: Option<&str>,
+) -> Derived {
+    let style = scientific_name
+        .and_then(style_of_species)
+        .or_else(|| family_name.and_then(style_of_family));
     let preset = preset(style.unwrap_or("tropical"));
     match species_watering_days.filter(|d| (1..=90).contains(d)) {
         Some(d) => Derived {
@@ -140,7 +175,10 @@ pub const REMINDER_TYPES: &[&str] = &[
     "overwintering",
 ];
 
-/// Phases in which only the pest check is due (dormancy guard).
+/// Phases in which only the pest check is due (dormancy guard): the domain's list plus the
+/// catalogue's rest phases (a cactus in dry rest, a bulb dying back, a Lithops renewing its
+/// leaves, a plant in winter rest must not be watered or fed on schedule). `dormancy` also
+/// covers `summer_dormancy`.
 pub const RESTING_PHASES: &[&str] = &[
     "dormancy",
     "senescence",
@@ -148,7 +186,21 @@ pub const RESTING_PHASES: &[&str] = &[
     "maintenance",
     "acclimatization",
     "repotting_recovery",
+    "dry_rest",
+    "winter_rest",
+    "foliage_dieback",
+    "leaf_renewal",
 ];
+
+/// The resting phases as one regular expression over a lower-case phase name or key, for the
+/// due-list statement (spaces and hyphens may stand for the underscores).
+pub fn resting_pattern() -> String {
+    RESTING_PHASES
+        .iter()
+        .map(|p| p.replace('_', "[_ -]"))
+        .collect::<Vec<_>>()
+        .join("|")
+}
 
 /// Whether a plant in this phase rests (only pest checks).
 pub fn resting(phase: Option<&str>) -> bool {
@@ -158,19 +210,131 @@ pub fn resting(phase: Option<&str>) -> bool {
     })
 }
 
-/// Winter: December to February (northern hemisphere; the garden has no hemisphere yet).
-pub fn is_winter(day: Date) -> bool {
-    matches!(
-        day.month(),
-        Month::December | Month::January | Month::February
-    )
+/// The garden's half of the globe (domain 2.8: winter is Dec–Feb in the north, Jun–Aug in the
+/// south).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hemisphere {
+    North,
+    South,
 }
 
-/// The watering interval on `day`: the learned interval else the profile's, times the winter
-/// multiplier in winter, truncated.
-pub fn watering_interval(base: i32, learned: Option<i32>, multiplier: f64, day: Date) -> i32 {
-    let days = learned.unwrap_or(base);
-    if is_winter(day) {
+/// IANA time zones south of the equator (whole areas, then single zones; `America/Argentina/…`
+/// by prefix). A zone not listed, `UTC` or an unknown name reads as the north.
+const SOUTHERN_AREAS: &[&str] = &["Australia/", "Antarctica/", "America/Argentina/"];
+const SOUTHERN_ZONES: &[&str] = &[
+    "Pacific/Auckland",
+    "Pacific/Chatham",
+    "Pacific/Fiji",
+    "Pacific/Noumea",
+    "Pacific/Tongatapu",
+    "Pacific/Apia",
+    "Pacific/Efate",
+    "Pacific/Port_Moresby",
+    "Pacific/Norfolk",
+    "Pacific/Tahiti",
+    "Pacific/Rarotonga",
+    "Pacific/Easter",
+    "America/Santiago",
+    "America/Punta_Arenas",
+    "America/Buenos_Aires",
+    "America/Sao_Paulo",
+    "America/Montevideo",
+    "America/Asuncion",
+    "America/La_Paz",
+    "America/Lima",
+    "America/Bahia",
+    "America/Recife",
+    "America/Fortaleza",
+    "America/Maceio",
+    "America/Belem",
+    "America/Cuiaba",
+    "America/Campo_Grande",
+    "America/Porto_Velho",
+    "America/Rio_Branco",
+    "America/Manaus",
+    "America/Guayaquil",
+    "Africa/Johannesburg",
+    "Africa/Maputo",
+    "Africa/Windhoek",
+    "Africa/Harare",
+    "Africa/Lusaka",
+    "Africa/Gaborone",
+    "Africa/Maseru",
+    "Africa/Mbabane",
+    "Africa/Blantyre",
+    "Africa/Lubumbashi",
+    "Africa/Luanda",
+    "Africa/Dar_es_Salaam",
+    "Africa/Kigali",
+    "Africa/Bujumbura",
+    "Indian/Antananarivo",
+    "Indian/Mauritius",
+    "Indian/Reunion",
+    "Indian/Mayotte",
+    "Indian/Comoro",
+    "Asia/Jakarta",
+    "Asia/Makassar",
+    "Asia/Jayapura",
+    "Asia/Dili",
+    "Atlantic/St_Helena",
+    "Atlantic/Stanley",
+    "Atlantic/South_Georgia",
+];
+
+impl Hemisphere {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::North => "north",
+            Self::South => "south",
+        }
+    }
+
+    /// The hemisphere an IANA time zone lies in; `None` for a zone not known to be southern
+    /// (the caller's fallback is the north, where most gardens using the service are).
+    pub fn of_timezone(tz: &str) -> Option<Self> {
+        let tz = tz.trim();
+        let south =
+            SOUTHERN_AREAS.iter().any(|a| tz.starts_with(a)) || SOUTHERN_ZONES.contains(&tz);
+        south.then_some(Self::South)
+    }
+
+    /// A month (1–12) as the northern calendar reads it: the same in the north, six months
+    /// later in the south (a southern April is a northern October).
+    pub fn shift_month(self, month: u8) -> u8 {
+        match self {
+            Self::North => month,
+            Self::South => (month + 5) % 12 + 1,
+        }
+    }
+}
+
+/// Winter: December to February in the north, June to August in the south.
+pub fn is_winter(day: Date, hemisphere: Hemisphere) -> bool {
+    match hemisphere {
+        Hemisphere::North => matches!(
+            day.month(),
+            Month::December | Month::January | Month::February
+        ),
+        Hemisphere::South => matches!(day.month(), Month::June | Month::July | Month::August),
+    }
+}
+
+/// The watering interval on `day` (domain 2.8): the current phase's watering interval (of the
+/// catalogue's phase definition) first, else the learned interval, else the profile's; times
+/// the winter multiplier in the garden's winter, truncated.
+pub fn watering_interval(
+    phase_days: Option<i32>,
+    base: i32,
+    learned: Option<i32>,
+    multiplier: f64,
+    day: Date,
+    hemisphere: Hemisphere,
+) -> i32 {
+    let days = phase_days
+        .filter(|d| (1..=90).contains(d))
+        .or(learned)
+        .unwrap_or(base);
+    if is_winter(day, hemisphere) {
         ((f64::from(days) * multiplier).trunc() as i32).max(1)
     } else {
         days
@@ -375,35 +539,119 @@ mod tests {
     #[test]
     fn derivation_precedence() {
         // Species interval wins for watering; the family still chooses the style.
-        let d = derive(Some(4), Some("Cactaceae"));
+        let d = derive(Some(4), None, Some("Cactaceae"));
         assert_eq!(
             (d.preset.style, d.watering_days, d.source),
             ("cactus", 4, ProfileSource::Species)
         );
-        let d = derive(None, Some("Lamiaceae"));
+        let d = derive(None, Some("Ocimum basilicum"), Some("Lamiaceae"));
         assert_eq!(
             (d.preset.style, d.watering_days, d.source),
             ("herb_tropical", 5, ProfileSource::Family)
         );
-        let d = derive(None, Some("Solanaceae"));
+        let d = derive(None, None, Some("Solanaceae"));
         assert_eq!(
             (d.preset.style, d.watering_days, d.source),
             ("tropical", 7, ProfileSource::Default)
         );
-        let d = derive(None, None);
+        let d = derive(None, None, None);
         assert_eq!(d.preset.style, "tropical");
         // Out-of-range species values are ignored.
-        assert_eq!(derive(Some(0), None).watering_days, 7);
+        assert_eq!(derive(Some(0), None, None).watering_days, 7);
+    }
+
+    #[test]
+    fn mediterranean_herbs_are_not_tropical() {
+        // (scientific name, family, style): the species decides before its family.
+        let table = [
+            ("Salvia rosmarinus", "Lamiaceae", "mediterranean"),
+            ("Rosmarinus officinalis", "Lamiaceae", "mediterranean"),
+            ("Lavandula angustifolia", "Lamiaceae", "mediterranean"),
+            ("Lavandula × intermedia", "Lamiaceae", "mediterranean"),
+            ("Thymus vulgaris", "Lamiaceae", "mediterranean"),
+            ("Origanum vulgare", "Lamiaceae", "mediterranean"),
+            ("Salvia officinalis", "Lamiaceae", "mediterranean"),
+            ("Satureja montana", "Lamiaceae", "mediterranean"),
+            ("Ocimum basilicum", "Lamiaceae", "herb_tropical"),
+            ("Mentha spicata", "Lamiaceae", "herb_tropical"),
+            ("Salvia splendens", "Lamiaceae", "herb_tropical"),
+            ("Satureja hortensis", "Lamiaceae", "herb_tropical"),
+            ("Thymusia fakeus", "Lamiaceae", "herb_tropical"),
+        ];
+        for (name, family, style) in table {
+            let d = derive(Some(7), Some(name), Some(family));
+            assert_eq!(d.preset.style, style, "{name}");
+        }
+        // Rosemary winters at the mediterranean ×2.0 (tropical herbs ×1.5), feeds every 30 days.
+        let d = derive(None, Some("Salvia rosmarinus"), Some("Lamiaceae"));
+        assert_eq!(
+            (
+                d.watering_days,
+                d.preset.winter_multiplier,
+                d.preset.fertilizing_days
+            ),
+            (10, 2.0, 30)
+        );
     }
 
     #[test]
     fn watering_in_winter() {
-        // Cactus 21 d × 4.0 in January = 84; tropical 7 × 1.5 = 10.5 → 10; June unchanged.
-        assert_eq!(watering_interval(21, None, 4.0, date!(2026 - 01 - 15)), 84);
-        assert_eq!(watering_interval(7, None, 1.5, date!(2026 - 12 - 01)), 10);
-        assert_eq!(watering_interval(7, None, 1.5, date!(2026 - 06 - 01)), 7);
-        // Learned interval replaces the base.
-        assert_eq!(watering_interval(7, Some(6), 1.5, date!(2026 - 02 - 28)), 9);
+        use Hemisphere::{North, South};
+        // (phase interval, base, learned, multiplier, day, hemisphere, expected)
+        type Row = (Option<i32>, i32, Option<i32>, f64, Date, Hemisphere, i32);
+        let table: &[Row] = &[
+            // Cactus 21 d × 4.0 in January = 84; tropical 7 × 1.5 = 10.5 → 10; June unchanged.
+            (None, 21, None, 4.0, date!(2026 - 01 - 15), North, 84),
+            (None, 7, None, 1.5, date!(2026 - 12 - 01), North, 10),
+            (None, 7, None, 1.5, date!(2026 - 06 - 01), North, 7),
+            // Learned interval replaces the base.
+            (None, 7, Some(6), 1.5, date!(2026 - 02 - 28), North, 9),
+            // The south: winter is June to August, January is summer.
+            (None, 7, None, 1.5, date!(2026 - 07 - 10), South, 10),
+            (None, 7, None, 1.5, date!(2026 - 01 - 15), South, 7),
+            (None, 21, None, 4.0, date!(2026 - 08 - 31), South, 84),
+            (None, 21, None, 4.0, date!(2026 - 09 - 01), South, 21),
+            // The phase's own interval comes first (before the learned and the profile's).
+            (Some(3), 7, Some(6), 1.5, date!(2026 - 06 - 01), North, 3),
+            (Some(2), 7, None, 1.5, date!(2026 - 01 - 15), North, 3),
+            (Some(0), 7, None, 1.5, date!(2026 - 06 - 01), North, 7),
+        ];
+        for (phase, base, learned, m, day, h, want) in table {
+            assert_eq!(
+                watering_interval(*phase, *base, *learned, *m, *day, *h),
+                *want,
+                "{phase:?} {base} {learned:?} {m} {day} {h:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hemisphere_from_time_zone() {
+        use Hemisphere::South;
+        for tz in [
+            "Australia/Sydney",
+            "Pacific/Auckland",
+            "America/Argentina/Buenos_Aires",
+            "America/Santiago",
+            "Africa/Johannesburg",
+            "America/Sao_Paulo",
+        ] {
+            assert_eq!(Hemisphere::of_timezone(tz), Some(South), "{tz}");
+        }
+        for tz in [
+            "Europe/Berlin",
+            "America/New_York",
+            "UTC",
+            "Asia/Tokyo",
+            "nowhere",
+        ] {
+            assert_eq!(Hemisphere::of_timezone(tz), None, "{tz}");
+        }
+        assert_eq!(Hemisphere::North.shift_month(3), 3);
+        assert_eq!(Hemisphere::South.shift_month(3), 9);
+        assert_eq!(Hemisphere::South.shift_month(9), 3);
+        assert_eq!(Hemisphere::South.shift_month(7), 1);
+        assert_eq!(Hemisphere::South.shift_month(12), 6);
     }
 
     #[test]
@@ -431,6 +679,26 @@ mod tests {
     fn resting_phases() {
         assert!(resting(Some("dormancy")));
         assert!(resting(Some("Hardening-off")));
+        for p in [
+            "dry_rest",
+            "winter_rest",
+            "foliage_dieback",
+            "leaf_renewal",
+            "summer_dormancy",
+        ] {
+            assert!(resting(Some(p)), "{p}");
+        }
+        let re = resting_pattern();
+        for p in [
+            "dry[_ -]rest",
+            "winter[_ -]rest",
+            "foliage[_ -]dieback",
+            "leaf[_ -]renewal",
+        ] {
+            assert!(re.split('|').any(|r| r == p), "{p} in {re}");
+        }
+        assert!(!resting(Some("flowering")));
+        assert!(!resting(Some("rooting")));
         assert!(!resting(Some("vegetative")));
         assert!(!resting(None));
     }

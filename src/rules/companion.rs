@@ -1,6 +1,10 @@
 //! Companion planting (domain 2.5): the live plants in neighbour slots (and others sharing the
-//! slot) against the planned species. A catalogue pair marked incompatible refuses the
-//! planting (`INCOMPATIBLE_COMPANION`); compatible neighbours are reported as benefits.
+//! slot) against the planned species. A catalogue pair marked incompatible is a conflict; how
+//! well it is supported decides what it costs: an `established` conflict (a shared disease or
+//! pest, proven allelopathy, needs that cannot be met in one bed) needs the grower's
+//! acknowledgement (`INCOMPATIBLE_COMPANION` without it), a `traditional` one (garden lore,
+//! and every pair that does not say) is an advisory warning. Compatible neighbours are
+//! reported as benefits.
 
 /// A live plant next to the planned one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +21,36 @@ pub struct Pair<'a> {
     pub compatible: bool,
     pub score: Option<f64>,
     pub reason: Option<&'a str>,
+    /// How well the pair is supported.
+    pub evidence: Evidence,
+    pub source: Option<&'a str>,
+}
+
+/// How well a companion rule is supported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// Documented mechanism or extension-service advice.
+    Established,
+    /// Garden lore; also what a pair without a stated evidence level is.
+    Traditional,
+}
+
+impl Evidence {
+    pub const ALL: &'static [&'static str] = &["established", "traditional"];
+
+    pub fn parse(raw: Option<&str>) -> Self {
+        match raw {
+            Some("established") => Self::Established,
+            _ => Self::Traditional,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Established => "established",
+            Self::Traditional => "traditional",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +58,15 @@ pub struct Conflict {
     pub plant_key: String,
     pub species_key: String,
     pub reason: Option<String>,
+    pub evidence: Evidence,
+    pub source: Option<String>,
+}
+
+impl Conflict {
+    /// Whether planting anyway needs the grower's acknowledgement.
+    pub fn needs_acknowledgement(&self) -> bool {
+        self.evidence == Evidence::Established
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +94,8 @@ pub fn check(species: &str, neighbours: &[Neighbour], pairs: &[Pair]) -> Outcome
                 plant_key: n.plant_key.to_owned(),
                 species_key: n.species_key.to_owned(),
                 reason: p.reason.map(str::to_owned),
+                evidence: p.evidence,
+                source: p.source.map(str::to_owned),
             }),
             Some(p) => out.benefits.push(Benefit {
                 plant_key: n.plant_key.to_owned(),
@@ -62,6 +107,8 @@ pub fn check(species: &str, neighbours: &[Neighbour], pairs: &[Pair]) -> Outcome
     }
     out.benefits
         .sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
+    // Those that need an acknowledgement first.
+    out.conflicts.sort_by_key(|c| !c.needs_acknowledgement());
     out
 }
 
@@ -76,6 +123,8 @@ mod tests {
             compatible: true,
             score: Some(0.9),
             reason: None,
+            evidence: Evidence::Traditional,
+            source: None,
         },
         Pair {
             a: "tomato",
@@ -83,6 +132,8 @@ mod tests {
             compatible: true,
             score: Some(0.7),
             reason: None,
+            evidence: Evidence::Traditional,
+            source: None,
         },
         Pair {
             a: "fennel",
@@ -90,6 +141,17 @@ mod tests {
             compatible: false,
             score: None,
             reason: Some("fennel inhibits nightshades"),
+            evidence: Evidence::Traditional,
+            source: None,
+        },
+        Pair {
+            a: "potato",
+            b: "tomato",
+            compatible: false,
+            score: None,
+            reason: Some("late blight"),
+            evidence: Evidence::Established,
+            source: Some("extension advice"),
         },
     ];
 
@@ -164,6 +226,21 @@ mod tests {
             assert_eq!(c, conflicts, "{name}: conflicts");
             assert_eq!(b, benefits, "{name}: benefits");
         }
+    }
+
+    #[test]
+    fn only_established_conflicts_need_acknowledging() {
+        let got = check("tomato", &[n("p1", "fennel"), n("p2", "potato")], PAIRS);
+        let c: Vec<(&str, bool)> = got
+            .conflicts
+            .iter()
+            .map(|c| (c.plant_key.as_str(), c.needs_acknowledgement()))
+            .collect();
+        // The established one first; the folklore one stays, as advice.
+        assert_eq!(c, [("p2", true), ("p1", false)]);
+        assert_eq!(got.conflicts[0].source.as_deref(), Some("extension advice"));
+        assert_eq!(Evidence::parse(None), Evidence::Traditional);
+        assert_eq!(Evidence::parse(Some("established")), Evidence::Established);
     }
 
     #[test]

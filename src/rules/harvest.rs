@@ -4,7 +4,9 @@
 //! peak 100, overripe 80, weighted by the observation's reliability (default 0.5);
 //! overall = Σ(score·w) ÷ Σw rounded to one decimal; recommendation ≥90 `optimal`,
 //! ≥70 `approaching`, ≥50 `developing`, else `immature`; estimated days = rounded mean of the
-//! estimates given. No observation: 0 and `immature`.
+//! estimates given. No observation: 0 and `immature`. When overripe readings carry more than
+//! half the weight the recommendation is `overripe` whatever the score (overripe scores 80,
+//! which alone would read "approaching": the crop is past its peak, not nearing it).
 //!
 //! Quality: 0.30·appearance + 0.25·aroma + 0.20·colour + 25, minus defect penalties, clamped
 //! to 0–100; grade ≥90 `a_plus`, ≥75 `a`, ≥55 `b`, ≥35 `c`, else `d`.
@@ -54,6 +56,11 @@ pub fn recommendation(score: f64) -> &'static str {
 
 pub fn readiness(latest: &[Observation<'_>]) -> Readiness {
     let weight: f64 = latest.iter().map(|o| o.reliability.max(0.0)).sum();
+    let overripe: f64 = latest
+        .iter()
+        .filter(|o| o.stage == "overripe")
+        .map(|o| o.reliability.max(0.0))
+        .sum();
     let score = if weight > 0.0 {
         round1(
             latest
@@ -70,9 +77,25 @@ pub fn readiness(latest: &[Observation<'_>]) -> Readiness {
         .then(|| (estimates.iter().sum::<i64>() as f64 / estimates.len() as f64).round() as i64);
     Readiness {
         score,
-        recommendation: recommendation(score),
+        recommendation: if weight > 0.0 && overripe * 2.0 > weight {
+            "overripe"
+        } else {
+            recommendation(score)
+        },
         estimated_days,
     }
+}
+
+/// The UTC calendar day of a timestamp, whatever offset it was written with (a reading at
+/// 23:30 −05:00 belongs to the next UTC day).
+pub fn utc_day(ts: time::OffsetDateTime) -> time::Date {
+    ts.to_offset(time::UtcOffset::UTC).date()
+}
+
+/// Whole UTC calendar days from `since` to `now` (never negative): a phase entered at 23:50
+/// UTC has lasted one day at 00:10 UTC.
+pub fn utc_days_between(since: time::OffsetDateTime, now: time::OffsetDateTime) -> i64 {
+    (utc_day(now) - utc_day(since)).whole_days().max(0)
 }
 
 /// The penalty of one defect (any unknown one costs 5).
@@ -163,6 +186,21 @@ mod tests {
             ),
             // zero reliability everywhere: no weight, score 0
             (vec![obs("peak", 0.0, None)], 0.0, "immature", None),
+            // all overripe: 80, past the peak, not "approaching"
+            (vec![obs("overripe", 0.5, None)], 80.0, "overripe", None),
+            (
+                vec![obs("overripe", 0.9, Some(0)), obs("overripe", 0.4, Some(0))],
+                80.0,
+                "overripe",
+                Some(0),
+            ),
+            // overripe carrying most of the weight: (72 + 20) / 1.1 = 83.6 → overripe
+            (
+                vec![obs("overripe", 0.9, None), obs("peak", 0.2, None)],
+                83.6,
+                "overripe",
+                None,
+            ),
         ];
         for (list, score, rec, days) in cases {
             let r = readiness(&list);
@@ -170,6 +208,29 @@ mod tests {
             assert_eq!(r.recommendation, rec, "{list:?}");
             assert_eq!(r.estimated_days, days, "{list:?}");
         }
+    }
+
+    #[test]
+    fn utc_days_whatever_the_offset() {
+        use time::macros::datetime;
+        // 23:30 at −05:00 is 04:30 UTC the next day; 01:00 at +09:00 is 16:00 UTC the day before.
+        assert_eq!(
+            utc_day(datetime!(2026-03-10 23:30 -05:00)),
+            time::macros::date!(2026 - 03 - 11)
+        );
+        assert_eq!(
+            utc_day(datetime!(2026-03-10 01:00 +09:00)),
+            time::macros::date!(2026 - 03 - 09)
+        );
+        let now = datetime!(2026-03-12 00:10 UTC);
+        // Entered 2026-03-11 23:50 UTC (written east of UTC): one UTC day, not zero.
+        assert_eq!(utc_days_between(datetime!(2026-03-12 01:50 +02:00), now), 1);
+        // Entered 19:00 −05:00 on the 11th = 00:00 UTC on the 12th: the same UTC day as now.
+        assert_eq!(utc_days_between(datetime!(2026-03-11 19:00 -05:00), now), 0);
+        // Written west of UTC on the 10th, already the 11th in UTC: one day.
+        assert_eq!(utc_days_between(datetime!(2026-03-10 22:00 -04:00), now), 1);
+        // A start in the future counts zero.
+        assert_eq!(utc_days_between(datetime!(2026-03-13 00:00 UTC), now), 0);
     }
 
     #[test]

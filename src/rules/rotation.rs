@@ -1,12 +1,21 @@
-//! Crop rotation (domain 2.5): what stood in a slot within the window (3 years by default,
+//! Crop rotation (domain 2.5): what stood in a slot within the window (3 years by default, a
+//! family's own break where the catalogue gives a longer one: brassicas 4 for clubroot;
 //! plants since moved or archived included, live ones too) against the family of the planned
-//! species. The same botanical family within the window is a violation (`ROTATION_VIOLATION`);
-//! catalogue rules between families are advisory (a good successor, families that should not
-//! follow each other). Findings are sorted critical, warning, info, ok.
+//! species. The same botanical family within the window is critical: the planting needs the
+//! grower's acknowledgement (`ROTATION_VIOLATION` without it). Rotation is about a slot's
+//! history, so a plant of the same family placed beside it in the same season in a slot made
+//! for several is co-planting, not a violation; and a pot (a `container` location) gets fresh
+//! soil, so rotation does not apply there. Catalogue rules between families are advisory (a
+//! good successor, families that should not follow each other). Findings are sorted critical,
+//! warning, info, ok.
 
-use time::Date;
+use time::{Date, Duration};
 
+/// The default window (domain 2.5).
 pub const WINDOW_YEARS: i32 = 3;
+/// A plant placed in the slot at most this many days ago and still standing was planted in the
+/// same season as a new one.
+pub const SEASON_DAYS: i64 = 183;
 
 /// A planting the slot has seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,8 +23,21 @@ pub struct Past<'a> {
     pub species_key: &'a str,
     /// `None`: the species names no family.
     pub family_key: Option<&'a str>,
+    /// The first day it stood in the slot.
+    pub placed_on: Date,
     /// The last day it stood in the slot (today while it still stands).
     pub last_seen: Date,
+    /// Whether it still stands there.
+    pub active: bool,
+}
+
+/// What the slot is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotKind {
+    /// How many plants the slot holds.
+    pub capacity: i32,
+    /// A pot or other container (fresh substrate each planting).
+    pub potted: bool,
 }
 
 /// A catalogue rule between two families.
@@ -33,6 +55,20 @@ pub enum FamilyRule<'a> {
         b: &'a str,
         severe: bool,
     },
+    /// A family's own break between two crops in one slot, in years (brassicas: 4).
+    Break { family: &'a str, years: i32 },
+}
+
+/// The window for a family: the longest of the default and the family's own break (where
+/// sources disagree, the safer value holds).
+pub fn window_years(family: Option<&str>, rules: &[FamilyRule]) -> i32 {
+    rules
+        .iter()
+        .filter_map(|r| match *r {
+            FamilyRule::Break { family: f, years } if Some(f) == family => Some(years),
+            _ => None,
+        })
+        .fold(WINDOW_YEARS, i32::max)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,9 +103,18 @@ pub fn check(
     years: i32,
     past: &[Past],
     rules: &[FamilyRule],
+    slot: SlotKind,
 ) -> Vec<Finding> {
     let start = window_start(today, years);
     let mut out = Vec::new();
+    if slot.potted {
+        out.push(Finding {
+            level: Level::Info,
+            message: "a pot gets fresh substrate: crop rotation does not apply".into(),
+            species_key: None,
+        });
+        return out;
+    }
     let Some(family) = family else {
         out.push(Finding {
             level: Level::Info,
@@ -82,6 +127,19 @@ pub fn check(
         let Some(before) = p.family_key else {
             continue;
         };
+        let same_season = p.active && today - p.placed_on <= Duration::days(SEASON_DAYS);
+        if before == family && slot.capacity > 1 && same_season {
+            out.push(Finding {
+                level: Level::Info,
+                message: format!(
+                    "{family} placed beside it this season (since {}): co-planting in a slot \
+                     for several, not a rotation question",
+                    p.placed_on
+                ),
+                species_key: Some(p.species_key.to_owned()),
+            });
+            continue;
+        }
         if before == family {
             out.push(Finding {
                 level: Level::Critical,
@@ -142,9 +200,16 @@ mod tests {
         Past {
             species_key: species,
             family_key: family,
+            placed_on: last_seen - Duration::days(120),
             last_seen,
+            active: last_seen == TODAY,
         }
     }
+
+    const BED: SlotKind = SlotKind {
+        capacity: 1,
+        potted: false,
+    };
 
     const RULES: &[FamilyRule<'static>] = &[
         FamilyRule::Successor {
@@ -240,7 +305,7 @@ mod tests {
             ),
         ];
         for (name, family, history, want) in cases {
-            let got: Vec<Level> = check(family, TODAY, WINDOW_YEARS, &history, RULES)
+            let got: Vec<Level> = check(family, TODAY, WINDOW_YEARS, &history, RULES, BED)
                 .iter()
                 .map(|f| f.level)
                 .collect();
@@ -256,6 +321,7 @@ mod tests {
             3,
             &[past("tomato", Some("solanaceae"), TODAY)],
             RULES,
+            BED,
         );
         assert!(violation(&f).is_some_and(|v| v.message.contains("solanaceae")));
         let f = check(
@@ -264,7 +330,80 @@ mod tests {
             3,
             &[past("bean", Some("fabaceae"), TODAY)],
             RULES,
+            BED,
         );
+        assert!(violation(&f).is_none());
+    }
+
+    #[test]
+    fn brassicas_rest_four_years() {
+        let rules = [
+            FamilyRule::Break {
+                family: "brassicaceae",
+                years: 4,
+            },
+            FamilyRule::Break {
+                family: "fabaceae",
+                years: 2,
+            },
+        ];
+        assert_eq!(window_years(Some("brassicaceae"), &rules), 4);
+        // A shorter break never shortens the default.
+        assert_eq!(window_years(Some("fabaceae"), &rules), 3);
+        assert_eq!(window_years(Some("solanaceae"), &rules), 3);
+        assert_eq!(window_years(None, &rules), 3);
+        // Cabbage 3½ years ago: outside 3 years, inside the brassicas' 4.
+        let cabbage = [past("cabbage", Some("brassicaceae"), date!(2022 - 12 - 15))];
+        let years = window_years(Some("brassicaceae"), &rules);
+        let f = check(Some("brassicaceae"), TODAY, years, &cabbage, &rules, BED);
+        assert!(
+            violation(&f).is_some_and(|v| v.message.contains("4 years")),
+            "{f:?}"
+        );
+        let f = check(Some("brassicaceae"), TODAY, 3, &cabbage, &rules, BED);
+        assert!(violation(&f).is_none());
+    }
+
+    #[test]
+    fn co_planting_and_pots_are_not_rotation() {
+        let standing = Past {
+            species_key: "tomato",
+            family_key: Some("solanaceae"),
+            placed_on: TODAY - Duration::days(20),
+            last_seen: TODAY,
+            active: true,
+        };
+        let shared = SlotKind {
+            capacity: 4,
+            potted: false,
+        };
+        // A second tomato beside one placed this season in a slot for four: info, no violation.
+        let f = check(Some("solanaceae"), TODAY, 3, &[standing], RULES, shared);
+        assert_eq!(f.iter().map(|f| f.level).collect::<Vec<_>>(), [Level::Info]);
+        assert!(violation(&f).is_none());
+        // The same in a slot for one plant (it would be full, but a moved plant counts): critical.
+        let f = check(Some("solanaceae"), TODAY, 3, &[standing], RULES, BED);
+        assert!(violation(&f).is_some());
+        // Standing since last year (placed over a season ago): history, a violation.
+        let old = Past {
+            placed_on: TODAY - Duration::days(400),
+            ..standing
+        };
+        assert!(violation(&check(Some("solanaceae"), TODAY, 3, &[old], RULES, shared)).is_some());
+        // Removed this season: history too.
+        let gone = Past {
+            active: false,
+            last_seen: TODAY - Duration::days(3),
+            ..standing
+        };
+        assert!(violation(&check(Some("solanaceae"), TODAY, 3, &[gone], RULES, shared)).is_some());
+        // A pot: rotation does not apply at all.
+        let pot = SlotKind {
+            capacity: 1,
+            potted: true,
+        };
+        let f = check(Some("solanaceae"), TODAY, 3, &[old, gone], RULES, pot);
+        assert_eq!(f.iter().map(|f| f.level).collect::<Vec<_>>(), [Level::Info]);
         assert!(violation(&f).is_none());
     }
 

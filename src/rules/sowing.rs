@@ -5,14 +5,17 @@
 //! domain's default). A garden whose hardiness zone has a later or earlier typical last frost
 //! sees every bar moved by the difference in days (zone 5a, last frost May 25: 24 days later;
 //! zone 9a, March 25: 37 days earlier). A zone without curated frost dates, or a garden without
-//! a zone, uses the defaults (last frost May 1, Eisheilige May 15).
+//! a zone, uses the defaults (last frost May 1, Eisheilige May 15). The Eisheilige stand for
+//! the day frost-sensitive plants may go out: in the default they come 14 days after the last
+//! frost, and a zone with its own last frost keeps that margin (zone 9a, March 25: April 8;
+//! zone 5a, May 25: June 8) instead of the Central European May 15.
 //!
 //! Bars, in this order:
 //! 1. `indoor_sowing`: each run of indoor months, moved, clipped to Jan 1 and to the day before
 //!    the last frost;
 //! 2. `outdoor_planting`: each run of direct-sow months, moved; a start on or before the latest
 //!    indoor end moves to the day after it; frost-sensitive species start after the Eisheilige
-//!    (May 15); an empty bar is dropped;
+//!    (May 15, or the zone's last frost + 14 days); an empty bar is dropped;
 //! 3. `harvest` (or `flowering` for an ornamental: no harvest allowed, bloom months given): each
 //!    run, moved; a bar that starts on or before the latest sowing end starts the day after it,
 //!    unless the bar lies wholly before the sowing (a year-crossing harvest is kept unchanged);
@@ -76,14 +79,21 @@ pub fn month_day(year: i32, raw: &str) -> Option<Date> {
     md(year, m.parse().ok()?, d.parse().ok()?)
 }
 
+/// Days from the last frost to the day frost-sensitive plants go out: the default's May 1 to
+/// the Eisheilige of May 15 (domain 2.9).
+pub const FROST_SAFE_MARGIN_DAYS: i64 = 14;
+
 /// The frost dates of a year: the zone's curated `MM-DD` values where given, else May 1 (last
-/// frost); the Eisheilige are May 15; the first frost has no default.
+/// frost); the Eisheilige are May 15 by default and the zone's last frost plus
+/// [`FROST_SAFE_MARGIN_DAYS`] where the zone gives one; the first frost has no default.
 pub fn frost(year: i32, last_md: Option<&str>, first_md: Option<&str>) -> Option<Frost> {
+    let zone_last = last_md.and_then(|m| month_day(year, m));
     Some(Frost {
-        last: last_md
-            .and_then(|m| month_day(year, m))
-            .or_else(|| md(year, 5, 1))?,
-        eisheilige: md(year, 5, 15)?,
+        last: zone_last.or_else(|| md(year, 5, 1))?,
+        eisheilige: match zone_last {
+            Some(l) => l + Duration::days(FROST_SAFE_MARGIN_DAYS),
+            None => md(year, 5, 15)?,
+        },
         first: first_md.and_then(|m| month_day(year, m)),
     })
 }
@@ -288,7 +298,8 @@ mod tests {
                 ],
             ),
             // 5a, last frost May 25: shift +24. Indoor Feb 25–Apr 24; outdoor May 25–Jun 24
-            // (after May 15 anyway); growth Jun 25–Jul 24; harvest Jul 25–Oct 24.
+            // → after the zone's Eisheilige (Jun 8) Jun 9–24; growth Jun 25–Jul 24;
+            // harvest Jul 25–Oct 24.
             (
                 "5a",
                 Some("05-25"),
@@ -300,7 +311,7 @@ mod tests {
                     ),
                     (
                         "outdoor_planting",
-                        date!(2026 - 05 - 25),
+                        date!(2026 - 06 - 09),
                         date!(2026 - 06 - 24),
                     ),
                     ("growth", date!(2026 - 06 - 25), date!(2026 - 07 - 24)),
@@ -308,7 +319,7 @@ mod tests {
                 ],
             ),
             // 7a, May 10: shift +9. Indoor Feb 10–Apr 9; outdoor May 10–Jun 9 → after the
-            // Eisheilige May 16–Jun 9; growth Jun 10–Jul 9; harvest Jul 10–Oct 9.
+            // zone's Eisheilige (May 24) May 25–Jun 9; growth Jun 10–Jul 9; harvest Jul 10–Oct 9.
             (
                 "7a",
                 Some("05-10"),
@@ -320,7 +331,7 @@ mod tests {
                     ),
                     (
                         "outdoor_planting",
-                        date!(2026 - 05 - 16),
+                        date!(2026 - 05 - 25),
                         date!(2026 - 06 - 09),
                     ),
                     ("growth", date!(2026 - 06 - 10), date!(2026 - 07 - 09)),
@@ -328,8 +339,9 @@ mod tests {
                 ],
             ),
             // 9a, March 25: shift −37. Indoor Dec 26 (prev. year) → clipped to Jan 1 … Feb 22;
-            // outdoor Mar 25–Apr 24 → after May 15 it is empty and dropped; growth Feb 23 …
-            // May 24; harvest May 25–Aug 24.
+            // outdoor Mar 25–Apr 24 → after the zone's Eisheilige (Apr 8) Apr 9–24 (the
+            // Central European May 15 used to drop it); growth Apr 25 … May 24; harvest
+            // May 25–Aug 24.
             (
                 "9a",
                 Some("03-25"),
@@ -339,9 +351,13 @@ mod tests {
                         date!(2026 - 01 - 01),
                         date!(2026 - 02 - 22),
                     ),
-                    ("growth", date!(2026 - 02 - 23), date!(2026 - 05 - 24)),
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 04 - 09),
+                        date!(2026 - 04 - 24),
+                    ),
+                    ("growth", date!(2026 - 04 - 25), date!(2026 - 05 - 24)),
                     ("harvest", date!(2026 - 05 - 25), date!(2026 - 08 - 24)),
-                    ("-", date!(2026 - 01 - 01), date!(2026 - 01 - 01)),
                 ],
             ),
         ];
@@ -419,10 +435,14 @@ mod tests {
     fn frost_dates() {
         let f = frost(2026, Some("04-20"), Some("10-30")).expect("frost");
         assert_eq!(f.last, date!(2026 - 04 - 20));
-        assert_eq!(f.eisheilige, date!(2026 - 05 - 15));
+        // The zone's last frost moves the Eisheilige with it (14 days on).
+        assert_eq!(f.eisheilige, date!(2026 - 05 - 04));
         assert_eq!(f.first, Some(date!(2026 - 10 - 30)));
         let d = frost(2026, Some("bad"), None).expect("frost");
         assert_eq!(d.last, date!(2026 - 05 - 01));
+        assert_eq!(d.eisheilige, date!(2026 - 05 - 15));
+        let z = frost(2026, Some("03-25"), None).expect("frost");
+        assert_eq!(z.eisheilige, date!(2026 - 04 - 08));
         assert_eq!(d.first, None);
     }
 }

@@ -4,7 +4,7 @@
 //! catalogue, roles, two tenants, the calendar events and the three care tools.
 
 use kultiva::auth::Role;
-use kultiva::rules::care::{next_month_start, watering_interval};
+use kultiva::rules::care::{Hemisphere, next_month_start, watering_interval};
 use kultiva::tenancy::TenantTx;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -154,7 +154,15 @@ async fn care_profiles_due_confirm_snooze_and_log() {
     )
     .await;
     assert_eq!(s, 200, "{out}");
-    let interval = i64::from(watering_interval(7, None, 1.5, today()));
+    let interval = i64::from(watering_interval(
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
+        7,
+        None,
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     assert_eq!(
         out["reminder"]["due_on"],
         ds(today() + Duration::days(interval))
@@ -401,7 +409,15 @@ async fn care_interval_adapts_to_the_grower() {
     assert_eq!(learned, [Value::Null, Value::Null, json!(6), json!(5)]);
     let (_, care) = get_json(&app, &format!("{base}/plants/{k}")).await;
     assert_eq!(care["profile"]["watering_interval_learned"], 5);
-    let interval = i64::from(watering_interval(7, Some(5), 1.5, today()));
+    let interval = i64::from(watering_interval(
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
+        7,
+        Some(5),
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     assert_eq!(
         reminder(&care, "watering")["due_on"],
         ds(today() + Duration::days(interval))
@@ -442,7 +458,15 @@ async fn care_overwintering_from_the_catalogue_and_calendar() {
         .as_str()
         .expect("key")
         .to_owned();
-    let interval = i64::from(watering_interval(7, None, 1.5, today()));
+    let interval = i64::from(watering_interval(
+        // The fixture plant's first phase waters every 3 days: the phase's interval comes first.
+        Some(3),
+        7,
+        None,
+        1.5,
+        today(),
+        Hemisphere::North,
+    ));
     let mut want = vec![format!("care_reminder:{wk}:{}", ds(from))];
     let mut d = from + Duration::days(interval);
     while d <= to {

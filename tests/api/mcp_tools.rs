@@ -44,6 +44,7 @@ const ALL_TOOLS: &[&str] = &[
     "list_planting_runs",
     "archive_plant",
     "set_plant_location",
+    "validate_planting",
     "set_plant_substrate",
     "transition_plant_phase",
     "get_location",

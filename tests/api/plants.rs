@@ -1123,3 +1123,375 @@ async fn plants_patch_null_rules_follow_the_document() {
     }
     assert_eq!(count(&app, &t, "plants").await, 1);
 }
+
+const STONE: &str = "Lithopsis fixturae";
+
+/// Issue 24: rotation and companion checks advise. A conflict that needs it is refused until
+/// the body acknowledges it (and then recorded on the plant); co-planting in a slot for several
+/// and pots are not rotation questions; folklore conflicts only warn; validate-planting shows it
+/// all; a non-boolean flag is a 422 naming the field; nothing is written on a refusal.
+#[tokio::test]
+async fn plants_rotation_and_companions_advise() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("plantsadv").await;
+    let tomato = species(&app, TOMATO).await;
+    let hybrid = species(&app, HYBRID).await;
+    let perennial = species(&app, PERENNIAL).await;
+    let obscura = species(&app, OBSCURA).await;
+    let stone = species(&app, STONE).await;
+    let (_, _, slots) = bed(&app, &t, "Adv box", 4).await;
+    let base = plants_path(&t);
+    let preview = format!("{base}validate-planting");
+
+    // Tomato stood in slot 1 (archived): the slot remembers its family.
+    let tom = plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "slot_key": slots[0]}),
+    )
+    .await;
+    let (s, _) = post(
+        &app,
+        &format!("{base}{}/archive", key(&tom)),
+        json!({"reason": "died"}),
+    )
+    .await;
+    assert_eq!(s, 200);
+
+    // The preview says what a create would meet.
+    let (s, review) = post(
+        &app,
+        &preview,
+        json!({"species_key": hybrid, "slot_key": slots[0]}),
+    )
+    .await;
+    assert_eq!(s, 200, "{review}");
+    assert_eq!(review["allowed"], false);
+    assert_eq!(
+        review["needs_acknowledgement"],
+        json!(["acknowledge_rotation"])
+    );
+    assert_eq!(review["rotation"]["window_years"], 3);
+    assert_eq!(review["rotation"]["findings"][0]["level"], "critical");
+    assert_eq!(
+        review["rotation"]["findings"][0]["needs_acknowledgement"],
+        true
+    );
+    assert_eq!(count(&app, &t, "plants").await, 1);
+
+    // Without the flag: refused, with the way through named; nothing written.
+    let res = app
+        .post_json(&base, &json!({"species_key": hybrid, "slot_key": slots[0]}))
+        .await;
+    let err = assert_error(res, 422, "ROTATION_VIOLATION").await;
+    assert_eq!(detail_fields(&err), ["body.slot_key"]);
+    assert!(
+        err["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("acknowledge_rotation")),
+        "{err}"
+    );
+    // A flag that is not a boolean: 422 naming it, nothing written.
+    for bad in [json!("yes"), json!(1), Value::Null] {
+        let res = app
+            .post_json(
+                &base,
+                &json!({"species_key": hybrid, "slot_key": slots[0], "acknowledge_rotation": bad}),
+            )
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), ["body.acknowledge_rotation"], "{bad}");
+    }
+    let res = app
+        .post_json(
+            &base,
+            &json!({"species_key": hybrid, "slot_key": slots[0], "acknowledge_companions": "no"}),
+        )
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["body.acknowledge_companions"]);
+    assert_eq!(count(&app, &t, "plants").await, 1);
+    assert_eq!(count(&app, &t, "slot_placements").await, 1);
+
+    // Acknowledged: planted, and the acknowledgement is recorded and read back.
+    let hyb = plant(
+        &app,
+        &t,
+        json!({"species_key": hybrid, "slot_key": slots[0], "acknowledge_rotation": true}),
+    )
+    .await;
+    assert_eq!(
+        hyb["placement_acknowledgements"][0]["code"],
+        "ROTATION_VIOLATION"
+    );
+    assert_eq!(
+        hyb["placement_acknowledgements"][0]["slot_key"],
+        slots[0].to_string()
+    );
+    let (_, read) = get_json(&app, &format!("{base}{}", key(&hyb))).await;
+    assert_eq!(
+        read["placement_acknowledgements"],
+        hyb["placement_acknowledgements"]
+    );
+    assert_eq!(read["placement_warnings"], json!([]));
+    // A flag without a conflict records nothing.
+    let (_, _, spare) = bed(&app, &t, "Adv spare", 1).await;
+    let plain = plant(
+        &app,
+        &t,
+        json!({"species_key": perennial, "slot_key": spare[0], "acknowledge_rotation": true}),
+    )
+    .await;
+    assert_eq!(plain["placement_acknowledgements"], json!([]));
+
+    // Co-planting: a slot for three; a second Fixturaceae placed beside the first this season.
+    exec(
+        &app,
+        &t,
+        "UPDATE {schema}.slots SET capacity = 3 WHERE id = $1",
+        slots[1],
+    )
+    .await;
+    plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "slot_key": slots[1]}),
+    )
+    .await;
+    let mate = plant(
+        &app,
+        &t,
+        json!({"species_key": hybrid, "slot_key": slots[1]}),
+    )
+    .await;
+    assert_eq!(mate["placement_acknowledgements"], json!([]));
+
+    // A pot gets fresh substrate: no rotation check at all.
+    let (_, pot_loc, pot) = bed(&app, &t, "Adv pot", 1).await;
+    exec(
+        &app,
+        &t,
+        "UPDATE {schema}.locations SET kind = 'container' WHERE id = $1",
+        pot_loc,
+    )
+    .await;
+    let first = plant(&app, &t, json!({"species_key": tomato, "slot_key": pot[0]})).await;
+    let (s, _) = post(
+        &app,
+        &format!("{base}{}/archive", key(&first)),
+        json!({"reason": "died"}),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (_, review) = post(
+        &app,
+        &preview,
+        json!({"species_key": hybrid, "slot_key": pot[0]}),
+    )
+    .await;
+    assert_eq!(review["allowed"], true, "{review}");
+    assert!(review["rotation"]["exempt"].is_string(), "{review}");
+    plant(&app, &t, json!({"species_key": hybrid, "slot_key": pot[0]})).await;
+
+    // Folklore conflict (traditional): planted, with a warning; nothing to acknowledge.
+    plant(
+        &app,
+        &t,
+        json!({"species_key": stone, "slot_key": slots[2]}),
+    )
+    .await;
+    let (_, review) = post(
+        &app,
+        &preview,
+        json!({"species_key": perennial, "slot_key": slots[3]}),
+    )
+    .await;
+    assert_eq!(review["allowed"], true, "{review}");
+    assert_eq!(
+        review["companions"]["conflicts"][0]["evidence"],
+        "traditional"
+    );
+    assert_eq!(
+        review["companions"]["conflicts"][0]["needs_acknowledgement"],
+        false
+    );
+    let bean = plant(
+        &app,
+        &t,
+        json!({"species_key": perennial, "slot_key": slots[3]}),
+    )
+    .await;
+    assert!(
+        bean["placement_warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|m| m.as_str().is_some_and(|m| m.contains("traditional")))),
+        "{bean}"
+    );
+    assert_eq!(bean["placement_acknowledgements"], json!([]));
+
+    // Established conflict: refused without the flag (nothing written), planted with it.
+    let (_, _, two) = bed(&app, &t, "Adv two", 2).await;
+    plant(&app, &t, json!({"species_key": tomato, "slot_key": two[0]})).await;
+    let before = count(&app, &t, "plants").await;
+    let (_, review) = post(
+        &app,
+        &preview,
+        json!({"species_key": obscura, "slot_key": two[1]}),
+    )
+    .await;
+    assert_eq!(
+        review["needs_acknowledgement"],
+        json!(["acknowledge_companions"])
+    );
+    assert_eq!(
+        review["companions"]["conflicts"][0]["evidence"],
+        "established"
+    );
+    assert!(review["companions"]["conflicts"][0]["source"].is_string());
+    let res = app
+        .post_json(&base, &json!({"species_key": obscura, "slot_key": two[1]}))
+        .await;
+    let err = assert_error(res, 422, "INCOMPATIBLE_COMPANION").await;
+    assert!(
+        err["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("acknowledge_companions")),
+        "{err}"
+    );
+    assert_eq!(count(&app, &t, "plants").await, before);
+    let obs = plant(
+        &app,
+        &t,
+        json!({"species_key": obscura, "slot_key": two[1], "acknowledge_companions": true}),
+    )
+    .await;
+    assert_eq!(
+        obs["placement_acknowledgements"][0]["code"],
+        "INCOMPATIBLE_COMPANION"
+    );
+    assert_eq!(count(&app, &t, "plants").await, before + 1);
+
+    // Preview input errors: 422 naming the field, 404 for unknown places.
+    let res = app
+        .post_json(&preview, &json!({"species_key": hybrid}))
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["body.slot_key"]);
+    let res = app
+        .post_json(
+            &preview,
+            &json!({"species_key": hybrid, "slot_key": uuid::Uuid::now_v7()}),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+/// The move tool takes the same flags and gives the same answers as the REST move; the preview
+/// tool answers what the preview route answers.
+#[tokio::test]
+async fn plants_mcp_acknowledgements_match_rest() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let a = app.tenant("plantmcpack").await;
+    let tomato = species(&app, TOMATO).await;
+    let obscura = species(&app, OBSCURA).await;
+    let (_, loc, slots) = bed(&app, &a, "Ack box", 3).await;
+    let grower = app.member(&a, Role::Grower).await;
+    let gk = app.api_key(&grower, Some(a.slug.as_str())).await;
+    let rest = |body: Value, path: String| {
+        let app = &app;
+        let bearer = grower.bearer();
+        async move {
+            let res = app
+                .call(Method::POST, &path, Some(&bearer), Some(&body))
+                .await;
+            let status = res.status().as_u16();
+            (status, res.json::<Value>().await.expect("json"))
+        }
+    };
+    let base = plants_path(&a);
+    let (s, _) = rest(
+        json!({"species_key": tomato, "slot_key": slots[0]}),
+        base.clone(),
+    )
+    .await;
+    assert_eq!(s, 201);
+    let (s, obs) = rest(
+        json!({"species_key": obscura, "location_key": loc}),
+        base.clone(),
+    )
+    .await;
+    assert_eq!(s, 201, "{obs}");
+    let k = key(&obs);
+
+    // The same preview on both faces.
+    let (s, via_rest) = rest(
+        json!({"plant_key": k, "slot_key": slots[1]}),
+        format!("{base}validate-planting"),
+    )
+    .await;
+    assert_eq!(s, 200, "{via_rest}");
+    let (s, via_tool) = mcp_call(
+        &app,
+        &gk,
+        "validate_planting",
+        json!({"plant_key": k, "slot_key": slots[1]}),
+    )
+    .await;
+    assert_eq!(s, 200, "{via_tool}");
+    assert_eq!(via_tool["data"], via_rest);
+    assert_eq!(
+        via_rest["needs_acknowledgement"],
+        json!(["acknowledge_companions"])
+    );
+
+    // Refused on both faces without the flag; a bad flag names the field.
+    let (s, refused) = rest(json!({"slot_key": slots[1]}), format!("{base}{k}/location")).await;
+    assert_eq!(
+        (s, refused["error_code"].as_str()),
+        (422, Some("INCOMPATIBLE_COMPANION"))
+    );
+    let (s, refused) = mcp_call(
+        &app,
+        &gk,
+        "set_plant_location",
+        json!({"plant_key": k, "slot_key": slots[1]}),
+    )
+    .await;
+    assert_eq!(
+        (s, refused["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{refused}"
+    );
+    let (s, bad) = mcp_call(
+        &app,
+        &gk,
+        "set_plant_location",
+        json!({"plant_key": k, "slot_key": slots[1], "acknowledge_companions": "yes"}),
+    )
+    .await;
+    assert_eq!(s, 422, "{bad}");
+    assert!(bad.to_string().contains("acknowledge_companions"), "{bad}");
+    let (s, bad) = rest(
+        json!({"slot_key": slots[1], "acknowledge_companions": "yes"}),
+        format!("{base}{k}/location"),
+    )
+    .await;
+    assert_eq!(s, 422, "{bad}");
+    assert_eq!(detail_fields(&bad), ["body.acknowledge_companions"]);
+    let (_, still) = mcp_call(&app, &gk, "get_plant", json!({"plant_key": k})).await;
+    assert_eq!(still["data"]["slot_key"], Value::Null);
+
+    // Acknowledged through the tool: moved and recorded, as the REST move would.
+    let (s, moved) = mcp_call(
+        &app,
+        &gk,
+        "set_plant_location",
+        json!({"plant_key": k, "slot_key": slots[1], "acknowledge_companions": true}),
+    )
+    .await;
+    assert_eq!(s, 200, "{moved}");
+    assert_eq!(
+        moved["data"]["placement_acknowledgements"][0]["code"],
+        "INCOMPATIBLE_COMPANION"
+    );
+}

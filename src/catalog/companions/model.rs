@@ -8,6 +8,7 @@ use crate::catalog::engine::spec::{Filter, FilterHow, KindSpec, NaturalKey, text
 use crate::error::ErrorDetail;
 
 pub const RELATIONS: &[&str] = &["compatible", "incompatible"];
+pub const EVIDENCE: &[&str] = crate::rules::companion::Evidence::ALL;
 
 const FIELDS: &[Field] = &[
     Field::req("species_a_key", Kind::Ref("species")).seed("a"),
@@ -18,6 +19,12 @@ const FIELDS: &[Field] = &[
     Field::opt("score", Kind::Num(0.0, 1.0))
         .doc("how much they help each other; compatible pairs only (required there)"),
     Field::opt("reason", Kind::LongText(1000)),
+    Field::opt("evidence", Kind::Enum(EVIDENCE)).doc(
+        "how well the pair is supported: established (a documented mechanism or extension \
+         advice; an incompatible pair then needs the grower's acknowledgement to plant anyway) \
+         or traditional (garden lore: advice only); omitted reads as traditional",
+    ),
+    Field::opt("source", Kind::LongText(1000)).doc("where the rule comes from"),
 ];
 
 fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {

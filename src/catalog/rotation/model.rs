@@ -20,6 +20,12 @@ const FIELDS: &[Field] = &[
     Field::opt("benefit_score", Kind::Num(0.0, 1.0)).doc("successor rules only (required there)"),
     Field::opt("severity", Kind::Enum(SEVERITY)).doc("incompatible rules only (required there)"),
     Field::opt("reason", Kind::LongText(1000)),
+    Field::opt("break_years", Kind::Int(1, 10)).doc(
+        "a family's own break between two of its crops in one slot, in years (incompatible \
+         rules of a family with itself only); longer than the default 3 years it widens that \
+         family's rotation window (brassicas: 4, clubroot)",
+    ),
+    Field::opt("source", Kind::LongText(1000)).doc("where the rule comes from"),
 ];
 
 fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
@@ -40,6 +46,15 @@ fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
         errors.push(ErrorDetail::new(
             format!("body.{f}"),
             "not used by this relation",
+            "value_error",
+        ));
+    }
+    let same_family = doc.get("from_family_key").is_some()
+        && doc.get("from_family_key") == doc.get("to_family_key");
+    if has("break_years") && !(text(doc, "relation") == Some("incompatible") && same_family) {
+        errors.push(ErrorDetail::new(
+            "body.break_years",
+            "only for an incompatible rule of a family with itself",
             "value_error",
         ));
     }

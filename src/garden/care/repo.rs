@@ -8,21 +8,38 @@ use uuid::Uuid;
 use super::model::*;
 use crate::tenancy::TenantTx;
 
-/// The phases in which only pest checks are due, as one regular expression over the lower-case
-/// phase name or key (rules::care::RESTING_PHASES).
-pub const RESTING_RE: &str = "dormancy|senescence|hardening_off|hardening off|maintenance|acclimatization|repotting_recovery";
-
-/// Live plants without a profile: key, species key.
-pub async fn missing_profiles(tx: &mut TenantTx) -> Result<Vec<(Uuid, String)>, sqlx::Error> {
+/// Live plants without a profile: key, species key, current phase key.
+pub async fn missing_profiles(
+    tx: &mut TenantTx,
+) -> Result<Vec<(Uuid, String, Option<String>)>, sqlx::Error> {
     let sql = tx.sql(
-        "SELECT p.id, p.species_key FROM tenant.plants p \
+        "SELECT p.id, p.species_key, p.current_phase_key FROM tenant.plants p \
          WHERE p.archived_at IS NULL \
            AND NOT EXISTS (SELECT 1 FROM tenant.care_profiles c WHERE c.plant_id = p.id)",
     );
     let rows = sqlx::query(sql).fetch_all(tx.conn()).await?;
     rows.iter()
-        .map(|r| Ok((r.try_get("id")?, r.try_get("species_key")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("id")?,
+                r.try_get("species_key")?,
+                r.try_get("current_phase_key")?,
+            ))
+        })
         .collect()
+}
+
+/// The phase definition key a plant is in now (`None` without a phase).
+pub async fn current_phase_key(
+    tx: &mut TenantTx,
+    plant: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    let sql = tx.sql("SELECT current_phase_key FROM tenant.plants WHERE id = $1");
+    Ok(sqlx::query_scalar::<_, Option<String>>(sql)
+        .bind(plant)
+        .fetch_optional(tx.conn())
+        .await?
+        .flatten())
 }
 
 /// A profile to store.
@@ -225,7 +242,8 @@ const GUARDS: &str = "p.archived_at IS NULL \
               OR extract(month FROM $1::date) <= c.fertilizing_month_to END))";
 
 fn guards() -> String {
-    GUARDS.replace("RESTING", RESTING_RE)
+    // The phases in which only pest checks are due (rules::care::RESTING_PHASES).
+    GUARDS.replace("RESTING", &crate::rules::care::resting_pattern())
 }
 
 /// Reminders of live plants due on or before `until` (every one when `None`), guards applied,

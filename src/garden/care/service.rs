@@ -11,12 +11,13 @@ use crate::catalog::engine::repo::Conditions;
 use crate::catalog::engine::service as catalogue;
 use crate::catalog::families::model::FAMILY;
 use crate::catalog::overwintering::model::PROFILE as OVERWINTERING;
+use crate::catalog::phases::model::PHASE;
 use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::tasks::model::date_str;
 use crate::http::pagination::PageRequest;
-use crate::rules::care::{self as rules, Urgency};
+use crate::rules::care::{self as rules, Hemisphere, Urgency};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 
@@ -37,6 +38,7 @@ fn parse_key(key: &str, what: &str) -> Result<Uuid, AppError> {
 #[derive(Debug, Clone, Default)]
 struct SpeciesCare {
     watering_days: Option<i32>,
+    scientific_name: Option<String>,
     family_name: Option<String>,
     winter: Option<(String, i32)>,
     spring: Option<(String, i32)>,
@@ -68,6 +70,7 @@ async fn species_care(state: &AppState, species_key: &str) -> Result<SpeciesCare
     };
     let mut out = SpeciesCare {
         watering_days: int(&species, "watering_interval_days"),
+        scientific_name: text(&species, "scientific_name"),
         ..SpeciesCare::default()
     };
     if let Some(fam) = text(&species, "family_key").and_then(|k| Uuid::parse_str(&k).ok()) {
@@ -90,8 +93,51 @@ async fn species_care(state: &AppState, species_key: &str) -> Result<SpeciesCare
     Ok(out)
 }
 
-fn profile_for(plant_id: Uuid, care: &SpeciesCare) -> NewProfile {
-    let d = rules::derive(care.watering_days, care.family_name.as_deref());
+/// The garden's hemisphere (domain 2.8's winter and the feeding months follow it). A garden
+/// records no place of its own, so the time zone of its first admin (their preferences, else
+/// their account) tells; a zone not known to lie south of the equator, `UTC` included, reads
+/// as the north (see the README).
+pub async fn hemisphere(state: &AppState, tenant: &TenantRecord) -> Result<Hemisphere, AppError> {
+    let tz: Option<String> = sqlx::query_scalar(
+        "SELECT coalesce(p.timezone, u.timezone) FROM platform.memberships m \
+         JOIN platform.users u ON u.id = m.user_id \
+         LEFT JOIN platform.user_preferences p ON p.user_id = m.user_id \
+         WHERE m.tenant_id = $1 AND m.role = 'admin' ORDER BY m.created_at, m.user_id LIMIT 1",
+    )
+    .bind(tenant.id)
+    .fetch_optional(state.platform_pool())
+    .await?;
+    Ok(tz
+        .as_deref()
+        .and_then(Hemisphere::of_timezone)
+        .unwrap_or(Hemisphere::North))
+}
+
+/// The watering interval of the catalogue's phase definition a plant is in (`None` without a
+/// phase, for an unknown phase or one without an interval).
+async fn phase_watering_days(
+    state: &AppState,
+    phase_key: Option<&str>,
+) -> Result<Option<i32>, AppError> {
+    let Some(id) = phase_key.and_then(|k| Uuid::parse_str(k).ok()) else {
+        return Ok(None);
+    };
+    let mut db = state.platform_pool().acquire().await?;
+    match catalogue::get_by_id(&mut db, &PHASE, id).await {
+        Ok(v) => Ok(int(&v, "watering_interval_days")),
+        Err(e) if e.code() == crate::error::ErrorCode::EntityNotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn profile_for(plant_id: Uuid, care: &SpeciesCare, hemisphere: Hemisphere) -> NewProfile {
+    let d = rules::derive(
+        care.watering_days,
+        care.scientific_name.as_deref(),
+        care.family_name.as_deref(),
+    );
+    // The presets' feeding months are the northern calendar's; the south feeds six months on.
+    let (from, to) = d.preset.fertilizing_months;
     NewProfile {
         plant_id,
         style: d.preset.style,
@@ -99,8 +145,8 @@ fn profile_for(plant_id: Uuid, care: &SpeciesCare) -> NewProfile {
         watering: d.watering_days,
         multiplier: d.preset.winter_multiplier,
         fertilizing: d.preset.fertilizing_days,
-        fert_from: i32::from(d.preset.fertilizing_months.0),
-        fert_to: i32::from(d.preset.fertilizing_months.1),
+        fert_from: i32::from(hemisphere.shift_month(from)),
+        fert_to: i32::from(hemisphere.shift_month(to)),
         repot_months: d.preset.repotting_months,
         pruning: d.preset.pruning_days,
         pest_check: d.preset.pest_check_days,
@@ -115,13 +161,25 @@ fn profile_for(plant_id: Uuid, care: &SpeciesCare) -> NewProfile {
 /// once (domain 2.8: without a confirmation, the profile's creation day); repotting and
 /// pruning one interval later (a plant is potted and shaped when it is added); overwintering
 /// on the first day of the next winter-action month.
-fn first_reminders(p: &NewProfile, day: Date) -> Vec<(Uuid, &'static str, Date, i32)> {
+fn first_reminders(
+    p: &NewProfile,
+    phase_watering: Option<i32>,
+    day: Date,
+    hemisphere: Hemisphere,
+) -> Vec<(Uuid, &'static str, Date, i32)> {
     let mut out = vec![
         (
             p.plant_id,
             "watering",
             day,
-            rules::watering_interval(p.watering, None, p.multiplier, day),
+            rules::watering_interval(
+                phase_watering,
+                p.watering,
+                None,
+                p.multiplier,
+                day,
+                hemisphere,
+            ),
         ),
         (p.plant_id, "fertilizing", day, p.fertilizing),
         (p.plant_id, "pest_check", day, p.pest_check),
@@ -156,21 +214,36 @@ pub async fn ensure_profiles(state: &AppState, tenant: &TenantRecord) -> Result<
         return Ok(());
     }
     let mut by_species: HashMap<String, SpeciesCare> = HashMap::new();
-    for (_, s) in &missing {
+    let mut by_phase: HashMap<String, Option<i32>> = HashMap::new();
+    for (_, s, phase) in &missing {
         if !by_species.contains_key(s) {
             let care = species_care(state, s).await?;
             by_species.insert(s.clone(), care);
         }
+        if let Some(k) = phase
+            && !by_phase.contains_key(k)
+        {
+            let days = phase_watering_days(state, Some(k)).await?;
+            by_phase.insert(k.clone(), days);
+        }
     }
     let day = today();
-    let profiles: Vec<NewProfile> = missing
+    let hemisphere = hemisphere(state, tenant).await?;
+    let profiles: Vec<(NewProfile, Option<i32>)> = missing
         .iter()
-        .map(|(id, s)| profile_for(*id, by_species.get(s).unwrap_or(&SpeciesCare::default())))
+        .map(|(id, s, phase)| {
+            let care = by_species.get(s).cloned().unwrap_or_default();
+            let phase_days = phase
+                .as_ref()
+                .and_then(|k| by_phase.get(k).copied().flatten());
+            (profile_for(*id, &care, hemisphere), phase_days)
+        })
         .collect();
     let reminders: Vec<_> = profiles
         .iter()
-        .flat_map(|p| first_reminders(p, day))
+        .flat_map(|(p, phase_days)| first_reminders(p, *phase_days, day, hemisphere))
         .collect();
+    let profiles: Vec<NewProfile> = profiles.into_iter().map(|(p, _)| p).collect();
     let mut tx = TenantTx::begin(state, tenant).await?;
     repo::insert_profiles(&mut tx, &profiles).await?;
     // Only for plants whose profile this call stored (or that still lack reminders).
@@ -308,14 +381,23 @@ async fn require_plant(
         .ok_or_else(|| AppError::not_found("plant"))
 }
 
-/// The interval of the next reminder of a type, counted from `day`.
-fn interval_for(p: &CareProfile, reminder_type: &str, day: Date) -> i32 {
+/// The interval of the next reminder of a type, counted from `day` (`phase_watering`: the
+/// watering interval of the plant's current phase, which comes first).
+fn interval_for(
+    p: &CareProfile,
+    reminder_type: &str,
+    day: Date,
+    phase_watering: Option<i32>,
+    hemisphere: Hemisphere,
+) -> i32 {
     match reminder_type {
         "watering" => rules::watering_interval(
+            phase_watering,
             p.watering_interval_days,
             p.watering_interval_learned,
             p.winter_watering_multiplier,
             day,
+            hemisphere,
         ),
         "fertilizing" => p
             .fertilizing_interval_learned
@@ -457,7 +539,17 @@ pub async fn act(
                     learned = current;
                 }
             }
-            let interval = interval_for(&profile, &row.reminder_type, on);
+            let (phase_watering, hemisphere) = if row.reminder_type == "watering" {
+                let phase = repo::current_phase_key(&mut tx, row.plant_id).await?;
+                (
+                    phase_watering_days(state, phase.as_deref()).await?,
+                    hemisphere(state, tenant).await?,
+                )
+            } else {
+                (None, Hemisphere::North)
+            };
+            let interval =
+                interval_for(&profile, &row.reminder_type, on, phase_watering, hemisphere);
             let entry = repo::insert_entry(
                 &mut tx,
                 &repo::NewEntry {

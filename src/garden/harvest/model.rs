@@ -348,7 +348,8 @@ pub struct Readiness {
     pub expected_phase_days: Option<i64>,
     /// 0 to 100 from the latest observation per indicator.
     pub score: f64,
-    /// `optimal`, `approaching`, `developing` or `immature`.
+    /// `optimal`, `approaching`, `developing`, `immature`, or `overripe` when overripe
+    /// readings carry more than half the weight.
     pub recommendation: String,
     pub estimated_days_to_harvest: Option<i64>,
     pub indicators: Vec<IndicatorReading>,

@@ -339,14 +339,14 @@ fn readiness_of(
     intervals: &[Interval],
     now: OffsetDateTime,
 ) -> Readiness {
-    let day = now.date();
+    let day = rules::utc_day(now);
     let entry = p
         .current_phase_key
         .as_deref()
         .and_then(|k| seq.and_then(|s| s.entries.iter().find(|e| e.phase_key == k)));
     let days_in_phase = p
         .current_phase_started_at
-        .map(|s| (now - s).whole_days().max(0));
+        .map(|s| rules::utc_days_between(s, now));
     let mine: Vec<&Observation> = observations
         .iter()
         .filter(|o| o.plant_key == p.id)
@@ -406,7 +406,7 @@ async fn readiness_for(
     let ids: Vec<Uuid> = plants.iter().map(|p| p.id).collect();
     let now = OffsetDateTime::now_utc();
     let observations = repo::latest_observations(tx, &ids).await?;
-    let intervals = ipm_repo::intervals_after(tx, &ids, now.date()).await?;
+    let intervals = ipm_repo::intervals_after(tx, &ids, rules::utc_day(now)).await?;
     let mut sequences: HashMap<String, Option<ResolvedSequence>> = HashMap::new();
     for p in plants {
         if !sequences.contains_key(&p.species_key) {

@@ -157,9 +157,12 @@ pub async fn apply_kit(
                 notes: None,
                 actor,
                 reason: "starter kit",
+                // Conflicts needing an acknowledgement refuse here; the plant routes take the flags.
+                acknowledge: Default::default(),
             },
         )
-        .await?;
+        .await?
+        .0;
         plants.push(KitPlant {
             plant_key: id,
             name,

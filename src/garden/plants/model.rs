@@ -162,10 +162,155 @@ pub struct Plant {
     pub phase: Option<PhaseNow>,
     pub run_key: Option<Uuid>,
     pub notes: Option<String>,
+    /// Rotation and companion conflicts the grower acknowledged when placing the plant
+    /// (`acknowledge_rotation`, `acknowledge_companions`), oldest first.
+    pub placement_acknowledgements: Vec<PlacementAcknowledgement>,
+    /// Advice of the placement this answer made (traditional companion conflicts, rotation
+    /// notes); empty on reads.
+    pub placement_warnings: Vec<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
     pub updated_at: OffsetDateTime,
+}
+
+/// A conflict the grower planted through, recorded on the plant.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ToSchema)]
+pub struct PlacementAcknowledgement {
+    /// `ROTATION_VIOLATION` or `INCOMPATIBLE_COMPANION`.
+    pub code: String,
+    /// What the refusal would have said.
+    pub message: String,
+    /// The slot the plant was placed in.
+    pub slot_key: Uuid,
+    #[serde(with = "time::serde::rfc3339")]
+    pub acknowledged_at: OffsetDateTime,
+}
+
+/// The acknowledgement flags of a create or move: a conflict that needs one is planted
+/// through (and recorded) only when its flag is true.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Acknowledge {
+    pub rotation: bool,
+    pub companions: bool,
+}
+
+impl Acknowledge {
+    pub fn read(f: &mut JsonFields) -> Option<Self> {
+        let rotation = f.flag("acknowledge_rotation", false);
+        let companions = f.flag("acknowledge_companions", false);
+        Some(Self {
+            rotation: rotation?,
+            companions: companions?,
+        })
+    }
+}
+
+/// What the rotation and companion checks say about planting a species in a slot
+/// (`POST /plant-instances/validate-planting`, and the checks of create and move).
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct PlantingReview {
+    pub species_key: String,
+    /// Null when no slot was named: nothing to check.
+    pub slot_key: Option<Uuid>,
+    /// True when nothing needs acknowledging (warnings may still be there).
+    pub allowed: bool,
+    /// The flags a create or move needs to plant anyway: `acknowledge_rotation`,
+    /// `acknowledge_companions`.
+    pub needs_acknowledgement: Vec<String>,
+    pub rotation: RotationReview,
+    pub companions: CompanionReview,
+    /// Advice that never blocks (the same strings a create or move answers with).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct RotationReview {
+    /// The window checked: 3 years, or the family's own longer break (brassicas 4).
+    pub window_years: i32,
+    /// Why rotation does not apply (a pot), if so.
+    pub exempt: Option<String>,
+    pub findings: Vec<RotationFinding>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RotationFinding {
+    /// critical (needs acknowledging), warning, info or ok.
+    pub level: String,
+    pub message: String,
+    /// The earlier planting's species.
+    pub species_key: Option<String>,
+    pub needs_acknowledgement: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct CompanionReview {
+    /// Established conflicts first.
+    pub conflicts: Vec<CompanionConflict>,
+    /// Best first.
+    pub benefits: Vec<CompanionBenefit>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CompanionConflict {
+    pub plant_key: String,
+    pub species_key: String,
+    pub species_name: String,
+    pub reason: Option<String>,
+    /// established (needs acknowledging) or traditional (advice).
+    pub evidence: String,
+    pub source: Option<String>,
+    pub needs_acknowledgement: bool,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CompanionBenefit {
+    pub plant_key: String,
+    pub species_key: String,
+    pub score: Option<f64>,
+}
+
+/// Body of `POST /t/{slug}/plant-instances/validate-planting`: what a create (or, with
+/// `plant_key`, a move) into the slot would meet. Nothing is written.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantingCheck"))]
+#[serde(deny_unknown_fields)]
+pub struct PlantingCheck {
+    /// Species key from the catalogue; with `plant_key` it may be omitted (the plant's).
+    #[salvo(schema(min_length = 1, max_length = 100))]
+    pub species_key: Option<String>,
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    /// The plant to be moved (its own history and presence do not count).
+    pub plant_key: Option<Uuid>,
+}
+
+impl FromJson for PlantingCheck {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let species_key = opt_key(f, "species_key");
+        let location_key = opt_uuid(f, "location_key");
+        let slot_key = opt_uuid(f, "slot_key");
+        let plant_key = opt_uuid(f, "plant_key");
+        let body = Self {
+            species_key: species_key?,
+            location_key: location_key?,
+            slot_key: slot_key?,
+            plant_key: plant_key?,
+        };
+        if body.species_key.is_none() && body.plant_key.is_none() {
+            f.reject_field(
+                "species_key",
+                "name a species_key or a plant_key",
+                "missing",
+            );
+            return None;
+        }
+        if body.location_key.is_none() && body.slot_key.is_none() {
+            f.reject_field("slot_key", "name a slot_key or a location_key", "missing");
+            return None;
+        }
+        Some(body)
+    }
 }
 
 /// A plant in a list: what one query gives (the phase name is the one recorded on entry).
@@ -321,7 +466,7 @@ pub fn opt_past_date(f: &mut JsonFields, name: &'static str) -> Option<Option<Da
 /// Body of `POST /t/{slug}/plant-instances/`. Beyond the schema: `planted_on` not after
 /// today; a `slot_key` of another location than `location_key` is refused (422).
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
-#[salvo(schema(name = "PlantCreate"))]
+#[salvo(schema(name = "PlantFields"))]
 #[serde(deny_unknown_fields)]
 pub struct NewPlant {
     /// Species key from the catalogue.
@@ -370,6 +515,83 @@ pub struct NewPlant {
     /// How the phase key was given (not part of the wire form).
     #[serde(skip)]
     pub start_phase: StartPhase,
+}
+
+/// Schema of `POST /t/{slug}/plant-instances/` (read as [`PlantCreate`]): the fields of
+/// [`NewPlant`] and the two acknowledgement flags.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "PlantCreate"))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // a schema only: the handler reads the body as `PlantCreate`
+pub struct PlantCreateBody {
+    /// Species key from the catalogue.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub species_key: String,
+    /// Defaults to the species' common (else scientific) name; null is refused (omit it).
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 120,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub name: Option<String>,
+    /// A cultivar of that species.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub cultivar_key: Option<String>,
+    /// Where it stands; needed with a slot unless the slot alone names it.
+    pub location_key: Option<Uuid>,
+    pub slot_key: Option<Uuid>,
+    pub substrate_batch_key: Option<Uuid>,
+    /// YYYY-MM-DD, from 1900-01-01 up to today (a later date is refused with 422).
+    #[salvo(schema(value_type = Option<String>, format = "date", pattern = r"^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$"))]
+    pub planted_on: Option<Date>,
+    /// The phase to start in (a phase key of the species' sequence). Omitted: the first phase
+    /// of the sequence; null: no phase yet (`phase_state` `never_initialised`).
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub phase_key: Option<String>,
+    /// Up to 2000 characters, several lines allowed; blank means none.
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
+    pub notes: Option<String>,
+    /// Plant even though the slot held the same botanical family within its rotation window
+    /// (else 422 `ROTATION_VIOLATION`); recorded in `placement_acknowledgements`. Default false.
+    pub acknowledge_rotation: Option<bool>,
+    /// Plant even though an established incompatible companion stands next to it (else 422
+    /// `INCOMPATIBLE_COMPANION`; traditional conflicts only warn, in `placement_warnings`);
+    /// recorded in `placement_acknowledgements`. Default false.
+    pub acknowledge_companions: Option<bool>,
+}
+
+/// `POST /t/{slug}/plant-instances/` as read (schema: [`PlantCreateBody`]).
+#[derive(Debug, Clone)]
+pub struct PlantCreate {
+    pub plant: NewPlant,
+    pub acknowledge: Acknowledge,
+}
+
+impl FromJson for PlantCreate {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let plant = NewPlant::from_json(f);
+        let acknowledge = Acknowledge::read(f);
+        Some(Self {
+            plant: plant?,
+            acknowledge: acknowledge?,
+        })
+    }
 }
 
 /// Where a new plant starts.
@@ -519,6 +741,23 @@ pub struct LocationBody {
     pub location_key: Option<Uuid>,
     /// A slot of the location (or, alone, names the location too).
     pub slot_key: Option<Uuid>,
+    /// Move even though the slot held the same botanical family within its rotation window
+    /// (else 422 `ROTATION_VIOLATION`); recorded on the plant. Default false.
+    #[serde(default)]
+    pub acknowledge_rotation: bool,
+    /// Move even though an established incompatible companion stands next to the slot (else
+    /// 422 `INCOMPATIBLE_COMPANION`); recorded on the plant. Default false.
+    #[serde(default)]
+    pub acknowledge_companions: bool,
+}
+
+impl LocationBody {
+    pub fn acknowledge(&self) -> Acknowledge {
+        Acknowledge {
+            rotation: self.acknowledge_rotation,
+            companions: self.acknowledge_companions,
+        }
+    }
 }
 
 impl FromJson for LocationBody {
@@ -526,10 +765,14 @@ impl FromJson for LocationBody {
         let site_key = opt_uuid(f, "site_key");
         let location_key = opt_uuid(f, "location_key");
         let slot_key = opt_uuid(f, "slot_key");
+        let ack = Acknowledge::read(f);
+        let ack = ack?;
         let body = Self {
             site_key: site_key?,
             location_key: location_key?,
             slot_key: slot_key?,
+            acknowledge_rotation: ack.rotation,
+            acknowledge_companions: ack.companions,
         };
         if body.location_key.is_none() && body.slot_key.is_none() {
             f.reject_field(

@@ -18,6 +18,9 @@ pub struct PlacementTarget {
     pub location_name: String,
     pub site_id: Uuid,
     pub slot: Option<SlotTarget>,
+    /// A pot or other container (location kind `container`): fresh substrate each planting,
+    /// so crop rotation does not apply.
+    pub potted: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +41,7 @@ pub async fn placement_target(
 ) -> Result<PlacementTarget, AppError> {
     let t = places_service::placement_target(tx, location_id, slot_id).await?;
     Ok(PlacementTarget {
+        potted: t.location.kind.as_deref() == Some("container"),
         location_id: t.location.key,
         location_name: t.location.name,
         site_id: t.location.site_key,

@@ -40,6 +40,8 @@ pub struct PlantRow {
     pub last_cycle: Option<i32>,
     pub run_id: Option<Uuid>,
     pub notes: Option<String>,
+    /// The acknowledged placement conflicts (a JSON array).
+    pub placement_acknowledgements: serde_json::Value,
     pub created_at: OffsetDateTime,
     pub updated_at: OffsetDateTime,
 }
@@ -49,7 +51,7 @@ const SELECT: &str = "SELECT p.id, p.name, p.species_key, p.cultivar_key, p.loca
     coalesce(p.substrate_key, b.substrate_key) AS substrate_key, ts.name AS ts_name, \
     coalesce(ts.type, b.substrate_type) AS ts_type, p.planted_on, p.archived_at, p.archive_reason, p.current_phase_key, \
     p.current_phase_started_at, p.current_cycle, h.phase_name AS open_phase_name, \
-    rp.run_id, p.notes, p.created_at, p.updated_at";
+    rp.run_id, p.notes, p.placement_acknowledgements, p.created_at, p.updated_at";
 
 /// The history facts of a plant row `q` (of [`SELECT`]): per row of a page only, never for
 /// every row a list matches.
@@ -92,6 +94,7 @@ fn decode(row: &PgRow) -> Result<PlantRow, sqlx::Error> {
         last_cycle: row.try_get("last_cycle")?,
         run_id: row.try_get("run_id")?,
         notes: row.try_get("notes")?,
+        placement_acknowledgements: row.try_get("placement_acknowledgements")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -490,15 +493,19 @@ pub async fn close_placement(
 
 /// What stood in the slot on or after `since`, other plants only: (species, the last day it
 /// stood there, `today` while it still does).
+/// A planting a slot has seen: species, first day, last day (today while it stands), standing.
+pub type SlotPast = (String, Date, Date, bool);
+
 pub async fn slot_history(
     tx: &mut GardenTx,
     slot_id: Uuid,
     since: Date,
     today: Date,
     except: Option<Uuid>,
-) -> Result<Vec<(String, Date)>, sqlx::Error> {
+) -> Result<Vec<SlotPast>, sqlx::Error> {
     let rows = sqlx::query(tx.sql(
-        "SELECT species_key, coalesce(removed_on, $3) AS last_seen FROM tenant.slot_placements \
+        "SELECT species_key, placed_on, coalesce(removed_on, $3) AS last_seen, \
+           removed_on IS NULL AS active FROM tenant.slot_placements \
          WHERE slot_id = $1 AND coalesce(removed_on, $3) >= $2 \
            AND ($4::uuid IS NULL OR plant_id <> $4) ORDER BY placed_on",
     ))
@@ -509,8 +516,32 @@ pub async fn slot_history(
     .fetch_all(tx.conn())
     .await?;
     rows.iter()
-        .map(|r| Ok((r.try_get("species_key")?, r.try_get("last_seen")?)))
+        .map(|r| {
+            Ok((
+                r.try_get("species_key")?,
+                r.try_get("placed_on")?,
+                r.try_get("last_seen")?,
+                r.try_get("active")?,
+            ))
+        })
         .collect()
+}
+
+/// Appends acknowledged placement conflicts (a JSON array) to the plant's record.
+pub async fn add_acknowledgements(
+    tx: &mut GardenTx,
+    plant: Uuid,
+    entries: &serde_json::Value,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql(
+        "UPDATE tenant.plants SET placement_acknowledgements = placement_acknowledgements || $2 \
+         WHERE id = $1",
+    ))
+    .bind(plant)
+    .bind(entries)
+    .execute(tx.conn())
+    .await?;
+    Ok(())
 }
 
 /// Live plants in the given slots (neighbours and slot mates): (plant, species).

@@ -19,6 +19,7 @@ pub fn router() -> Router {
     Router::with_path("plant-instances")
         .get(list_plants)
         .post(create_plant)
+        .push(Router::with_path("validate-planting").post(validate_planting))
         .push(
             Router::with_path("{plant_key}")
                 .get(get_plant)
@@ -170,10 +171,47 @@ pub async fn get_plant(
     Ok(Json(service::get_plant(&state, tenant, &plant_key).await?))
 }
 
-/// Create a plant. A slot runs the crop-rotation and companion checks.
+/// Preview the crop-rotation and companion checks of planting a species in a slot (or of
+/// moving `plant_key` there): the rotation window (3 years, brassicas 4), every finding, each
+/// companion conflict with its evidence (`established` needs `acknowledge_companions` on the
+/// create or move, `traditional` only warns), the benefits, and which acknowledge flags a
+/// create or move would need. A second plant of the same family placed this season in a slot
+/// for several is co-planting, not a violation; a pot (`container` location) is exempt from
+/// rotation. Writes nothing. A full slot or a slot of another location answers 422 as the
+/// create would.
+#[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "validate_planting",
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    request_body = PlantingCheck,
+    responses(
+        (status_code = 200, description = "what the checks say", body = PlantingReview),
+        (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, species, plant, location or slot", body = ErrorBody),
+        (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR (one detail per field, a full slot, a slot of another location)", body = ErrorBody),
+    ))]
+pub async fn validate_planting(
+    req: &mut Request,
+    depot: &mut Depot,
+) -> Result<Json<PlantingReview>, AppError> {
+    let state = depot.app_state()?;
+    let body: PlantingCheck = read_json(req, state.config().max_body_bytes).await?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(
+        service::validate_planting(&state, tenant, &body).await?,
+    ))
+}
+
+/// Create a plant. A slot runs the crop-rotation and companion checks: the same family in the
+/// slot within its window (3 years, brassicas 4; not for pots nor for co-planting this season
+/// in a slot for several) answers 422 `ROTATION_VIOLATION`, an established incompatible
+/// neighbour 422 `INCOMPATIBLE_COMPANION`, unless the body says `acknowledge_rotation` /
+/// `acknowledge_companions` true: then the plant is created and the acknowledged conflicts
+/// are recorded in `placement_acknowledgements`. Traditional (folklore) companion conflicts
+/// never refuse: they come back in `placement_warnings`. Nothing is written on a refusal.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "create_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
-    request_body = NewPlant,
+    request_body = PlantCreateBody,
     responses(
         (status_code = 201, description = "plant created", body = Plant),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
@@ -192,10 +230,18 @@ pub async fn create_plant(
     let state = depot.app_state()?;
     let ctx = depot.tenant_ctx()?;
     ctx.require(Role::Grower)?;
-    let new: NewPlant = read_json(req, state.config().max_body_bytes).await?;
+    let new: PlantCreate = read_json(req, state.config().max_body_bytes).await?;
     let actor = actor(depot)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    let plant = service::create_plant(&state, tenant, &new, &actor, true).await?;
+    let plant = service::create_plant_acknowledged(
+        &state,
+        tenant,
+        &new.plant,
+        new.acknowledge,
+        &actor,
+        true,
+    )
+    .await?;
     res.status_code(StatusCode::CREATED);
     Ok(Json(plant))
 }
@@ -255,7 +301,10 @@ pub async fn archive_plant(
     ))
 }
 
-/// Move a plant to a location and optionally a slot (rotation and companion checks).
+/// Move a plant to a location and optionally a slot, with the rotation and companion checks
+/// of create (its own history does not count): `acknowledge_rotation` /
+/// `acknowledge_companions` plant through a conflict that needs one and record it in
+/// `placement_acknowledgements`; traditional conflicts come back in `placement_warnings`.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "set_plant_location",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = LocationBody,

@@ -25,10 +25,19 @@ use crate::tenancy::TenantRecord;
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 
-/// A catalogue companion pair as the rule reads it: (a, b, compatible, score, reason).
-type PairRow = (String, String, bool, Option<f64>, Option<String>);
-/// A catalogue rotation rule: (from, to, relation, benefit score, severe).
-type RuleRow = (String, String, String, f64, bool);
+/// A catalogue companion pair as the rule reads it: (a, b, compatible, score, reason,
+/// evidence, source).
+type PairRow = (
+    String,
+    String,
+    bool,
+    Option<f64>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+/// A catalogue rotation rule: (from, to, relation, benefit score, severe, break years).
+type RuleRow = (String, String, String, f64, bool, Option<i32>);
 pub const HISTORY_MAX_LIMIT: i64 = 200;
 
 /// A key that is not a UUID cannot name a plant: the same 404 as an unknown one.
@@ -250,6 +259,9 @@ fn resolve(
         phase,
         run_key: row.run_id,
         notes: row.notes,
+        placement_acknowledgements: serde_json::from_value(row.placement_acknowledgements)
+            .unwrap_or_default(),
+        placement_warnings: Vec::new(),
         created_at: row.created_at,
         updated_at: row.updated_at,
     }
@@ -379,33 +391,27 @@ fn refusal(code: ErrorCode, field: &str, message: String) -> AppError {
     )])
 }
 
-/// Rotation and companion checks for placing `species` in the target's slot (none without a
-/// slot). `plant`: the plant being moved (its own history and presence do not count).
-pub(crate) async fn check_placement(
+/// What the rotation and companion checks say about placing `species` in the target's slot
+/// (nothing to check without a slot). `plant`: the plant being moved (its own history and
+/// presence do not count). Reads only.
+pub(crate) async fn review_placement(
     state: &AppState,
     tx: &mut GardenTx,
     species: &SpeciesInfo,
     target: &PlacementTarget,
     plant: Option<Uuid>,
-    field: &str,
-) -> Result<(), AppError> {
-    let Some(slot) = &target.slot else {
-        return Ok(());
+) -> Result<PlantingReview, AppError> {
+    let mut review = PlantingReview {
+        species_key: species.key.clone(),
+        allowed: true,
+        ..PlantingReview::default()
     };
+    let Some(slot) = &target.slot else {
+        review.rotation.window_years = rotation::WINDOW_YEARS;
+        return Ok(review);
+    };
+    review.slot_key = Some(slot.slot_id);
     let today = today();
-    let since = rotation::window_start(today, rotation::WINDOW_YEARS);
-    let history = repo::slot_history(tx, slot.slot_id, since, today, plant).await?;
-    let mut near: Vec<Uuid> = vec![slot.slot_id];
-    near.extend(slot.neighbour_slot_ids.iter().copied());
-    let neighbours = repo::live_in_slots(tx, &near, plant).await?;
-    let keys: HashSet<String> = history
-        .iter()
-        .map(|(s, _)| s.clone())
-        .chain(neighbours.iter().map(|(_, s)| s.clone()))
-        .collect();
-    let others = catalog::species_many(state, keys).await?;
-    let family_of = |k: &str| others.get(k).and_then(|s| s.family_key.as_deref());
-
     let rules = match species.family_key.as_deref() {
         Some(f) => catalog::rotation_rules(state, f).await?,
         None => Vec::new(),
@@ -422,105 +428,335 @@ pub(crate) async fn check_placement(
                     .and_then(Value::as_f64)
                     .unwrap_or(0.0),
                 text(r, "severity").as_deref() == Some("severe"),
+                r.get("break_years")
+                    .and_then(Value::as_i64)
+                    .and_then(|y| i32::try_from(y).ok()),
             )
         })
         .collect();
-    let family_rules: Vec<rotation::FamilyRule> = rule_data
-        .iter()
-        .map(|(from, to, relation, score, severe)| {
-            if relation == "successor" {
-                rotation::FamilyRule::Successor {
-                    from,
-                    to,
-                    benefit_score: *score,
-                }
-            } else {
-                rotation::FamilyRule::Incompatible {
-                    a: from,
-                    b: to,
-                    severe: *severe,
-                }
+    let mut family_rules: Vec<rotation::FamilyRule> = Vec::new();
+    for (from, to, relation, score, severe, break_years) in &rule_data {
+        if relation == "successor" {
+            family_rules.push(rotation::FamilyRule::Successor {
+                from,
+                to,
+                benefit_score: *score,
+            });
+        } else {
+            family_rules.push(rotation::FamilyRule::Incompatible {
+                a: from,
+                b: to,
+                severe: *severe,
+            });
+            if let Some(years) = break_years.filter(|_| from == to) {
+                family_rules.push(rotation::FamilyRule::Break {
+                    family: from,
+                    years,
+                });
             }
-        })
+        }
+    }
+    let years = rotation::window_years(species.family_key.as_deref(), &family_rules);
+    let since = rotation::window_start(today, years);
+    let history = repo::slot_history(tx, slot.slot_id, since, today, plant).await?;
+    let mut near: Vec<Uuid> = vec![slot.slot_id];
+    near.extend(slot.neighbour_slot_ids.iter().copied());
+    let neighbours = repo::live_in_slots(tx, &near, plant).await?;
+    let keys: HashSet<String> = history
+        .iter()
+        .map(|(s, ..)| s.clone())
+        .chain(neighbours.iter().map(|(_, s)| s.clone()))
         .collect();
+    let others = catalog::species_many(state, keys).await?;
+    let family_of = |k: &str| others.get(k).and_then(|s| s.family_key.as_deref());
+
     let past: Vec<rotation::Past> = history
         .iter()
-        .map(|(s, d)| rotation::Past {
+        .map(|(s, placed_on, last_seen, active)| rotation::Past {
             species_key: s,
             family_key: family_of(s),
-            last_seen: *d,
+            placed_on: *placed_on,
+            last_seen: *last_seen,
+            active: *active,
         })
         .collect();
+    let slot_kind = rotation::SlotKind {
+        capacity: slot.capacity,
+        potted: target.potted,
+    };
     let findings = rotation::check(
         species.family_key.as_deref(),
         today,
-        rotation::WINDOW_YEARS,
+        years,
         &past,
         &family_rules,
+        slot_kind,
     );
-    if let Some(v) = rotation::violation(&findings) {
-        return Err(refusal(
-            ErrorCode::RotationViolation,
-            field,
-            format!("slot {}: {}", slot.code, v.message),
-        ));
+    review.rotation.window_years = years;
+    if target.potted {
+        review.rotation.exempt = findings.first().map(|f| f.message.clone());
+    }
+    for f in &findings {
+        let critical = f.level == rotation::Level::Critical;
+        let message = format!("slot {}: {}", slot.code, f.message);
+        if matches!(f.level, rotation::Level::Warning | rotation::Level::Info) {
+            review.warnings.push(message.clone());
+        }
+        review.rotation.findings.push(RotationFinding {
+            level: level_str(f.level).to_owned(),
+            message,
+            species_key: f.species_key.clone(),
+            needs_acknowledgement: critical,
+        });
     }
 
-    if neighbours.is_empty() {
-        return Ok(());
-    }
-    let pairs = catalog::companion_pairs(state, &species.key).await?;
-    let pair_data: Vec<PairRow> = pairs
-        .iter()
-        .map(|p| {
-            (
-                text(p, "species_a_key").unwrap_or_default(),
-                text(p, "species_b_key").unwrap_or_default(),
-                text(p, "relation").as_deref() == Some("compatible"),
-                p.get("score").and_then(Value::as_f64),
-                text(p, "reason"),
+    if !neighbours.is_empty() {
+        let pairs = catalog::companion_pairs(state, &species.key).await?;
+        let pair_data: Vec<PairRow> = pairs
+            .iter()
+            .map(|p| {
+                (
+                    text(p, "species_a_key").unwrap_or_default(),
+                    text(p, "species_b_key").unwrap_or_default(),
+                    text(p, "relation").as_deref() == Some("compatible"),
+                    p.get("score").and_then(Value::as_f64),
+                    text(p, "reason"),
+                    text(p, "evidence"),
+                    text(p, "source"),
+                )
+            })
+            .collect();
+        let pairs: Vec<companion::Pair> = pair_data
+            .iter()
+            .map(
+                |(a, b, compatible, score, reason, evidence, source)| companion::Pair {
+                    a,
+                    b,
+                    compatible: *compatible,
+                    score: *score,
+                    reason: reason.as_deref(),
+                    evidence: companion::Evidence::parse(evidence.as_deref()),
+                    source: source.as_deref(),
+                },
             )
-        })
-        .collect();
-    let pairs: Vec<companion::Pair> = pair_data
-        .iter()
-        .map(|(a, b, compatible, score, reason)| companion::Pair {
-            a,
-            b,
-            compatible: *compatible,
-            score: *score,
-            reason: reason.as_deref(),
-        })
-        .collect();
-    let plant_keys: Vec<String> = neighbours.iter().map(|(p, _)| p.to_string()).collect();
-    let near: Vec<companion::Neighbour> = neighbours
-        .iter()
-        .zip(&plant_keys)
-        .map(|((_, s), k)| companion::Neighbour {
-            plant_key: k,
-            species_key: s,
-        })
-        .collect();
-    let outcome = companion::check(&species.key, &near, &pairs);
-    if let Some(c) = outcome.conflicts.first() {
-        let other = others
-            .get(&c.species_key)
-            .map_or_else(|| c.species_key.clone(), SpeciesInfo::label);
-        return Err(refusal(
-            ErrorCode::IncompatibleCompanion,
-            field,
-            format!(
-                "{} and {other} (plant {}) are incompatible companions{}",
+            .collect();
+        let plant_keys: Vec<String> = neighbours.iter().map(|(p, _)| p.to_string()).collect();
+        let near: Vec<companion::Neighbour> = neighbours
+            .iter()
+            .zip(&plant_keys)
+            .map(|((_, s), k)| companion::Neighbour {
+                plant_key: k,
+                species_key: s,
+            })
+            .collect();
+        let outcome = companion::check(&species.key, &near, &pairs);
+        for c in &outcome.conflicts {
+            let other = others
+                .get(&c.species_key)
+                .map_or_else(|| c.species_key.clone(), SpeciesInfo::label);
+            let message = format!(
+                "{} and {other} (plant {}) are incompatible companions ({}){}",
                 species.label(),
+                c.plant_key,
+                c.evidence.as_str(),
+                c.reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            );
+            if !c.needs_acknowledgement() {
+                review.warnings.push(message);
+            }
+            review.companions.conflicts.push(CompanionConflict {
+                plant_key: c.plant_key.clone(),
+                species_key: c.species_key.clone(),
+                species_name: other,
+                reason: c.reason.clone(),
+                evidence: c.evidence.as_str().to_owned(),
+                source: c.source.clone(),
+                needs_acknowledgement: c.needs_acknowledgement(),
+            });
+        }
+        review.companions.benefits = outcome
+            .benefits
+            .iter()
+            .map(|b| CompanionBenefit {
+                plant_key: b.plant_key.clone(),
+                species_key: b.species_key.clone(),
+                score: b.score,
+            })
+            .collect();
+    }
+    if review
+        .rotation
+        .findings
+        .iter()
+        .any(|f| f.needs_acknowledgement)
+    {
+        review
+            .needs_acknowledgement
+            .push("acknowledge_rotation".into());
+    }
+    if review
+        .companions
+        .conflicts
+        .iter()
+        .any(|c| c.needs_acknowledgement)
+    {
+        review
+            .needs_acknowledgement
+            .push("acknowledge_companions".into());
+    }
+    review.allowed = review.needs_acknowledgement.is_empty();
+    Ok(review)
+}
+
+fn level_str(l: rotation::Level) -> &'static str {
+    match l {
+        rotation::Level::Critical => "critical",
+        rotation::Level::Warning => "warning",
+        rotation::Level::Info => "info",
+        rotation::Level::Ok => "ok",
+    }
+}
+
+/// What a placement passed with: advice for the answer, and the conflicts acknowledged (to
+/// be recorded on the plant).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Placed {
+    pub warnings: Vec<String>,
+    pub acknowledged: Vec<PlacementAcknowledgement>,
+}
+
+/// Runs the checks for placing `species` in the target's slot: a conflict that needs an
+/// acknowledgement refuses the placement (422 `ROTATION_VIOLATION`, then
+/// `INCOMPATIBLE_COMPANION`, naming `field`) unless `ack` carries its flag.
+pub(crate) async fn check_placement(
+    state: &AppState,
+    tx: &mut GardenTx,
+    species: &SpeciesInfo,
+    target: &PlacementTarget,
+    plant: Option<Uuid>,
+    field: &str,
+    ack: Acknowledge,
+) -> Result<Placed, AppError> {
+    let review = review_placement(state, tx, species, target, plant).await?;
+    let Some(slot_key) = review.slot_key else {
+        return Ok(Placed::default());
+    };
+    let now = OffsetDateTime::now_utc();
+    let mut placed = Placed {
+        warnings: review.warnings.clone(),
+        acknowledged: Vec::new(),
+    };
+    let rotation: Vec<&str> = review
+        .rotation
+        .findings
+        .iter()
+        .filter(|f| f.needs_acknowledgement)
+        .map(|f| f.message.as_str())
+        .collect();
+    if let Some(first) = rotation.first() {
+        if !ack.rotation {
+            return Err(refusal(
+                ErrorCode::RotationViolation,
+                field,
+                format!("{first} (send acknowledge_rotation: true to plant anyway)"),
+            ));
+        }
+        placed
+            .acknowledged
+            .extend(rotation.iter().map(|m| PlacementAcknowledgement {
+                code: ErrorCode::RotationViolation.as_str().to_owned(),
+                message: (*m).to_owned(),
+                slot_key,
+                acknowledged_at: now,
+            }));
+    }
+    let conflicts: Vec<String> = review
+        .companions
+        .conflicts
+        .iter()
+        .filter(|c| c.needs_acknowledgement)
+        .map(|c| {
+            format!(
+                "{} and {} (plant {}) are incompatible companions{}",
+                species.label(),
+                c.species_name,
                 c.plant_key,
                 c.reason
                     .as_deref()
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default()
-            ),
-        ));
+            )
+        })
+        .collect();
+    if let Some(first) = conflicts.first() {
+        if !ack.companions {
+            return Err(refusal(
+                ErrorCode::IncompatibleCompanion,
+                field,
+                format!("{first} (send acknowledge_companions: true to plant anyway)"),
+            ));
+        }
+        placed
+            .acknowledged
+            .extend(conflicts.into_iter().map(|m| PlacementAcknowledgement {
+                code: ErrorCode::IncompatibleCompanion.as_str().to_owned(),
+                message: m,
+                slot_key,
+                acknowledged_at: now,
+            }));
     }
+    Ok(placed)
+}
+
+/// Records what a placement acknowledged on the plant.
+async fn record_acknowledged(
+    tx: &mut GardenTx,
+    plant: Uuid,
+    placed: &Placed,
+) -> Result<(), AppError> {
+    if placed.acknowledged.is_empty() {
+        return Ok(());
+    }
+    let entries = serde_json::to_value(&placed.acknowledged)
+        .map_err(|e| AppError::internal(format!("acknowledgements: {e}")))?;
+    repo::add_acknowledgements(tx, plant, &entries).await?;
     Ok(())
+}
+
+/// The preview of a create or move (`validate-planting`): the same checks, nothing written.
+/// 404 for an unknown species, plant, location or slot; 422 for a full slot or a slot of
+/// another location, as the create would answer.
+pub async fn validate_planting(
+    state: &AppState,
+    tenant: &TenantRecord,
+    check: &PlantingCheck,
+) -> Result<PlantingReview, AppError> {
+    let mut tx = GardenTx::begin(state, tenant).await?;
+    let moving = match check.plant_key {
+        Some(id) => Some(load(&mut tx, id).await?),
+        None => None,
+    };
+    let species_key = match (&check.species_key, &moving) {
+        (Some(k), _) => k.clone(),
+        (None, Some(row)) => row.species_key.clone(),
+        (None, None) => {
+            return Err(AppError::validation(vec![ErrorDetail::new(
+                "body.species_key",
+                "name a species_key or a plant_key",
+                "missing",
+            )]));
+        }
+    };
+    let (species, _) = catalog::species_with_sequence(state, &species_key).await?;
+    let target = target_of(&mut tx, check.location_key, check.slot_key)
+        .await?
+        .ok_or_else(|| AppError::not_found("location"))?;
+    let review = review_placement(state, &mut tx, &species, &target, check.plant_key).await?;
+    tx.rollback().await?;
+    Ok(review)
 }
 
 /// The location and slot a body names: the slot alone names its location.
@@ -554,14 +790,17 @@ pub struct Creation<'a> {
     pub notes: Option<&'a str>,
     pub actor: &'a str,
     pub reason: &'a str,
+    /// Which placement conflicts the grower acknowledged.
+    pub acknowledge: Acknowledge,
 }
 
-/// Inserts a plant (placement checks, slot history, starting phase) inside `tx`.
+/// Inserts a plant (placement checks, slot history, starting phase) inside `tx`; its key and
+/// the placement's advice.
 pub async fn insert_plant(
     state: &AppState,
     tx: &mut GardenTx,
     c: Creation<'_>,
-) -> Result<Uuid, AppError> {
+) -> Result<(Uuid, Vec<String>), AppError> {
     let seq = &c.sequence.sequence;
     let first = seq.entries.iter().min_by_key(|e| e.order);
     let start = match &c.start {
@@ -585,9 +824,21 @@ pub async fn insert_plant(
             },
         )?),
     };
-    if let Some(t) = c.target {
-        check_placement(state, tx, c.species, t, None, "body.slot_key").await?;
-    }
+    let placed = match c.target {
+        Some(t) => {
+            check_placement(
+                state,
+                tx,
+                c.species,
+                t,
+                None,
+                "body.slot_key",
+                c.acknowledge,
+            )
+            .await?
+        }
+        None => Placed::default(),
+    };
     if let Some(b) = c.batch {
         places::assert_batch_usable(tx.inner(), b).await?;
     }
@@ -607,6 +858,7 @@ pub async fn insert_plant(
         },
     )
     .await?;
+    record_acknowledged(tx, id, &placed).await?;
     if let Some(slot) = c.target.and_then(|t| t.slot.as_ref()) {
         repo::open_placement(
             tx,
@@ -632,13 +884,27 @@ pub async fn insert_plant(
         )
         .await?;
     }
-    Ok(id)
+    Ok((id, placed.warnings))
 }
 
+/// Creates a plant; a placement conflict that needs an acknowledgement refuses it.
 pub async fn create_plant(
     state: &AppState,
     tenant: &TenantRecord,
     new: &NewPlant,
+    actor: &str,
+    commit: bool,
+) -> Result<Plant, AppError> {
+    create_plant_acknowledged(state, tenant, new, Acknowledge::default(), actor, commit).await
+}
+
+/// Creates a plant, planting through the placement conflicts `ack` acknowledges (and
+/// recording them on it).
+pub async fn create_plant_acknowledged(
+    state: &AppState,
+    tenant: &TenantRecord,
+    new: &NewPlant,
+    ack: Acknowledge,
     actor: &str,
     commit: bool,
 ) -> Result<Plant, AppError> {
@@ -648,7 +914,7 @@ pub async fn create_plant(
     }
     let mut tx = GardenTx::begin(state, tenant).await?;
     let target = target_of(&mut tx, new.location_key, new.slot_key).await?;
-    let id = insert_plant(
+    let (id, warnings) = insert_plant(
         state,
         &mut tx,
         Creation {
@@ -663,12 +929,15 @@ pub async fn create_plant(
             notes: new.notes.as_deref(),
             actor,
             reason: "initial",
+            acknowledge: ack,
         },
     )
     .await?;
     let row = load(&mut tx, id).await?;
     tx.finish(commit).await?;
-    resolve_now(state, tenant.id, row).await
+    let mut plant = resolve_now(state, tenant.id, row).await?;
+    plant.placement_warnings = warnings;
+    Ok(plant)
 }
 
 pub async fn update_plant(
@@ -764,6 +1033,7 @@ pub async fn set_location(
             "value_error",
         )]));
     }
+    let mut placed = Placed::default();
     if new_slot.is_some() {
         let species = catalog::species_many(state, [row.species_key.clone()])
             .await?
@@ -774,7 +1044,17 @@ pub async fn set_location(
                 common_name: None,
                 family_key: None,
             });
-        check_placement(state, &mut tx, &species, &target, Some(id), "body.slot_key").await?;
+        placed = check_placement(
+            state,
+            &mut tx,
+            &species,
+            &target,
+            Some(id),
+            "body.slot_key",
+            body.acknowledge(),
+        )
+        .await?;
+        record_acknowledged(&mut tx, id, &placed).await?;
     }
     if row.slot_id != new_slot {
         repo::close_placement(&mut tx, id, today()).await?;
@@ -785,7 +1065,9 @@ pub async fn set_location(
     repo::set_place(&mut tx, id, target.location_id, new_slot).await?;
     let row = load(&mut tx, id).await?;
     tx.finish(commit).await?;
-    resolve_now(state, tenant.id, row).await
+    let mut plant = resolve_now(state, tenant.id, row).await?;
+    plant.placement_warnings = placed.warnings;
+    Ok(plant)
 }
 
 pub async fn set_substrate(

@@ -278,9 +278,12 @@ pub async fn create_plants(
                 notes: None,
                 actor,
                 reason: "initial",
+                // Conflicts needing an acknowledgement refuse here; the plant routes take the flags.
+                acknowledge: Default::default(),
             },
         )
-        .await?;
+        .await?
+        .0;
         created.push(plant);
     }
     repo::add_plants(&mut tx, id, &created).await?;

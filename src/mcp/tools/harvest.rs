@@ -37,7 +37,7 @@ pub static GET_HARVEST_READINESS: Tool = Tool {
     description: "How close the garden's plants are to harvest: whether the current phase \
                   allows harvest, days in phase, the latest ripeness observation per \
                   indicator, a score 0-100 with a recommendation (optimal, approaching, \
-                  developing, immature), the safety intervals still running and the first day a \
+                  developing, immature, overripe), the safety intervals still running and the first day a \
                   harvest is allowed. `ready` = phase allows harvest, optimal, no interval. \
                   plant_key narrows to one plant.",
     permission: Permission::Read,

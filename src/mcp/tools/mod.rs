@@ -54,6 +54,7 @@ pub static ALL: &[&Tool] = &[
     &runs::LIST_PLANTING_RUNS,
     &plants::ARCHIVE_PLANT,
     &plants::SET_PLANT_LOCATION,
+    &plants::VALIDATE_PLANTING,
     &plants::SET_PLANT_SUBSTRATE,
     &plants::TRANSITION_PLANT_PHASE,
     &places::GET_LOCATION,

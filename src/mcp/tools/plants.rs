@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::view::{compact, counted, page, paged};
-use crate::garden::plants::model::{ArchiveReason, LocationBody, Plant, SubstrateBody};
+use crate::garden::plants::model::{
+    ArchiveReason, LocationBody, Plant, PlantingCheck, SubstrateBody,
+};
 use crate::garden::plants::repo::{Archived, Filter};
 use crate::garden::plants::service;
 use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};
@@ -366,9 +368,15 @@ pub static SET_PLANT_LOCATION: Tool = Tool {
     title: "Move a plant",
     description: "Moves a plant to a location and optionally a slot (a slot alone names its \
                   location; site_key only checks that the location is in that site). Placing \
-                  in a slot runs the crop-rotation check (same family in the slot within 3 \
-                  years) and the companion check (incompatible live neighbours); both refuse \
-                  with validation.error. dry_run: true checks without moving.",
+                  in a slot runs the crop-rotation check (same family in the slot within its \
+                  window: 3 years, brassicas 4; pots and co-planting this season in a slot for \
+                  several are exempt) and the companion check (established incompatible live \
+                  neighbours); each refuses with validation.error (ROTATION_VIOLATION, \
+                  INCOMPATIBLE_COMPANION) unless acknowledge_rotation / acknowledge_companions \
+                  is true, which moves the plant and records the acknowledgement on it. \
+                  Traditional (folklore) companion conflicts only come back as \
+                  placement_warnings. validate_planting previews all of it. dry_run: true \
+                  checks without moving.",
     permission: Permission::Write,
     scope: Scope::Tenant,
     args: &[
@@ -376,9 +384,86 @@ pub static SET_PLANT_LOCATION: Tool = Tool {
         Arg::optional("site_key", KEY, "Site key (a check only)."),
         Arg::optional("location_key", KEY, "Location key."),
         Arg::optional("slot_key", KEY, "Slot key."),
+        ACK_ROTATION,
+        ACK_COMPANIONS,
     ],
     run: tool_handler!(set_plant_location),
 };
+
+const ACK_ROTATION: Arg = Arg::optional(
+    "acknowledge_rotation",
+    ArgKind::Bool { default: false },
+    "Place even though the slot held the same botanical family within its rotation window \
+     (recorded on the plant).",
+);
+const ACK_COMPANIONS: Arg = Arg::optional(
+    "acknowledge_companions",
+    ArgKind::Bool { default: false },
+    "Place even though an established incompatible companion stands next to the slot \
+     (recorded on the plant).",
+);
+
+pub static VALIDATE_PLANTING: Tool = Tool {
+    name: "validate_planting",
+    title: "Check a planting before doing it",
+    description: "What the crop-rotation and companion checks say about planting a species in \
+                  a slot, or moving plant_key there: the rotation window and findings, each \
+                  companion conflict with its evidence (established needs \
+                  acknowledge_companions, traditional only warns) and source, the benefits, \
+                  and which acknowledge flags a move or create would need. Writes nothing; \
+                  the same answer as POST /plant-instances/validate-planting.",
+    permission: Permission::Read,
+    scope: Scope::Tenant,
+    args: &[
+        Arg::optional("species_key", KEY, "Species key (else the plant's)."),
+        Arg::optional("plant_key", KEY, "The plant to be moved."),
+        Arg::optional("location_key", KEY, "Location key."),
+        Arg::optional("slot_key", KEY, "Slot key."),
+    ],
+    run: tool_handler!(validate_planting),
+};
+
+async fn validate_planting(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
+    let t = tenant(ctx)?;
+    let check = PlantingCheck {
+        species_key: args.text("species_key").map(|s| s.trim().to_owned()),
+        location_key: uuid_arg(&args, "location_key", "location")?,
+        slot_key: uuid_arg(&args, "slot_key", "slot")?,
+        plant_key: uuid_arg(&args, "plant_key", "plant")?,
+    };
+    if check.species_key.is_none() && check.plant_key.is_none() {
+        return Err(ToolError::validation(
+            "species_key",
+            "name a species_key or a plant_key",
+            "missing",
+        ));
+    }
+    if check.location_key.is_none() && check.slot_key.is_none() {
+        return Err(ToolError::validation(
+            "slot_key",
+            "name a slot_key or a location_key",
+            "missing",
+        ));
+    }
+    let r = service::validate_planting(ctx.state, t, &check).await?;
+    let summary = if r.allowed {
+        format!(
+            "The planting passes the checks ({} warning(s)).",
+            r.warnings.len()
+        )
+    } else {
+        format!(
+            "The planting needs {} to go ahead ({} warning(s)).",
+            r.needs_acknowledgement.join(" and "),
+            r.warnings.len()
+        )
+    };
+    Ok(
+        ToolOutput::new(summary, serde_json::to_value(&r).unwrap_or(Value::Null)).link_api(
+            format!("/api/v1/t/{}/plant-instances/validate-planting", t.slug),
+        ),
+    )
+}
 
 async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let t = tenant(ctx)?;
@@ -386,6 +471,8 @@ async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
         site_key: uuid_arg(&args, "site_key", "site")?,
         location_key: uuid_arg(&args, "location_key", "location")?,
         slot_key: uuid_arg(&args, "slot_key", "slot")?,
+        acknowledge_rotation: args.flag("acknowledge_rotation"),
+        acknowledge_companions: args.flag("acknowledge_companions"),
     };
     if body.location_key.is_none() && body.slot_key.is_none() {
         return Err(ToolError::validation(
