@@ -148,7 +148,7 @@ pub(crate) fn picture(w: u32, h: u32) -> DynamicImage {
 }
 
 /// Noise: compresses badly, so renditions are large (the payload cap test).
-fn noise(w: u32, h: u32, seed: u32) -> DynamicImage {
+pub(crate) fn noise(w: u32, h: u32, seed: u32) -> DynamicImage {
     let mut s = seed.wrapping_mul(2_654_435_761).max(1);
     DynamicImage::ImageRgb8(RgbImage::from_fn(w, h, |_, _| {
         s ^= s << 13;
@@ -225,7 +225,7 @@ pub(crate) fn has_gps(bytes: &[u8]) -> bool {
 }
 
 /// Every file under `dir` (relative paths), sorted.
-fn files(dir: &Path) -> Vec<String> {
+pub(crate) fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
