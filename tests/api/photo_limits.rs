@@ -180,15 +180,26 @@ async fn deleting_a_photo_an_entry_or_a_garden_removes_its_files() {
         )
         .await;
     assert_eq!(res.status().as_u16(), 204);
-    assert!(!has_files(&dir, &t, &keys[1]), "the entry's photo files are gone");
+    assert!(
+        !has_files(&dir, &t, &keys[1]),
+        "the entry's photo files are gone"
+    );
     assert!(has_files(&dir, &t, &keys[2]), "another entry's photo stays");
-    assert_eq!(count(&app, &t, "photo_file_outbox").await, 0, "outbox drained");
+    assert_eq!(
+        count(&app, &t, "photo_file_outbox").await,
+        0,
+        "outbox drained"
+    );
 
     // The garden: its whole folder goes, and nothing is left to do.
     kultiva::tenancy::provision::drop_tenant(&app.state, &t.slug)
         .await
         .expect("dropped");
-    assert_eq!(files(&dir), Vec::<String>::new(), "the garden's files are gone");
+    assert_eq!(
+        files(&dir),
+        Vec::<String>::new(),
+        "the garden's files are gone"
+    );
     assert!(!dir.join(t.id.to_string()).exists());
     let left: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM platform.photo_storage_deletions WHERE tenant_id = $1",
@@ -231,7 +242,9 @@ async fn the_sweep_removes_what_a_crash_or_a_stray_write_left() {
     let stray = dir.join(t.id.to_string()).join(Uuid::new_v4().to_string());
     std::fs::create_dir_all(&stray).expect("stray");
     std::fs::write(stray.join("original.png"), b"x").expect("stray file");
-    let gone_garden = dir.join(Uuid::new_v4().to_string()).join(Uuid::new_v4().to_string());
+    let gone_garden = dir
+        .join(Uuid::new_v4().to_string())
+        .join(Uuid::new_v4().to_string());
     std::fs::create_dir_all(&gone_garden).expect("gone garden");
     std::fs::write(gone_garden.join("original.png"), b"x").expect("gone file");
 
@@ -360,9 +373,11 @@ async fn batch_session(app: &TestApp, key: &str) -> String {
         .post(app.url("/api/v1/mcp"))
         .header("authorization", format!("Bearer {key}"))
         .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-03-26", "capabilities": {},
-            "clientInfo": {"name": "tests", "version": "1"}}}))
+            "clientInfo": {"name": "tests", "version": "1"}}}),
+        )
         .send()
         .await
         .expect("initialize sent");
@@ -431,6 +446,9 @@ async fn a_batch_past_its_answer_cap_answers_payload_too_large_for_the_rest() {
             delivered += 1;
         }
     }
-    assert!(delivered >= 1 && refused >= 1, "{delivered} delivered, {refused} refused");
+    assert!(
+        delivered >= 1 && refused >= 1,
+        "{delivered} delivered, {refused} refused"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

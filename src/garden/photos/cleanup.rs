@@ -201,13 +201,14 @@ async fn sweep_garden(
     }
     let ids: Vec<Uuid> = folders.iter().map(|(id, _)| *id).collect();
     let mut tx = TenantTx::read(state, &tenant).await?;
-    let known: Vec<Uuid> = sqlx::query(tx.sql("SELECT id FROM tenant.diary_photos WHERE id = ANY($1)"))
-        .bind(&ids)
-        .fetch_all(tx.conn())
-        .await?
-        .iter()
-        .map(|r| r.try_get("id"))
-        .collect::<Result<_, _>>()?;
+    let known: Vec<Uuid> =
+        sqlx::query(tx.sql("SELECT id FROM tenant.diary_photos WHERE id = ANY($1)"))
+            .bind(&ids)
+            .fetch_all(tx.conn())
+            .await?
+            .iter()
+            .map(|r| r.try_get("id"))
+            .collect::<Result<_, _>>()?;
     tx.commit().await?;
     let mut orphans = 0;
     for id in ids.into_iter().filter(|id| !known.contains(id)) {
@@ -244,7 +245,10 @@ pub fn start(state: AppState, mut stopped: watch::Receiver<bool>) -> Option<Join
                 }
                 Ok(_) => {}
                 Err(err) => {
-                    tracing::warn!(error_code = err.code().as_str(), "photo storage sweep failed; retried next round")
+                    tracing::warn!(
+                        error_code = err.code().as_str(),
+                        "photo storage sweep failed; retried next round"
+                    )
                 }
             }
             wait = every;

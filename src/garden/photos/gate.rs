@@ -56,11 +56,18 @@ impl DecodeGate {
     /// A slot for one decode of `tenant`'s, waiting at most `wait` (`None`: as long as it
     /// takes, for the rendition workers). The garden's slot first, so a garden's queue waits on
     /// its own slot and never holds a process slot while it waits.
-    pub async fn acquire(&self, tenant: Uuid, wait: Option<Duration>) -> Result<DecodePermit, Busy> {
+    pub async fn acquire(
+        &self,
+        tenant: Uuid,
+        wait: Option<Duration>,
+    ) -> Result<DecodePermit, Busy> {
         let garden = self.garden(tenant);
         let both = async {
             let g = garden.acquire_owned().await.map_err(|_| Busy)?;
-            let a = Arc::clone(&self.all).acquire_owned().await.map_err(|_| Busy)?;
+            let a = Arc::clone(&self.all)
+                .acquire_owned()
+                .await
+                .map_err(|_| Busy)?;
             Ok(DecodePermit {
                 _garden: g,
                 _all: a,

@@ -124,7 +124,11 @@ pub enum Rejection {
     TooManyPixels { width: u32, height: u32 },
     /// Far more pixels than the file's size lets a photo have: a decompression bomb
     /// (checked before decoding).
-    TooCompressed { width: u32, height: u32, bytes: usize },
+    TooCompressed {
+        width: u32,
+        height: u32,
+        bytes: usize,
+    },
     /// Recognised, but it does not decode (truncated, corrupt).
     Undecodable(String),
 }
@@ -148,11 +152,7 @@ pub fn dimensions(bytes: &[u8], format: Format) -> Result<(u32, u32), Rejection>
 pub fn admit(bytes: &[u8], format: Format, limits: PixelLimits) -> Result<(u32, u32), Rejection> {
     let (w, h) = dimensions(bytes, format)?;
     let pixels = u64::from(w) * u64::from(h);
-    if w == 0
-        || h == 0
-        || w > limits.max_edge
-        || h > limits.max_edge
-        || pixels > limits.max_pixels
+    if w == 0 || h == 0 || w > limits.max_edge || h > limits.max_edge || pixels > limits.max_pixels
     {
         return Err(Rejection::TooManyPixels {
             width: w,

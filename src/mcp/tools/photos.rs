@@ -107,8 +107,8 @@ async fn get_diary_entry_photos(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
         budget,
     )
     .await
-        .map_err(tool_error)?
-        .map_err(too_large_error)?;
+    .map_err(tool_error)?
+    .map_err(too_large_error)?;
     let mut photos: Vec<Value> = Vec::with_capacity(delivery.photos.len());
     let mut images = Vec::with_capacity(delivery.photos.len());
     let mut payload = 0usize;
