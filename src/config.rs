@@ -190,6 +190,30 @@ pub struct Config {
     /// Attempts at a photo's renditions before it is marked unavailable
     /// (`PHOTO_RENDITION_MAX_ATTEMPTS`, default 5).
     pub photo_rendition_max_attempts: u32,
+    /// Photo decodes (upload checks and renditions) running at once in this process
+    /// (`PHOTO_DECODE_CONCURRENCY`, default 2): each may hold a few hundred MB.
+    pub photo_decode_concurrency: u32,
+    /// Of those, at most this many for one garden (`PHOTO_DECODE_PER_GARDEN`, default 1).
+    pub photo_decode_per_garden: u32,
+    /// How long an upload waits for a decode slot before a 503 with `Retry-After`
+    /// (`PHOTO_DECODE_WAIT_SECONDS`, default 10).
+    pub photo_decode_wait_seconds: u32,
+    /// Pixels per byte of compressed file above which a picture of more than 4 MP is refused
+    /// before decoding (`PHOTO_MAX_PIXELS_PER_BYTE`, default 100): photos have 3 to 50,
+    /// decompression bombs hundreds.
+    pub photo_max_pixels_per_byte: u32,
+    /// Photo storage of one garden, originals and renditions, in bytes
+    /// (`PHOTO_QUOTA_MB_PER_GARDEN`, default 2048 MB).
+    pub photo_quota_bytes_per_garden: u64,
+    /// Age after which a photo folder no row names is removed by the sweep
+    /// (`PHOTO_ORPHAN_GRACE_MINUTES`, default 60).
+    pub photo_orphan_grace_minutes: u32,
+    /// Minutes between two sweeps of the photo storage (`PHOTO_SWEEP_INTERVAL_MINUTES`,
+    /// default 60; 0: no periodic sweep).
+    pub photo_sweep_interval_minutes: u32,
+    /// Bytes of one JSON-RPC batch's answers (`MCP_MAX_BATCH_RESPONSE_MB`, default 8); calls
+    /// past it answer `payload.too_large`.
+    pub mcp_max_batch_response_bytes: usize,
     /// Every placement, `primary` (the `DATABASE_URL` server) first.
     pub placements: Vec<PlacementConfig>,
     /// Where newly created tenants go.
@@ -422,6 +446,17 @@ impl Config {
         let photo_max_megapixels = r.bounded("PHOTO_MAX_MEGAPIXELS", 50, 1, 200);
         let photo_rendition_workers = r.bounded("PHOTO_RENDITION_WORKERS", 1, 0, 64);
         let photo_rendition_max_attempts = r.bounded("PHOTO_RENDITION_MAX_ATTEMPTS", 5, 1, 100);
+        let photo_decode_concurrency = r.bounded("PHOTO_DECODE_CONCURRENCY", 2, 1, 64);
+        let photo_decode_per_garden = r.bounded("PHOTO_DECODE_PER_GARDEN", 1, 1, 64);
+        let photo_decode_wait_seconds = r.bounded("PHOTO_DECODE_WAIT_SECONDS", 10, 0, 300);
+        let photo_max_pixels_per_byte = r.bounded("PHOTO_MAX_PIXELS_PER_BYTE", 100, 1, 100_000);
+        let photo_quota_bytes_per_garden =
+            u64::from(r.bounded("PHOTO_QUOTA_MB_PER_GARDEN", 2048, 1, 10_000_000)) * 1024 * 1024;
+        let photo_orphan_grace_minutes = r.bounded("PHOTO_ORPHAN_GRACE_MINUTES", 60, 0, 100_000);
+        let photo_sweep_interval_minutes =
+            r.bounded("PHOTO_SWEEP_INTERVAL_MINUTES", 60, 0, 100_000);
+        let mcp_max_batch_response_bytes =
+            r.bounded("MCP_MAX_BATCH_RESPONSE_MB", 8, 1, 1024) as usize * 1024 * 1024;
 
         let mut placements = vec![PlacementConfig {
             name: PRIMARY_PLACEMENT.into(),
@@ -596,6 +631,14 @@ impl Config {
             photo_max_megapixels,
             photo_rendition_workers,
             photo_rendition_max_attempts,
+            photo_decode_concurrency,
+            photo_decode_per_garden,
+            photo_decode_wait_seconds,
+            photo_max_pixels_per_byte,
+            photo_quota_bytes_per_garden,
+            photo_orphan_grace_minutes,
+            photo_sweep_interval_minutes,
+            mcp_max_batch_response_bytes,
             placements,
             default_placement,
             db_max_connections,

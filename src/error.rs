@@ -48,6 +48,11 @@ pub enum ErrorCode {
     /// 409: the request is valid but conflicts with the current state (the last admin of a
     /// tenant, a tenant kind that cannot be deleted).
     StateConflict,
+    /// 422: a picture with far more pixels than its file size lets a photo have (a
+    /// decompression bomb), refused before decoding.
+    ImageTooCompressed,
+    /// 413: the garden's photo storage would go over `PHOTO_QUOTA_MB_PER_GARDEN`.
+    StorageQuotaExceeded,
 }
 
 impl ErrorCode {
@@ -64,7 +69,8 @@ impl ErrorCode {
             | HstViolation
             | SubstrateExhausted
             | RotationViolation
-            | IncompatibleCompanion => StatusCode::UNPROCESSABLE_ENTITY,
+            | IncompatibleCompanion
+            | ImageTooCompressed => StatusCode::UNPROCESSABLE_ENTITY,
             InternalError => StatusCode::INTERNAL_SERVER_ERROR,
             Unauthorized | InvalidToken => StatusCode::UNAUTHORIZED,
             Forbidden | EmailNotVerified => StatusCode::FORBIDDEN,
@@ -73,7 +79,7 @@ impl ErrorCode {
             RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
             MalformedRequest => StatusCode::BAD_REQUEST,
             MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            PayloadTooLarge | StorageQuotaExceeded => StatusCode::PAYLOAD_TOO_LARGE,
             UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
@@ -110,6 +116,8 @@ impl ErrorCode {
             UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             ServiceUnavailable => "SERVICE_UNAVAILABLE",
             StateConflict => "STATE_CONFLICT",
+            ImageTooCompressed => "IMAGE_TOO_COMPRESSED",
+            StorageQuotaExceeded => "STORAGE_QUOTA_EXCEEDED",
         }
     }
 

@@ -92,7 +92,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::watering::routes::diagnostics_router())
                 .push(crate::platform::service_accounts::routes::router())
                 .push(crate::garden::photos::routes::entry_router())
-                .push(crate::garden::photos::routes::renditions_router()),
+                .push(crate::garden::photos::routes::renditions_router())
+                .push(crate::garden::photos::routes::storage_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))

@@ -101,6 +101,39 @@ struct Ending {
     error_class: Option<&'static str>,
 }
 
+tokio::task_local! {
+    /// Bytes the answers of the current JSON-RPC batch may still take
+    /// (`MCP_MAX_BATCH_RESPONSE_MB` less what earlier calls answered); unset outside a batch.
+    static BATCH_BUDGET: usize;
+}
+
+/// Runs `f` (the calls of one batch message) with `remaining` bytes of answer left.
+pub async fn with_batch_budget<F: std::future::Future>(remaining: usize, f: F) -> F::Output {
+    BATCH_BUDGET.scope(remaining, f).await
+}
+
+/// What the current batch's answers may still take, inside a batch.
+pub fn batch_budget() -> Option<usize> {
+    BATCH_BUDGET.try_with(|b| *b).ok()
+}
+
+/// The bytes a call's JSON-RPC answer takes at most: the envelope twice (the text block of an
+/// older protocol revision and `structuredContent`), the images, and the frame.
+fn answer_bytes(envelope_json: &str, images: &[ImageBlock]) -> usize {
+    2 * envelope_json.len() + images.iter().map(|i| i.data.len() + 64).sum::<usize>() + 256
+}
+
+fn batch_too_large(remaining: usize) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::PayloadTooLarge,
+        format!(
+            "this call's answer does not fit in what is left of the batch's answer cap \
+             ({remaining} bytes of MCP_MAX_BATCH_RESPONSE_MB); send it again in a batch of its own"
+        ),
+    )
+    .with_details(serde_json::json!({ "batch_bytes_left": remaining }))
+}
+
 /// A finished tool call.
 #[derive(Debug)]
 pub struct Called {
@@ -119,8 +152,13 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
     let tool = registry::find(name);
     let mut tenant_id = None;
     let mut images = Vec::new();
-    let (outcome, ending) = match call_inner(state, principal, tool, raw_args, &mut tenant_id).await
-    {
+    let budget = batch_budget();
+    let inner = match budget {
+        // The batch's answers are used up: nothing more runs.
+        Some(0) => Err(batch_too_large(0)),
+        _ => call_inner(state, principal, tool, raw_args, &mut tenant_id).await,
+    };
+    let (outcome, ending) = match inner {
         Ok((env, status, blocks)) => (
             Ok({
                 images = blocks;
@@ -139,16 +177,35 @@ pub async fn call(state: &AppState, principal: &Principal, name: &str, raw_args:
             (Err(err), ending)
         }
     };
-    crate::metrics::tool_call(
-        tool.map(|t| t.name),
-        ending.error_class.unwrap_or(ending.status),
-    );
     // A map of JSON values always serialises; the fallback only keeps this path panic-free.
     let envelope_json = match &outcome {
         Ok(env) => serde_json::to_string(env),
         Err(err) => serde_json::to_string(&err.envelope()),
     }
     .unwrap_or_else(|_| "{}".to_owned());
+    // A read's answer that does not fit in the batch is replaced by payload.too_large (a
+    // write's answer is small and kept: it has happened, so its answer must arrive).
+    let (outcome, ending, envelope_json) = match budget {
+        Some(left)
+            if outcome.is_ok()
+                && !tool.is_some_and(|t| t.writes())
+                && answer_bytes(&envelope_json, &images) > left =>
+        {
+            images.clear();
+            let err = batch_too_large(left);
+            let json = serde_json::to_string(&err.envelope()).unwrap_or_else(|_| "{}".to_owned());
+            let ending = Ending {
+                status: err.code.audit_status(),
+                error_class: Some(err.code.as_str()),
+            };
+            (Err(err), ending, json)
+        }
+        _ => (outcome, ending, envelope_json),
+    };
+    crate::metrics::tool_call(
+        tool.map(|t| t.name),
+        ending.error_class.unwrap_or(ending.status),
+    );
     let response_bytes = envelope_json.len() + images.iter().map(|i| i.data.len()).sum::<usize>();
     let tool_name: String = if let Some(tool) = tool {
         tool.name.to_owned()

@@ -260,11 +260,14 @@ impl From<AppError> for ToolError {
             | ErrorCode::HstViolation
             | ErrorCode::SubstrateExhausted
             | ErrorCode::RotationViolation
-            | ErrorCode::IncompatibleCompanion => ToolErrorCode::Validation,
+            | ErrorCode::IncompatibleCompanion
+            | ErrorCode::ImageTooCompressed => ToolErrorCode::Validation,
             ErrorCode::DuplicateEntry | ErrorCode::InvalidRunState | ErrorCode::StateConflict => {
                 ToolErrorCode::Conflict
             }
-            ErrorCode::PayloadTooLarge => ToolErrorCode::PayloadTooLarge,
+            ErrorCode::PayloadTooLarge | ErrorCode::StorageQuotaExceeded => {
+                ToolErrorCode::PayloadTooLarge
+            }
             ErrorCode::ServiceUnavailable | ErrorCode::ExternalSourceError => {
                 ToolErrorCode::Unavailable
             }

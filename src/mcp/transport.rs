@@ -258,7 +258,12 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
                 return;
             }
             let mut replies: Vec<String> = Vec::new();
+            // The answers of one batch are held until the last is made: their bytes are
+            // capped (MCP_MAX_BATCH_RESPONSE_MB); a call past the cap answers payload.too_large.
+            let cap = state.config().mcp_max_batch_response_bytes;
+            let mut spent = 0usize;
             for item in batch {
+                let left = cap.saturating_sub(spent);
                 match classify(item) {
                     Message::Request {
                         method: "initialize",
@@ -273,7 +278,13 @@ pub async fn post(state: &AppState, principal: &Principal, req: &mut Request, re
                         .to_string(),
                     ),
                     Message::Request { id, method, params } => {
-                        replies.push(handle(state, principal, &session, id, method, params).await);
+                        let reply = dispatch::with_batch_budget(
+                            left,
+                            handle(state, principal, &session, id, method, params),
+                        )
+                        .await;
+                        spent += reply.len();
+                        replies.push(reply);
                     }
                     Message::NoReply => {}
                     Message::Invalid { id } => {

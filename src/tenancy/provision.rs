@@ -222,7 +222,17 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
         .get(&placement)
         .ok_or(ProvisionError::UnknownPlacement(placement))?;
     drop_schema(placement.pool(), tenant).await?;
-    registry::delete(state.platform_pool(), tenant.id).await?;
+    // The registry row and the record that its photo folder must go, in one transaction: a
+    // crash after it leaves the record (drained by the storage sweep), never a forgotten
+    // folder; a crash before it leaves a suspended row, whose drop is repeated.
+    let mut tx = state.platform_pool().begin().await?;
+    registry::delete(&mut *tx, tenant.id).await?;
+    crate::garden::photos::cleanup::record_dropped_garden(&mut tx, state, tenant.id).await?;
+    tx.commit().await?;
     state.caches().forget_tenant(tenant.id);
+    if let Err(err) = crate::garden::photos::cleanup::drain_dropped_gardens(state).await {
+        tracing::warn!(tenant = %tenant.slug, error = %err,
+            "a dropped garden's photo files are left to the storage sweep");
+    }
     Ok(())
 }

@@ -39,6 +39,7 @@ mod oauth;
 mod onboarding;
 mod openapi;
 mod phases;
+mod photo_limits;
 mod photos;
 mod placement;
 mod places;

@@ -25,6 +25,11 @@ use crate::support::{TestApp, TestUser, assert_error};
 /// A diary entry of the garden, written through the diary service (the one behind
 /// `POST /t/{slug}/diary-entries`).
 pub async fn diary_entry(app: &TestApp, t: &TenantRecord) -> Uuid {
+    diary_entry_by(app, t, Uuid::new_v4()).await
+}
+
+/// A diary entry written by `author` (whose photos only the author and admins change).
+pub async fn diary_entry_by(app: &TestApp, t: &TenantRecord, author: Uuid) -> Uuid {
     use kultiva::garden::diary::{model, service};
     let input = model::EntryInput {
         text: "Leaves curl at the tips".into(),
@@ -36,7 +41,7 @@ pub async fn diary_entry(app: &TestApp, t: &TenantRecord) -> Uuid {
         measurements: serde_json::Map::new(),
     };
     let author = service::Author {
-        id: Uuid::new_v4(),
+        id: author,
         kind: "user",
         via: "rest",
     };
@@ -56,7 +61,7 @@ pub async fn rendered_photo(app: &TestApp, t: &TenantRecord, entry: &str) -> Uui
         entry,
         Some("image/png"),
         png,
-        Uuid::new_v4(),
+        &admin_editor(),
     )
     .await
     .expect("photo");
@@ -77,6 +82,14 @@ pub async fn rendered_photo(app: &TestApp, t: &TenantRecord, entry: &str) -> Uui
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("photo {} was not rendered", photo.key);
+}
+
+/// A garden admin, for photo writes through the service (admins change any entry's photos).
+pub fn admin_editor() -> kultiva::garden::diary::service::Editor {
+    kultiva::garden::diary::service::Editor {
+        id: Uuid::new_v4(),
+        admin: true,
+    }
 }
 
 pub(crate) fn storage_dir() -> PathBuf {
@@ -109,7 +122,8 @@ async fn garden(app: &TestApp, prefix: &str) -> Garden {
     let t = app.tenant(prefix).await;
     let viewer = app.member(&t, Role::Viewer).await;
     let grower = app.member(&t, Role::Grower).await;
-    let entry = diary_entry(app, &t).await;
+    // The grower's own entry: its photos are the grower's to add and delete.
+    let entry = diary_entry_by(app, &t, Uuid::parse_str(&grower.key).expect("uuid")).await;
     Garden {
         t,
         viewer,
@@ -134,7 +148,7 @@ pub(crate) fn picture(w: u32, h: u32) -> DynamicImage {
 }
 
 /// Noise: compresses badly, so renditions are large (the payload cap test).
-fn noise(w: u32, h: u32, seed: u32) -> DynamicImage {
+pub(crate) fn noise(w: u32, h: u32, seed: u32) -> DynamicImage {
     let mut s = seed.wrapping_mul(2_654_435_761).max(1);
     DynamicImage::ImageRgb8(RgbImage::from_fn(w, h, |_, _| {
         s ^= s << 13;
@@ -211,7 +225,7 @@ pub(crate) fn has_gps(bytes: &[u8]) -> bool {
 }
 
 /// Every file under `dir` (relative paths), sorted.
-fn files(dir: &Path) -> Vec<String> {
+pub(crate) fn files(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;

@@ -137,7 +137,7 @@ async fn photos(app: &TestApp, t: &TenantRecord) -> (Uuid, Uuid) {
         &entry.to_string(),
         Some("image/png"),
         png,
-        Uuid::new_v4(),
+        &crate::photos::admin_editor(),
     )
     .await
     .expect("pending photo")

@@ -87,7 +87,7 @@ fn main() -> Result<(), String> {
     let check_ms = started.elapsed().as_secs_f64() * 1000.0 / check_rounds as f64;
 
     // One sample for the rendition sizes.
-    let sample = media::render(&media::decode(&photos[0], Format::Jpeg, limits)?)?;
+    let sample = media::render(media::decode(&photos[0], Format::Jpeg, limits)?)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     let started = Instant::now();
@@ -101,7 +101,7 @@ fn main() -> Result<(), String> {
                 while !stop.load(Ordering::Relaxed) {
                     let bytes = &photos[i % photos.len()];
                     let image = media::decode(bytes, Format::Jpeg, limits)?;
-                    let out = media::render(&image)?;
+                    let out = media::render(image)?;
                     if out.len() != media::RENDITION_SIZES.len() {
                         return Err("renditions missing".into());
                     }

@@ -348,7 +348,7 @@ pub async fn update_entry(
     Ok(entry)
 }
 
-/// Deletes an entry with its photos' rows (and its analysis, whatever its state: an agent's
+/// Deletes an entry with its photos (rows, then files) (and its analysis, whatever its state: an agent's
 /// later submit finds nothing).
 pub async fn delete_entry(
     state: &AppState,
@@ -361,6 +361,8 @@ pub async fn delete_entry(
     editable(&mut tx, id, editor).await?;
     repo::delete_entry(&mut tx, id).await?;
     tx.commit().await?;
+    // The photos' rows went with the entry and left their ids in the outbox: their files now.
+    crate::garden::photos::service::forget_deleted(state, tenant).await;
     Ok(())
 }
 

@@ -71,11 +71,18 @@ pub fn sniff(bytes: &[u8]) -> Option<Format> {
     }
 }
 
-/// How large a photo may be, in pixels.
+/// Pictures above this many pixels must also pass the pixels-per-byte check: below it a
+/// decode costs at most 16 MB, so a tiny flat PNG (a screenshot of a white page) stays welcome.
+pub const DENSITY_CHECK_MIN_PIXELS: u64 = 4_000_000;
+
+/// How large a photo may be, in pixels, and how many pixels its file may promise per byte.
 #[derive(Debug, Clone, Copy)]
 pub struct PixelLimits {
     pub max_pixels: u64,
     pub max_edge: u32,
+    /// Phone JPEGs carry 3 to 10 pixels per byte, PNG screenshots up to about 50; a 7000 x
+    /// 7000 PNG of 186 KB (the decompression bomb that exhausted memory) 263.
+    pub max_pixels_per_byte: u32,
 }
 
 impl PixelLimits {
@@ -84,6 +91,15 @@ impl PixelLimits {
             max_pixels: u64::from(megapixels) * 1_000_000,
             // A panorama may be long, but no side beyond the decoders' comfortable range.
             max_edge: 30_000,
+            max_pixels_per_byte: 100,
+        }
+    }
+
+    /// `PHOTO_MAX_MEGAPIXELS` and `PHOTO_MAX_PIXELS_PER_BYTE`.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        Self {
+            max_pixels_per_byte: config.photo_max_pixels_per_byte,
+            ..Self::from_megapixels(config.photo_max_megapixels)
         }
     }
 
@@ -106,6 +122,13 @@ pub enum Rejection {
     Mismatch { declared: Format, found: Format },
     /// The header names more pixels than allowed (checked before decoding).
     TooManyPixels { width: u32, height: u32 },
+    /// Far more pixels than the file's size lets a photo have: a decompression bomb
+    /// (checked before decoding).
+    TooCompressed {
+        width: u32,
+        height: u32,
+        bytes: usize,
+    },
     /// Recognised, but it does not decode (truncated, corrupt).
     Undecodable(String),
 }
@@ -124,26 +147,45 @@ pub fn dimensions(bytes: &[u8], format: Format) -> Result<(u32, u32), Rejection>
         .map_err(|e| Rejection::Undecodable(e.to_string()))
 }
 
-/// Checks an upload: signature against the declared type, dimensions from the header against
-/// the limits, then a full decode under the decoder limits (a truncated or corrupt file fails
-/// here), and for JPEG the container structure up to its end marker.
-pub fn check(bytes: &[u8], declared: Format, limits: PixelLimits) -> Result<Checked, Rejection> {
-    let found = sniff(bytes).ok_or(Rejection::NotAnImage)?;
-    if found != declared {
-        return Err(Rejection::Mismatch { declared, found });
-    }
-    let (w, h) = dimensions(bytes, found)?;
-    if w == 0
-        || h == 0
-        || w > limits.max_edge
-        || h > limits.max_edge
-        || u64::from(w) * u64::from(h) > limits.max_pixels
+/// What the header promises, checked against the limits before anything is decoded: the
+/// dimensions, and (above [`DENSITY_CHECK_MIN_PIXELS`]) the pixels per byte of file.
+pub fn admit(bytes: &[u8], format: Format, limits: PixelLimits) -> Result<(u32, u32), Rejection> {
+    let (w, h) = dimensions(bytes, format)?;
+    let pixels = u64::from(w) * u64::from(h);
+    if w == 0 || h == 0 || w > limits.max_edge || h > limits.max_edge || pixels > limits.max_pixels
     {
         return Err(Rejection::TooManyPixels {
             width: w,
             height: h,
         });
     }
+    if pixels > DENSITY_CHECK_MIN_PIXELS
+        && pixels > (bytes.len() as u64).saturating_mul(u64::from(limits.max_pixels_per_byte))
+    {
+        return Err(Rejection::TooCompressed {
+            width: w,
+            height: h,
+            bytes: bytes.len(),
+        });
+    }
+    Ok((w, h))
+}
+
+/// What an upload can be refused for without decoding it: its signature against the declared
+/// type, and its header against the limits ([`admit`]). Cheap: the header only.
+pub fn screen(bytes: &[u8], declared: Format, limits: PixelLimits) -> Result<Format, Rejection> {
+    let found = sniff(bytes).ok_or(Rejection::NotAnImage)?;
+    if found != declared {
+        return Err(Rejection::Mismatch { declared, found });
+    }
+    admit(bytes, found, limits)?;
+    Ok(found)
+}
+
+/// Checks an upload: [`screen`], then a full decode under the decoder limits (a truncated or
+/// corrupt file fails here), and for JPEG the container structure up to its end marker.
+pub fn check(bytes: &[u8], declared: Format, limits: PixelLimits) -> Result<Checked, Rejection> {
+    let found = screen(bytes, declared, limits)?;
     if found == Format::Jpeg {
         // The JPEG decoder fills a cut-off scan with grey; the container walk finds the cut.
         strip_jpeg(bytes).map_err(Rejection::Undecodable)?;
@@ -186,10 +228,11 @@ pub fn fit(w: u32, h: u32, edge: u32) -> (u32, u32) {
 
 /// The renditions of a decoded picture, one per [`RENDITION_SIZES`] entry: lossy WebP from raw
 /// pixels (so no metadata of the original can reach them). The larger one is made from the
-/// original, the smaller from the larger.
-pub fn render(image: &DynamicImage) -> Result<Vec<(u32, Vec<u8>)>, String> {
+/// original, the smaller from the larger. Takes the picture whole, so the full-size pixels are
+/// freed as soon as the larger rendition exists (no second copy of them).
+pub fn render(image: DynamicImage) -> Result<Vec<(u32, Vec<u8>)>, String> {
     let mut out = Vec::with_capacity(RENDITION_SIZES.len());
-    let mut source = image.clone();
+    let mut source = image;
     for &edge in RENDITION_SIZES.iter().rev() {
         let (w, h) = fit(source.width(), source.height(), edge);
         if (w, h) != (source.width(), source.height()) {
@@ -343,6 +386,40 @@ mod tests {
         assert_eq!(sniff(b"\0\0\0\x18ftypheic"), None);
         assert_eq!(sniff(b"hello"), None);
         assert_eq!(sniff(b""), None);
+    }
+
+    /// A `w`×`h` RGB PNG of one colour: a few hundred bytes per megapixel.
+    fn flat_png(w: u32, h: u32) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        DynamicImage::ImageRgb8(image::RgbImage::new(w, h))
+            .write_to(&mut out, ImageFormat::Png)
+            .expect("encode");
+        out.into_inner()
+    }
+
+    #[test]
+    fn flat_pictures_pass_below_the_floor_and_bombs_above_it_are_refused() {
+        let limits = PixelLimits::from_megapixels(50);
+        // 1 MP of one colour: thousands of pixels per byte, but harmless to decode.
+        let small = flat_png(1000, 1000);
+        assert!(1_000_000 / small.len() > 100);
+        assert_eq!(admit(&small, Format::Png, limits), Ok((1000, 1000)));
+        // 2500 x 2000 (5 MP) of one colour: over the floor and far over 100 px/byte.
+        let bomb = flat_png(2500, 2000);
+        assert_eq!(
+            admit(&bomb, Format::Png, limits),
+            Err(Rejection::TooCompressed {
+                width: 2500,
+                height: 2000,
+                bytes: bomb.len()
+            })
+        );
+        // The same picture with a generous ratio passes.
+        let lenient = PixelLimits {
+            max_pixels_per_byte: 1_000_000,
+            ..limits
+        };
+        assert!(admit(&bomb, Format::Png, lenient).is_ok());
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! `repo::descriptors_for_entries` is the contract the diary room reads (fixed before both
 //! were built side by side): what a diary read shows of an entry's photos.
 
+pub mod cleanup;
+pub mod gate;
 pub mod media;
 pub mod model;
 pub mod repo;

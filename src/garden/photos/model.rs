@@ -72,3 +72,14 @@ impl From<&PhotoRow> for Photo {
         }
     }
 }
+
+/// A garden's photo storage (`GET /t/{slug}/storage`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct StorageUsage {
+    /// Bytes of the garden's photos: stored originals and their renditions.
+    pub bytes_used: i64,
+    /// The garden's quota in bytes (`PHOTO_QUOTA_MB_PER_GARDEN`).
+    pub quota_bytes: i64,
+    /// Photos in the garden.
+    pub photo_count: i64,
+}

@@ -139,6 +139,43 @@ pub async fn entry_exists(tx: &mut TenantTx, entry: Uuid, lock: bool) -> Result<
         .is_some())
 }
 
+/// The author of the diary entry, when it exists; locked (`FOR UPDATE`) when `lock`, as
+/// [`entry_exists`].
+pub async fn entry_author(
+    tx: &mut TenantTx,
+    entry: Uuid,
+    lock: bool,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    let sql = format!(
+        "SELECT author_id FROM tenant.diary_entries WHERE id = $1{}",
+        if lock { " FOR UPDATE" } else { "" }
+    );
+    sqlx::query_scalar(tx.sql(&sql))
+        .bind(entry)
+        .fetch_optional(tx.conn())
+        .await
+}
+
+/// Serialises the quota check of one garden's uploads until the transaction ends (a
+/// transaction-level advisory lock keyed by the garden).
+pub async fn lock_garden_quota(tx: &mut TenantTx, tenant: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .bind(format!("photo_quota:{tenant}"))
+        .execute(tx.conn())
+        .await?;
+    Ok(())
+}
+
+/// Bytes the garden's photos take (originals and renditions) and how many photos it has.
+pub async fn usage(tx: &mut TenantTx) -> Result<(i64, i64), sqlx::Error> {
+    let row = sqlx::query(tx.sql(
+        "SELECT COALESCE(sum(byte_size + COALESCE(rendition_512_bytes, 0)                 + COALESCE(rendition_1280_bytes, 0)), 0)::bigint AS used, count(*) AS n          FROM tenant.diary_photos",
+    ))
+    .fetch_one(tx.conn())
+    .await?;
+    Ok((row.try_get("used")?, row.try_get("n")?))
+}
+
 /// How many photos the entry has and the next free position.
 pub async fn count_and_next_position(
     tx: &mut TenantTx,

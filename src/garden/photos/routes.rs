@@ -7,10 +7,11 @@ use salvo::http::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
-use super::model::{ImageBytes, Photo};
+use super::model::{ImageBytes, Photo, StorageUsage};
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorCode};
+use crate::garden::diary::service::Editor;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
 
@@ -39,6 +40,19 @@ pub fn entry_router() -> Router {
         )
 }
 
+/// The garden's photo storage: usage and quota.
+pub fn storage_router() -> Router {
+    Router::with_path("storage").get(get_storage)
+}
+
+/// Photos of an entry are changed by whoever may edit the entry: its author or an admin.
+fn editor(depot: &Depot) -> Result<Editor, AppError> {
+    Ok(Editor {
+        id: depot.principal()?.user_id,
+        admin: depot.tenant_ctx()?.role == Role::Admin,
+    })
+}
+
 /// One route per rendition size (a size is not a record: no path parameter for it).
 pub fn renditions_router() -> Router {
     Router::with_path("photos/{photo_key}/renditions")
@@ -53,8 +67,18 @@ pub fn renditions_router() -> Router {
 /// other metadata (GPS among them) are removed from the stored original when
 /// `STORAGE_STRIP_EXIF` is true (the default). The 512 px and 1280 px WebP renditions follow
 /// off the request path: `rendition_status` is `pending` until then.
+///
+/// Only the entry's author or an admin of the garden adds photos to it (as for editing the
+/// entry). A picture over 4 megapixels with more than `PHOTO_MAX_PIXELS_PER_BYTE` (default
+/// 100) pixels per byte of file is refused from its header, before decoding: 422
+/// `IMAGE_TOO_COMPRESSED` (photos have 3 to 50; a decompression bomb hundreds). Decoding runs
+/// in at most `PHOTO_DECODE_CONCURRENCY` (default 2) slots per process, at most
+/// `PHOTO_DECODE_PER_GARDEN` (default 1) of them for one garden; an upload that finds no slot
+/// within `PHOTO_DECODE_WAIT_SECONDS` (default 10) gets 503 with `Retry-After`. The garden's
+/// photos (originals and renditions) may take at most `PHOTO_QUOTA_MB_PER_GARDEN` (default
+/// 2048): beyond it 413 `STORAGE_QUOTA_EXCEEDED`. Every refusal stores nothing.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "upload_diary_photo",
-    status_codes(201, 401, 403, 404, 409, 413, 415, 422, 500),
+    status_codes(201, 401, 403, 404, 409, 413, 415, 422, 500, 503),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
         ("entry_key" = String, Path, description = "diary entry key"),
@@ -64,12 +88,13 @@ pub fn renditions_router() -> Router {
     responses(
         (status_code = 201, description = "photo stored; renditions pending", body = Photo),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, and the entry's author or an admin", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or diary entry", body = ErrorBody),
         (status_code = 409, description = "STATE_CONFLICT: the entry holds 20 photos already", body = ErrorBody),
-        (status_code = 413, description = "PAYLOAD_TOO_LARGE: larger than PHOTO_MAX_UPLOAD_MB", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: larger than PHOTO_MAX_UPLOAD_MB; STORAGE_QUOTA_EXCEEDED: the garden's photos would exceed PHOTO_QUOTA_MB_PER_GARDEN", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: not image/jpeg, image/png or image/webp (by header or by content)", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: empty, undecodable (corrupt, truncated) or too many pixels", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: empty, undecodable (corrupt, truncated) or too many pixels; IMAGE_TOO_COMPRESSED: over 4 MP with more than PHOTO_MAX_PIXELS_PER_BYTE pixels per byte (a decompression bomb)", body = ErrorBody),
+        (status_code = 503, description = "SERVICE_UNAVAILABLE: no decode slot free within PHOTO_DECODE_WAIT_SECONDS; retry after Retry-After", body = ErrorBody),
     ))]
 pub async fn upload_photo(
     entry_key: PathParam<String>,
@@ -79,9 +104,11 @@ pub async fn upload_photo(
 ) -> Result<Json<Photo>, AppError> {
     let state = depot.app_state()?;
     depot.tenant_ctx()?.require(Role::Grower)?;
-    // The entry first (another garden's entry is a 404 whatever the body), then the type
-    // before the body is read: a HEIC upload is refused at once.
-    service::require_entry(&state, &depot.tenant_ctx()?.tenant, &entry_key).await?;
+    // The entry and the right to edit it first (another garden's entry is a 404 whatever the
+    // body), then the type before the body is read: a HEIC upload is refused at once.
+    let editor = editor(depot)?;
+    service::require_editable_entry(&state, &depot.tenant_ctx()?.tenant, &entry_key, &editor)
+        .await?;
     let content_type = req
         .headers()
         .get(CONTENT_TYPE)
@@ -116,7 +143,6 @@ pub async fn upload_photo(
             )));
         }
     };
-    let uploader = depot.principal()?.user_id;
     let tenant = &depot.tenant_ctx()?.tenant;
     let photo = service::upload(
         &state,
@@ -124,7 +150,7 @@ pub async fn upload_photo(
         &entry_key,
         content_type.as_deref(),
         bytes,
-        uploader,
+        &editor,
     )
     .await?;
     res.status_code(StatusCode::CREATED);
@@ -182,7 +208,9 @@ pub async fn get_photo(
     ))
 }
 
-/// Delete a photo with its original and renditions.
+/// Delete a photo with its original and renditions: the row at once, the files right after
+/// (recorded in the same transaction, so a crash between leaves them to the storage sweep).
+/// Only the entry's author or an admin of the garden deletes its photos.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "delete_diary_photo",
     status_codes(204, 401, 403, 404, 500),
     parameters(
@@ -193,7 +221,7 @@ pub async fn get_photo(
     responses(
         (status_code = 204, description = "photo deleted"),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, and the entry's author or an admin", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, entry or photo", body = ErrorBody),
     ))]
 pub async fn delete_photo(
@@ -204,10 +232,31 @@ pub async fn delete_photo(
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
     depot.tenant_ctx()?.require(Role::Grower)?;
+    let editor = editor(depot)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    service::delete(&state, tenant, &entry_key, &photo_key).await?;
+    service::delete(&state, tenant, &entry_key, &photo_key, &editor).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
+}
+
+/// The garden's photo storage: bytes its photos take (stored originals and their renditions),
+/// its quota (`PHOTO_QUOTA_MB_PER_GARDEN`) and how many photos it holds. Admins only. An upload
+/// that would go over the quota is refused (413 `STORAGE_QUOTA_EXCEEDED`); renditions made
+/// after an accepted upload may take the usage slightly above it.
+#[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "get_garden_storage",
+    status_codes(200, 401, 403, 404, 500),
+    parameters(("slug" = String, Path, description = "tenant slug")),
+    responses(
+        (status_code = 200, description = "usage and quota", body = StorageUsage),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+    ))]
+pub async fn get_storage(depot: &mut Depot) -> Result<Json<StorageUsage>, AppError> {
+    let state = depot.app_state()?;
+    depot.tenant_ctx()?.require(Role::Admin)?;
+    let tenant = &depot.tenant_ctx()?.tenant;
+    Ok(Json(service::garden_usage(&state, tenant).await?))
 }
 
 async fn rendition(

@@ -7,11 +7,14 @@
 
 use uuid::Uuid;
 
+use std::time::Duration;
+
 use super::media::{self, Format, PixelLimits, Rejection};
-use super::model::{PHOTOS_PER_ENTRY_MAX, Photo};
+use super::model::{PHOTOS_PER_ENTRY_MAX, Photo, StorageUsage};
 use super::repo::{self, PhotoRow};
 use super::storage::{self, PhotoStorage, StorageKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::garden::diary::service::Editor;
 use crate::http::pagination::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
@@ -78,6 +81,27 @@ fn rejection_error(rejection: Rejection, limits: PixelLimits) -> AppError {
             limits.max_pixels / 1_000_000,
             limits.max_edge
         )),
+        Rejection::TooCompressed {
+            width,
+            height,
+            bytes,
+        } => AppError::new(
+            ErrorCode::ImageTooCompressed,
+            format!(
+                "the image is {width} x {height} pixels in {bytes} bytes: more than {} pixels per \
+                 byte, which photos never have (a decompression bomb); nothing was stored",
+                limits.max_pixels_per_byte
+            ),
+        )
+        .with_details(vec![ErrorDetail::new(
+            "body",
+            format!(
+                "at most {} pixels per byte of file above {} megapixels (PHOTO_MAX_PIXELS_PER_BYTE)",
+                limits.max_pixels_per_byte,
+                media::DENSITY_CHECK_MIN_PIXELS / 1_000_000
+            ),
+            "image_too_compressed",
+        )]),
         Rejection::Undecodable(why) => invalid_body(format!(
             "the image cannot be decoded (corrupt or truncated): {why}"
         )),
@@ -92,12 +116,55 @@ pub async fn require_entry(
 ) -> Result<Uuid, AppError> {
     let entry = parse_key(entry_key, "diary entry")?;
     let mut tx = TenantTx::read(state, tenant).await?;
-    let exists = repo::entry_exists(&mut tx, entry, false).await?;
+    let exists = repo::entry_author(&mut tx, entry, false).await?.is_some();
     tx.commit().await?;
     if !exists {
         return Err(AppError::not_found("diary entry"));
     }
     Ok(entry)
+}
+
+/// Photos of an entry are part of it: adding or deleting one needs the right to edit the
+/// entry (its author, or an admin of the garden), as `PATCH /diary-entries/{key}` does.
+fn may_edit(author: Uuid, editor: &Editor) -> Result<(), AppError> {
+    if author != editor.id && !editor.admin {
+        return Err(AppError::new(
+            ErrorCode::Forbidden,
+            "only the author of a diary entry or an admin of the garden may add or delete its \
+             photos",
+        ));
+    }
+    Ok(())
+}
+
+/// The entry's id when it exists in this garden (404) and `editor` may change it (403); checked
+/// before an upload's body is read.
+pub async fn require_editable_entry(
+    state: &AppState,
+    tenant: &TenantRecord,
+    entry_key: &str,
+    editor: &Editor,
+) -> Result<Uuid, AppError> {
+    let entry = parse_key(entry_key, "diary entry")?;
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let author = repo::entry_author(&mut tx, entry, false).await?;
+    tx.commit().await?;
+    may_edit(
+        author.ok_or_else(|| AppError::not_found("diary entry"))?,
+        editor,
+    )?;
+    Ok(entry)
+}
+
+fn quota_exceeded(used: i64, adding: usize, quota: u64) -> AppError {
+    AppError::new(
+        ErrorCode::StorageQuotaExceeded,
+        format!(
+            "the garden's photos take {used} bytes of its {quota} (PHOTO_QUOTA_MB_PER_GARDEN); \
+             {adding} more do not fit. Delete photos or ask the operator for a larger quota; \
+             nothing was stored"
+        ),
+    )
 }
 
 /// Adds a photo to a diary entry. `bytes` is the whole body, `content_type` the header.
@@ -107,17 +174,38 @@ pub async fn upload(
     entry_key: &str,
     content_type: Option<&str>,
     bytes: Vec<u8>,
-    uploader: Uuid,
+    editor: &Editor,
 ) -> Result<Photo, AppError> {
-    let entry = require_entry(state, tenant, entry_key).await?;
+    let entry = require_editable_entry(state, tenant, entry_key, editor).await?;
     let declared = declared_format(content_type)?;
     if bytes.is_empty() {
         return Err(invalid_body("the photo is empty (0 bytes)"));
     }
-    // Checking decodes the whole picture: off the async threads.
-    let limits = PixelLimits::from_megapixels(state.config().photo_max_megapixels);
+    let limits = PixelLimits::from_config(state.config());
+    // The header alone refuses a bomb, before any wait or decode.
+    media::screen(&bytes, declared, limits).map_err(|r| rejection_error(r, limits))?;
+    let quota = state.config().photo_quota_bytes_per_garden;
+    // A full garden is refused before the decode too (checked again, locked, when recording).
+    let before = garden_usage(state, tenant).await?;
+    if before.bytes_used.saturating_add(bytes.len() as i64) as u64 > quota {
+        return Err(quota_exceeded(before.bytes_used, bytes.len(), quota));
+    }
+    // Checking decodes the whole picture: off the async threads, in one of the process's
+    // decode slots (at most PHOTO_DECODE_PER_GARDEN of them for this garden).
+    let wait = Duration::from_secs(u64::from(state.config().photo_decode_wait_seconds));
+    let permit = super::gate::of(state.config())
+        .acquire(tenant.id, Some(wait))
+        .await
+        .map_err(|_| {
+            AppError::new(
+                ErrorCode::ServiceUnavailable,
+                "photo decoding is busy (PHOTO_DECODE_CONCURRENCY, PHOTO_DECODE_PER_GARDEN); \
+                 retry after the Retry-After seconds",
+            )
+        })?;
     let strip = state.config().storage_strip_exif;
     let (checked, stored) = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let checked = media::check(&bytes, declared, limits)?;
         let stored = if strip {
             media::strip_metadata(&bytes, checked.format).map_err(Rejection::Undecodable)?
@@ -134,15 +222,22 @@ pub async fn upload(
     let id = Uuid::now_v7();
     let key = StorageKey::original(tenant.id, id, checked.format);
     let mut tx = TenantTx::begin(state, tenant).await?;
-    if !repo::entry_exists(&mut tx, entry, true).await? {
+    let Some(author) = repo::entry_author(&mut tx, entry, true).await? else {
         return Err(AppError::not_found("diary entry"));
-    }
+    };
+    may_edit(author, editor)?;
     let (count, position) = repo::count_and_next_position(&mut tx, entry).await?;
     if count >= PHOTOS_PER_ENTRY_MAX {
         return Err(AppError::new(
             ErrorCode::StateConflict,
             format!("a diary entry holds at most {PHOTOS_PER_ENTRY_MAX} photos"),
         ));
+    }
+    // One upload of this garden at a time past this point, so two cannot both fit.
+    repo::lock_garden_quota(&mut tx, tenant.id).await?;
+    let (used, _) = repo::usage(&mut tx).await?;
+    if used.saturating_add(stored.len() as i64) as u64 > quota {
+        return Err(quota_exceeded(used, stored.len(), quota));
     }
     let row = PhotoRow {
         id,
@@ -159,7 +254,7 @@ pub async fn upload(
         rendition_1280_bytes: None,
         rendition_status: "pending".into(),
         exif_stripped: strip,
-        uploaded_by: uploader,
+        uploaded_by: editor.id,
         created_at: time::OffsetDateTime::now_utc(),
     };
     repo::insert_photo(&mut tx, &row).await?;
@@ -182,6 +277,31 @@ pub async fn upload(
     }
     super::worker::wake();
     Ok(Photo::from(&row))
+}
+
+/// The garden's photo storage: bytes of originals and renditions, and the quota.
+pub async fn garden_usage(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<StorageUsage, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let (bytes_used, photo_count) = repo::usage(&mut tx).await?;
+    tx.commit().await?;
+    let quota_bytes = state.config().photo_quota_bytes_per_garden;
+    Ok(StorageUsage {
+        bytes_used,
+        quota_bytes: i64::try_from(quota_bytes).unwrap_or(i64::MAX),
+        photo_count,
+    })
+}
+
+/// After a delete committed: the deleted photos' files go now (what fails here stays in the
+/// outbox for the sweep, so the delete itself has succeeded either way).
+pub async fn forget_deleted(state: &AppState, tenant: &TenantRecord) {
+    if let Err(err) = super::cleanup::drain_garden(state, tenant).await {
+        tracing::warn!(tenant = %tenant.slug, error_code = err.code().as_str(),
+            "deleted photos' files are left to the sweep");
+    }
 }
 
 async fn forget_files(store: &dyn PhotoStorage, tenant: Uuid, photo: Uuid) {
@@ -241,22 +361,32 @@ pub async fn get(
     }
 }
 
-/// Deletes a photo: its row, its job, its files.
+/// Deletes a photo: its row, then (through the outbox) its files and its job. Needs the right
+/// to edit its entry.
 pub async fn delete(
     state: &AppState,
     tenant: &TenantRecord,
     entry_key: &str,
     photo_key: &str,
+    editor: &Editor,
 ) -> Result<(), AppError> {
     let entry = parse_key(entry_key, "diary entry")?;
     let id = parse_key(photo_key, "photo")?;
     let mut tx = TenantTx::begin(state, tenant).await?;
+    let Some(author) = repo::entry_author(&mut tx, entry, true).await? else {
+        return Err(AppError::not_found("photo"));
+    };
+    // Another garden's photo (or one of another entry) is a 404 before any rights question.
+    match repo::photo(&mut tx, id).await? {
+        Some(r) if r.entry_id == entry => {}
+        _ => return Err(AppError::not_found("photo")),
+    }
+    may_edit(author, editor)?;
     if !repo::delete_photo(&mut tx, entry, id).await? {
         return Err(AppError::not_found("photo"));
     }
     tx.commit().await?;
-    repo::delete_job_of(state.platform_pool(), tenant.id, id).await?;
-    forget_files(&storage::from_config(state.config()), tenant.id, id).await;
+    forget_deleted(state, tenant).await;
     Ok(())
 }
 
@@ -411,7 +541,8 @@ pub struct Delivery {
 }
 
 /// The renditions of an entry's photos (`skip`/`limit` over their order) at `size`, within
-/// `MCP_MAX_IMAGE_PAYLOAD_MB` of Base64. `Ok(Err(..))`: over the cap.
+/// `MCP_MAX_IMAGE_PAYLOAD_MB` of Base64, or within `budget` bytes when that is less (what a
+/// JSON-RPC batch has left). `Ok(Err(..))`: over the cap; nothing was read from storage.
 pub async fn deliver(
     state: &AppState,
     tenant: &TenantRecord,
@@ -419,6 +550,7 @@ pub async fn deliver(
     size: u32,
     skip: usize,
     limit: usize,
+    budget: Option<usize>,
 ) -> Result<Result<Delivery, TooLarge>, AppError> {
     let entry = parse_key(entry_key, "diary entry")?;
     let rows = entry_photos(state, tenant, entry).await?;
@@ -433,7 +565,8 @@ pub async fn deliver(
             status: r.rendition_status.clone(),
         })
         .collect();
-    let limit_bytes = i64::from(state.config().mcp_max_image_payload_mb) * 1024 * 1024;
+    let cap = i64::from(state.config().mcp_max_image_payload_mb) * 1024 * 1024;
+    let limit_bytes = budget.map_or(cap, |b| cap.min(i64::try_from(b).unwrap_or(i64::MAX)));
     let (delivered, pending) = match plan_delivery(&candidates, size, limit_bytes) {
         Ok(plan) => plan,
         Err(mut too_large) => {

@@ -6,6 +6,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
@@ -62,6 +63,37 @@ pub trait PhotoStorage: Send + Sync {
     fn get<'a>(&'a self, key: &'a StorageKey) -> BoxFuture<'a, io::Result<Vec<u8>>>;
     /// Removes every file of one photo (missing files are no error).
     fn delete_photo<'a>(&'a self, tenant: Uuid, photo: Uuid) -> BoxFuture<'a, io::Result<()>>;
+    /// Removes every file of one garden (missing files are no error).
+    fn delete_garden<'a>(&'a self, tenant: Uuid) -> BoxFuture<'a, io::Result<()>>;
+    /// The gardens that have files here, with when their folder last changed.
+    fn gardens(&self) -> BoxFuture<'_, io::Result<Vec<(Uuid, SystemTime)>>>;
+    /// The photos of one garden that have files here, with when their folder last changed.
+    fn photos_of(&self, tenant: Uuid) -> BoxFuture<'_, io::Result<Vec<(Uuid, SystemTime)>>>;
+}
+
+/// The folders under `dir` whose names are ids, with their modification times. A folder that
+/// is not there has none.
+async fn id_folders(dir: PathBuf) -> io::Result<Vec<(Uuid, SystemTime)>> {
+    let mut out = Vec::new();
+    let mut entries = match tokio::fs::read_dir(&dir).await {
+        Ok(e) => e,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(out),
+        Err(err) => return Err(err),
+    };
+    while let Some(entry) = entries.next_entry().await? {
+        let Some(id) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| Uuid::parse_str(n).ok())
+        else {
+            continue;
+        };
+        let meta = entry.metadata().await?;
+        if meta.is_dir() {
+            out.push((id, meta.modified()?));
+        }
+    }
+    Ok(out)
 }
 
 /// Files under one local directory.
@@ -127,6 +159,23 @@ impl PhotoStorage for LocalDir {
             let _ = tokio::fs::remove_dir(self.root.join(tenant.to_string())).await;
             Ok(())
         })
+    }
+
+    fn delete_garden<'a>(&'a self, tenant: Uuid) -> BoxFuture<'a, io::Result<()>> {
+        Box::pin(async move {
+            match tokio::fs::remove_dir_all(self.root.join(tenant.to_string())).await {
+                Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            }
+        })
+    }
+
+    fn gardens(&self) -> BoxFuture<'_, io::Result<Vec<(Uuid, SystemTime)>>> {
+        Box::pin(id_folders(self.root.clone()))
+    }
+
+    fn photos_of(&self, tenant: Uuid) -> BoxFuture<'_, io::Result<Vec<(Uuid, SystemTime)>>> {
+        Box::pin(id_folders(self.root.join(tenant.to_string())))
     }
 }
 

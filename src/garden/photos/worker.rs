@@ -147,10 +147,20 @@ async fn work(state: &AppState, store: &dyn PhotoStorage, job: &Job) -> Result<b
         .get(&key)
         .await
         .map_err(|e| format!("reading the original: {e}"))?;
-    let limits = PixelLimits::from_megapixels(state.config().photo_max_megapixels);
+    // The same limits as an upload (an imported garden's originals never passed this
+    // process's upload check), and one of the same decode slots, waited for as long as it takes.
+    let limits = PixelLimits::from_config(state.config());
+    let permit = super::gate::of(state.config())
+        .acquire(job.tenant_id, None)
+        .await
+        .map_err(|_| "the decode slots are closed".to_owned())?;
     let renditions = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        media::admit(&original, format, limits)
+            .map_err(|r| format!("the original is refused: {r:?}"))?;
         let image = media::decode(&original, format, limits)?;
-        media::render(&image)
+        drop(original);
+        media::render(image)
     })
     .await
     .map_err(|e| format!("rendering stopped: {e}"))??;
@@ -186,6 +196,8 @@ pub struct RenditionWorkers {
     tasks: Vec<JoinHandle<()>>,
 }
 
+// The periodic storage sweep (`super::cleanup`) runs beside the workers and stops with them.
+
 impl RenditionWorkers {
     /// Asks every worker to stop and waits for the job each has in hand (a claimed job that
     /// is not finished in time is freed by its lease).
@@ -206,13 +218,14 @@ impl RenditionWorkers {
     }
 }
 
-/// Starts `PHOTO_RENDITION_WORKERS` workers.
+/// Starts `PHOTO_RENDITION_WORKERS` workers and the periodic storage sweep.
 pub fn start(state: AppState) -> RenditionWorkers {
     let (stop, stopped) = watch::channel(false);
     let n = state.config().photo_rendition_workers;
-    let tasks = (0..n)
+    let mut tasks: Vec<JoinHandle<()>> = (0..n)
         .map(|_| tokio::spawn(run(state.clone(), stopped.clone())))
         .collect();
+    tasks.extend(super::cleanup::start(state.clone(), stopped.clone()));
     if n > 0 {
         tracing::info!(workers = n, "photo rendition workers started");
     }

@@ -43,6 +43,9 @@ pub static GET_DIARY_ENTRY_PHOTOS: Tool = Tool {
     run: tool_handler!(get_diary_entry_photos),
 };
 
+/// Bytes kept free in a batch for the envelope around the images (20 photo descriptors).
+const ENVELOPE_ROOM: usize = 64 * 1024;
+
 fn too_large_error(t: TooLarge) -> ToolError {
     let advice = match (t.smaller_size, t.batches.as_slice()) {
         (Some(s), _) => format!("ask for size {s}, which fits"),
@@ -59,7 +62,8 @@ fn too_large_error(t: TooLarge) -> ToolError {
         ToolErrorCode::PayloadTooLarge,
         format!(
             "the {} px renditions take {} bytes of Base64, over the cap of {} bytes \
-             (MCP_MAX_IMAGE_PAYLOAD_MB); {} photo(s) affected; {advice}",
+             (MCP_MAX_IMAGE_PAYLOAD_MB, or what is left of a batch's MCP_MAX_BATCH_RESPONSE_MB); \
+             {} photo(s) affected; {advice}",
             t.size,
             t.payload_bytes,
             t.limit_bytes,
@@ -90,10 +94,21 @@ async fn get_diary_entry_photos(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
     let offset = args.offset().max(0) as usize;
     let limit = args.int("limit").unwrap_or(20).max(1) as usize;
     let entry_key = args.key("entry_key").trim().to_owned();
-    let delivery = service::deliver(ctx.state, tenant, &entry_key, size as u32, offset, limit)
-        .await
-        .map_err(tool_error)?
-        .map_err(too_large_error)?;
+    // Inside a JSON-RPC batch the images also count against what the batch's answers have
+    // left (MCP_MAX_BATCH_RESPONSE_MB), less room for this call's own envelope.
+    let budget = crate::mcp::dispatch::batch_budget().map(|b| b.saturating_sub(ENVELOPE_ROOM));
+    let delivery = service::deliver(
+        ctx.state,
+        tenant,
+        &entry_key,
+        size as u32,
+        offset,
+        limit,
+        budget,
+    )
+    .await
+    .map_err(tool_error)?
+    .map_err(too_large_error)?;
     let mut photos: Vec<Value> = Vec::with_capacity(delivery.photos.len());
     let mut images = Vec::with_capacity(delivery.photos.len());
     let mut payload = 0usize;
