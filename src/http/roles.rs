@@ -167,7 +167,10 @@ mod tests {
         let feed = "/api/v1/t/{slug}/calendar/feed";
         assert_eq!(floor(&Method::DELETE, feed), Role::Viewer);
         assert_eq!(floor(&Method::POST, feed), Role::Grower);
-        assert_eq!(floor(&Method::POST, &format!("{feed}/rotate")), Role::Grower);
+        assert_eq!(
+            floor(&Method::POST, &format!("{feed}/rotate")),
+            Role::Grower
+        );
     }
 
     #[test]

@@ -46,7 +46,10 @@ impl Ended {
     pub fn lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if self.api_keys > 0 {
-            lines.push(format!("- {} API key(s) of your account revoked", self.api_keys));
+            lines.push(format!(
+                "- {} API key(s) of your account revoked",
+                self.api_keys
+            ));
         }
         if !self.service_accounts.is_empty() {
             lines.push(format!(

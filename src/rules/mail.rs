@@ -152,8 +152,14 @@ mod tests {
                 "\"Click https[:]//evil[.]example/login now\"",
             ),
             ("www.evil.example", "\"www[.]evil[.]example\""),
-            ("write to x@evil.example", "\"write to x [at] evil[.]example\""),
-            ("line\nbreak\r\tand \"quote\"", "\"line break  and 'quote'\""),
+            (
+                "write to x@evil.example",
+                "\"write to x [at] evil[.]example\"",
+            ),
+            (
+                "line\nbreak\r\tand \"quote\"",
+                "\"line break  and 'quote'\"",
+            ),
         ];
         for (raw, shown) in cases {
             assert_eq!(quoted_user_text(raw), shown, "{raw:?}");

@@ -89,11 +89,12 @@ async fn an_api_key_grants_nothing_not_even_an_admins() {
         let path = format!("/api/v1/t/{slug}/{path}");
         assert_person_required(call(&app, Method::POST, &path, &key, None).await).await;
     }
-    let feeds: i64 = sqlx::query_scalar("SELECT count(*) FROM platform.calendar_feeds WHERE tenant_id = $1")
-        .bind(t.id)
-        .fetch_one(app.state.platform_pool())
-        .await
-        .expect("count");
+    let feeds: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM platform.calendar_feeds WHERE tenant_id = $1")
+            .bind(t.id)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("count");
     assert_eq!(feeds, 0);
 
     // An invitation: refused, no row, no mail.
@@ -119,7 +120,14 @@ async fn an_api_key_grants_nothing_not_even_an_admins() {
 
     // The same admin with an access token may.
     let body = json!({"role": "admin"});
-    let (s, _) = call(&app, Method::PATCH, &grower_path, &admin.bearer(), Some(body)).await;
+    let (s, _) = call(
+        &app,
+        Method::PATCH,
+        &grower_path,
+        &admin.bearer(),
+        Some(body),
+    )
+    .await;
     assert_eq!(s, 200);
     create_feed(&app, slug, &admin).await;
 }
@@ -201,7 +209,11 @@ async fn a_member_demoted_to_viewer_revokes_their_own_feed() {
     )
     .await;
     assert_eq!(s, 200);
-    assert_eq!(feed_status(&app, &feed).await, 200, "a viewer's feed is fine");
+    assert_eq!(
+        feed_status(&app, &feed).await,
+        200,
+        "a viewer's feed is fine"
+    );
     let path = format!("/api/v1/t/{slug}/calendar/feed");
     let (s, body) = call(&app, Method::DELETE, &path, &grower.bearer(), None).await;
     assert_eq!(s, 204, "{body}");
@@ -278,8 +290,15 @@ async fn demoting_or_removing_an_admin_ends_what_it_made_in_the_garden() {
     assert_eq!(s, 204);
     assert_eq!(call(&app, Method::GET, &sites, &bot, None).await.0, 401);
     assert_eq!(feed_status(&app, &feed).await, 404);
-    assert_eq!(pending_invitations(&app, t.id).await, 1, "the owner's stays");
-    assert_eq!(call(&app, Method::GET, &sites, &owners_bot, None).await.0, 200);
+    assert_eq!(
+        pending_invitations(&app, t.id).await,
+        1,
+        "the owner's stays"
+    );
+    assert_eq!(
+        call(&app, Method::GET, &sites, &owners_bot, None).await.0,
+        200
+    );
     let (_, accounts) = call(
         &app,
         Method::GET,
@@ -387,7 +406,11 @@ async fn invitations_have_budgets_per_inviter_and_per_garden() {
             .is_some_and(|m| m.contains("per garden")),
         "{body}"
     );
-    assert_eq!(pending_invitations(&app, t.id).await, 3, "nothing stored when refused");
+    assert_eq!(
+        pending_invitations(&app, t.id).await,
+        3,
+        "nothing stored when refused"
+    );
     let mails: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM platform.mail_outbox WHERE kind = 'invitation' AND recipient LIKE 'budget%'",
     )

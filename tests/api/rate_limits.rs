@@ -447,7 +447,11 @@ async fn malformed_registrations_spend_no_registration_budget() {
     let res = app
         .post_json("/api/v1/auth/register", &registration("rl-wellformed"))
         .await;
-    assert_eq!(res.status().as_u16(), 201, "the first well-formed one passes");
+    assert_eq!(
+        res.status().as_u16(),
+        201,
+        "the first well-formed one passes"
+    );
     let text = assert_limited(
         app.post_json("/api/v1/auth/register", &registration("rl-second"))
             .await,

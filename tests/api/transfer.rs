@@ -702,7 +702,10 @@ async fn imported_members_match_only_confirmed_addresses() {
     let report = import::import_tenant(&app.state, &file, &unconfirmed, options())
         .await
         .expect("imported");
-    assert_eq!(report.members_restored, 0, "an unconfirmed address matches nobody");
+    assert_eq!(
+        report.members_restored, 0,
+        "an unconfirmed address matches nobody"
+    );
     let members =
         kultiva::platform::tenants::repo::members(app.state.platform_pool(), report.tenant.id)
             .await

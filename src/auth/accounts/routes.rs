@@ -17,9 +17,7 @@ use crate::platform::users::model::User;
 /// The account routes; `limited` is the per-IP limit put on register and login.
 pub fn router(limited: impl Fn(Router) -> Router) -> Router {
     Router::new()
-        .push(
-            limited(Router::with_path("register")).post(register),
-        )
+        .push(limited(Router::with_path("register")).post(register))
         .push(limited(Router::with_path("login").post(login)))
         .push(limited(
             Router::with_path("verify-email").post(verify_email),

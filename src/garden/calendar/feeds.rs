@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use super::model::{FeedSecret, FeedStatus, Window};
 use super::{repo, service};
-use crate::auth::secrets::{SecretHash, random_secret};
 use crate::auth::Principal;
+use crate::auth::secrets::{SecretHash, random_secret};
 use crate::error::AppError;
 use crate::rules::ical::{self, IcalEvent};
 use crate::state::AppState;

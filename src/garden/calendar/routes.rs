@@ -202,7 +202,9 @@ pub async fn create_feed(
 pub async fn rotate_feed(depot: &mut Depot) -> Result<Json<FeedSecret>, AppError> {
     let state = depot.app_state()?;
     let tenant = depot.tenant_ctx()?.tenant.id;
-    Ok(Json(feeds::rotate(&state, depot.principal()?, tenant).await?))
+    Ok(Json(
+        feeds::rotate(&state, depot.principal()?, tenant).await?,
+    ))
 }
 
 /// Revoke your feed: its link answers 404 from now on (no feed: the same 204). Open to every

@@ -144,10 +144,12 @@ pub async fn detach(
         return Ok(Vec::new());
     }
     if membership_count(&mut *conn, account).await? == 0 {
-        sqlx::query("UPDATE platform.users SET is_active = false, updated_at = now() WHERE id = $1")
-            .bind(account)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query(
+            "UPDATE platform.users SET is_active = false, updated_at = now() WHERE id = $1",
+        )
+        .bind(account)
+        .execute(&mut *conn)
+        .await?;
         revoke_all(&mut *conn, account).await
     } else {
         revoke_scoped(&mut *conn, account, tenant).await

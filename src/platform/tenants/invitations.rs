@@ -252,8 +252,18 @@ async fn within_invitation_budgets(
     use crate::auth::accounts::mails::count_this_hour;
     let config = state.config();
     let budgets = [
-        ("invq:acct", inviter, config.invitations_per_inviter_per_hour, "inviting account"),
-        ("invq:garden", tenant, config.invitations_per_garden_per_hour, "garden"),
+        (
+            "invq:acct",
+            inviter,
+            config.invitations_per_inviter_per_hour,
+            "inviting account",
+        ),
+        (
+            "invq:garden",
+            tenant,
+            config.invitations_per_garden_per_hour,
+            "garden",
+        ),
     ];
     for (class, identity, cap, per) in budgets {
         let n = count_this_hour(state, class, &identity.to_string())
