@@ -260,6 +260,15 @@ pub struct Config {
     pub max_gardens_per_account: u32,
     /// How long an invitation to a garden can be accepted.
     pub invitation_expire_days: u32,
+    /// `INVITATIONS_PER_INVITER_PER_HOUR`: invitations one account may send in an hour (all
+    /// gardens together); beyond it 429 `RATE_LIMIT_EXCEEDED`.
+    pub invitations_per_inviter_per_hour: u32,
+    /// `INVITATIONS_PER_GARDEN_PER_HOUR`: invitations one garden may send in an hour (all its
+    /// admins together).
+    pub invitations_per_garden_per_hour: u32,
+    /// `MCP_SESSIONS_PER_ACCOUNT`: open tool-server sessions of one account; a new session
+    /// beyond it ends the account's oldest.
+    pub mcp_sessions_per_account: u32,
     /// Peers whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
     /// Base URL of the GBIF species API (catalogue enrichment).
@@ -576,6 +585,11 @@ impl Config {
         let mail_per_address_per_hour = r.bounded("MAIL_PER_ADDRESS_PER_HOUR", 3, 1, 1000);
         let max_gardens_per_account = r.bounded("MAX_GARDENS_PER_ACCOUNT", 10, 1, 100_000);
         let invitation_expire_days = r.bounded("INVITATION_EXPIRE_DAYS", 7, 1, 90);
+        let invitations_per_inviter_per_hour =
+            r.bounded("INVITATIONS_PER_INVITER_PER_HOUR", 20, 1, 10_000);
+        let invitations_per_garden_per_hour =
+            r.bounded("INVITATIONS_PER_GARDEN_PER_HOUR", 50, 1, 10_000);
+        let mcp_sessions_per_account = r.bounded("MCP_SESSIONS_PER_ACCOUNT", 20, 1, 1000);
         let trusted_proxies = TrustedProxies::parse(&r.string("TRUSTED_PROXIES", ""))
             .unwrap_or_else(|problems| {
                 r.problems.extend(problems);
@@ -662,6 +676,9 @@ impl Config {
             mail_per_address_per_hour,
             max_gardens_per_account,
             invitation_expire_days,
+            invitations_per_inviter_per_hour,
+            invitations_per_garden_per_hour,
+            mcp_sessions_per_account,
             trusted_proxies,
             enrichment_gbif_url,
             enrichment_timeout,
@@ -937,6 +954,9 @@ mod tests {
         assert_eq!(cfg.mail_per_address_per_hour, 3);
         assert_eq!(cfg.max_gardens_per_account, 10);
         assert_eq!(cfg.invitation_expire_days, 7);
+        assert_eq!(cfg.invitations_per_inviter_per_hour, 20);
+        assert_eq!(cfg.invitations_per_garden_per_hour, 50);
+        assert_eq!(cfg.mcp_sessions_per_account, 20);
         for (name, value) in [
             ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "0"),
             ("MAIL_PER_ADDRESS_PER_HOUR", "0"),

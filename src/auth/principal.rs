@@ -118,6 +118,27 @@ impl Principal {
         Ok(())
     }
 
+    /// Grants (calendar feeds, invitations, role changes, removals, service accounts) need a
+    /// person: an access token from a login (or light mode), never an API key, so a leaked
+    /// key cannot make itself or anyone else permanent. 403 `FORBIDDEN` naming the rule.
+    pub fn require_person(&self, what: &str) -> Result<(), crate::error::AppError> {
+        match self.credential {
+            Credential::AccessToken | Credential::Light => Ok(()),
+            Credential::ApiKey { .. } => Err(crate::error::AppError::new(
+                crate::error::ErrorCode::Forbidden,
+                format!(
+                    "{what} by a logged-in person only: send an access token from a login, \
+                     not an API key"
+                ),
+            )
+            .with_details(vec![crate::error::ErrorDetail::new(
+                "authorization",
+                "an API key cannot grant access",
+                "person_required",
+            )])),
+        }
+    }
+
     /// The tenant an API key is limited to, if any.
     pub fn tenant_scope(&self) -> Option<Uuid> {
         match self.credential {

@@ -70,6 +70,7 @@ fn bucket_key(state: &AppState, identity: &str, limit: Limit) -> String {
         Limit::Auth => "auth",
         Limit::General => "general",
         Limit::Registration => "register",
+        Limit::RegistrationPerClient => "register",
     };
     state.redis_key("rl", identity, &[class])
 }
@@ -100,7 +101,7 @@ fn render_limited(
             "login and registration requests (e-mail verification and password reset included)"
         }
         Limit::General => "API requests",
-        Limit::Registration => "registrations",
+        Limit::Registration | Limit::RegistrationPerClient => "registrations",
     };
     let error = format!(
         "rate limit exceeded: at most {} {what} per minute per {per}",
@@ -201,20 +202,33 @@ pub async fn auth_limit(
     enforce(&state, res, ctrl, Limit::Auth, &identity, "client IP", 1).await;
 }
 
-/// Hoop: the service-wide registration budget (every registration creates a garden schema).
-#[handler]
-pub async fn registration_limit(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-    ctrl: &mut FlowCtrl,
-) {
-    let state = match depot.app_state() {
-        Ok(state) => state,
-        Err(err) => return err.halt(req, res, ctrl),
-    };
-    let per = "service (all clients together)";
-    enforce(&state, res, ctrl, Limit::Registration, "global", per, 1).await;
+/// The registration budgets of a well-formed registration (the route validates the body
+/// first, so malformed requests never count): the client's own (a tenth of
+/// `RATE_LIMIT_REGISTRATION_PER_MINUTE`, at least one), then the service-wide one (every
+/// registration creates a garden schema). Over either, the 429 is rendered and `false`
+/// returned; a client over its own budget draws nothing from the service-wide one. Light
+/// mode has no limits.
+pub async fn draw_registration(state: &AppState, req: &Request, res: &mut Response) -> bool {
+    if state.config().service_mode == ServiceMode::Light {
+        return true;
+    }
+    let identity = client_identity(state, req);
+    let draws = [
+        (Limit::RegistrationPerClient, identity.as_str(), "client IP"),
+        (
+            Limit::Registration,
+            "global",
+            "service (all clients together)",
+        ),
+    ];
+    for (limit, identity, per) in draws {
+        let key = bucket_key(state, identity, limit);
+        if let Decision::Deny { retry_after } = draw(state, limit, &key, 1).await {
+            render_limited(state, res, limit, per, retry_after);
+            return false;
+        }
+    }
+    true
 }
 
 /// Hoop: the general budget of the caller (account, else client IP). The client address is

@@ -2,7 +2,8 @@
 //! one declaration so the two cannot drift:
 //!
 //! - the **floor** by method ([`floor`]): reads need `viewer` (any member), every write
-//!   (POST/PUT/PATCH/DELETE) at least `grower`, except the few listed in [`COMPUTE_ONLY`]. The hoop [`role_floor`] enforces it for the
+//!   (POST/PUT/PATCH/DELETE) at least `grower`, except the few listed in [`COMPUTE_ONLY`] and
+//!   [`OWN_GRANT_ENDS`]. The hoop [`role_floor`] enforces it for the
 //!   whole tenant tree, right after the slug resolved, so no garden write is open to a viewer
 //!   even when its handler forgets to check, and the refusal comes before any body is read;
 //! - a **stronger need** of one operation is declared as a handler argument,
@@ -36,20 +37,25 @@ pub const COMPUTE_ONLY: &[(&str, &str)] = &[
     ("POST", "mixing-protocol"),
 ];
 
+/// Garden writes that end something of the caller's own (a grant it holds): open to every
+/// member like a read, so a member demoted to viewer can still end what it holds.
+pub const OWN_GRANT_ENDS: &[(&str, &str)] = &[("DELETE", "calendar/feed")];
+
 /// The role every tenant operation needs at least: reads (and `COMPUTE_ONLY` operations)
 /// `viewer`, writes `grower` (the specification: viewers read all tenant resources, growers
 /// write). `path` is the route's template, `/api/v1/t/{slug}/…` (leading and trailing slashes
 /// do not matter).
 pub fn floor(method: &Method, path: &str) -> Role {
     let below_slug = path.trim_matches('/').strip_prefix("api/v1/t/{slug}/");
-    let compute_only = below_slug.is_some_and(|rest| {
+    let open_to_viewers = below_slug.is_some_and(|rest| {
         COMPUTE_ONLY
             .iter()
+            .chain(OWN_GRANT_ENDS)
             .any(|(m, p)| *m == method.as_str() && p.trim_matches('/') == rest.trim_matches('/'))
     });
     match *method {
         Method::GET | Method::HEAD | Method::OPTIONS => Role::Viewer,
-        _ if compute_only => Role::Viewer,
+        _ if open_to_viewers => Role::Viewer,
         _ => Role::Grower,
     }
 }
@@ -154,6 +160,17 @@ mod tests {
             assert_eq!(floor(&m, path), Role::Grower, "{m}");
             assert_eq!(floor(&m, &format!("/{path}/")), Role::Grower, "{m}");
         }
+    }
+
+    #[test]
+    fn ending_your_own_feed_is_open_to_viewers_creating_one_is_not() {
+        let feed = "/api/v1/t/{slug}/calendar/feed";
+        assert_eq!(floor(&Method::DELETE, feed), Role::Viewer);
+        assert_eq!(floor(&Method::POST, feed), Role::Grower);
+        assert_eq!(
+            floor(&Method::POST, &format!("{feed}/rotate")),
+            Role::Grower
+        );
     }
 
     #[test]

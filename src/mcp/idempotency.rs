@@ -9,6 +9,13 @@
 //! to a second caller; a crashed process stops extending and the claim runs out. Finishing and
 //! releasing compare the whole pending record (owner included) in one script: a call whose claim
 //! was taken over can neither overwrite nor free the new owner's record.
+//!
+//! Secrets a result shows once (the lease token of `claim_diary_analysis`, see
+//! [`SECRET_RESULT_FIELDS`]) are not kept: the stored result holds their SHA-256
+//! (`<field>_sha256`) and `null` in their place, so a replay says which lease was taken but
+//! does not hand the token out a second time (nor does Redis hold it for 24 hours). A caller
+//! that lost the first answer waits for the lease to run out (`lease_expires_at`) and claims
+//! again.
 
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
@@ -29,6 +36,26 @@ pub const WINDOW: Duration = Duration::from_secs(24 * 3600);
 const PENDING_TTL: Duration = Duration::from_secs(60);
 /// How long a concurrent call waits for the first one's result.
 const WAIT_FOR_FIRST: Duration = Duration::from_secs(15);
+
+/// Fields of a result's `data` that are secrets shown once: stored (and replayed) as their
+/// SHA-256 only.
+pub const SECRET_RESULT_FIELDS: &[&str] = &["lease_token"];
+
+/// The envelope as the record keeps it: every [`SECRET_RESULT_FIELDS`] string of `data`
+/// becomes `null`, with its SHA-256 (hex) beside it as `<field>_sha256`.
+pub fn without_secrets(envelope: &Map<String, Value>) -> Map<String, Value> {
+    let mut kept = envelope.clone();
+    if let Some(Value::Object(data)) = kept.get_mut("data") {
+        for field in SECRET_RESULT_FIELDS {
+            if let Some(Value::String(secret)) = data.get(*field) {
+                let digest = hex::encode(Sha256::digest(secret.as_bytes()));
+                data.insert((*field).to_owned(), Value::Null);
+                data.insert(format!("{field}_sha256"), Value::String(digest));
+            }
+        }
+    }
+    kept
+}
 
 /// Whose record: (account, tenant, tool, key).
 pub struct Scope<'a> {
@@ -235,8 +262,9 @@ impl Claim {
     /// Stores the successful result for the window, if the claim is still this call's.
     pub async fn finish(self, state: &AppState, envelope: &Map<String, Value>) {
         self.keeper.abort();
-        let record =
-            json!({"state": "done", "args": self.args_hash, "result": envelope}).to_string();
+        let record = json!({"state": "done", "args": self.args_hash,
+                            "result": without_secrets(envelope)})
+        .to_string();
         let stored = async {
             let mut conn = state.shared_redis().connection().await?;
             FINISH
@@ -274,5 +302,29 @@ impl Claim {
             crate::metrics::redis_error(crate::metrics::RedisUse::Idempotency);
             tracing::warn!(error = %err, "idempotency claim not released; it expires by itself");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_result_keeps_only_the_digest_of_a_lease_token() {
+        let envelope = json!({"ok": true, "summary": "claimed",
+            "data": {"entry_key": "e1", "lease_token": "raw-secret", "lease_minutes": 15}});
+        let kept = without_secrets(envelope.as_object().expect("object"));
+        let text = Value::Object(kept.clone()).to_string();
+        assert!(!text.contains("raw-secret"), "{text}");
+        assert_eq!(kept["data"]["lease_token"], Value::Null);
+        assert_eq!(
+            kept["data"]["lease_token_sha256"],
+            hex::encode(Sha256::digest(b"raw-secret"))
+        );
+        assert_eq!(kept["data"]["entry_key"], "e1");
+        // Results without secrets are kept as they are.
+        let plain = json!({"ok": true, "data": {"lease_token": null, "n": 1}});
+        let plain = plain.as_object().expect("object");
+        assert_eq!(&without_secrets(plain), plain);
     }
 }

@@ -6,6 +6,12 @@
 //! (0.9 s): a busy session costs one `GETEX` (which also renews it) per 0.9 s per replica, not
 //! one per call. A session ended or expired in Redis is therefore refused by every replica
 //! within 0.9 s, and at once by the replica that ended it.
+//!
+//! An account holds at most `MCP_SESSIONS_PER_ACCOUNT` sessions: each account has a sorted set
+//! of its session ids by creation time (`<prefix>:mcp:sessions:{<account>}`), and a new
+//! session beyond the cap ends the oldest ones. The set and the sessions live in different
+//! hash slots, so each step is a single-key command (cluster-safe); a session that expired by
+//! idleness stays in the set until it is evicted, which ends nothing but its entry.
 
 use std::time::Duration;
 
@@ -42,6 +48,11 @@ fn well_formed(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// `<prefix>:mcp:sessions:{<account>}`: the account's session ids by creation time.
+fn account_key(state: &AppState, account: Uuid) -> String {
+    state.redis_key("mcp:sessions", &account.to_string(), &[])
+}
+
 pub async fn create(state: &AppState, session: &Session) -> Result<String, redis::RedisError> {
     let id = new_id();
     let ticket = state.caches().ticket();
@@ -56,6 +67,36 @@ pub async fn create(state: &AppState, session: &Session) -> Result<String, redis
     state
         .caches()
         .keep_mcp_session(&id, session.clone(), ticket);
+    let cap = state.config().mcp_sessions_per_account.max(1);
+    let account = account_key(state, session.account);
+    let now_ms = time::OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000_000;
+    let (_, _, count): ((), (), i64) = redis::pipe()
+        .cmd("ZADD")
+        .arg(&account)
+        .arg(i64::try_from(now_ms).unwrap_or(i64::MAX))
+        .arg(&id)
+        .cmd("EXPIRE")
+        .arg(&account)
+        .arg(IDLE.as_secs())
+        .cmd("ZCARD")
+        .arg(&account)
+        .query_async(&mut conn)
+        .await?;
+    let over = count - i64::from(cap);
+    if over > 0 {
+        let evicted: Vec<(String, f64)> = redis::cmd("ZPOPMIN")
+            .arg(&account)
+            .arg(over)
+            .query_async(&mut conn)
+            .await?;
+        for (old, _) in evicted {
+            let _: i64 = redis::cmd("DEL")
+                .arg(redis_key(state, &old))
+                .query_async(&mut conn)
+                .await?;
+            state.caches().forget_mcp_session(&old);
+        }
+    }
     Ok(id)
 }
 
@@ -97,6 +138,11 @@ pub async fn end(state: &AppState, id: &str, account: Uuid) -> Result<bool, redi
     let mut conn = state.shared_redis().connection().await?;
     let removed: Result<i64, _> = redis::cmd("DEL")
         .arg(redis_key(state, id))
+        .query_async(&mut conn)
+        .await;
+    let _: Result<i64, _> = redis::cmd("ZREM")
+        .arg(account_key(state, account))
+        .arg(id)
         .query_async(&mut conn)
         .await;
     // Also when DEL failed: this replica must not keep serving a session it was told to end.

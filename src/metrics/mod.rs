@@ -190,6 +190,7 @@ pub fn rate_limited(limit: Limit) {
         Limit::Auth => "auth",
         Limit::General => "general",
         Limit::Registration => "registration",
+        Limit::RegistrationPerClient => "registration_client",
     };
     METRICS.refusals.get_or_create(&LimitLabels { limit }).inc();
 }

@@ -1,6 +1,7 @@
 //! The platform: accounts, tenants and memberships, and platform administration.
 
 pub mod admin;
+pub mod grants;
 pub mod operator;
 pub mod preferences;
 pub mod service_accounts;

@@ -45,6 +45,48 @@ pub fn redacted_recipient(address: &str) -> String {
     }
 }
 
+/// Text a user wrote (a garden's name, a display name) as a plain-text mail shows it: one line
+/// in double quotes, marked as quoted, with nothing a mail client turns into a link. Control
+/// characters become spaces; `://` becomes `[:]//`, a dot between two letters or digits `[.]`
+/// and `@` ` [at] `, so neither `https://evil.example`, `evil.example` nor `x@evil.example`
+/// is linked; double quotes inside become single ones, so the quote cannot be closed early.
+/// At most `MAX_QUOTED_CHARS` characters of the original are shown (an ellipsis marks the cut).
+pub fn quoted_user_text(raw: &str) -> String {
+    let chars: Vec<char> = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cut = chars.len() > MAX_QUOTED_CHARS;
+    let chars = &chars[..chars.len().min(MAX_QUOTED_CHARS)];
+    let mut out = String::with_capacity(chars.len() + 8);
+    out.push('"');
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let after = chars.get(i + 1).copied();
+        match c {
+            ':' if chars.get(i + 1) == Some(&'/') && chars.get(i + 2) == Some(&'/') => {
+                out.push_str("[:]");
+            }
+            '.' if before.is_some_and(char::is_alphanumeric)
+                && after.is_some_and(char::is_alphanumeric) =>
+            {
+                out.push_str("[.]");
+            }
+            '@' => out.push_str(" [at] "),
+            '"' => out.push('\''),
+            c => out.push(c),
+        }
+    }
+    if cut {
+        out.push('…');
+    }
+    out.push('"');
+    out
+}
+
+/// The longest user-written text a mail quotes.
+pub const MAX_QUOTED_CHARS: usize = 80;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +139,38 @@ mod tests {
         ];
         for (raw, expected) in cases {
             assert_eq!(redacted_recipient(raw), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn user_text_is_quoted_and_never_a_link() {
+        let cases = [
+            ("Allotment 7", "\"Allotment 7\""),
+            ("No. 7 garden", "\"No. 7 garden\""),
+            (
+                "Click https://evil.example/login now",
+                "\"Click https[:]//evil[.]example/login now\"",
+            ),
+            ("www.evil.example", "\"www[.]evil[.]example\""),
+            (
+                "write to x@evil.example",
+                "\"write to x [at] evil[.]example\"",
+            ),
+            (
+                "line\nbreak\r\tand \"quote\"",
+                "\"line break  and 'quote'\"",
+            ),
+        ];
+        for (raw, shown) in cases {
+            assert_eq!(quoted_user_text(raw), shown, "{raw:?}");
+        }
+        let long = "a".repeat(200);
+        let shown = quoted_user_text(&long);
+        assert_eq!(shown.chars().count(), MAX_QUOTED_CHARS + 3);
+        assert!(shown.ends_with("…\""));
+        for raw in ["http://a.b", "HTTPS://A.B", "ftp://x", "mailto:a@b.c"] {
+            let shown = quoted_user_text(raw);
+            assert!(!shown.contains("://") && !shown.contains('@'), "{shown}");
         }
     }
 }

@@ -61,6 +61,9 @@ pub enum Limit {
     General,
     /// Registrations, one bucket for the whole service.
     Registration,
+    /// Registrations per client IP, drawn before the service-wide bucket: a tenth of it (at
+    /// least one), so one client cannot drain it alone.
+    RegistrationPerClient,
 }
 
 /// Client addresses remembered as over their general budget (at most this many at once).
@@ -114,6 +117,7 @@ pub struct RateLimits {
     auth: Budget,
     general: Budget,
     registration: Budget,
+    registration_per_client: Budget,
     /// Client identities whose general budget was found exhausted, with the time it refills
     /// enough for one request. Checked before a presented credential is authenticated, so a
     /// client over its budget (e.g. trying random API keys) costs no database lookup.
@@ -145,6 +149,7 @@ impl RateLimits {
             auth: Budget::new(auth_per_minute),
             general: Budget::new(general_per_minute),
             registration: Budget::new(registration_per_minute),
+            registration_per_client: Budget::new((registration_per_minute / 10).max(1)),
             blocked: Mutex::new(HashMap::new()),
             started: Instant::now(),
             skip_redis_until: AtomicU64::new(0),
@@ -158,6 +163,7 @@ impl RateLimits {
             Limit::Auth => &self.auth,
             Limit::General => &self.general,
             Limit::Registration => &self.registration,
+            Limit::RegistrationPerClient => &self.registration_per_client,
         }
     }
 

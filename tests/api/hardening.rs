@@ -257,7 +257,7 @@ async fn the_first_verification_takes_the_account_back_when_verification_is_opti
 
 #[test]
 fn the_reset_mail_says_keys_and_sessions_end() {
-    let mail = kultiva::auth::accounts::mails::password_reset("https://app.test", "Tess", "tok");
+    let mail = kultiva::auth::accounts::mails::password_reset("https://app.test", "tok");
     assert!(mail.body.contains("API keys"), "{}", mail.body);
     assert!(mail.body.contains("signs out"), "{}", mail.body);
 }

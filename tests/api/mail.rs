@@ -257,10 +257,12 @@ async fn the_verification_mail_arrives_and_its_link_confirms_the_address_once() 
             .is_some_and(|id| id.ends_with("@kultiva.test>")),
         "{mail}"
     );
+    // The registrant's display name is not the mailbox owner's to read: not in the mail.
     assert!(
         mail["text"]
             .as_str()
-            .is_some_and(|t| t.contains("Hello Tess Grower"))
+            .is_some_and(|t| t.starts_with("Hello,") && !t.contains("Tess Grower")),
+        "{mail}"
     );
     let token = link_token(mail, "/auth/verify-email");
 
@@ -385,7 +387,9 @@ async fn a_password_reset_goes_through_the_mailed_link() {
         kinds,
         vec![
             ("verify_email".to_owned(), "sent".to_owned()),
-            ("password_reset".to_owned(), "sent".to_owned())
+            ("password_reset".to_owned(), "sent".to_owned()),
+            // The notice of what the reset ended.
+            ("password_reset_done".to_owned(), "sent".to_owned())
         ]
     );
 }
@@ -957,4 +961,261 @@ async fn an_invited_address_without_an_account_registers_and_accepts_with_the_ma
         )
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+/// The body of a JSON answer (asserting its status).
+async fn json_of(res: reqwest::Response, status: u16) -> Value {
+    assert_eq!(res.status().as_u16(), status);
+    res.json().await.expect("json")
+}
+
+#[tokio::test]
+async fn taking_an_account_back_by_password_reset_ends_everything_the_squatter_handed_out() {
+    let sink = Sink::start().await;
+    let app = mail_app(&own_database("takeback").await, &sink.url(), &[]).await;
+    let victim = address("victim");
+    let accomplice = address("accomplice");
+
+    // The squatter registers the victim's address (verification is optional) and hands out
+    // grants from the personal garden: an admin service account, a calendar feed, and an
+    // admin invitation to an accomplice.
+    assert_eq!(app.register(&victim, PASSWORD).await.status().as_u16(), 201);
+    let squatter = app.login(&victim, PASSWORD).await;
+    let bearer = format!("Bearer {}", squatter.access);
+    let gardens = json_of(
+        app.call(Method::GET, "/api/v1/tenants", Some(&bearer), None)
+            .await,
+        200,
+    )
+    .await;
+    let slug = gardens["items"][0]["slug"]
+        .as_str()
+        .expect("the personal garden")
+        .to_owned();
+    let account = json_of(
+        app.call(
+            Method::POST,
+            &format!("/api/v1/t/{slug}/service-accounts"),
+            Some(&bearer),
+            Some(&json!({"name": "Backup bot", "role": "admin"})),
+        )
+        .await,
+        201,
+    )
+    .await;
+    let bot_key = format!("Bearer {}", account["raw_key"].as_str().expect("raw key"));
+    let sites = format!("/api/v1/t/{slug}/sites/");
+    let res = app.call(Method::GET, &sites, Some(&bot_key), None).await;
+    assert_eq!(res.status().as_u16(), 200, "the bot works before");
+    let feed = json_of(
+        app.call(
+            Method::POST,
+            &format!("/api/v1/t/{slug}/calendar/feed"),
+            Some(&bearer),
+            None,
+        )
+        .await,
+        201,
+    )
+    .await;
+    let feed_path = feed["path"].as_str().expect("feed path").to_owned();
+    assert_eq!(app.get(&feed_path).await.status().as_u16(), 200);
+    let res = app
+        .call(
+            Method::POST,
+            &format!("/api/v1/tenants/{slug}/members"),
+            Some(&bearer),
+            Some(&json!({"email": accomplice, "role": "admin"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 202);
+    let invitation = sink.wait_for(&accomplice, 1).await;
+    let invitation_token = link_token(&invitation[0], "/invitations/accept");
+
+    // The owner resets the password through the mailed link.
+    let res = app
+        .post_json(
+            "/api/v1/auth/password-reset/request",
+            &json!({"email": victim}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 202);
+    let mails = sink.wait_for(&victim, 2).await;
+    let reset = mails
+        .iter()
+        .find(|m| m["subject"] == "Reset your Kultiva password")
+        .expect("reset mail");
+    let token = link_token(reset, "/auth/reset-password");
+    let res = app
+        .post_json(
+            "/api/v1/auth/password-reset/confirm",
+            &json!({"token": token, "new_password": "the owner's own secret"}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+
+    // Nothing the squatter handed out works any more.
+    let res = app.call(Method::GET, &sites, Some(&bot_key), None).await;
+    assert_error(res, 401, "INVALID_TOKEN").await;
+    let res = app.get(&feed_path).await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    assert_eq!(
+        app.register(&accomplice, PASSWORD).await.status().as_u16(),
+        201
+    );
+    let helper = app.login(&accomplice, PASSWORD).await;
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/invitations/accept",
+            Some(&format!("Bearer {}", helper.access)),
+            Some(&json!({"token": invitation_token})),
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let owner = app.login(&victim, "the owner's own secret").await;
+    let res = app
+        .call(
+            Method::GET,
+            &format!("/api/v1/tenants/{slug}/members"),
+            Some(&format!("Bearer {}", owner.access)),
+            None,
+        )
+        .await;
+    let members = json_of(res, 200).await;
+    let members = members.as_array().expect("members");
+    assert!(
+        members.iter().all(|m| m["email"] != accomplice.as_str()),
+        "the accomplice never joined: {members:?}"
+    );
+
+    // The notice says what was ended.
+    let mails = sink.wait_for(&victim, 3).await;
+    let notice = mails
+        .iter()
+        .find(|m| m["subject"] == "Your Kultiva password was changed")
+        .expect("the reset-done notice");
+    let text = notice["text"].as_str().expect("text");
+    for said in [
+        "every session of the account signed out",
+        "1 service account(s) made by your account deactivated",
+        "> \"Backup bot\"",
+        "1 calendar feed link(s) revoked",
+        "1 pending invitation(s) sent from your account withdrawn",
+    ] {
+        assert!(text.contains(said), "{said:?} missing in {text:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_first_confirmation_ends_the_squatters_grants_and_says_so() {
+    let sink = Sink::start().await;
+    let app = mail_app(&own_database("confirm_takeback").await, &sink.url(), &[]).await;
+    let victim = address("victimc");
+    assert_eq!(app.register(&victim, PASSWORD).await.status().as_u16(), 201);
+    let squatter = app.login(&victim, PASSWORD).await;
+    let bearer = format!("Bearer {}", squatter.access);
+    let gardens = json_of(
+        app.call(Method::GET, "/api/v1/tenants", Some(&bearer), None)
+            .await,
+        200,
+    )
+    .await;
+    let slug = gardens["items"][0]["slug"]
+        .as_str()
+        .expect("slug")
+        .to_owned();
+    let feed = json_of(
+        app.call(
+            Method::POST,
+            &format!("/api/v1/t/{slug}/calendar/feed"),
+            Some(&bearer),
+            None,
+        )
+        .await,
+        201,
+    )
+    .await;
+    let feed_path = feed["path"].as_str().expect("path").to_owned();
+    let verification = sink.wait_for(&victim, 1).await;
+    let token = link_token(&verification[0], "/auth/verify-email");
+    let res = app
+        .post_json("/api/v1/auth/verify-email", &json!({"token": token}))
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_error(app.get(&feed_path).await, 404, "ENTITY_NOT_FOUND").await;
+    let mails = sink.wait_for(&victim, 2).await;
+    let notice = mails
+        .iter()
+        .find(|m| m["subject"] == "Your e-mail address is confirmed on Kultiva")
+        .expect("the confirmation notice");
+    let text = notice["text"].as_str().expect("text");
+    assert!(text.contains("1 calendar feed link(s) revoked"), "{text}");
+}
+
+#[tokio::test]
+async fn invitation_mails_quote_user_text_and_link_nothing_of_it() {
+    let sink = Sink::start().await;
+    let app = mail_app(&own_database("invite_quote").await, &sink.url(), &[]).await;
+    let owner_email = address("phisher");
+    assert_eq!(
+        app.register(&owner_email, PASSWORD).await.status().as_u16(),
+        201
+    );
+    let owner = app.login(&owner_email, PASSWORD).await;
+    let auth = format!("Bearer {}", owner.access);
+    let slug = unique_slug("quoted");
+    let bait = "Your account is locked! Log in at https://evil.example/login or www.evil.example \
+                \"now\"";
+    let res = app
+        .call(
+            Method::POST,
+            "/api/v1/tenants",
+            Some(&auth),
+            Some(&json!({"slug": slug, "name": bait})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let res = app
+        .call(
+            Method::PATCH,
+            "/api/v1/users/me",
+            Some(&auth),
+            Some(&json!({"display_name": "Support at help@evil.example"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let owner = app.login(&owner_email, PASSWORD).await;
+    let auth = format!("Bearer {}", owner.access);
+    let target = address("target");
+    let res = app
+        .call(
+            Method::POST,
+            &format!("/api/v1/tenants/{slug}/members"),
+            Some(&auth),
+            Some(&json!({"email": target, "role": "viewer"})),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 202);
+    let mail = &sink.wait_for(&target, 1).await[0];
+    let text = mail["text"].as_str().expect("text");
+    assert_eq!(
+        mail["content_type"], "text/plain",
+        "no HTML part to link in"
+    );
+    // The only link in the mail is Kultiva's own.
+    assert_eq!(text.matches("://").count(), 1, "{text}");
+    assert!(text.contains(&format!("{FRONTEND}/invitations/accept?token=")));
+    assert!(!text.contains("evil.example"), "{text}");
+    assert!(!text.contains("help@"), "{text}");
+    assert!(
+        text.contains(
+            "> Garden: \"Your account is locked! Log in at https[:]//evil[.]example/login"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("> Invited by: \"Support at help [at] evil[.]example\""),
+        "{text}"
+    );
 }

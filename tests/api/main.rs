@@ -19,6 +19,7 @@ mod diary_analysis;
 mod fertilizers;
 mod garden;
 mod garden_fertilizers;
+mod grants;
 mod hardening;
 mod harvest;
 mod health;

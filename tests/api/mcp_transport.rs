@@ -2006,3 +2006,33 @@ async fn audit_purge_deletes_rows_past_the_90_day_retention() {
     .expect("count");
     assert_eq!(stale, 0);
 }
+
+#[tokio::test]
+async fn an_account_keeps_at_most_its_session_cap_and_the_oldest_goes_first() {
+    let app = TestApp::full_env(&[
+        ("MCP_SERVER_ENABLED", "true"),
+        ("MCP_SESSIONS_PER_ACCOUNT", "2"),
+    ])
+    .await;
+    let a = caller(&app, "cap-a").await;
+    let b = caller(&app, "cap-b").await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let other = open(&app, &b.key, MODERN).await;
+    let first = open(&app, &a.key, MODERN).await;
+    let second = open(&app, &a.key, MODERN).await;
+    json_of(first.post(&ping).await, 200).await;
+    let third = open(&app, &a.key, MODERN).await;
+    // The cache of this replica is told at once: the oldest session is gone now.
+    assert_rpc_refusal(first.post(&ping).await, 404, -32001).await;
+    for kept in [&second, &third, &other] {
+        json_of(kept.post(&ping).await, 200).await;
+    }
+    // Ending one makes room: the next session evicts nobody.
+    let res =
+        send(mcp_req(&app, Method::DELETE, MCP, &a.key).header("mcp-session-id", &second.id)).await;
+    assert_eq!(res.status().as_u16(), 204);
+    let fourth = open(&app, &a.key, MODERN).await;
+    for kept in [&third, &fourth, &other] {
+        json_of(kept.post(&ping).await, 200).await;
+    }
+}

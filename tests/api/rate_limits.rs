@@ -411,3 +411,76 @@ async fn leased_batches_never_let_more_than_the_quota_through_two_replicas() {
     assert!(allowed + 2 * 3 >= 400, "only {allowed} let through");
     assert_eq!(allowed + refused, 460);
 }
+
+/// A registration from `forwarded_for` (the service trusts loopback as its proxy).
+async fn register_from(app: &TestApp, forwarded_for: &str, body: &Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/v1/auth/register"))
+        .header("x-forwarded-for", forwarded_for)
+        .json(body)
+        .send()
+        .await
+        .expect("request sent")
+}
+
+fn registration(label: &str) -> Value {
+    json!({
+        "email": format!("{}@example.test", unique_slug(label)),
+        "password": PASSWORD,
+        "display_name": "Tess Grower",
+    })
+}
+
+#[tokio::test]
+async fn malformed_registrations_spend_no_registration_budget() {
+    // The service-wide budget is 1 a minute (and so is each client's).
+    let app = TestApp::full_env(&[("RATE_LIMIT_REGISTRATION_PER_MINUTE", "1")]).await;
+    let malformed = [
+        json!({"email": "not-an-address", "password": PASSWORD, "display_name": "X"}),
+        json!({"email": "a@example.test", "password": "short", "display_name": "X"}),
+        json!({"email": "a@example.test"}),
+    ];
+    for body in &malformed {
+        let res = app.post_json("/api/v1/auth/register", body).await;
+        assert_eq!(res.status().as_u16(), 422, "{body}");
+    }
+    let res = app
+        .post_json("/api/v1/auth/register", &registration("rl-wellformed"))
+        .await;
+    assert_eq!(
+        res.status().as_u16(),
+        201,
+        "the first well-formed one passes"
+    );
+    let text = assert_limited(
+        app.post_json("/api/v1/auth/register", &registration("rl-second"))
+            .await,
+        1,
+    )
+    .await;
+    assert!(text.contains("registrations"), "{text}");
+}
+
+#[tokio::test]
+async fn one_client_cannot_spend_the_service_wide_registration_budget() {
+    // 20 a minute for the service, 2 for each client address.
+    let app = TestApp::full_env(&[
+        ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "20"),
+        ("TRUSTED_PROXIES", "127.0.0.1, ::1"),
+    ])
+    .await;
+    for _ in 0..2 {
+        let res = register_from(&app, "203.0.113.7", &registration("rl-greedy")).await;
+        assert_eq!(res.status().as_u16(), 201);
+    }
+    for _ in 0..5 {
+        let res = register_from(&app, "203.0.113.7", &registration("rl-greedy")).await;
+        let text = assert_limited(res, 2).await;
+        assert!(text.contains("client IP"), "{text}");
+    }
+    // Another client still registers: the refused attempts drew nothing service-wide.
+    for _ in 0..2 {
+        let res = register_from(&app, "198.51.100.9", &registration("rl-other")).await;
+        assert_eq!(res.status().as_u16(), 201);
+    }
+}

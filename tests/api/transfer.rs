@@ -671,3 +671,57 @@ async fn the_cli_exports_imports_and_moves_a_garden() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no tenant"));
     let _ = std::fs::remove_file(&file);
 }
+
+#[tokio::test]
+async fn imported_members_match_only_confirmed_addresses() {
+    let app = TestApp::full().await;
+    let source = app.tenant("memaddr").await;
+    let grower = app.member(&source, kultiva::auth::Role::Grower).await;
+    let file = temp_file("memaddr");
+    export::export_tenant(&app.state, &source.slug, &file)
+        .await
+        .expect("exported");
+    // The member's account is gone; someone registers its address without confirming it.
+    sqlx::query("DELETE FROM platform.users WHERE id = $1::uuid")
+        .bind(&grower.key)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("erased");
+    let squatter = app.user("memaddr-squat").await;
+    sqlx::query("UPDATE platform.users SET email = $1 WHERE id = $2::uuid")
+        .bind(&grower.email)
+        .bind(&squatter.key)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("address taken");
+    let options = || import::ImportOptions {
+        with_members: true,
+        ..Default::default()
+    };
+    let unconfirmed = TenantSlug::parse(&unique_slug("memaddr")).expect("slug");
+    let report = import::import_tenant(&app.state, &file, &unconfirmed, options())
+        .await
+        .expect("imported");
+    assert_eq!(
+        report.members_restored, 0,
+        "an unconfirmed address matches nobody"
+    );
+    let members =
+        kultiva::platform::tenants::repo::members(app.state.platform_pool(), report.tenant.id)
+            .await
+            .expect("members");
+    assert!(members.is_empty());
+
+    // Once the address is confirmed, the account is the member.
+    sqlx::query("UPDATE platform.users SET email_verified = true WHERE id = $1::uuid")
+        .bind(&squatter.key)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("confirmed");
+    let confirmed = TenantSlug::parse(&unique_slug("memaddr")).expect("slug");
+    let report = import::import_tenant(&app.state, &file, &confirmed, options())
+        .await
+        .expect("imported");
+    assert_eq!(report.members_restored, 1);
+    let _ = std::fs::remove_file(&file);
+}

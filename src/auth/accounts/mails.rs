@@ -28,16 +28,7 @@ return n
 /// mail is not sent (the caller's answer stays the same). The address is keyed by its SHA-256.
 pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
     let digest = hex::encode(Sha256::digest(to.as_str().as_bytes()));
-    let key = state.redis_key("mailq", &digest, &[]);
-    let counted = async {
-        let mut conn = state.shared_redis().connection().await?;
-        COUNT_MAIL
-            .key(key)
-            .arg(3600)
-            .invoke_async::<i64>(&mut conn)
-            .await
-    };
-    match counted.await {
+    match count_this_hour(state, "mailq", &digest).await {
         Ok(n) => {
             let allowed = n <= i64::from(state.config().mail_per_address_per_hour);
             if !allowed {
@@ -53,37 +44,109 @@ pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
     }
 }
 
+/// Counts one more event of `class` for `identity` in a fixed hour window (the first event
+/// starts it) and returns the count. The key is `<prefix>:<class>:{<identity>}`, one hash
+/// slot per identity (cluster-safe).
+pub async fn count_this_hour(
+    state: &AppState,
+    class: &str,
+    identity: &str,
+) -> Result<i64, redis::RedisError> {
+    let key = state.redis_key(class, identity, &[]);
+    let mut conn = state.shared_redis().connection().await?;
+    COUNT_MAIL
+        .key(key)
+        .arg(3600)
+        .invoke_async::<i64>(&mut conn)
+        .await
+}
+
 pub struct AccountMail {
     pub kind: &'static str,
     pub subject: String,
     pub body: String,
 }
 
-pub fn verification(frontend_url: &str, display_name: &str, token: &str) -> AccountMail {
+// Account mails greet nobody by name: the display name was written by whoever registered the
+// address, who may not own the mailbox (a squatter's text never reaches the owner this way).
+
+pub fn verification(frontend_url: &str, token: &str) -> AccountMail {
     AccountMail {
         kind: "verify_email",
         subject: "Confirm your e-mail address for Kultiva".into(),
         body: format!(
-            "Hello {display_name},\n\nplease confirm your e-mail address by opening this link \
+            "Hello,\n\nplease confirm your e-mail address by opening this link \
              (valid for 48 hours):\n\n{frontend_url}/auth/verify-email?token={token}\n\n\
              If you did not create a Kultiva account, ignore this message. If someone else \
              registered this address, confirming it signs out every session and revokes every \
-             API key made before; then reset the password to take the account over.\n"
+             API key made before, and ends the service accounts, calendar feeds and pending \
+             invitations the account made; then reset the password to take the account over.\n"
         ),
     }
 }
 
-pub fn password_reset(frontend_url: &str, display_name: &str, token: &str) -> AccountMail {
+pub fn password_reset(frontend_url: &str, token: &str) -> AccountMail {
     AccountMail {
         kind: "password_reset",
         subject: "Reset your Kultiva password".into(),
         body: format!(
-            "Hello {display_name},\n\nsomeone asked to reset the password of your Kultiva \
+            "Hello,\n\nsomeone asked to reset the password of your Kultiva \
              account. Open this link within one hour to choose a new one:\n\n\
              {frontend_url}/auth/reset-password?token={token}\n\n\
              Setting a new password signs out every session of the account and revokes all \
-             of its API keys: log in again and create new keys afterwards.\n\n\
+             of its API keys; the service accounts it made are deactivated, its calendar feed \
+             links stop working and the invitations it sent are withdrawn. Log in again and \
+             create new keys afterwards.\n\n\
              If it was not you, ignore this message; your password stays as it is.\n"
+        ),
+    }
+}
+
+/// Why an account was taken back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TakeBack {
+    PasswordReset,
+    FirstConfirmation,
+}
+
+/// The notice after a take-back: what was ended, kind by kind.
+pub fn taken_back(why: TakeBack, ended: &crate::platform::grants::Ended) -> AccountMail {
+    let (kind, subject, what) = match why {
+        TakeBack::PasswordReset => (
+            "password_reset_done",
+            "Your Kultiva password was changed",
+            "The password of your Kultiva account was just set with a reset link.",
+        ),
+        TakeBack::FirstConfirmation => (
+            "email_confirmed",
+            "Your e-mail address is confirmed on Kultiva",
+            "Your e-mail address was just confirmed for your Kultiva account.",
+        ),
+    };
+    let mut list = vec!["- every session of the account signed out".to_owned()];
+    list.extend(ended.lines());
+    let service_accounts = if ended.service_accounts.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = ended
+            .service_accounts
+            .iter()
+            .map(|n| format!("> {}", crate::rules::mail::quoted_user_text(n)))
+            .collect();
+        format!(
+            "\nThe deactivated service accounts (names as their maker wrote them):\n{}\n",
+            names.join("\n")
+        )
+    };
+    AccountMail {
+        kind,
+        subject: subject.into(),
+        body: format!(
+            "Hello,\n\n{what} Everything the account had handed out before has ended:\n\n\
+             {}\n{service_accounts}\n\
+             If someone else used this account before, nothing they set up keeps working. \
+             Create new API keys, service accounts and calendar feeds where you need them.\n",
+            list.join("\n")
         ),
     }
 }

@@ -17,11 +17,7 @@ use crate::platform::users::model::User;
 /// The account routes; `limited` is the per-IP limit put on register and login.
 pub fn router(limited: impl Fn(Router) -> Router) -> Router {
     Router::new()
-        .push(
-            limited(Router::with_path("register"))
-                .hoop(crate::http::rate_limit::registration_limit)
-                .post(register),
-        )
+        .push(limited(Router::with_path("register")).post(register))
         .push(limited(Router::with_path("login").post(login)))
         .push(limited(
             Router::with_path("verify-email").post(verify_email),
@@ -67,18 +63,24 @@ fn send_session(
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: one detail per invalid field", body = ErrorBody),
-        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget), or RATE_LIMIT_REGISTRATION_PER_MINUTE for the whole service"),
+        (status_code = 429, description = "RATE_LIMIT_AUTH_PER_MINUTE per client IP exceeded (login and register share one budget); or, for a well-formed registration only, a tenth of RATE_LIMIT_REGISTRATION_PER_MINUTE per client IP, then RATE_LIMIT_REGISTRATION_PER_MINUTE for the whole service"),
     ))]
 pub async fn register(
     req: &mut Request,
     depot: &mut Depot,
     res: &mut Response,
-) -> Result<Json<User>, AppError> {
+) -> Result<(), AppError> {
     let state = depot.app_state()?;
+    // Validated before any registration budget is drawn: a malformed request costs nobody
+    // a registration.
     let form: Registration = read_json(req, state.config().max_body_bytes).await?;
-    let user = service::register(&state, &form).await?;
+    if !crate::http::rate_limit::draw_registration(&state, req, res).await {
+        return Ok(());
+    }
+    let user: User = service::register(&state, &form).await?;
     res.status_code(StatusCode::CREATED);
-    Ok(Json(user))
+    res.render(Json(user));
+    Ok(())
 }
 
 /// Confirm an e-mail address with the token from the verification mail.

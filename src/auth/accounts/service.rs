@@ -4,11 +4,12 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::email_tokens::{self, Purpose};
-use super::mails;
+use super::mails::{self, TakeBack};
 use super::model::{Login, Registration, ResetConfirm, TokenResponse};
 use crate::auth::principal::AccountType;
 use crate::auth::refresh::{self, RefreshToken, Rotation};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::platform::grants::{self, Ended};
 use crate::platform::users::model::{Email, User};
 use crate::platform::users::repo::{self as users, NewAccount};
 use crate::rules::lockout::{self, FAILURES_BEFORE_LOCK};
@@ -99,8 +100,7 @@ pub async fn register(state: &AppState, form: &Registration) -> Result<User, App
         .ok_or_else(account_exists)?;
         if mails::within_hourly_budget(state, &form.email).await {
             let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
-            let mail =
-                mails::verification(&state.config().frontend_url, &user.display_name, &token);
+            let mail = mails::verification(&state.config().frontend_url, &token);
             mails::queue(&mut tx, &form.email, mail).await?;
         }
         provision::activate(&mut *tx, &mut tenant, Some(user.key))
@@ -169,25 +169,64 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
     };
     let first = users::mark_email_verified(&mut *tx, user).await?;
     let take_back = first && !state.config().require_email_verification;
-    if take_back {
-        end_sessions_and_keys(&mut tx, user).await?;
-    }
+    let ended = if take_back {
+        let ended = take_back_account(&mut tx, user).await?;
+        // The owner hears what ended when anything beyond sessions did.
+        if !ended.is_empty() {
+            notify_taken_back(&mut tx, user, TakeBack::FirstConfirmation, &ended).await?;
+        }
+        Some(ended)
+    } else {
+        None
+    };
     tx.commit().await?;
     state.caches().forget_user(user);
-    if take_back {
+    if let Some(ended) = ended {
+        ended.forget(state);
         refresh::revoke_all(state, user).await?;
+        state.mail_wakeup();
     }
     Ok(())
 }
 
 /// Inside the caller's transaction: every access token (through the token generation, whose
 /// one writer is `users::bump_token_generation`) and every API key of the account stop
-/// working. Refresh families follow with `refresh::revoke_all` after the commit (and die at
-/// their next rotation anyway, their generation being old).
-async fn end_sessions_and_keys(tx: &mut sqlx::PgConnection, user: Uuid) -> Result<(), AppError> {
+/// working, and everything the account handed out ends (`platform::grants`: the service
+/// accounts it made, its calendar feeds, its pending invitations). Refresh families follow
+/// with `refresh::revoke_all` after the commit (and die at their next rotation anyway, their
+/// generation being old).
+async fn take_back_account(tx: &mut sqlx::PgConnection, user: Uuid) -> Result<Ended, AppError> {
     users::bump_token_generation(&mut *tx, user).await?;
-    let revoked = crate::auth::api_keys::repo::revoke_all_of(&mut *tx, user).await?;
-    tracing::info!(%user, revoked_keys = revoked, "account taken back: sessions and API keys ended");
+    let api_keys = crate::auth::api_keys::repo::revoke_all_of(&mut *tx, user).await?;
+    let mut ended = grants::end_all_made_by(&mut *tx, user).await?;
+    ended.api_keys = api_keys;
+    tracing::info!(
+        %user,
+        revoked_keys = api_keys,
+        service_accounts = ended.service_accounts.len(),
+        calendar_feeds = ended.calendar_feeds,
+        invitations = ended.invitations,
+        "account taken back: sessions, API keys and grants ended"
+    );
+    Ok(ended)
+}
+
+/// Queues the take-back notice to the account's address in the caller's transaction. Not
+/// counted against the address's hourly budget: it follows a consumed one-time token, which
+/// that budget already bounded.
+async fn notify_taken_back(
+    tx: &mut sqlx::PgConnection,
+    user: Uuid,
+    why: TakeBack,
+    ended: &Ended,
+) -> Result<(), AppError> {
+    let Some(account) = users::get(&mut *tx, user).await? else {
+        return Ok(());
+    };
+    let Some(email) = account.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
+        return Ok(());
+    };
+    mails::queue(tx, &email, mails::taken_back(why, ended)).await?;
     Ok(())
 }
 
@@ -346,7 +385,7 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
     let mut tx = db.begin().await?;
     email_tokens::retire_unused(&mut *tx, user.key, Purpose::PasswordReset).await?;
     let token = email_tokens::issue(&mut *tx, user.key, Purpose::PasswordReset).await?;
-    let mail = mails::password_reset(&state.config().frontend_url, &user.display_name, &token);
+    let mail = mails::password_reset(&state.config().frontend_url, &token);
     mails::queue(&mut tx, email, mail).await?;
     tx.commit().await?;
     state.mail_wakeup();
@@ -354,8 +393,9 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
 }
 
 /// Sets a new password with a mailed token. The token is checked and consumed before any
-/// hashing work; every session and API key of the account ends with it (the reset mail says
-/// so), which takes an account back from whoever held it.
+/// hashing work; every session and API key of the account ends with it, and everything the
+/// account handed out (see `take_back_account`), which takes an account back from whoever
+/// held it. A notice to the address lists what was ended.
 pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Result<(), AppError> {
     let db = state.platform_pool();
     let mut tx = db.begin().await?;
@@ -368,9 +408,12 @@ pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Re
     users::set_password(&mut *tx, user, &hash).await?;
     // Following the link proved control of the mailbox.
     users::mark_email_verified(&mut *tx, user).await?;
-    end_sessions_and_keys(&mut tx, user).await?;
+    let ended = take_back_account(&mut tx, user).await?;
+    notify_taken_back(&mut tx, user, TakeBack::PasswordReset, &ended).await?;
     tx.commit().await?;
     state.caches().forget_user(user);
+    ended.forget(state);
+    state.mail_wakeup();
     refresh::revoke_all(state, user).await
 }
 

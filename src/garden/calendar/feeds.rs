@@ -1,13 +1,17 @@
 //! Per-member iCal feeds: a secret token in the URL (32 random bytes, shown once; only its
 //! SHA-256 is stored and compared in constant time), rotatable and revocable. The feed is
-//! served while the token is the member's current one and the member still belongs to the
-//! garden; anything else is the same 404.
+//! served while the token is the member's current one, the member still belongs to the
+//! garden and the account is active; anything else is the same 404. A feed is a standing
+//! grant of read access: creating or rotating one needs a person (an access token, not an API
+//! key), and it ends with the member's removal, deactivation, erasure or the account being
+//! taken back (`platform::grants`). Any member, a viewer too, may revoke their own.
 
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{FeedSecret, FeedStatus, Window};
 use super::{repo, service};
+use crate::auth::Principal;
 use crate::auth::secrets::{SecretHash, random_secret};
 use crate::error::AppError;
 use crate::rules::ical::{self, IcalEvent};
@@ -37,7 +41,13 @@ pub async fn status(state: &AppState, tenant: Uuid, user: Uuid) -> Result<FeedSt
 }
 
 /// A new feed: 409 `DUPLICATE_ENTRY` when the member has one (rotate it instead).
-pub async fn create(state: &AppState, tenant: Uuid, user: Uuid) -> Result<FeedSecret, AppError> {
+pub async fn create(
+    state: &AppState,
+    principal: &Principal,
+    tenant: Uuid,
+) -> Result<FeedSecret, AppError> {
+    principal.require_person("calendar feeds are created")?;
+    let user = principal.user_id;
     let token = random_secret();
     let at = repo::insert_feed(state.platform_pool(), tenant, user, &SecretHash::of(&token))
         .await?
@@ -53,7 +63,13 @@ pub async fn create(state: &AppState, tenant: Uuid, user: Uuid) -> Result<FeedSe
 
 /// A new token for the member's feed; the old one stops working at once (a member without a
 /// feed gets one).
-pub async fn rotate(state: &AppState, tenant: Uuid, user: Uuid) -> Result<FeedSecret, AppError> {
+pub async fn rotate(
+    state: &AppState,
+    principal: &Principal,
+    tenant: Uuid,
+) -> Result<FeedSecret, AppError> {
+    principal.require_person("calendar feeds are rotated")?;
+    let user = principal.user_id;
     let token = random_secret();
     let at =
         repo::rotate_feed(state.platform_pool(), tenant, user, &SecretHash::of(&token)).await?;

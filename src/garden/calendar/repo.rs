@@ -197,7 +197,8 @@ pub async fn delete_feed(
     Ok(done.rows_affected() > 0)
 }
 
-/// The tenant of a presented feed digest, only while its member still belongs to the garden.
+/// The tenant of a presented feed digest, only while its member still belongs to the garden
+/// and the member's account is active.
 /// Returns the stored digest too, compared again in constant time by the caller.
 pub async fn feed_by_hash(
     db: impl PgExecutor<'_>,
@@ -206,6 +207,7 @@ pub async fn feed_by_hash(
     let row = sqlx::query(
         "SELECT f.tenant_id, f.token_hash FROM platform.calendar_feeds f \
          JOIN platform.memberships m ON m.tenant_id = f.tenant_id AND m.user_id = f.user_id \
+         JOIN platform.users u ON u.id = f.user_id AND u.is_active \
          WHERE f.token_hash = $1",
     )
     .bind(hash.as_bytes().as_slice())

@@ -163,14 +163,17 @@ pub async fn feed_status(depot: &mut Depot) -> Result<Json<FeedStatus>, AppError
     Ok(Json(feeds::status(&state, tenant, user).await?))
 }
 
-/// Create your iCal feed of this garden: the answer holds the secret token, once.
+/// Create your iCal feed of this garden: the answer holds the secret token, once. Needs a
+/// logged-in person (an access token): an API key is refused with 403 `FORBIDDEN`
+/// (`person_required`). The feed ends when you leave the garden or your account is
+/// deactivated, erased or taken back by a password reset.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "create_calendar_feed",
     status_codes(201, 401, 403, 404, 409),
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
         (status_code = 201, description = "the feed's token and path (shown once)", body = FeedSecret),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, or an API key (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 409, description = "DUPLICATE_ENTRY: you have a feed; rotate it", body = ErrorBody),
     ))]
@@ -179,38 +182,39 @@ pub async fn create_feed(
     res: &mut Response,
 ) -> Result<Json<FeedSecret>, AppError> {
     let state = depot.app_state()?;
-    let user = depot.principal()?.user_id;
     let tenant = depot.tenant_ctx()?.tenant.id;
-    let secret = feeds::create(&state, tenant, user).await?;
+    let secret = feeds::create(&state, depot.principal()?, tenant).await?;
     res.status_code(StatusCode::CREATED);
     Ok(Json(secret))
 }
 
 /// A new token for your feed (created when you have none); the old link stops working at once.
+/// Needs a logged-in person, like creating one.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "rotate_calendar_feed",
     status_codes(200, 401, 403, 404),
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
         (status_code = 200, description = "the new token and path (shown once)", body = FeedSecret),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: grower role needed, or an API key (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
     ))]
 pub async fn rotate_feed(depot: &mut Depot) -> Result<Json<FeedSecret>, AppError> {
     let state = depot.app_state()?;
-    let user = depot.principal()?.user_id;
     let tenant = depot.tenant_ctx()?.tenant.id;
-    Ok(Json(feeds::rotate(&state, tenant, user).await?))
+    Ok(Json(
+        feeds::rotate(&state, depot.principal()?, tenant).await?,
+    ))
 }
 
-/// Revoke your feed: its link answers 404 from now on (no feed: the same 204).
+/// Revoke your feed: its link answers 404 from now on (no feed: the same 204). Open to every
+/// member, viewers included, and to API keys: ending a grant is never refused.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "revoke_calendar_feed",
-    status_codes(204, 401, 403, 404),
+    status_codes(204, 401, 404),
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
         (status_code = 204, description = "feed revoked"),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
     ))]
 pub async fn revoke_feed(depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {

@@ -110,7 +110,9 @@ pub async fn set_tenant_active(
 
 /// Deactivates or reactivates an account. Deactivation ends its sessions at once: refresh
 /// families are revoked and every request re-checks `is_active`, so access tokens and API keys
-/// stop working on the next call.
+/// stop working on the next call. The service accounts it made, its calendar feeds and its
+/// pending invitations end as on a take-back (`platform::grants`); reactivation does not
+/// bring them back.
 pub async fn set_user_active(
     state: &AppState,
     admin: &Principal,
@@ -124,11 +126,20 @@ pub async fn set_user_active(
             "you cannot deactivate your own account",
         ));
     }
-    let user = users::set_active(state.platform_pool(), id, active)
+    let mut tx = state.platform_pool().begin().await?;
+    let user = users::set_active(&mut *tx, id, active)
         .await?
         .ok_or_else(|| AppError::not_found("user"))?;
+    // What the account handed out ends with it, and stays ended on reactivation.
+    let ended = if active {
+        None
+    } else {
+        Some(crate::platform::grants::end_all_made_by(&mut tx, id).await?)
+    };
+    tx.commit().await?;
     state.caches().forget_user(id);
-    if !active {
+    if let Some(ended) = ended {
+        ended.forget(state);
         refresh::revoke_all(state, id).await?;
     }
     Ok(user)

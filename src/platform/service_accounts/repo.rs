@@ -131,3 +131,41 @@ pub async fn membership_count(db: impl PgExecutor<'_>, account: Uuid) -> Result<
         .fetch_one(db)
         .await
 }
+
+/// Takes the service account out of the garden: its membership there ends; an account left
+/// without any garden is deactivated and all its keys revoked, otherwise its keys limited to
+/// this garden are. The revoked key ids (empty when it was no member).
+pub async fn detach(
+    conn: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    account: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    if !crate::platform::tenants::repo::remove(&mut *conn, tenant, account).await? {
+        return Ok(Vec::new());
+    }
+    if membership_count(&mut *conn, account).await? == 0 {
+        sqlx::query(
+            "UPDATE platform.users SET is_active = false, updated_at = now() WHERE id = $1",
+        )
+        .bind(account)
+        .execute(&mut *conn)
+        .await?;
+        revoke_all(&mut *conn, account).await
+    } else {
+        revoke_scoped(&mut *conn, account, tenant).await
+    }
+}
+
+/// Records the person who made the service account.
+pub async fn set_maker(
+    db: impl PgExecutor<'_>,
+    account: Uuid,
+    maker: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE platform.users SET created_by = $2 WHERE id = $1")
+        .bind(account)
+        .bind(maker)
+        .execute(db)
+        .await?;
+    Ok(())
+}

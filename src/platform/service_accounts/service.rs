@@ -2,7 +2,8 @@
 //!
 //! Rules: managing needs the admin role in the garden and an interactive credential (an access
 //! token, or light mode): an API key cannot mint more keys, so a leaked key cannot make itself
-//! permanent. A new account's role is at most the caller's own. Keys made through the garden
+//! permanent. The account records the person who made it; it ends with that person's grants
+//! (take-back, removal or demotion: see `platform::grants`). A new account's role is at most the caller's own. Keys made through the garden
 //! are limited to it. Removing an account from a garden ends its membership and revokes its
 //! keys limited to that garden; an account left without any garden is deactivated and all its
 //! keys are revoked (the common case: one account, one garden).
@@ -13,7 +14,7 @@ use super::model::{NewServiceAccount, ServiceAccount, ServiceAccountKey};
 use super::repo;
 use crate::auth::api_keys::model::{ApiKey, RawApiKey};
 use crate::auth::api_keys::repo::{self as keys, NewKeyRow};
-use crate::auth::principal::{AccountType, Credential, Principal, Role};
+use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
 use crate::platform::tenants::repo as memberships;
@@ -27,13 +28,7 @@ use crate::tenancy::context::TenantCtx;
 pub const LIST_MAX_LIMIT: i64 = 200;
 
 fn require_interactive(principal: &Principal) -> Result<(), AppError> {
-    match principal.credential {
-        Credential::AccessToken | Credential::Light => Ok(()),
-        Credential::ApiKey { .. } => Err(AppError::new(
-            ErrorCode::Forbidden,
-            "service accounts are managed with an access token, not with an API key",
-        )),
-    }
+    principal.require_person("service accounts are managed")
 }
 
 fn not_found() -> AppError {
@@ -63,6 +58,19 @@ pub async fn create_in(
     role: Role,
     key_scope: Option<Uuid>,
 ) -> Result<(User, ApiKey), AppError> {
+    create_made_by(state, tenant, name, role, key_scope, None).await
+}
+
+/// [`create_in`], recording the person who made the account (`None`: the operator CLI). A
+/// made account ends with its maker's grants (see `platform::grants`).
+pub async fn create_made_by(
+    state: &AppState,
+    tenant: &TenantRecord,
+    name: &str,
+    role: Role,
+    key_scope: Option<Uuid>,
+    maker: Option<Uuid>,
+) -> Result<(User, ApiKey), AppError> {
     let name = checked_name(name)?;
     let mut tx = state.platform_pool().begin().await?;
     let user = users::insert(
@@ -78,6 +86,9 @@ pub async fn create_in(
     .await?
     .ok_or_else(|| AppError::new(ErrorCode::StateConflict, "the account could not be created"))?;
     memberships::add(&mut *tx, tenant.id, user.key, role).await?;
+    if let Some(maker) = maker {
+        repo::set_maker(&mut *tx, user.key, maker).await?;
+    }
     let raw = RawApiKey::generate();
     let mut key = keys::insert(
         &mut *tx,
@@ -175,8 +186,16 @@ pub async fn create(
     require_interactive(principal)?;
     // Admin role, and a role no higher than the caller's own (the rule of invitations).
     may_grant(ctx, new.role)?;
-    let (user, key) =
-        create_in(state, &ctx.tenant, &new.name, new.role, Some(ctx.tenant.id)).await?;
+    let maker = (!principal.is_light()).then_some(principal.user_id);
+    let (user, key) = create_made_by(
+        state,
+        &ctx.tenant,
+        &new.name,
+        new.role,
+        Some(ctx.tenant.id),
+        maker,
+    )
+    .await?;
     Ok(ServiceAccount {
         key: user.key,
         name: user.display_name,
@@ -211,15 +230,7 @@ pub async fn remove(
     repo::one_of_tenant(&mut *tx, tenant, account)
         .await?
         .ok_or_else(not_found)?;
-    if !memberships::remove(&mut *tx, tenant, account).await? {
-        return Err(not_found());
-    }
-    let revoked = if repo::membership_count(&mut *tx, account).await? == 0 {
-        users::set_active(&mut *tx, account, false).await?;
-        repo::revoke_all(&mut *tx, account).await?
-    } else {
-        repo::revoke_scoped(&mut *tx, account, tenant).await?
-    };
+    let revoked = repo::detach(&mut tx, tenant, account).await?;
     tx.commit().await?;
     state.caches().forget_membership(tenant, account);
     forget(state, account, &revoked);

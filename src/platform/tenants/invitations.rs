@@ -217,14 +217,21 @@ fn invitation_mail(
     crate::auth::accounts::mails::AccountMail {
         kind: "invitation",
         subject: "You are invited to a garden on Kultiva".into(),
+        // The names are user-written: quoted, on lines of their own, never a link.
         body: format!(
-            "Hello,\n\n{inviter} invited you to the garden \"{garden}\" on Kultiva as {role}. \
+            "Hello,\n\na member of a garden on Kultiva invited you to join it as {role}. \
+             The garden and the inviting member name themselves (their words, not \
+             Kultiva's):\n\n\
+             > Garden: {garden}\n\
+             > Invited by: {inviter}\n\n\
              Open this link within {days} days to accept or decline:\n\n\
              {frontend_url}/invitations/accept?token={token}\n\n\
              If you have no Kultiva account yet, register with this e-mail address first, then \
              open the link again. If you do not want to join, ignore this message: the \
-             invitation expires by itself.\n",
-            role = role.as_str()
+             invitation expires by itself. Kultiva never asks for your password in a mail.\n",
+            role = role.as_str(),
+            garden = crate::rules::mail::quoted_user_text(garden),
+            inviter = crate::rules::mail::quoted_user_text(inviter),
         ),
     }
 }
@@ -233,7 +240,55 @@ fn invalid_email(reason: &str) -> AppError {
     AppError::validation(vec![ErrorDetail::new("body.email", reason, "value_error")])
 }
 
-/// Invites an address to the garden (admin; roles up to the caller's own).
+/// Counts the invitation against the inviter's and the garden's hourly budgets
+/// (`INVITATIONS_PER_INVITER_PER_HOUR`, `INVITATIONS_PER_GARDEN_PER_HOUR`): over either, 429
+/// `RATE_LIMIT_EXCEEDED` and nothing is stored or mailed. Without Redis nobody is invited
+/// (the budgets keep the service from being a mail cannon; they fail closed).
+async fn within_invitation_budgets(
+    state: &AppState,
+    inviter: Uuid,
+    tenant: Uuid,
+) -> Result<(), AppError> {
+    use crate::auth::accounts::mails::count_this_hour;
+    let config = state.config();
+    let budgets = [
+        (
+            "invq:acct",
+            inviter,
+            config.invitations_per_inviter_per_hour,
+            "inviting account",
+        ),
+        (
+            "invq:garden",
+            tenant,
+            config.invitations_per_garden_per_hour,
+            "garden",
+        ),
+    ];
+    for (class, identity, cap, per) in budgets {
+        let n = count_this_hour(state, class, &identity.to_string())
+            .await
+            .map_err(|err| {
+                crate::metrics::redis_error(crate::metrics::RedisUse::MailThrottle);
+                AppError::unavailable("the invitation budget is unavailable; retry later", err)
+            })?;
+        if n > i64::from(cap) {
+            return Err(AppError::new(
+                ErrorCode::RateLimitExceeded,
+                format!("rate limit exceeded: at most {cap} invitations per hour per {per}"),
+            )
+            .with_details(vec![ErrorDetail::new(
+                "invitations_per_hour",
+                cap.to_string(),
+                "invitation_budget",
+            )]));
+        }
+    }
+    Ok(())
+}
+
+/// Invites an address to the garden (admin; roles up to the caller's own; a person, not an
+/// API key; within the inviter's and the garden's hourly budgets).
 pub async fn invite(
     state: &AppState,
     principal: &Principal,
@@ -241,6 +296,7 @@ pub async fn invite(
     new: &NewMember,
 ) -> Result<Invitation, AppError> {
     let ctx = resolve_for(state, principal, slug).await?;
+    principal.require_person("invitations are sent")?;
     super::service::may_grant(&ctx, new.role)?;
     let email = Email::parse(&new.email).map_err(invalid_email)?;
     let db = state.platform_pool();
@@ -249,6 +305,7 @@ pub async fn invite(
             "this address already belongs to a member",
         ));
     }
+    within_invitation_budgets(state, principal.user_id, ctx.tenant.id).await?;
     let token = random_secret();
     let days = state.config().invitation_expire_days;
     let mut tx = db.begin().await?;

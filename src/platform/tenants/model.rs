@@ -39,6 +39,8 @@ impl Tenant {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Member {
     pub user_key: Uuid,
+    /// Shown to the garden's admins only (and to the member itself); `null` for everyone else,
+    /// who see the display name.
     pub email: Option<String>,
     pub display_name: String,
     pub account_type: AccountType,

@@ -155,7 +155,8 @@ pub async fn delete_tenant(
     Ok(())
 }
 
-/// The members of a tenant (any member may look).
+/// The members of a tenant (any member may look). Addresses are shown to the garden's admins
+/// only; everyone else sees `email: null` for every member but themselves.
 #[endpoint(tags("tenants"), operation_id = "list_members", security(["bearer" = []]),
     responses(
         (status_code = 200, description = "the members", body = Vec<Member>),
@@ -176,7 +177,11 @@ pub async fn list_members(
 /// member without consent: the address gets a mail with a one-time link, and the invited
 /// person accepts (`POST /invitations/accept` with the link's token, or
 /// `POST /users/me/invitations/{invitation_key}/accept`). The answer is the same whether or not
-/// an account with the address exists. Expires after `INVITATION_EXPIRE_DAYS` (7).
+/// an account with the address exists. Expires after `INVITATION_EXPIRE_DAYS` (7). Needs a
+/// logged-in person (an access token; an API key is 403 `person_required`), and stays within
+/// `INVITATIONS_PER_INVITER_PER_HOUR` and `INVITATIONS_PER_GARDEN_PER_HOUR` (429
+/// `RATE_LIMIT_EXCEEDED`, nothing stored or mailed). The mail quotes the garden's name and the
+/// inviter's display name as user-written text, with nothing of it a link.
 #[endpoint(tags("tenants"), operation_id = "add_member", security(["bearer" = []]),
     status_codes(202, 400, 401, 403, 404, 409, 413, 415, 422),
     request_body = MemberCreate,
@@ -184,7 +189,7 @@ pub async fn list_members(
         (status_code = 202, description = "invitation created and mailed; the member is added once it is accepted", body = Invitation),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: admin role needed, or a role above your own", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, a role above your own, or an API key (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or not a member", body = ErrorBody),
         (status_code = 409, description = "DUPLICATE_ENTRY: the address belongs to a member, or an invitation for it is pending", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
@@ -336,7 +341,9 @@ pub async fn accept_invitation(
     ))
 }
 
-/// Change a member's role (admin). The last admin cannot be demoted.
+/// Change a member's role (admin). The last admin cannot be demoted. Needs a logged-in person
+/// (an API key is 403 `person_required`). A demotion ends the service accounts the member
+/// created in the garden and withdraws its pending invitations there (nothing is reassigned).
 #[endpoint(tags("tenants"), operation_id = "change_member_role", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422),
     request_body = MemberUpdate,
@@ -344,7 +351,7 @@ pub async fn accept_invitation(
         (status_code = 200, description = "the member", body = Member),
         (status_code = 400, description = "MALFORMED_REQUEST", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, or an API key (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: tenant or member", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
@@ -364,13 +371,16 @@ pub async fn change_member_role(
     ))
 }
 
-/// Remove a member (admin), or leave (yourself). The last admin cannot be removed.
+/// Remove a member (admin), or leave (yourself). The last admin cannot be removed. Needs a
+/// logged-in person (an API key is 403 `person_required`). What the member made in the garden
+/// ends with it: the service accounts it created leave the garden (deactivated when they have
+/// no other), its pending invitations are withdrawn and its calendar feed is deleted.
 #[endpoint(tags("tenants"), operation_id = "remove_member", security(["bearer" = []]),
     status_codes(204, 401, 403, 404, 409),
     responses(
         (status_code = 204, description = "removed"),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, or an API key (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: tenant or member", body = ErrorBody),
         (status_code = 409, description = "STATE_CONFLICT: the last admin cannot be removed", body = ErrorBody),
     ))]

@@ -7,6 +7,7 @@ use super::repo;
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
+use crate::platform::grants::{self, MemberChange};
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
@@ -152,7 +153,17 @@ pub async fn members(
     slug: &str,
 ) -> Result<Vec<Member>, AppError> {
     let ctx = resolve_for(state, principal, slug).await?;
-    Ok(repo::members(state.platform_pool(), ctx.tenant.id).await?)
+    let mut members = repo::members(state.platform_pool(), ctx.tenant.id).await?;
+    // Addresses are for the admins, who manage the members; everyone else (whatever the
+    // credential: the caller's role decides) sees display names and its own address.
+    if ctx.role < Role::Admin {
+        for member in &mut members {
+            if member.user_key != principal.user_id {
+                member.email = None;
+            }
+        }
+    }
+    Ok(members)
 }
 
 /// An admin grants roles up to its own.
@@ -186,6 +197,7 @@ pub async fn change_role(
     role: Role,
 ) -> Result<Member, AppError> {
     let ctx = resolve_for(state, principal, slug).await?;
+    principal.require_person("roles are changed")?;
     may_grant(&ctx, role)?;
     let user = member_key(user_key)?;
     let mut tx = state.platform_pool().begin().await?;
@@ -197,15 +209,25 @@ pub async fn change_role(
         return Err(last_admin());
     }
     repo::set_role(&mut *tx, ctx.tenant.id, user, role).await?;
+    // A demoted member's grants in the garden end with the rank they came from.
+    let ended = if role < current {
+        Some(grants::end_made_in(&mut tx, ctx.tenant.id, user, MemberChange::Demoted).await?)
+    } else {
+        None
+    };
     tx.commit().await?;
     // Other replicas hear it from the database (migration 0008); this one forgets now.
     state.caches().forget_membership(ctx.tenant.id, user);
+    if let Some(ended) = ended {
+        ended.forget(state);
+    }
     repo::member(state.platform_pool(), ctx.tenant.id, user)
         .await?
         .ok_or_else(|| AppError::not_found("member"))
 }
 
-/// Admins remove anyone; any member may leave.
+/// Admins remove anyone; any member may leave. Either needs a person (not an API key). What
+/// the member made in the garden ends with the membership (`platform::grants`).
 pub async fn remove_member(
     state: &AppState,
     principal: &Principal,
@@ -213,6 +235,7 @@ pub async fn remove_member(
     user_key: &str,
 ) -> Result<(), AppError> {
     let ctx = resolve_for(state, principal, slug).await?;
+    principal.require_person("members are removed")?;
     let user = member_key(user_key)?;
     if user != principal.user_id {
         ctx.require(Role::Admin)?;
@@ -226,7 +249,9 @@ pub async fn remove_member(
         return Err(last_admin());
     }
     repo::remove(&mut *tx, ctx.tenant.id, user).await?;
+    let ended = grants::end_made_in(&mut tx, ctx.tenant.id, user, MemberChange::Removed).await?;
     tx.commit().await?;
     state.caches().forget_membership(ctx.tenant.id, user);
+    ended.forget(state);
     Ok(())
 }

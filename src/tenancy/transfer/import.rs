@@ -418,7 +418,8 @@ async fn queue_missing_renditions(
     Ok(())
 }
 
-/// Gives the file's members their roles in the new garden where their account exists here.
+/// Gives the file's members their roles in the new garden where their account exists here
+/// (the same account, or an account with the same confirmed address); others are skipped.
 async fn restore_members(
     state: &AppState,
     tenant: &TenantRecord,
@@ -435,9 +436,13 @@ async fn restore_members(
             skipped.push(format!("{who} (unknown role {:?})", member.role));
             continue;
         };
+        // The same account (by id) if it is still active here, else an active account whose
+        // address is confirmed: whoever registered an address without confirming it may not
+        // own it, and must not inherit the file's role for it.
         let account: Option<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM platform.users WHERE id = $1 \
-             UNION ALL SELECT id FROM platform.users WHERE email = $2 LIMIT 1",
+            "SELECT id FROM platform.users WHERE id = $1 AND is_active \
+             UNION ALL SELECT id FROM platform.users \
+                 WHERE email = $2 AND email_verified AND is_active LIMIT 1",
         )
         .bind(member.user_id)
         .bind(member.email.as_deref())
