@@ -853,7 +853,10 @@ mod tests {
         assert_eq!(lines.len(), 3, "{lines:?}");
         assert_eq!(lines[0]["id"], 1);
         assert_eq!(lines[0]["error"]["code"], STARTUP_FAILED);
-        assert_eq!(lines[0]["error"]["data"]["reason"], "KULTIVA_URL is not set");
+        assert_eq!(
+            lines[0]["error"]["data"]["reason"],
+            "KULTIVA_URL is not set"
+        );
         assert!(
             lines[0]["error"]["message"]
                 .as_str()

@@ -106,6 +106,10 @@ async fn ensure_pair(
     }
     let mut body = json!({"species_a_key": a, "species_b_key": b, "relation": relation,
                           "reason": reason});
+    if relation == "incompatible" {
+        body["evidence"] = json!("established");
+        body["source"] = json!("shared pathogen: late blight");
+    }
     if let Some(s) = score {
         body["score"] = json!(s);
     }
@@ -114,8 +118,9 @@ async fn ensure_pair(
     assert!(status == 201 || status == 409, "pair {a} {b}: {status}");
 }
 
-/// The catalogue facts the walkthrough needs: basil, tomato and fennel in their real families,
-/// basil a good neighbour of the tomato, fennel a bad one.
+/// The catalogue facts the walkthrough needs: basil, tomato and potato in their real families,
+/// basil a good neighbour of the tomato, potato a bad one (an established conflict: both carry
+/// late blight, so it needs acknowledging).
 async fn catalogue(app: &TestApp) {
     // The phase sequences and phases come with the (fixture) seed.
     crate::catalog::seeded(app).await;
@@ -128,7 +133,7 @@ async fn catalogue(app: &TestApp) {
     for (family, species, common, cycle) in [
         ("Lamiaceae", "Ocimum basilicum", "Basil", "annual"),
         ("Solanaceae", "Solanum lycopersicum", "Tomato", "annual"),
-        ("Apiaceae", "Foeniculum vulgare", "Fennel", "perennial"),
+        ("Solanaceae", "Solanum tuberosum", "Potato", "annual"),
     ] {
         let family_key = ensure_record(
             &admin,
@@ -163,7 +168,7 @@ async fn catalogue(app: &TestApp) {
         (&keys[2], &keys[1]),
         "incompatible",
         None,
-        "Fennel is allelopathic and stunts neighbouring crops.",
+        "Potato and tomato share late blight (Phytophthora infestans).",
     )
     .await;
 }
@@ -264,7 +269,7 @@ async fn walkthrough_a_new_grower_builds_a_balcony_and_plants_basil_and_tomatoes
     // The plants come from the catalogue: the user searches by the common name.
     let basil = look_up(&me, "basil", "Ocimum basilicum").await;
     let tomato = look_up(&me, "tomato", "Solanum lycopersicum").await;
-    let fennel = look_up(&me, "fennel", "Foeniculum vulgare").await;
+    let potato = look_up(&me, "potato", "Solanum tuberosum").await;
     let sequence = me.get(&format!("/species/{tomato}/phase-sequence")).await;
     let tomato_phases: Vec<String> = sequence["sequence"]["entries"]
         .as_array()
@@ -308,9 +313,9 @@ async fn walkthrough_a_new_grower_builds_a_balcony_and_plants_basil_and_tomatoes
         .await;
     let body = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&body), ["body.slot_key"]);
-    // Fennel next to a tomato (BOX2_A2 neighbours Tomato 2 in BOX2_A1).
+    // A potato next to a tomato (BOX2_A2 neighbours Tomato 2 in BOX2_A1).
     let res = me
-        .post(&plants, plant(&fennel, &slots[1][1], "Fennel"))
+        .post(&plants, plant(&potato, &slots[1][1], "Potato"))
         .await;
     let body = assert_error(res, 422, "INCOMPATIBLE_COMPANION").await;
     assert!(
