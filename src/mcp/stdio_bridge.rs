@@ -846,9 +846,9 @@ mod tests {
         let mut out = Vec::new();
         refuse("KULTIVA_URL is not set", input.as_bytes(), &mut out);
         let lines: Vec<Value> = String::from_utf8(out)
-            .unwrap()
+            .expect("utf-8")
             .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
             .collect();
         assert_eq!(lines.len(), 3, "{lines:?}");
         assert_eq!(lines[0]["id"], 1);
@@ -860,10 +860,9 @@ mod tests {
         assert!(
             lines[0]["error"]["message"]
                 .as_str()
-                .unwrap()
-                .contains("KULTIVA_URL is not set")
+                .is_some_and(|m| m.contains("KULTIVA_URL is not set"))
         );
-        assert_eq!(lines[1].as_array().unwrap().len(), 1, "{}", lines[1]);
+        assert_eq!(lines[1].as_array().map(Vec::len), Some(1), "{}", lines[1]);
         assert_eq!(lines[1][0]["id"], "a");
         assert_eq!(lines[2]["error"]["code"], PARSE_ERROR);
     }

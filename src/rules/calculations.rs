@@ -893,6 +893,7 @@ mod tests {
     /// - Mix 1:1: HCO₃⁻ = 1.998, CO₂ = (0.283 + 0.002) ÷ 2 = 0.1425 mmol/L → pH = 6.35 +
     ///   log10(1.998 ÷ 0.1425) = 6.35 + 1.147 = 7.497; the exact solve gives 7.4948 → 7.49.
     ///   Dilution keeps the buffer's ratio; averaging [H⁺] (the old formula) gave 6.29.
+    ///
     /// 0 % RO is the tap water itself; 100 % RO the RO water.
     #[test]
     fn water_mix_table() {
@@ -918,9 +919,9 @@ mod tests {
     }
 
     /// More mixes, worked by the same steps (mmol/L):
-    /// - 90 % RO (pH 6.0, 0 ppm) + tap 7.5 / 200 ppm: HCO₃⁻ = 0.1·3.997 = 0.3997, CO₂ = 0.1·0.283
-    ///   + 0.9·0.0022 = 0.0303 → 6.35 + log10(13.2) = 7.47 (exact 7.4553 → 7.46): still well
-    ///   above 7 — only acid lowers a buffered water's pH.
+    /// - 90 % RO (pH 6.0, 0 ppm) + tap 7.5 / 200 ppm: HCO₃⁻ = 0.1·3.997 = 0.3997, CO₂ =
+    ///   0.1·0.283 + 0.9·0.0022 = 0.0303 → 6.35 + log10(13.2) = 7.47 (exact 7.4553 → 7.46):
+    ///   still well above 7; only acid lowers a buffered water's pH.
     /// - 50 % RO at pH 6.0 with 10 ppm alkalinity: HCO₃⁻ 0.1998 and CO₂ 0.1998·10^0.35 =
     ///   0.448; mix HCO₃⁻ = (0.1998 + 3.997) ÷ 2 = 2.098, CO₂ = (0.448 + 0.283) ÷ 2 = 0.365 →
     ///   6.35 + log10(5.75) = 7.11 (exact 7.1096): the RO water's CO₂ now counts.

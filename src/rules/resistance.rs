@@ -122,7 +122,8 @@ mod tests {
     fn classes_follow_the_mode_of_action() {
         let g = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         // (groups, ingredient, organism, classes)
-        let cases: [(Vec<String>, Option<&str>, bool, Vec<&str>); 6] = [
+        type Case<'a> = (Vec<String>, Option<&'a str>, bool, Vec<&'a str>);
+        let cases: [Case; 6] = [
             // Deltamethrin and pyrethrins share IRAC 3A: one class.
             (
                 g(&["IRAC 3A"]),

@@ -101,10 +101,10 @@ pub const OWN_LABEL_SOURCE: &str = "entered by the garden (not checked against a
 
 fn rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
     // A dose computed from an analysis carries where the analysis was read.
-    if !doc
+    if doc
         .get("label_source")
         .and_then(Value::as_str)
-        .is_some_and(|s| !s.trim().is_empty())
+        .is_none_or(|s| s.trim().is_empty())
     {
         errors.push(ErrorDetail::new(
             "body.label_source",
