@@ -9,6 +9,7 @@ ALTER TABLE platform.catalog_records
 
 -- NOT VALID: rows written before this release are checked when they are next written (the next
 -- `kultiva seed` rewrites every seeded fertiliser with its source); new rows are checked now.
+-- A missing source is NULL, and a CHECK passes on NULL: hence the coalesce.
 ALTER TABLE platform.catalog_records
     ADD CONSTRAINT catalog_fertilizer_label_source
-        CHECK (kind <> 'fertilizer' OR char_length(btrim(label_source)) > 0) NOT VALID;
+        CHECK (kind <> 'fertilizer' OR coalesce(char_length(btrim(label_source)), 0) > 0) NOT VALID;

@@ -155,6 +155,10 @@ async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, 
             json!({"plant_key": k, "slot_key": slots[1]}),
         ),
         (
+            "validate_planting",
+            json!({"plant_key": k, "slot_key": slots[1]}),
+        ),
+        (
             "set_plant_substrate",
             json!({"plant_key": k, "substrate_batch_key": batch}),
         ),

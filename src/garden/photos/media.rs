@@ -389,12 +389,19 @@ mod tests {
     }
 
     /// A `w`×`h` RGB PNG of one colour: a few hundred bytes per megapixel.
+    /// One colour, at zlib's usual level (as most tools write PNGs; the encoder's fastest
+    /// default leaves a flat picture ten times larger).
     fn flat_png(w: u32, h: u32) -> Vec<u8> {
-        let mut out = Cursor::new(Vec::new());
+        let mut out = Vec::new();
+        let encoder = image::codecs::png::PngEncoder::new_with_quality(
+            &mut out,
+            image::codecs::png::CompressionType::Default,
+            image::codecs::png::FilterType::NoFilter,
+        );
         DynamicImage::ImageRgb8(image::RgbImage::new(w, h))
-            .write_to(&mut out, ImageFormat::Png)
+            .write_with_encoder(encoder)
             .expect("encode");
-        out.into_inner()
+        out
     }
 
     #[test]

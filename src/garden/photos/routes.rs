@@ -14,6 +14,7 @@ use crate::error::{AppError, ErrorBody, ErrorCode};
 use crate::garden::diary::service::Editor;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::roles::{Admin, Requires};
 
 /// Whether a request is a photo upload (`POST /api/v1/t/{slug}/diary-entries/{entry}/photos`),
 /// which the body limit lets through up to `PHOTO_MAX_UPLOAD_MB`.
@@ -252,9 +253,11 @@ pub async fn delete_photo(
         (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
     ))]
-pub async fn get_storage(depot: &mut Depot) -> Result<Json<StorageUsage>, AppError> {
+pub async fn get_storage(
+    _role: Requires<Admin>,
+    depot: &mut Depot,
+) -> Result<Json<StorageUsage>, AppError> {
     let state = depot.app_state()?;
-    depot.tenant_ctx()?.require(Role::Admin)?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(service::garden_usage(&state, tenant).await?))
 }
