@@ -68,6 +68,7 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
             "nutrient_plan_phases",
             "nutrient_plans",
             "onboarding_kits",
+            "photo_file_outbox",
             "plant_phase_history",
             "planting_run_entries",
             "planting_run_plants",
