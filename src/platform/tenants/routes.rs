@@ -183,7 +183,7 @@ pub async fn list_members(
 /// `RATE_LIMIT_EXCEEDED`, nothing stored or mailed). The mail quotes the garden's name and the
 /// inviter's display name as user-written text, with nothing of it a link.
 #[endpoint(tags("tenants"), operation_id = "add_member", security(["bearer" = []]),
-    status_codes(202, 400, 401, 403, 404, 409, 413, 415, 422),
+    status_codes(202, 400, 401, 403, 404, 409, 413, 415, 422, 429),
     request_body = MemberCreate,
     responses(
         (status_code = 202, description = "invitation created and mailed; the member is added once it is accepted", body = Invitation),
@@ -195,6 +195,7 @@ pub async fn list_members(
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR", body = ErrorBody),
+        (status_code = 429, description = "RATE_LIMIT_EXCEEDED: the inviter's or the garden's invitation budget per hour (INVITATIONS_PER_INVITER_PER_HOUR, INVITATIONS_PER_GARDEN_PER_HOUR); nothing stored or mailed", body = ErrorBody),
     ))]
 pub async fn add_member(
     slug: PathParam<String>,
