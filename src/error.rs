@@ -184,12 +184,17 @@ type Cause = Box<dyn std::error::Error + Send + Sync>;
 /// (a restart, a failover, a reconnect).
 pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 2;
 
+/// `Retry-After` of a 429 whose budget does not say when it refills.
+pub const RATE_LIMIT_RETRY_AFTER_SECONDS: u64 = 60;
+
 /// An error on its way to the client.
 pub struct AppError {
     code: ErrorCode,
     message: Cow<'static, str>,
     details: Vec<ErrorDetail>,
     cause: Option<Cause>,
+    /// Seconds until a refused request may succeed: the `Retry-After` of a 429.
+    retry_after: Option<u64>,
 }
 
 impl fmt::Debug for AppError {
@@ -222,7 +227,21 @@ impl AppError {
             message: message.into(),
             details: Vec::new(),
             cause: None,
+            retry_after: None,
         }
+    }
+
+    /// A budget is spent (429): on REST the specification's rate-limit answer, `{error}`
+    /// naming the limit and `Retry-After` in whole seconds (at least 1).
+    pub fn rate_limited(message: impl Into<Cow<'static, str>>, retry_after_seconds: u64) -> Self {
+        let mut err = Self::new(ErrorCode::RateLimitExceeded, message);
+        err.retry_after = Some(retry_after_seconds.max(1));
+        err
+    }
+
+    /// Seconds until a refused request may succeed, when the error knows.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after
     }
 
     pub fn with_details(mut self, details: Vec<ErrorDetail>) -> Self {
@@ -261,6 +280,7 @@ impl AppError {
             message: Cow::Borrowed("internal error"),
             details: Vec::new(),
             cause: Some(cause.into()),
+            retry_after: None,
         }
     }
 
@@ -270,6 +290,7 @@ impl AppError {
             message: Cow::Owned(format!("{what} is unavailable")),
             details: Vec::new(),
             cause: Some(cause.into()),
+            retry_after: None,
         }
     }
 
@@ -319,8 +340,23 @@ impl AppError {
         ctrl.skip_rest();
     }
 
-    /// Writes the error record into `res`. A 503 carries `Retry-After`.
+    /// Writes the error record into `res`. A 503 carries `Retry-After`; a 429 is the
+    /// specification's rate-limit answer (`{error}` and `Retry-After`), whatever budget it is.
     pub fn render_into(self, req: &Request, res: &mut Response) {
+        if self.code.status() == StatusCode::TOO_MANY_REQUESTS {
+            let seconds = self.retry_after.unwrap_or(RATE_LIMIT_RETRY_AFTER_SECONDS);
+            tracing::info!(error_code = self.code.as_str(), message = %self.message,
+                "request over a budget");
+            res.status_code(StatusCode::TOO_MANY_REQUESTS);
+            res.headers_mut().insert(
+                salvo::http::header::RETRY_AFTER,
+                salvo::http::HeaderValue::from(seconds),
+            );
+            res.render(Json(crate::http::rate_limit::RateLimitBody {
+                error: self.message.into_owned(),
+            }));
+            return;
+        }
         let (status, body) = self.into_body(req.uri().path(), req.method().as_str());
         res.status_code(status);
         if status == StatusCode::SERVICE_UNAVAILABLE {
@@ -406,6 +442,7 @@ impl From<sqlx::Error> for AppError {
                 message: Cow::Borrowed("this garden is being moved; retry in a moment"),
                 details: Vec::new(),
                 cause: Some(err.into()),
+                retry_after: None,
             }
         } else {
             Self::internal(err)

@@ -1364,8 +1364,9 @@ async fn enrichment_sources_answer_through_one_adapter() {
         Some(&lookup("Ratelimitus x")),
     )
     .await;
-    let body = assert_error(res, 429, "RATE_LIMIT_EXCEEDED").await;
-    assert_eq!(body["details"][0]["reason"], "30");
+    let (seconds, error) = crate::support::assert_rate_limited(res).await;
+    assert_eq!(seconds, 30, "the source's Retry-After is passed on");
+    assert!(error.contains("gbif"), "{error}");
     let res = send(
         &app,
         Method::POST,

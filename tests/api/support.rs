@@ -331,6 +331,21 @@ pub fn header_values(res: &reqwest::Response, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Asserts the specification's rate-limit answer (429, `Retry-After` of at least a second,
+/// body `{error}` and nothing else) and returns the text of `error`.
+pub async fn assert_rate_limited(res: reqwest::Response) -> (u64, String) {
+    assert_eq!(res.status().as_u16(), 429, "status");
+    let seconds: u64 = header(&res, "retry-after")
+        .and_then(|v| v.parse().ok())
+        .expect("Retry-After in whole seconds");
+    assert!(seconds >= 1, "Retry-After {seconds}");
+    let body: Value = res.json().await.expect("429 body is JSON");
+    let fields: Vec<&String> = body.as_object().expect("object").keys().collect();
+    assert_eq!(fields, ["error"], "{body}");
+    let text = body["error"].as_str().expect("error text").to_owned();
+    (seconds, text)
+}
+
 /// Asserts the specification's error record and returns it.
 pub async fn assert_error(res: reqwest::Response, status: u16, code: &str) -> Value {
     assert_eq!(res.status().as_u16(), status, "status");

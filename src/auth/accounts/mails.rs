@@ -18,7 +18,7 @@ static COUNT_MAIL: LazyLock<Script> = LazyLock::new(|| {
         r"
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n
+return {n, redis.call('TTL', KEYS[1])}
 ",
     )
 });
@@ -29,7 +29,7 @@ return n
 pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
     let digest = hex::encode(Sha256::digest(to.as_str().as_bytes()));
     match count_this_hour(state, "mailq", &digest).await {
-        Ok(n) => {
+        Ok(HourCount { n, .. }) => {
             let allowed = n <= i64::from(state.config().mail_per_address_per_hour);
             if !allowed {
                 tracing::info!("account mail not sent: the address had its hourly mails");
@@ -44,6 +44,13 @@ pub async fn within_hourly_budget(state: &AppState, to: &Email) -> bool {
     }
 }
 
+/// Events counted in the current hour window, and the seconds until it ends.
+#[derive(Debug, Clone, Copy)]
+pub struct HourCount {
+    pub n: i64,
+    pub seconds_left: u64,
+}
+
 /// Counts one more event of `class` for `identity` in a fixed hour window (the first event
 /// starts it) and returns the count. The key is `<prefix>:<class>:{<identity>}`, one hash
 /// slot per identity (cluster-safe).
@@ -51,14 +58,17 @@ pub async fn count_this_hour(
     state: &AppState,
     class: &str,
     identity: &str,
-) -> Result<i64, redis::RedisError> {
+) -> Result<HourCount, redis::RedisError> {
     let key = state.redis_key(class, identity, &[]);
     let mut conn = state.shared_redis().connection().await?;
-    COUNT_MAIL
+    let (n, ttl) = COUNT_MAIL
         .key(key)
         .arg(3600)
-        .invoke_async::<i64>(&mut conn)
-        .await
+        .invoke_async::<(i64, i64)>(&mut conn)
+        .await?;
+    // TTL is -1/-2 only if the key lost its expiry or vanished in between: a full hour then.
+    let seconds_left = u64::try_from(ttl).ok().filter(|s| *s > 0).unwrap_or(3600);
+    Ok(HourCount { n, seconds_left })
 }
 
 pub struct AccountMail {

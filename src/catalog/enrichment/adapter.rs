@@ -9,7 +9,7 @@ use salvo::oapi::ToSchema;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::error::{AppError, ErrorCode};
 
 /// A source's answer for a scientific name.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -44,22 +44,10 @@ pub enum SourceError {
 impl From<SourceError> for AppError {
     fn from(e: SourceError) -> Self {
         match e {
-            SourceError::RateLimited(source, retry) => {
-                let details = retry
-                    .map(|s| {
-                        vec![ErrorDetail::new(
-                            "retry_after_seconds",
-                            s.to_string(),
-                            "RATE_LIMIT_EXCEEDED",
-                        )]
-                    })
-                    .unwrap_or_default();
-                AppError::new(
-                    ErrorCode::RateLimitExceeded,
-                    format!("the source {source} limits requests; try again later"),
-                )
-                .with_details(details)
-            }
+            SourceError::RateLimited(source, retry) => AppError::rate_limited(
+                format!("rate limit exceeded: the source {source} limits requests"),
+                retry.unwrap_or(crate::error::RATE_LIMIT_RETRY_AFTER_SECONDS),
+            ),
             other => {
                 tracing::warn!(error = %other, "enrichment source failed");
                 AppError::new(ErrorCode::ExternalSourceError, other.to_string())

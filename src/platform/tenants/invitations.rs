@@ -266,22 +266,17 @@ async fn within_invitation_budgets(
         ),
     ];
     for (class, identity, cap, per) in budgets {
-        let n = count_this_hour(state, class, &identity.to_string())
+        let count = count_this_hour(state, class, &identity.to_string())
             .await
             .map_err(|err| {
                 crate::metrics::redis_error(crate::metrics::RedisUse::MailThrottle);
                 AppError::unavailable("the invitation budget is unavailable; retry later", err)
             })?;
-        if n > i64::from(cap) {
-            return Err(AppError::new(
-                ErrorCode::RateLimitExceeded,
+        if count.n > i64::from(cap) {
+            return Err(AppError::rate_limited(
                 format!("rate limit exceeded: at most {cap} invitations per hour per {per}"),
-            )
-            .with_details(vec![ErrorDetail::new(
-                "invitations_per_hour",
-                cap.to_string(),
-                "invitation_budget",
-            )]));
+                count.seconds_left,
+            ));
         }
     }
     Ok(())
