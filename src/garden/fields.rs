@@ -150,13 +150,7 @@ pub fn patch_number(
 }
 
 fn int_in(f: &mut JsonFields, name: &str, v: &Value, min: i64, max: i64) -> Option<i64> {
-    // JSON Schema's `integer` includes numbers written with a zero fraction (`33.0`).
-    let whole = v.as_i64().or_else(|| {
-        v.as_f64()
-            .filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15)
-            .map(|n| n as i64)
-    });
-    match whole {
+    match crate::http::json::whole_number(v) {
         Some(n) if (min..=max).contains(&n) => Some(n),
         Some(_) => {
             f.reject_field(

@@ -89,6 +89,24 @@ pub fn parse_json<T: FromJson>(bytes: &[u8]) -> Result<T, AppError> {
     fields.finish(value)
 }
 
+/// A number JSON Schema counts as an `integer`: `3` and also `3.0` (a whole number written with
+/// a fraction, as JavaScript and many language models write them). One reading for every REST
+/// body and every tool argument.
+pub fn whole_number(value: &Value) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+            .map(|f| f as i64)
+    })
+}
+
+/// Schema pattern of a single-line text with at least one visible character.
+pub const SINGLE_LINE_PATTERN: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
+/// Schema pattern of a multi-line text (tabs and line breaks kept) with at least one visible
+/// character.
+pub const PARAGRAPH_PATTERN: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
+
 /// Whitespace as JSON Schema's `\\s` (ECMA-262) sees it, so "blank" means the same on both sides.
 pub fn is_blank(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'
@@ -285,12 +303,7 @@ impl JsonFields {
     pub fn opt_int(&mut self, name: &'static str, min: i64, max: i64) -> Option<Option<i64>> {
         match self.take(name) {
             None => Some(None),
-            // JSON Schema's `integer` includes `3.0`: a whole number written with a fraction.
-            Some(Value::Number(n)) => match n.as_i64().or_else(|| {
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                    .map(|f| f as i64)
-            }) {
+            Some(v @ Value::Number(_)) => match whole_number(&v) {
                 Some(i) if (min..=max).contains(&i) => Some(Some(i)),
                 Some(_) => {
                     self.reject(

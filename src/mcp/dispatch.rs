@@ -253,7 +253,7 @@ async fn call_inner(
 ) -> Result<(Map<String, Value>, &'static str, Vec<ImageBlock>), ToolError> {
     let tool = tool
         .ok_or_else(|| ToolError::new(ToolErrorCode::NotFound, "unknown tool; see tools/list"))?;
-    let args = args::validate(tool.all_args(), raw_args)?;
+    let args = args::validate(tool.all_args(), tool.rules, raw_args)?;
     let (tenant, role) = bind_tenant(state, principal, tool, args.text(args::TENANT.name)).await?;
     *tenant_id = tenant.as_ref().map(|t| t.record.id);
     if !tool.permission.granted_to(role) {

@@ -6,7 +6,7 @@ use std::pin::Pin;
 
 use serde_json::{Value, json};
 
-use super::args::{self, Arg, Args};
+use super::args::{self, Arg, ArgRule, Args};
 use super::envelope::{ToolError, ToolOutput, output_schema};
 use crate::auth::principal::{Principal, Role};
 use crate::state::AppState;
@@ -91,6 +91,8 @@ pub struct Tool {
     pub scope: Scope,
     /// The tool's own arguments (`tenant`, `dry_run`, `idempotency_key` are added).
     pub args: &'static [Arg],
+    /// Rules across the arguments (either/or, pairs).
+    pub rules: &'static [ArgRule],
     pub run: Handler,
 }
 
@@ -115,7 +117,7 @@ impl Tool {
         let mut entry = json!({
             "name": self.name,
             "description": self.description,
-            "inputSchema": args::input_schema(self.all_args()),
+            "inputSchema": args::input_schema(self.all_args(), self.rules),
             "annotations": {
                 "readOnlyHint": !self.writes(),
                 "destructiveHint": false,

@@ -231,7 +231,7 @@ pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), App
                 "title": t.title,
                 "description": t.description,
                 "permission": t.permission.as_str(),
-                "input_schema": super::args::input_schema(t.all_args()),
+                "input_schema": super::args::input_schema(t.all_args(), t.rules),
             })
         })
         .collect();

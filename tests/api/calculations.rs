@@ -356,6 +356,37 @@ async fn mixing_protocol_over_rest_and_the_tool() {
     let (status, t) = tool(&app, &viewer, "calculate_mixing_protocol", body.clone()).await;
     assert_eq!(status, 200, "{t}");
     assert_eq!(t["data"]["dosages"], p["dosages"]);
+    // The reference's form: fertilizer_keys[] (label-dose ratio), the same protocol; the two
+    // forms are exactly one of.
+    let mut by_keys = body.clone();
+    by_keys
+        .as_object_mut()
+        .expect("object")
+        .remove("fertilizers");
+    by_keys["fertilizer_keys"] = json!([b, a, calmag]);
+    let (status, t) = tool(&app, &viewer, "calculate_mixing_protocol", by_keys.clone()).await;
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(t["data"]["dosages"], p["dosages"]);
+    let mut both = by_keys.clone();
+    both["fertilizers"] = body["fertilizers"].clone();
+    let mut neither = by_keys.clone();
+    neither
+        .as_object_mut()
+        .expect("object")
+        .remove("fertilizer_keys");
+    for bad in [both, neither] {
+        let (status, err) = tool(&app, &viewer, "calculate_mixing_protocol", bad).await;
+        assert_eq!(
+            (status, err["error_code"].as_str()),
+            (422, Some("validation.error")),
+            "{err}"
+        );
+        assert_eq!(
+            err["details"][0]["field"], "fertilizer_keys|fertilizers",
+            "{err}"
+        );
+        assert!(err["details"][0]["expected"].is_string(), "{err}");
+    }
 
     // A target the products cannot reach: 4.0 mS in coco vegetative → above the range, doses
     // capped: valid false with warnings (still 200).

@@ -555,8 +555,9 @@ async fn agents_write_and_list_diary_entries() {
     let viewer = scoped_key(&app, &w.t, Role::Viewer).await;
     let p = w.plants[0].to_string();
     // A viewer writes nothing; a dry run stores nothing; bad input is refused.
-    let args = json!({"plant_key": p, "text": "Pinched the side shoots.", "entry_type": "care",
-                      "tags": "pruning, Week 3, pruning"});
+    // Tags as a JSON array (repeats dropped, lower case), text in paragraphs.
+    let args = json!({"plant_key": p, "text": "Pinched the side shoots.\n\nTied up the stem.",
+                      "entry_type": "care", "tags": ["pruning", "Week 3", "pruning"]});
     fails(
         &app,
         &viewer,
@@ -594,6 +595,16 @@ async fn agents_write_and_list_diary_entries() {
             "not_found",
         ),
         (json!({"plant_key": "nope", "text": "x"}), 404, "not_found"),
+        (
+            json!({"plant_key": p, "text": "x", "tags": "pruning, week 3"}),
+            422,
+            "validation.error",
+        ),
+        (
+            json!({"plant_key": p, "text": "x\u{7}"}),
+            422,
+            "validation.error",
+        ),
     ] {
         fails(&app, &agent, "add_plant_diary_entry", bad, status, code).await;
     }
@@ -603,6 +614,10 @@ async fn agents_write_and_list_diary_entries() {
     keyed["idempotency_key"] = json!("diary-1");
     let first = ok(&app, &agent, "add_plant_diary_entry", keyed.clone()).await;
     assert_eq!(first["data"]["tags"], json!(["pruning", "week 3"]));
+    assert_eq!(
+        first["data"]["text"],
+        "Pinched the side shoots.\n\nTied up the stem."
+    );
     assert_eq!(first["data"]["entry_type"], "care");
     assert_eq!(first["data"]["written_via"], "mcp");
     assert_eq!(first["data"]["analysis_state"], Value::Null);

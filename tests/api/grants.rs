@@ -371,8 +371,10 @@ async fn invitations_have_budgets_per_inviter_and_per_garden() {
     let first = app.member(&t, Role::Admin).await;
     let second = app.member(&t, Role::Admin).await;
     let path = format!("/api/v1/tenants/{}/members", t.slug);
+    // This run's addresses only (the mail outbox is shared by every run on the database).
+    let run = crate::support::unique_slug("budget");
     let invite = |who: &TestUser| {
-        let email = format!("{}@example.test", crate::support::unique_slug("budget"));
+        let email = format!("{run}-{}@example.test", crate::support::unique_slug("m"));
         let auth = who.bearer();
         let app = &app;
         let path = path.clone();
@@ -405,8 +407,9 @@ async fn invitations_have_budgets_per_inviter_and_per_garden() {
         "nothing stored when refused"
     );
     let mails: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM platform.mail_outbox WHERE kind = 'invitation' AND recipient LIKE 'budget%'",
+        "SELECT count(*) FROM platform.mail_outbox WHERE kind = 'invitation' AND recipient LIKE $1",
     )
+    .bind(format!("{run}-%"))
     .fetch_one(app.state.platform_pool())
     .await
     .expect("count");

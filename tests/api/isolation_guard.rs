@@ -864,6 +864,25 @@ async fn isolation_guard_covers_every_tool() {
                 base.insert(arg.clone(), value);
             }
         }
+        // An either/or rule takes its first argument, so the call is valid and reaches the
+        // tenant and record checks.
+        for rule in tool.rules {
+            if let kultiva::mcp::args::ArgRule::AtLeastOne(names)
+            | kultiva::mcp::args::ArgRule::ExactlyOne(names) = *rule
+                && !names.iter().any(|n| base.contains_key(*n))
+            {
+                // A garden record of A's where the rule allows one, else the first sampled.
+                let first = names
+                    .iter()
+                    .copied()
+                    .find(|n| own_ids.contains_key(*n))
+                    .unwrap_or(names[0]);
+                let value = own_ids
+                    .get(first)
+                    .map_or_else(|| sample(&props[first]), |id| json!(id));
+                base.insert(first.to_owned(), value);
+            }
+        }
         let garden_keys: Vec<&String> = props
             .keys()
             .filter(|n| garden_args.contains(n.as_str()))
@@ -910,6 +929,22 @@ async fn isolation_guard_covers_every_tool() {
             for other in garden_keys.iter().filter(|k| **k != *arg) {
                 if let Some(v) = own_ids.get(*other) {
                     args.insert((*other).clone(), json!(v));
+                }
+            }
+            // Exactly one of a group: the swapped argument stands alone in its group; another
+            // group keeps the member the valid arguments chose.
+            for rule in tool.rules {
+                if let kultiva::mcp::args::ArgRule::ExactlyOne(names) = *rule {
+                    let keep = if names.contains(&arg.as_str()) {
+                        Some(arg.as_str())
+                    } else {
+                        names.iter().copied().find(|n| base.contains_key(*n))
+                    };
+                    if let Some(keep) = keep {
+                        for other in names.iter().filter(|n| **n != keep) {
+                            args.remove(*other);
+                        }
+                    }
                 }
             }
             // Required catalogue keys beside it must be real, or the call stops at them.

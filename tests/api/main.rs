@@ -29,6 +29,7 @@ mod ipm;
 mod isolation_guard;
 mod light;
 mod mail;
+mod mcp_arguments;
 mod mcp_catalog;
 mod mcp_cost;
 mod mcp_idempotency;

@@ -2215,7 +2215,7 @@ async fn mcp_tools_get_sowing_calendar() {
         "get_sowing_calendar",
         json!({"zone": "99"}),
         "zone",
-        "value_error",
+        "enum",
     )
     .await;
     invalid(

@@ -1294,15 +1294,23 @@ async fn tool_failures_are_results_with_stable_error_codes() {
     }
     // Valid bounds pass.
     let result = sess
-        .call(
-            "get_mcp_activity",
-            json!({"limit": 200, "offset": 0, "tenant": null}),
-        )
+        .call("get_mcp_activity", json!({"limit": 200.0, "offset": 0}))
         .await;
     assert_eq!(result["isError"], false, "{result}");
+    // null is no value of any argument: refused, naming the argument and an example.
+    let result = sess
+        .call("get_mcp_activity", json!({"limit": 200, "tenant": null}))
+        .await;
+    assert_eq!(result["isError"], true, "{result}");
+    let detail = &result["structuredContent"]["details"][0];
+    assert_eq!(detail["field"], "tenant", "{result}");
+    assert!(
+        detail["expected"].is_string() && detail["example"].is_string(),
+        "{result}"
+    );
 
     // Every one of these calls is audited; hostile tool names are stored bounded and printable.
-    wait_for_audit(&app, c.account, 5 + 12 + 1).await;
+    wait_for_audit(&app, c.account, 5 + 12 + 2).await;
     let unknown: Vec<String> = sqlx::query_scalar(
         "SELECT tool_name FROM platform.mcp_audit_log
          WHERE account_id = $1 AND error_class = 'not_found' ORDER BY created_at, id",

@@ -282,7 +282,7 @@ fn check_value(
                 "type_error",
             ),
         },
-        Kind::Int(min, max) => match value.as_i64() {
+        Kind::Int(min, max) => match crate::http::json::whole_number(&value) {
             Some(i) if (min..=max).contains(&i) => Some(Value::from(i)),
             Some(_) => bad(
                 errors,

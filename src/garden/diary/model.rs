@@ -117,10 +117,15 @@ pub fn measurements(f: &mut JsonFields, name: &'static str) -> Option<Map<String
         }
         if let Some((_, min, max)) = MEASUREMENT_KEYS.iter().find(|(n, _, _)| *n == k) {
             let n = v.as_f64().filter(|x| x.is_finite());
-            let whole = k != "leaf_count" || v.as_i64().is_some() || v.as_u64().is_some();
-            match n {
-                Some(x) if x >= *min && x <= *max && whole => {
-                    out.insert(k, v);
+            // A count is an integer as JSON Schema counts them (`12.0` too), stored as `12`.
+            let stored = if k == "leaf_count" {
+                crate::http::json::whole_number(&v).map(Value::from)
+            } else {
+                Some(v)
+            };
+            match (n, stored) {
+                (Some(x), Some(stored)) if x >= *min && x <= *max => {
+                    out.insert(k, stored);
                 }
                 _ => {
                     f.reject_field(

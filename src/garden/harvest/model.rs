@@ -301,6 +301,11 @@ pub struct HarvestBatch {
     #[serde(with = "time::serde::rfc3339")]
     #[salvo(schema(value_type = String, format = "date-time"))]
     pub created_at: OffsetDateTime,
+    /// Advice given when it was recorded (not stored): `harvest_readiness: …` when the
+    /// plant's current phase does not allow a harvest. The batch is recorded all the same
+    /// (the grower's call).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A safety interval that still runs for a plant.

@@ -103,6 +103,7 @@ fn batch_of(r: &PgRow) -> Result<HarvestBatch, sqlx::Error> {
         harvester: r.try_get("harvester")?,
         notes: r.try_get("notes")?,
         created_at: r.try_get("created_at")?,
+        warnings: Vec::new(),
     })
 }
 

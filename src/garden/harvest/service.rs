@@ -133,6 +133,7 @@ pub async fn create_batch(
     if !blocked.is_empty() {
         return Err(violation(&blocked, day));
     }
+    let warnings = harvest_readiness_warning(state, &plant).await?;
     let (quality_score, quality_grade) =
         match (new.appearance_score, new.aroma_score, new.color_score) {
             (Some(a), Some(r), Some(c)) => {
@@ -167,10 +168,35 @@ pub async fn create_batch(
         harvester: new.harvester.clone().unwrap_or_else(|| actor.to_owned()),
         notes: new.notes.clone(),
         created_at: OffsetDateTime::now_utc(),
+        warnings,
     };
     repo::insert_batch(&mut tx, &batch, day).await?;
     finish(tx, commit).await?;
     Ok(batch)
+}
+
+/// A harvest from a phase whose sequence entry does not allow one (a seedling, a vegetative
+/// plant) is the grower's call: it is recorded, with this warning. No phase or no sequence
+/// says nothing.
+async fn harvest_readiness_warning(
+    state: &AppState,
+    plant: &PlantFacts,
+) -> Result<Vec<String>, AppError> {
+    let Some(phase) = plant.current_phase_key.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let seq = catalog::sequence_of(state, &plant.species_key).await?;
+    let entry = seq
+        .as_ref()
+        .and_then(|s| s.entries.iter().find(|e| e.phase_key == phase));
+    Ok(match entry {
+        Some(e) if !e.allows_harvest => vec![format!(
+            "harvest_readiness: the plant's current phase {} ({phase}) does not allow a \
+             harvest; the batch is recorded as the grower's call",
+            e.phase_name
+        )],
+        _ => Vec::new(),
+    })
 }
 
 fn check_order(from: Option<Date>, to: Option<Date>) -> Result<(), AppError> {

@@ -315,7 +315,7 @@ fn recurrence(f: &mut JsonFields) -> Option<Option<RecurrenceIn>> {
     };
     let every_days = match map.remove("every_days") {
         None | Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
+        Some(v) => match crate::http::json::whole_number(&v) {
             Some(n) if (1..=365).contains(&n) => Some(n as i32),
             _ => {
                 f.reject_field(

@@ -17,6 +17,7 @@ pub static LIST_TENANTS: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[],
+    rules: &[],
     run: tool_handler!(list_tenants),
 };
 
@@ -42,6 +43,7 @@ pub static GET_MCP_ACTIVITY: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[args::offset(), args::limit(50, 200)],
+    rules: &[],
     run: tool_handler!(get_mcp_activity),
 };
 

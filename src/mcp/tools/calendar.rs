@@ -13,6 +13,12 @@ use crate::tool_handler;
 /// At most this many species per answer; more matches need a `query`.
 pub const SOWING_LIMIT_MAX: i64 = 25;
 
+/// The USDA zones the calendar knows (`^(1[0-3]|[1-9])[ab]$`), as an enum for the schema.
+const HARDINESS_ZONES: &[&str] = &[
+    "1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b", "5a", "5b", "6a", "6b", "7a", "7b", "8a", "8b",
+    "9a", "9b", "10a", "10b", "11a", "11b", "12a", "12b", "13a", "13b",
+];
+
 pub static GET_SOWING_CALENDAR: Tool = Tool {
     name: "get_sowing_calendar",
     title: "Sowing calendar",
@@ -28,7 +34,10 @@ pub static GET_SOWING_CALENDAR: Tool = Tool {
     args: &[
         Arg::optional(
             "zone",
-            ArgKind::Text { min: 2, max: 3 },
+            ArgKind::Choice {
+                values: HARDINESS_ZONES,
+                default: None,
+            },
             "Hardiness zone 1a…13b (default: the garden's).",
         ),
         Arg::optional("species_key", KEY, "Only this species."),
@@ -56,6 +65,7 @@ pub static GET_SOWING_CALENDAR: Tool = Tool {
             "At most this many species.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_sowing_calendar),
 };
 

@@ -8,7 +8,7 @@ use super::plants::{actor, tenant};
 use crate::garden::care::model::{CareLogEntry, Reminder};
 use crate::garden::care::service::{self, CareAction, Target};
 use crate::http::pagination::PageRequest;
-use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{Arg, ArgKind, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::care::URGENCY_FILTERS;
@@ -66,6 +66,7 @@ pub static GET_DUE_CARE_TASKS: Tool = Tool {
             "Most reminders listed per group; `counts` tells how many each group holds.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_due_care_tasks),
 };
 
@@ -161,6 +162,7 @@ pub static GET_PLANT_CARE_LOG: Tool = Tool {
             "Entries, 1-200 (default 50).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_plant_care_log),
 };
 
@@ -231,12 +233,9 @@ pub static CONFIRM_CARE_TASK: Tool = Tool {
             },
             "The reminder to confirm.",
         ),
-        Arg::optional(
-            "notes",
-            ArgKind::Text { min: 1, max: 2000 },
-            "Notes, up to 2000 characters.",
-        ),
+        Arg::optional("notes", NOTES, "Notes, up to 2000 characters."),
     ],
+    rules: &[],
     run: tool_handler!(confirm_care_task),
 };
 

@@ -53,6 +53,7 @@ pub static LIST_SPECIES: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[args::offset(), args::limit(25, 100)],
+    rules: &[],
     run: tool_handler!(list_species),
 };
 
@@ -95,6 +96,7 @@ pub static GET_SPECIES_INFO: Tool = Tool {
             "Include the species' cultivars.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_species_info),
 };
 
@@ -231,6 +233,7 @@ pub static LIST_CULTIVARS: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[Arg::required("species_key", KEY, "Species key.")],
+    rules: &[],
     run: tool_handler!(list_cultivars),
 };
 
@@ -274,6 +277,7 @@ pub static GET_CULTIVAR: Tool = Tool {
         KEY,
         "Cultivar key (from list_cultivars).",
     )],
+    rules: &[],
     run: tool_handler!(get_cultivar),
 };
 
@@ -317,6 +321,7 @@ pub static LIST_PESTS: Tool = Tool {
         query_arg("Part of a scientific, English or German name (case-insensitive)."),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_pests),
 };
 
@@ -448,6 +453,7 @@ pub static GET_PEST: Tool = Tool {
         KEY,
         "Pest key (from list_pests).",
     )],
+    rules: &[],
     run: tool_handler!(get_pest),
 };
 
@@ -475,6 +481,7 @@ pub static LIST_DISEASES: Tool = Tool {
         query_arg("Part of a scientific, English or German name (case-insensitive)."),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_diseases),
 };
 
@@ -526,6 +533,7 @@ pub static GET_DISEASE: Tool = Tool {
         KEY,
         "Disease key (from list_diseases).",
     )],
+    rules: &[],
     run: tool_handler!(get_disease),
 };
 
@@ -558,6 +566,7 @@ pub static GET_TREATMENT: Tool = Tool {
         KEY,
         "Treatment key (from get_pest or get_disease).",
     )],
+    rules: &[],
     run: tool_handler!(get_treatment),
 };
 
@@ -632,6 +641,7 @@ pub static LIST_HARDINESS_ZONES: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[],
+    rules: &[],
     run: tool_handler!(list_hardiness_zones),
 };
 
@@ -689,6 +699,7 @@ pub static SEARCH_GLOSSARY: Tool = Tool {
         ),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(search_glossary),
 };
 
@@ -764,6 +775,7 @@ pub static LIST_STARTER_KITS: Tool = Tool {
         },
         "Only kits of this difficulty.",
     )],
+    rules: &[],
     run: tool_handler!(list_starter_kits),
 };
 
@@ -829,6 +841,7 @@ pub static LIST_OVERWINTERING_PROFILES: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[args::offset(), args::limit(50, 200)],
+    rules: &[],
     run: tool_handler!(list_overwintering_profiles),
 };
 

@@ -13,7 +13,7 @@ use super::view::{counted, page};
 use crate::auth::principal::AccountType;
 use crate::garden::diary::model::{
     ANALYSIS_STATES, AnalysisFinding, ENTRY_TYPES, EntryFilter, EntryInput, RESULT_STATUSES,
-    TAG_MAX, entry_type_str, parse_entry_type,
+    TAG_MAX, TAGS_MAX, entry_type_str, parse_entry_type,
 };
 use crate::garden::diary::service::{self, Author, QueueError, Submission};
 use crate::http::json::parse_json;
@@ -24,7 +24,7 @@ use crate::rules::diary_analysis::{AnalysisState, LEASE_DEFAULT_MINUTES, LEASE_M
 use crate::tool_handler;
 
 const ENTRY_KEY: Arg = Arg::required("entry_key", KEY, "Diary entry key.");
-const DATE: ArgKind = ArgKind::Text { min: 10, max: 10 };
+const DATE: ArgKind = ArgKind::Date;
 
 fn entry_link(slug: &str, key: impl std::fmt::Display) -> String {
     format!("/api/v1/t/{slug}/diary-entries/{key}")
@@ -141,6 +141,7 @@ pub static LIST_DIARY_ENTRIES: Tool = Tool {
         args::offset(),
         args::limit(20, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_diary_entries),
 };
 
@@ -209,6 +210,7 @@ pub static GET_DIARY_ENTRY: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[ENTRY_KEY],
+    rules: &[],
     run: tool_handler!(get_diary_entry),
 };
 
@@ -250,9 +252,9 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
     title: "Write a diary entry about a plant",
     description: "Writes a text entry (no photos) in a plant's diary, authored by this account. \
                   Entries written here are never queued for analysis (only a person marks \
-                  entries, in the web UI). entry_type defaults to note; tags are given \
-                  comma-separated (up to 20 of 1-50 characters, stored in lower case); \
-                  entry_date defaults to today and may not lie in the future. dry_run: true \
+                  entries, in the web UI). entry_type defaults to note; tags are a JSON array \
+                  (up to 20 of 1-50 characters, stored in lower case); the text keeps its line \
+                  breaks; entry_date defaults to today and may not lie in the future. dry_run: true \
                   checks everything and stores nothing.",
     permission: Permission::Write,
     scope: Scope::Tenant,
@@ -260,11 +262,11 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
         Arg::required("plant_key", KEY, "The plant the entry is about."),
         Arg::required(
             "text",
-            ArgKind::Text {
+            ArgKind::Paragraph {
                 min: 1,
                 max: 10_000,
             },
-            "The entry, 1 to 10000 characters (one paragraph: no line breaks).",
+            "The entry, 1 to 10000 characters; paragraphs and line breaks are kept.",
         ),
         Arg::optional(
             "entry_type",
@@ -276,8 +278,13 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
         ),
         Arg::optional(
             "tags",
-            ArgKind::Text { min: 1, max: 1100 },
-            "Comma-separated tags, e.g. \"yellow leaves, week 3\".",
+            ArgKind::TextList {
+                item_min: 1,
+                item_max: TAG_MAX,
+                min: 0,
+                max: TAGS_MAX,
+            },
+            "Tags as a JSON array, e.g. [\"yellow leaves\", \"week 3\"] (stored in lower case).",
         ),
         Arg::optional(
             "entry_date",
@@ -285,22 +292,14 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
             "YYYY-MM-DD, not in the future (default today).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(add_plant_diary_entry),
 };
 
 async fn add_plant_diary_entry(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let tenant = bound(ctx)?;
     key_arg(&args, "plant_key", "plant")?;
-    let mut map: Map<String, Value> = args.acting();
-    if let Some(Value::String(tags)) = map.remove("tags") {
-        let list: Vec<Value> = tags
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| Value::String(t.to_owned()))
-            .collect();
-        map.insert("tags".into(), Value::Array(list));
-    }
+    let map: Map<String, Value> = args.acting();
     let bytes = serde_json::to_vec(&Value::Object(map)).unwrap_or_default();
     let new: EntryInput = parse_json(&bytes).map_err(tool_error)?;
     let author = Author {
@@ -355,6 +354,7 @@ pub static LIST_PENDING_DIARY_ANALYSES: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[args::offset(), args::limit(20, 100)],
+    rules: &[],
     run: tool_handler!(list_pending_diary_analyses),
 };
 
@@ -409,6 +409,7 @@ pub static CLAIM_DIARY_ANALYSIS: Tool = Tool {
             "Lease length in minutes (default 15, at most 60).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(claim_diary_analysis),
 };
 
@@ -483,7 +484,7 @@ const FINDING_FIELDS: &[Arg] = &[
     ),
     Arg::optional(
         "detail",
-        ArgKind::Text { min: 1, max: 2000 },
+        ArgKind::Paragraph { min: 1, max: 2000 },
         "Why (up to 2000 characters).",
     ),
 ];
@@ -518,19 +519,21 @@ pub static SUBMIT_DIARY_ANALYSIS: Tool = Tool {
         ),
         Arg::optional(
             "summary",
-            ArgKind::Text { min: 1, max: 4000 },
+            ArgKind::Paragraph { min: 1, max: 4000 },
             "The analysis in short (required when completed; the reason when failed).",
         ),
         Arg::optional(
             "findings",
             ArgKind::ObjectList {
                 fields: FINDING_FIELDS,
+                rules: &[],
                 min: 0,
                 max: 25,
             },
             "Up to 25 findings.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(submit_diary_analysis),
 };
 

@@ -112,6 +112,7 @@ pub static RECORD_FEEDING_EVENT: Tool = Tool {
             "fertilizers_used",
             ArgKind::ObjectList {
                 fields: PRODUCT_FIELDS,
+                rules: &[],
                 min: 0,
                 max: FERTILIZERS_MAX,
             },
@@ -147,13 +148,14 @@ pub static RECORD_FEEDING_EVENT: Tool = Tool {
         ),
         Arg::optional(
             "notes",
-            ArgKind::Text {
+            ArgKind::Paragraph {
                 min: 1,
                 max: NOTES_MAX_CHARS,
             },
             "Notes (up to 2000 characters).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(record_feeding_event),
 };
 
@@ -241,6 +243,7 @@ pub static GET_PLANT_DIAGNOSTICS: Tool = Tool {
             "Days of history for the series (1-365, default 14).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_plant_diagnostics),
 };
 

@@ -10,7 +10,7 @@ use super::view::counted;
 use crate::garden::harvest::model::{HARVEST_TYPES, HarvestBatch, NewBatch, Readiness};
 use crate::garden::harvest::service;
 use crate::http::pagination::PageRequest;
-use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::harvest::GRADES;
@@ -54,6 +54,7 @@ pub static GET_HARVEST_READINESS: Tool = Tool {
             "How many plants (default 50, at most 200).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_harvest_readiness),
 };
 
@@ -142,7 +143,9 @@ pub static RECORD_HARVEST: Tool = Tool {
                   score and grade computed) or a grade alone. Refused (validation.error, detail \
                   code KARENZ_VIOLATION, one detail per blocking treatment naming the active \
                   ingredient and the last blocked day) while a safety interval runs on \
-                  harvest_date (default today, UTC). Nothing bypasses it. dry_run: true checks \
+                  harvest_date (default today, UTC). Nothing bypasses it. A harvest in a phase \
+                  that does not allow one is recorded with a harvest_readiness warning \
+                  (warnings[]; the grower's call). dry_run: true checks \
                   everything and stores nothing.",
     permission: Permission::Write,
     scope: Scope::Tenant,
@@ -151,7 +154,7 @@ pub static RECORD_HARVEST: Tool = Tool {
         Arg::required("wet_weight_g", WET, "Wet weight in grams, from 0.01."),
         Arg::optional(
             "harvest_date",
-            ArgKind::Text { min: 10, max: 40 },
+            ArgKind::DateOrDateTime,
             "YYYY-MM-DD, or a date-time with its offset (counts as its UTC day); not in the \
              future (default today).",
         ),
@@ -186,11 +189,35 @@ pub static RECORD_HARVEST: Tool = Tool {
             ArgKind::Text { min: 1, max: 200 },
             "Who harvested (default mcp:<account>).",
         ),
-        Arg::optional(
-            "notes",
-            ArgKind::Text { min: 1, max: 2000 },
-            "Up to 2000 characters.",
-        ),
+        Arg::optional("notes", NOTES, "Up to 2000 characters."),
+    ],
+    rules: &[
+        // The three scores go together (each needs the next), and the grade is computed
+        // from them: a grade is sent only without scores.
+        ArgRule::Requires {
+            arg: "appearance_score",
+            needs: "aroma_score",
+        },
+        ArgRule::Requires {
+            arg: "aroma_score",
+            needs: "color_score",
+        },
+        ArgRule::Requires {
+            arg: "color_score",
+            needs: "appearance_score",
+        },
+        ArgRule::Excludes {
+            arg: "appearance_score",
+            with: "quality_grade",
+        },
+        ArgRule::Excludes {
+            arg: "aroma_score",
+            with: "quality_grade",
+        },
+        ArgRule::Excludes {
+            arg: "color_score",
+            with: "quality_grade",
+        },
     ],
     run: tool_handler!(record_harvest),
 };
@@ -209,20 +236,27 @@ async fn record_harvest(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolErr
     {
         m.insert("batch_key".into(), k);
     }
+    let warned: String = b
+        .warnings
+        .iter()
+        .map(|w| format!(" Warning: {w}."))
+        .collect();
     if ctx.dry_run {
         return Ok(ToolOutput::new(
             format!(
-                "Dry run: the {} can be recorded; nothing was written.",
+                "Dry run: the {} can be recorded; nothing was written.{warned}",
                 batch_line(&b)
             ),
             data,
         ));
     }
     Ok(
-        ToolOutput::new(format!("Recorded the {}.", batch_line(&b)), data).link_api(format!(
-            "/api/v1/t/{}/harvest/batches/{}",
-            tenant.slug.as_str(),
-            b.key
-        )),
+        ToolOutput::new(format!("Recorded the {}.{warned}", batch_line(&b)), data).link_api(
+            format!(
+                "/api/v1/t/{}/harvest/batches/{}",
+                tenant.slug.as_str(),
+                b.key
+            ),
+        ),
     )
 }

@@ -8,12 +8,13 @@ use super::places::{bound, tool_error};
 use super::plants::actor;
 use super::view::counted;
 use crate::garden::ipm::model::{
-    Application, DOSE_UNITS, Inspection, NewApplication, NewInspection, PRESSURE, SEVERITY,
+    Application, DOSE_UNITS, FINDINGS_MAX, Inspection, LIST_MAX, NewApplication, NewInspection,
+    PRESSURE, SEVERITY, SYMPTOM_MAX,
 };
 use crate::garden::ipm::service;
 use crate::http::json::{FromJson, parse_json};
 use crate::http::pagination::PageRequest;
-use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY, NOTES, key_list};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tool_handler;
@@ -104,6 +105,7 @@ pub static GET_PLANT_INSPECTIONS: Tool = Tool {
             "How many (default 20, at most 100).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(get_plant_inspections),
 };
 
@@ -182,10 +184,13 @@ const FINDING_FIELDS: &[Arg] = &[
     ),
     Arg::optional(
         "rationale",
-        ArgKind::Text { min: 1, max: 2000 },
+        ArgKind::Paragraph { min: 1, max: 2000 },
         "Why (up to 2000 characters).",
     ),
 ];
+
+/// A finding names a pest, a disease or a symptom (the REST reader's rule).
+const FINDING_RULES: &[ArgRule] = &[ArgRule::AtLeastOne(&["pest_key", "disease_key", "symptom"])];
 
 pub static CREATE_INSPECTION: Tool = Tool {
     name: "create_inspection",
@@ -193,7 +198,9 @@ pub static CREATE_INSPECTION: Tool = Tool {
     description: "Records an inspection of a plant: pressure level (default none) and up to 25 \
                   findings, each naming a pest_key or disease_key of the catalogue (unknown \
                   keys are not_found) or a symptom, with severity, confidence 0-1, affected \
-                  plant part and share. The inspector defaults to this account. \
+                  plant part and share; symptoms_observed, detected_pest_keys and \
+                  detected_disease_keys are lists merged with the findings (deduplicated, each \
+                  key checked). The inspector defaults to this account. \
                   get_plant_inspections shows it afterwards. dry_run: true checks everything \
                   and stores nothing.",
     permission: Permission::Write,
@@ -212,10 +219,32 @@ pub static CREATE_INSPECTION: Tool = Tool {
             "findings",
             ArgKind::ObjectList {
                 fields: FINDING_FIELDS,
+                rules: FINDING_RULES,
                 min: 0,
-                max: 25,
+                max: FINDINGS_MAX,
             },
             "Up to 25 findings.",
+        ),
+        Arg::optional(
+            "symptoms_observed",
+            ArgKind::TextList {
+                item_min: 1,
+                item_max: SYMPTOM_MAX,
+                min: 0,
+                max: LIST_MAX,
+            },
+            "What was seen, one symptom per entry (merged with the findings' symptoms).",
+        ),
+        Arg::optional(
+            "detected_pest_keys",
+            key_list(LIST_MAX),
+            "Pests of the catalogue seen (list_pests; merged with the findings, each checked).",
+        ),
+        Arg::optional(
+            "detected_disease_keys",
+            key_list(LIST_MAX),
+            "Diseases of the catalogue seen (list_diseases; merged with the findings, each \
+             checked).",
         ),
         Arg::optional(
             "inspector",
@@ -224,15 +253,12 @@ pub static CREATE_INSPECTION: Tool = Tool {
         ),
         Arg::optional(
             "inspected_at",
-            ArgKind::Text { min: 1, max: 40 },
+            ArgKind::DateTime,
             "RFC 3339 date-time, not in the future (default now).",
         ),
-        Arg::optional(
-            "notes",
-            ArgKind::Text { min: 1, max: 2000 },
-            "Up to 2000 characters.",
-        ),
+        Arg::optional("notes", NOTES, "Up to 2000 characters."),
     ],
+    rules: &[],
     run: tool_handler!(create_inspection),
 };
 
@@ -329,7 +355,7 @@ pub static APPLY_TREATMENT: Tool = Tool {
         ),
         Arg::optional(
             "applied_at",
-            ArgKind::Text { min: 1, max: 40 },
+            ArgKind::DateTime,
             "RFC 3339 date-time, not in the future (default now).",
         ),
         Arg::optional(
@@ -339,7 +365,7 @@ pub static APPLY_TREATMENT: Tool = Tool {
                 max: 100_000.0,
                 default: None,
             },
-            "Above 0; with dose_unit.",
+            "Above 0; dose and dose_unit go together.",
         ),
         Arg::optional(
             "dose_unit",
@@ -347,7 +373,7 @@ pub static APPLY_TREATMENT: Tool = Tool {
                 values: DOSE_UNITS,
                 default: None,
             },
-            "Unit of dose.",
+            "Unit of dose; dose and dose_unit go together.",
         ),
         Arg::optional(
             "water_volume_liters",
@@ -371,16 +397,23 @@ pub static APPLY_TREATMENT: Tool = Tool {
             ArgKind::Text { min: 1, max: 200 },
             "Who applied it (default mcp:<account>).",
         ),
-        Arg::optional(
-            "notes",
-            ArgKind::Text { min: 1, max: 2000 },
-            "Up to 2000 characters.",
-        ),
+        Arg::optional("notes", NOTES, "Up to 2000 characters."),
         Arg::optional(
             "acknowledge_resistance",
             ArgKind::Bool { default: false },
             "Apply despite the resistance limit (recorded).",
         ),
+    ],
+    rules: &[
+        ArgRule::AtLeastOne(&["plant_key", "location_key"]),
+        ArgRule::Requires {
+            arg: "dose",
+            needs: "dose_unit",
+        },
+        ArgRule::Requires {
+            arg: "dose_unit",
+            needs: "dose",
+        },
     ],
     run: tool_handler!(apply_treatment),
 };

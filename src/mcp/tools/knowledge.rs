@@ -70,6 +70,7 @@ pub static SEARCH_PLANT_KNOWLEDGE: Tool = Tool {
             "Return each text whole instead of its first 1200 characters.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(search_plant_knowledge),
 };
 

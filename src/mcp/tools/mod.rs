@@ -108,7 +108,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "duplicate tool names");
         for tool in ALL {
-            let schema = crate::mcp::args::input_schema(tool.all_args());
+            let schema = crate::mcp::args::input_schema(tool.all_args(), tool.rules);
             assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
             assert!(!tool.description.is_empty(), "{}", tool.name);
         }

@@ -12,7 +12,7 @@ use crate::garden::fertilizers::service as fertilizers;
 use crate::garden::nutrient_plans::model::{AssignTarget, NutrientPlan, PlanSummary, TargetsPatch};
 use crate::garden::nutrient_plans::routes::{assign_target, clone_name};
 use crate::garden::nutrient_plans::service::{self, Query};
-use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tool_handler;
@@ -108,6 +108,7 @@ pub static LIST_NUTRIENT_PLANS: Tool = Tool {
         args::offset(),
         args::limit(50, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_nutrient_plans),
 };
 
@@ -141,6 +142,7 @@ pub static GET_NUTRIENT_PLAN: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("plan_key", PLAN_KEY, "Plan key.")],
+    rules: &[],
     run: tool_handler!(get_nutrient_plan),
 };
 
@@ -166,6 +168,7 @@ pub static GET_PLANT_NUTRIENT_PLAN: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("plant_key", KEY, "Plant key.")],
+    rules: &[],
     run: tool_handler!(get_plant_nutrient_plan),
 };
 
@@ -221,6 +224,7 @@ pub static VALIDATE_NUTRIENT_PLAN_COVERAGE: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("plant_key", KEY, "Plant key.")],
+    rules: &[],
     run: tool_handler!(validate_nutrient_plan_coverage),
 };
 
@@ -318,6 +322,7 @@ pub static LIST_FERTILIZERS: Tool = Tool {
         args::offset(),
         args::limit(50, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_fertilizers),
 };
 
@@ -373,6 +378,7 @@ pub static ASSIGN_NUTRIENT_PLAN: Tool = Tool {
             "The planting run whose plants follow the plan.",
         ),
     ],
+    rules: &[ArgRule::ExactlyOne(&["plant_key", "run_key"])],
     run: tool_handler!(assign_nutrient_plan),
 };
 
@@ -435,6 +441,7 @@ pub static CLONE_NUTRIENT_PLAN: Tool = Tool {
             "Name of the copy (up to 200 characters).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(clone_nutrient_plan),
 };
 
@@ -498,6 +505,7 @@ pub static SET_NUTRIENT_PLAN_PHASE_TARGETS: Tool = Tool {
             "EC on the plan's reference substrate, mS/cm.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(set_nutrient_plan_phase_targets),
 };
 

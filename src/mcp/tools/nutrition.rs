@@ -8,7 +8,7 @@ use super::places::{bound, tool_error};
 use super::view::compact;
 use crate::calculations::model::{MixingProtocolBody, ProductChoice};
 use crate::calculations::service::{self, ProductSource};
-use crate::mcp::args::{Arg, ArgKind, Args};
+use crate::mcp::args::{Arg, ArgKind, ArgRule, Args};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::mixing_protocol::SUBSTRATE_TYPES;
@@ -39,7 +39,7 @@ const fn number(min: f64, max: f64, default: Option<f64>) -> ArgKind {
 pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
     name: "calculate_mixing_protocol",
     title: "Mixing protocol for a tank",
-    description: "Target volume and EC in, per-product doses in mixing order out (ml per litre \
+    description: "Products (fertilizer_keys, or fertilizers with recipe doses), target volume and EC in, per-product doses in mixing order out (ml per litre \
                   and for the whole tank): the base water's EC comes off the budget, a pH \
                   reserve by alkalinity (or a chosen pH adjuster's EC), silicate and CalMag \
                   first, the other products share the rest in the ratio of the recipe or else \
@@ -52,14 +52,27 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
-        Arg::required(
-            "fertilizers",
-            ArgKind::ObjectList {
-                fields: PRODUCT_FIELDS,
+        Arg::optional(
+            "fertilizer_keys",
+            ArgKind::TextList {
+                item_min: 1,
+                item_max: 200,
                 min: 1,
                 max: 20,
             },
-            "1-20 products, each once.",
+            "1-20 products by key (list_fertilizers), dosed in the ratio of their label doses. \
+             Give this or fertilizers, not both.",
+        ),
+        Arg::optional(
+            "fertilizers",
+            ArgKind::ObjectList {
+                fields: PRODUCT_FIELDS,
+                rules: &[],
+                min: 1,
+                max: 20,
+            },
+            "1-20 products, each once, with recipe doses (ml_per_liter). Give this or \
+             fertilizer_keys, not both.",
         ),
         Arg::required(
             "target_volume_liters",
@@ -121,6 +134,7 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
             "Water temperature, °C.",
         ),
     ],
+    rules: &[ArgRule::ExactlyOne(&["fertilizer_keys", "fertilizers"])],
     run: tool_handler!(calculate_mixing_protocol),
 };
 
@@ -129,14 +143,23 @@ async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutp
     // resolve through it, another garden's are not_found.
     let tenant = bound(ctx)?;
     let body = MixingProtocolBody {
-        fertilizers: args
-            .items("fertilizers")
-            .iter()
-            .map(|p| ProductChoice {
-                fertilizer_key: p.key("fertilizer_key").to_owned(),
-                ml_per_liter: p.number("ml_per_liter"),
-            })
-            .collect(),
+        fertilizers: if args.has("fertilizer_keys") {
+            args.texts("fertilizer_keys")
+                .into_iter()
+                .map(|key| ProductChoice {
+                    fertilizer_key: key.to_owned(),
+                    ml_per_liter: None,
+                })
+                .collect()
+        } else {
+            args.items("fertilizers")
+                .iter()
+                .map(|p| ProductChoice {
+                    fertilizer_key: p.key("fertilizer_key").to_owned(),
+                    ml_per_liter: p.number("ml_per_liter"),
+                })
+                .collect()
+        },
         target_volume_liters: args.number("target_volume_liters").unwrap_or(0.0),
         target_ec_ms: args.number("target_ec_ms").unwrap_or(0.0),
         base_water_ec_ms: args.number("base_water_ec_ms"),

@@ -124,6 +124,7 @@ pub static LIST_PHASE_DEFINITIONS: Tool = Tool {
         args::offset(),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_phase_definitions),
 };
 
@@ -160,6 +161,7 @@ pub static GET_SPECIES_PHASE_SEQUENCE: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[Arg::required("species_key", KEY, "Species key.")],
+    rules: &[],
     run: tool_handler!(get_species_phase_sequence),
 };
 
@@ -203,6 +205,7 @@ pub static LIST_PHASE_SEQUENCES: Tool = Tool {
         args::offset(),
         args::limit(25, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_phase_sequences),
 };
 
@@ -240,6 +243,7 @@ pub static LIST_SPECIES_BY_PHASE_SEQUENCE: Tool = Tool {
         args::offset(),
         args::limit(100, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_species_by_phase_sequence),
 };
 
@@ -277,6 +281,7 @@ pub static GET_SPECIES_LIFECYCLE: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Global,
     args: &[Arg::required("species_key", KEY, "Species key.")],
+    rules: &[],
     run: tool_handler!(get_species_lifecycle),
 };
 
@@ -350,6 +355,7 @@ pub static ASSIGN_SPECIES_PHASE_SEQUENCE: Tool = Tool {
             "Phase sequence key (from list_phase_sequences).",
         ),
     ],
+    rules: &[],
     run: tool_handler!(assign_species_phase_sequence),
 };
 

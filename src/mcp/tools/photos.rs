@@ -30,9 +30,8 @@ pub static GET_DIARY_ENTRY_PHOTOS: Tool = Tool {
         Arg::required("entry_key", KEY, "Diary entry key."),
         Arg::optional(
             "size",
-            ArgKind::Int {
-                min: 512,
-                max: 1280,
+            ArgKind::IntChoice {
+                values: &[512, 1280],
                 default: Some(1280),
             },
             "Rendition: 1280 (default) or 512 (longest edge in px).",
@@ -40,6 +39,7 @@ pub static GET_DIARY_ENTRY_PHOTOS: Tool = Tool {
         args::offset(),
         args::limit(20, 20),
     ],
+    rules: &[],
     run: tool_handler!(get_diary_entry_photos),
 };
 

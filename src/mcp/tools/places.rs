@@ -9,7 +9,7 @@ use crate::garden::places::model::{Location, LocationDetail, Slot};
 use crate::garden::places::service as places;
 use crate::garden::sites::model::{NewSite, SiteKind};
 use crate::garden::sites::service as sites;
-use crate::mcp::args::{Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{Arg, ArgKind, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tenancy::TenantRecord;
@@ -115,6 +115,7 @@ pub static GET_LOCATION: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("location_key", KEY, "Location key.")],
+    rules: &[],
     run: tool_handler!(get_location),
 };
 
@@ -187,12 +188,9 @@ pub static CREATE_SITE: Tool = Tool {
             },
             "Kind of site.",
         ),
-        Arg::optional(
-            "description",
-            ArgKind::Text { min: 1, max: 2000 },
-            "Free text, up to 2000 characters.",
-        ),
+        Arg::optional("description", NOTES, "Free text, up to 2000 characters."),
     ],
+    rules: &[],
     run: tool_handler!(create_site),
 };
 

@@ -12,7 +12,7 @@ use crate::garden::plants::model::{
 };
 use crate::garden::plants::repo::{Archived, Filter};
 use crate::garden::plants::service;
-use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tenancy::TenantRecord;
@@ -116,6 +116,7 @@ pub static LIST_PLANTS: Tool = Tool {
         args::offset(),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_plants),
 };
 
@@ -168,6 +169,7 @@ pub static GET_PLANT: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[PLANT_KEY],
+    rules: &[],
     run: tool_handler!(get_plant),
 };
 
@@ -198,6 +200,11 @@ pub static LIST_PLANTS_AT_LOCATION: Tool = Tool {
         args::offset(),
         args::limit(200, 200),
     ],
+    rules: &[ArgRule::AtLeastOne(&[
+        "site_key",
+        "location_key",
+        "slot_key",
+    ])],
     run: tool_handler!(list_plants_at_location),
 };
 
@@ -206,13 +213,6 @@ async fn list_plants_at_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput
     let site = uuid_arg(&args, "site_key", "site")?;
     let location = uuid_arg(&args, "location_key", "location")?;
     let slot = uuid_arg(&args, "slot_key", "slot")?;
-    if site.is_none() && location.is_none() && slot.is_none() {
-        return Err(ToolError::validation(
-            "location_key",
-            "name a site_key, location_key or slot_key",
-            "missing",
-        ));
-    }
     service::check_places(ctx.state, t, site, location, slot).await?;
     let page = page(&args);
     let filter = Filter {
@@ -251,6 +251,7 @@ pub static GET_PLANT_PHASE_STATUS: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[PLANT_KEY],
+    rules: &[],
     run: tool_handler!(get_plant_phase_status),
 };
 
@@ -291,6 +292,7 @@ pub static GET_PLANT_PHASE_HISTORY: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[PLANT_KEY, args::offset(), args::limit(50, 200)],
+    rules: &[],
     run: tool_handler!(get_plant_phase_history),
 };
 
@@ -337,6 +339,7 @@ pub static ARCHIVE_PLANT: Tool = Tool {
             "Why the plant left.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(archive_plant),
 };
 
@@ -387,6 +390,7 @@ pub static SET_PLANT_LOCATION: Tool = Tool {
         ACK_ROTATION,
         ACK_COMPANIONS,
     ],
+    rules: &[ArgRule::AtLeastOne(&["location_key", "slot_key"])],
     run: tool_handler!(set_plant_location),
 };
 
@@ -420,6 +424,10 @@ pub static VALIDATE_PLANTING: Tool = Tool {
         Arg::optional("location_key", KEY, "Location key."),
         Arg::optional("slot_key", KEY, "Slot key."),
     ],
+    rules: &[
+        ArgRule::AtLeastOne(&["species_key", "plant_key"]),
+        ArgRule::AtLeastOne(&["location_key", "slot_key"]),
+    ],
     run: tool_handler!(validate_planting),
 };
 
@@ -431,20 +439,6 @@ async fn validate_planting(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Tool
         slot_key: uuid_arg(&args, "slot_key", "slot")?,
         plant_key: uuid_arg(&args, "plant_key", "plant")?,
     };
-    if check.species_key.is_none() && check.plant_key.is_none() {
-        return Err(ToolError::validation(
-            "species_key",
-            "name a species_key or a plant_key",
-            "missing",
-        ));
-    }
-    if check.location_key.is_none() && check.slot_key.is_none() {
-        return Err(ToolError::validation(
-            "slot_key",
-            "name a slot_key or a location_key",
-            "missing",
-        ));
-    }
     let r = service::validate_planting(ctx.state, t, &check).await?;
     let summary = if r.allowed {
         format!(
@@ -474,13 +468,6 @@ async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
         acknowledge_rotation: args.flag("acknowledge_rotation"),
         acknowledge_companions: args.flag("acknowledge_companions"),
     };
-    if body.location_key.is_none() && body.slot_key.is_none() {
-        return Err(ToolError::validation(
-            "location_key",
-            "name a location_key or a slot_key",
-            "missing",
-        ));
-    }
     let p = service::set_location(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run).await?;
     let place = p
         .slot_code
@@ -520,6 +507,10 @@ pub static SET_PLANT_SUBSTRATE: Tool = Tool {
         ),
         Arg::optional("substrate_batch_key", KEY, "Substrate batch key."),
     ],
+    rules: &[ArgRule::AtLeastOne(&[
+        "substrate_key",
+        "substrate_batch_key",
+    ])],
     run: tool_handler!(set_plant_substrate),
 };
 
@@ -529,13 +520,6 @@ async fn set_plant_substrate(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, To
         substrate_batch_key: uuid_arg(&args, "substrate_batch_key", "substrate batch")?,
         substrate_key: args.text("substrate_key").map(|s| s.trim().to_owned()),
     };
-    if body.substrate_batch_key.is_none() && body.substrate_key.is_none() {
-        return Err(ToolError::validation(
-            "substrate_batch_key",
-            "name a substrate_batch_key or a substrate_key",
-            "missing",
-        ));
-    }
     let p =
         service::set_substrate(ctx.state, t, args.key("plant_key"), &body, !ctx.dry_run).await?;
     let what = p
@@ -578,10 +562,11 @@ pub static TRANSITION_PLANT_PHASE: Tool = Tool {
         ),
         Arg::optional(
             "reason",
-            ArgKind::Text { min: 1, max: 200 },
+            ArgKind::Paragraph { min: 1, max: 200 },
             "Why (default manual); stored in the history.",
         ),
     ],
+    rules: &[],
     run: tool_handler!(transition_plant_phase),
 };
 

@@ -32,6 +32,7 @@ pub static LIST_PLANTING_RUNS: Tool = Tool {
         args::offset(),
         args::limit(25, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_planting_runs),
 };
 

@@ -40,6 +40,7 @@ const COMPONENTS: Arg = Arg::required(
     "components",
     ArgKind::ObjectList {
         fields: COMPONENT_FIELDS,
+        rules: &[],
         min: 2,
         max: 10,
     },
@@ -125,6 +126,7 @@ pub static LIST_SUBSTRATES: Tool = Tool {
         args::offset(),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_substrates),
 };
 
@@ -163,6 +165,7 @@ pub static GET_SUBSTRATE: Tool = Tool {
         SUBSTRATE_KEY,
         "Substrate key (global) or tenant:<uuid>.",
     )],
+    rules: &[],
     run: tool_handler!(get_substrate),
 };
 
@@ -191,6 +194,7 @@ pub static PREVIEW_SUBSTRATE_MIX: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[COMPONENTS],
+    rules: &[],
     run: tool_handler!(preview_substrate_mix),
 };
 
@@ -244,6 +248,7 @@ pub static CREATE_SUBSTRATE_MIX: Tool = Tool {
         ),
         COMPONENTS,
     ],
+    rules: &[],
     run: tool_handler!(create_substrate_mix),
 };
 
@@ -319,6 +324,7 @@ pub static LIST_SUBSTRATE_BATCHES: Tool = Tool {
         args::offset(),
         args::limit(50, 200),
     ],
+    rules: &[],
     run: tool_handler!(list_substrate_batches),
 };
 
@@ -350,6 +356,7 @@ pub static GET_SUBSTRATE_BATCH: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("batch_key", KEY, "Batch key.")],
+    rules: &[],
     run: tool_handler!(get_substrate_batch),
 };
 
@@ -379,6 +386,7 @@ pub static CHECK_BATCH_REUSABILITY: Tool = Tool {
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[Arg::required("batch_key", KEY, "Batch key.")],
+    rules: &[],
     run: tool_handler!(check_batch_reusability),
 };
 

@@ -41,6 +41,7 @@ pub static LIST_TASKS: Tool = Tool {
         args::offset(),
         args::limit(25, 100),
     ],
+    rules: &[],
     run: tool_handler!(list_tasks),
 };
 
