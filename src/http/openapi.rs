@@ -561,7 +561,7 @@ fn document_mcp(doc: &mut OpenApi) {
     use oapi::schema::{Array, OneOf, SchemaType};
     use oapi::{Parameter, ParameterIn, RequestBody, Required};
 
-    let any_of = |types: &[BasicType]| SchemaType::from_iter(types.iter().cloned());
+    let one_of_types = |types: &[BasicType]| types.iter().cloned().collect::<SchemaType>();
     let mut message = Object::with_type(BasicType::Object)
         .description(
             "A JSON-RPC 2.0 request (`initialize`, `ping`, `tools/list`, `tools/call`), \
@@ -574,12 +574,12 @@ fn document_mcp(doc: &mut OpenApi) {
         .required("jsonrpc")
         .property(
             "id",
-            Object::new().schema_type(any_of(&[BasicType::String, BasicType::Integer])),
+            Object::new().schema_type(one_of_types(&[BasicType::String, BasicType::Integer])),
         )
         .property("method", Object::with_type(BasicType::String))
         .property(
             "params",
-            Object::new().schema_type(any_of(&[
+            Object::new().schema_type(one_of_types(&[
                 BasicType::Object,
                 BasicType::Array,
                 BasicType::Null,
@@ -595,9 +595,10 @@ fn document_mcp(doc: &mut OpenApi) {
             { "required": ["id", "error"] },
         ]),
     );
-    doc.components
-        .schemas
-        .insert("JsonRpcMessage", RefOr::Type(oapi::Schema::Object(Box::new(message))));
+    doc.components.schemas.insert(
+        "JsonRpcMessage",
+        RefOr::Type(oapi::Schema::Object(Box::new(message))),
+    );
     let message = || RefOr::<oapi::Schema>::Ref(oapi::Ref::from_schema_name("JsonRpcMessage"));
     let rpc_body = OneOf::new().item(message()).item(
         Array::new()
@@ -611,7 +612,9 @@ fn document_mcp(doc: &mut OpenApi) {
         .required(Required::True)
         .add_content("application/json", oapi::Content::new(rpc_body));
     let arguments = RequestBody::new()
-        .description("the tool's arguments (see `GET /api/v1/mcp/tools` for each tool's input schema)")
+        .description(
+            "the tool's arguments (see `GET /api/v1/mcp/tools` for each tool's input schema)",
+        )
         .required(Required::True)
         .add_content(
             "application/json",
@@ -633,6 +636,8 @@ fn document_mcp(doc: &mut OpenApi) {
                  (missing: 400, unknown or expired: 404), ignored on `initialize`"
             })
     };
+    let tool_error =
+        <crate::mcp::schemas::ToolErrorRecord as ToSchema>::to_schema(&mut doc.components);
     let version = Parameter::new("MCP-Protocol-Version")
         .location(ParameterIn::Header)
         .required(Required::False)
@@ -653,6 +658,16 @@ fn document_mcp(doc: &mut OpenApi) {
                 }
                 Some("mcp_call_tool") => {
                     operation.request_body = Some(arguments.clone());
+                    // A tool's own failure is `internal.error` in the record's shape, which the
+                    // error record's closed list of codes does not hold.
+                    operation.responses.insert(
+                        "500",
+                        oapi::Response::new(
+                            "INTERNAL_ERROR, or internal.error from the tool; only `error_id` \
+                             identifies it",
+                        )
+                        .add_content("application/json", oapi::Content::new(tool_error.clone())),
+                    );
                 }
                 _ => {}
             }

@@ -224,6 +224,7 @@ pub async fn mcp_delete(
         (status_code = 200, description = "{tools: [{name, title, description, permission, input_schema}], tenants: [{slug, name, role, mcp_permissions}]}"),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled", body = ErrorBody),
+        (status_code = 503, description = "SERVICE_UNAVAILABLE: the tool list could not be read", body = ErrorBody),
     ))]
 pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
@@ -258,9 +259,10 @@ pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), App
         (status_code = 403, description = "permission.denied", body = ToolErrorRecord),
         (status_code = 404, description = "not_found (tool, tenant or entry), or tool server disabled", body = ToolErrorRecord),
         (status_code = 409, description = "conflict.*", body = ToolErrorRecord),
-        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE (body over MAX_BODY_BYTES), or payload.too_large (the result is over its limit)", body = ToolErrorRecord),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "validation.error or validation.tenant_required", body = ToolErrorRecord),
+        (status_code = 503, description = "service.unavailable", body = ToolErrorRecord),
     ))]
 pub async fn call_tool(
     tool_name: PathParam<String>,

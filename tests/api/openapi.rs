@@ -657,14 +657,20 @@ async fn request_schemas_state_lists_consent_patterns_and_pairs() {
         .expect("InspectionCreate oneOf");
     assert_eq!(
         one_of.iter().map(required).collect::<Vec<_>>(),
-        [serde_json::json!(["plant_key"]), serde_json::json!(["location_key"])]
+        [
+            serde_json::json!(["plant_key"]),
+            serde_json::json!(["location_key"])
+        ]
     );
     let one_of = schemas["NutrientPlanAssign"]["oneOf"]
         .as_array()
         .expect("NutrientPlanAssign oneOf");
     assert_eq!(
         one_of.iter().map(required).collect::<Vec<_>>(),
-        [serde_json::json!(["plant_key"]), serde_json::json!(["run_key"])]
+        [
+            serde_json::json!(["plant_key"]),
+            serde_json::json!(["run_key"])
+        ]
     );
     let treatment = schemas["TreatmentApplicationCreate"]["allOf"]
         .as_array()
@@ -681,7 +687,11 @@ async fn request_schemas_state_lists_consent_patterns_and_pairs() {
     let watering = schemas["WateringEventCreate"]["allOf"]
         .as_array()
         .expect("WateringEventCreate allOf");
-    assert_eq!(watering.len(), 2, "plants or a run; a runoff EC needs the fed EC");
+    assert_eq!(
+        watering.len(),
+        2,
+        "plants or a run; a runoff EC needs the fed EC"
+    );
     let diary = schemas["DiaryEntryCreate"]["anyOf"]
         .as_array()
         .expect("DiaryEntryCreate anyOf");
@@ -764,7 +774,10 @@ async fn the_tool_server_routes_document_the_transport() {
     }
     let message = &doc["components"]["schemas"]["JsonRpcMessage"];
     assert_eq!(message["required"], serde_json::json!(["jsonrpc"]));
-    assert_eq!(message["properties"]["jsonrpc"]["enum"], serde_json::json!(["2.0"]));
+    assert_eq!(
+        message["properties"]["jsonrpc"]["enum"],
+        serde_json::json!(["2.0"])
+    );
 
     let delete = &paths["/api/v1/mcp"]["delete"];
     let session = header(delete, "Mcp-Session-Id");
@@ -777,6 +790,17 @@ async fn the_tool_server_routes_document_the_transport() {
         "DELETE /mcp never answers 200"
     );
     let call = &paths["/api/v1/mcp/tools/{tool_name}"]["post"];
+    for code in ["403", "404", "409", "413", "422", "500", "503"] {
+        assert_eq!(
+            schema_of(call, code),
+            "ToolErrorRecord",
+            "a tool call's {code} carries the tool's error_code"
+        );
+    }
+    assert_eq!(
+        schema_of(&paths["/api/v1/mcp/tools"]["get"], "503"),
+        "ErrorRecord"
+    );
     assert_eq!(call["requestBody"]["required"], true);
     assert_eq!(
         call["requestBody"]["content"]["application/json"]["schema"]["type"],

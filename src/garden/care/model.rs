@@ -168,11 +168,7 @@ fn parse_day(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> {
         None | Some(Value::Null) => Some(None),
         Some(v) => {
             let d = v.as_str().and_then(|s| {
-                Date::parse(
-                    s,
-                    time::macros::format_description!("[year]-[month]-[day]"),
-                )
-                .ok()
+                Date::parse(s, time::macros::format_description!("[year]-[month]-[day]")).ok()
             });
             if d.is_none() {
                 f.reject_field(name, "must be a date YYYY-MM-DD", "value_error");
