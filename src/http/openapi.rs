@@ -9,6 +9,7 @@ use salvo::oapi::security::{Http, HttpAuthScheme};
 use salvo::oapi::swagger_ui::SwaggerUi;
 use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema};
 use salvo::prelude::*;
+use serde_json::{Value, json};
 
 use super::health::VERSION;
 use super::rate_limit::RateLimitBody;
@@ -31,7 +32,11 @@ pub fn document(api: &Router, mode: ServiceMode) -> OpenApi {
     let mut doc = OpenApi::new("Kultiva API", VERSION).merge_router(api);
     document_min_roles(&mut doc);
     document_needed_fields(&mut doc);
+    document_non_empty_lists(&mut doc);
+    document_must_be_true(&mut doc);
+    document_measurements(&mut doc);
     document_text_items(&mut doc);
+    document_mcp(&mut doc);
     document_optional_bodies(&mut doc);
     document_links(&mut doc);
     match mode {
@@ -100,30 +105,231 @@ fn document_min_roles(doc: &mut OpenApi) {
     }
 }
 
-/// Bodies whose fields are each optional but of which one must be given, not null: the derive
-/// cannot state that, so the document gets a JSON Schema `anyOf` on the body's schema.
-const ONE_FIELD_NEEDED: &[(&str, &[&str])] = &[
-    ("PlantLocation", &["location_key", "slot_key"]),
-    ("PlantSubstrate", &["substrate_batch_key", "substrate_key"]),
-];
+/// `field` must be sent, and not as null.
+fn given(fields: &[&str]) -> Value {
+    let properties: serde_json::Map<String, Value> = fields
+        .iter()
+        .map(|f| ((*f).to_owned(), json!({ "not": { "type": "null" } })))
+        .collect();
+    json!({ "required": fields, "properties": properties })
+}
+
+/// Each field is left out or null (the handlers read null as absent).
+fn absent(fields: &[&str]) -> Value {
+    let properties: serde_json::Map<String, Value> = fields
+        .iter()
+        .map(|f| ((*f).to_owned(), json!({ "type": "null" })))
+        .collect();
+    json!({ "properties": properties })
+}
+
+/// All the given conditions at once.
+fn both(parts: &[Value]) -> Value {
+    json!({ "allOf": parts })
+}
+
+/// Rules between fields of a body that the handlers enforce (422 naming the field) and the
+/// derive cannot state: "one of these two", "not both", "this needs that". Each entry is a
+/// schema and the JSON Schema conditions its objects must meet (several are joined by
+/// `allOf`).
+fn body_rules() -> Vec<(&'static str, Vec<Value>)> {
+    vec![
+        // A non-null location_key or slot_key; a batch or a substrate.
+        (
+            "PlantLocation",
+            vec![json!({ "anyOf": [given(&["location_key"]), given(&["slot_key"])] })],
+        ),
+        (
+            "PlantSubstrate",
+            vec![json!({ "anyOf": [given(&["substrate_batch_key"]), given(&["substrate_key"])] })],
+        ),
+        // Exactly one of plant_key and location_key.
+        (
+            "InspectionCreate",
+            vec![json!({ "oneOf": [given(&["plant_key"]), given(&["location_key"])] })],
+        ),
+        // Exactly one of plant_key and run_key.
+        (
+            "NutrientPlanAssign",
+            vec![json!({ "oneOf": [given(&["plant_key"]), given(&["run_key"])] })],
+        ),
+        // plant_keys, location_key or both; dose and dose_unit go together.
+        (
+            "TreatmentApplicationCreate",
+            vec![
+                json!({ "anyOf": [given(&["plant_keys"]), given(&["location_key"])] }),
+                json!({ "anyOf": [absent(&["dose", "dose_unit"]), given(&["dose", "dose_unit"])] }),
+            ],
+        ),
+        // Plants or a run (an empty list names no plant); a runoff EC needs the fed EC.
+        (
+            "WateringEventCreate",
+            vec![
+                json!({ "anyOf": [
+                    both(&[given(&["plant_keys"]), json!({ "properties": { "plant_keys": { "minItems": 1 } } })]),
+                    given(&["run_key"]),
+                ] }),
+                json!({ "anyOf": [
+                    absent(&["runoff_ec_ms"]),
+                    given(&["ec_after_ms"]),
+                    given(&["ec_before_ms"]),
+                ] }),
+            ],
+        ),
+        // About a plant or a run, not both.
+        (
+            "DiaryEntryCreate",
+            vec![json!({ "anyOf": [absent(&["plant_key"]), absent(&["run_key"])] })],
+        ),
+        // The three scores together or none; a grade only without scores.
+        (
+            "HarvestBatchCreate",
+            vec![json!({ "anyOf": [
+                absent(&["appearance_score", "aroma_score", "color_score"]),
+                both(&[
+                    given(&["appearance_score", "aroma_score", "color_score"]),
+                    absent(&["quality_grade"]),
+                ]),
+            ] })],
+        ),
+        // Both pH values or neither; both volumes or neither.
+        (
+            "RunoffRequest",
+            vec![
+                json!({ "anyOf": [absent(&["input_ph", "runoff_ph"]), given(&["input_ph", "runoff_ph"])] }),
+                json!({ "anyOf": [
+                    absent(&["input_volume_liters", "runoff_volume_liters"]),
+                    given(&["input_volume_liters", "runoff_volume_liters"]),
+                ] }),
+            ],
+        ),
+        // every_days with (and only with) every_n_days; phase with (and only with)
+        // phase_entry, which has no end date.
+        (
+            "TaskRecurrence",
+            vec![json!({ "anyOf": [
+                both(&[
+                    json!({ "properties": { "kind": { "enum": ["daily", "weekly"] } } }),
+                    absent(&["every_days", "phase"]),
+                ]),
+                both(&[
+                    json!({ "properties": { "kind": { "const": "every_n_days" } } }),
+                    given(&["every_days"]),
+                    absent(&["phase"]),
+                ]),
+                both(&[
+                    json!({ "properties": { "kind": { "const": "phase_entry" } } }),
+                    given(&["phase"]),
+                    absent(&["every_days", "end_on"]),
+                ]),
+            ] })],
+        ),
+    ]
+}
+
+/// The component schema `name` when it is an object schema.
+fn object_mut<'a>(doc: &'a mut OpenApi, name: &str) -> Option<&'a mut Object> {
+    match doc.components.schemas.get_mut(name) {
+        Some(RefOr::Type(oapi::Schema::Object(object))) => Some(object),
+        _ => None,
+    }
+}
+
+/// Property `field` of the component object schema `name`.
+fn property_mut<'a>(
+    doc: &'a mut OpenApi,
+    name: &str,
+    field: &str,
+) -> Option<&'a mut RefOr<oapi::Schema>> {
+    object_mut(doc, name)?.properties.get_mut(field)
+}
 
 fn document_needed_fields(doc: &mut OpenApi) {
-    for (schema, fields) in ONE_FIELD_NEEDED {
-        let Some(RefOr::Type(oapi::Schema::Object(object))) =
-            doc.components.schemas.get_mut(*schema)
+    for (schema, mut rules) in body_rules() {
+        let Some(object) = object_mut(doc, schema) else {
+            continue;
+        };
+        if rules.len() == 1 {
+            if let Some(Value::Object(rule)) = rules.pop() {
+                object.extensions.extend(rule);
+            }
+        } else {
+            object
+                .extensions
+                .insert("allOf".to_owned(), Value::Array(rules));
+        }
+    }
+}
+
+/// Lists the server refuses empty (422): a plan has at least one phase entry, a phase
+/// sequence at least one entry (checked on the merged record, so a PATCH sending `[]` is
+/// refused too).
+const NON_EMPTY_LISTS: &[(&str, &str)] = &[
+    ("NutrientPlanCreate", "phases"),
+    ("PhaseSequenceCreate", "entries"),
+    ("PhaseSequencePatch", "entries"),
+];
+
+fn document_non_empty_lists(doc: &mut OpenApi) {
+    for (schema, field) in NON_EMPTY_LISTS {
+        if let Some(RefOr::Type(oapi::Schema::Array(list))) = property_mut(doc, schema, field) {
+            list.min_items = Some(1);
+        }
+    }
+}
+
+/// Booleans the server refuses unless `true` (422): consent to an analysis.
+const MUST_BE_TRUE: &[(&str, &str)] = &[("DiaryAnalysisRequest", "consent")];
+
+fn document_must_be_true(doc: &mut OpenApi) {
+    for (schema, field) in MUST_BE_TRUE {
+        if let Some(RefOr::Type(oapi::Schema::Object(flag))) = property_mut(doc, schema, field) {
+            flag.extensions.insert("const".to_owned(), true.into());
+        }
+    }
+}
+
+/// Diary measurements as `measurements()` in `garden::diary::model` reads them: at most 20,
+/// names `^[a-z][a-z0-9_]{0,39}$`, the recognised ones numbers within their bounds
+/// (`leaf_count` whole), any other a number, a boolean or a line of 1 to 200 characters.
+fn document_measurements(doc: &mut OpenApi) {
+    use crate::garden::diary::model::{MEASUREMENT_KEYS, MEASUREMENT_TEXT_MAX, MEASUREMENTS_MAX};
+    if let Some(RefOr::Type(oapi::Schema::OneOf(value))) =
+        doc.components.schemas.get_mut("DiaryMeasurementValue")
+    {
+        for item in value.items.iter_mut() {
+            if let RefOr::Type(oapi::Schema::Object(text)) = item
+                && text.schema_type == oapi::schema::SchemaType::basic(BasicType::String)
+            {
+                text.min_length = Some(1);
+                text.max_length = Some(MEASUREMENT_TEXT_MAX);
+                text.pattern = Some(crate::catalog::engine::fields::LINE_PATTERN.to_owned());
+            }
+        }
+    }
+    for schema in ["DiaryEntryCreate", "DiaryEntryUpdate"] {
+        let Some(RefOr::Type(oapi::Schema::Object(map))) =
+            property_mut(doc, schema, "measurements")
         else {
             continue;
         };
-        let any_of: Vec<serde_json::Value> = fields
-            .iter()
-            .map(|field| {
-                serde_json::json!({
-                    "required": [field],
-                    "properties": { *field: { "not": { "type": "null" } } },
-                })
-            })
-            .collect();
-        object.extensions.insert("anyOf".to_owned(), any_of.into());
+        map.max_properties = Some(MEASUREMENTS_MAX);
+        map.property_names = Some(Box::new(
+            Object::with_type(BasicType::String)
+                .pattern("^[a-z][a-z0-9_]{0,39}$")
+                .into(),
+        ));
+        for (key, min, max) in MEASUREMENT_KEYS {
+            let kind = if *key == "leaf_count" {
+                BasicType::Integer
+            } else {
+                BasicType::Number
+            };
+            map.properties.insert(
+                (*key).to_owned(),
+                Object::with_type(kind).minimum(*min).maximum(*max).into(),
+            );
+        }
     }
 }
 
@@ -136,6 +342,8 @@ const TEXT_ITEMS: &[(&str, &str, usize)] = &[
     ("InspectionCreate", "detected_disease_keys", 100),
     ("InspectionCreate", "photo_refs", 200),
     ("HarvestBatchCreate", "defects", 60),
+    ("DiaryEntryCreate", "tags", 50),
+    ("DiaryEntryUpdate", "tags", 50),
 ];
 
 fn document_text_items(doc: &mut OpenApi) {
@@ -340,4 +548,129 @@ pub fn router(api: &Router, mode: ServiceMode, mcp_enabled: bool) -> Router {
         .push(doc.into_router(OPENAPI_PATH))
         .push(SwaggerUi::new(OPENAPI_PATH).into_router("/api/v1/docs"))
         .push(super::redoc::router(OPENAPI_PATH))
+}
+
+/// The tool server's transport as `mcp::transport` reads it: the JSON-RPC endpoint (and its
+/// alias) takes a JSON-RPC message or a batch, `Mcp-Session-Id` on every message but
+/// `initialize` (missing: 400, unknown: 404) and an optional `MCP-Protocol-Version` (an
+/// unknown revision is 400); `DELETE /mcp` needs the session header; a tool call on the REST
+/// face takes a JSON object of arguments. The derive states none of these bodies or headers:
+/// the handlers read the request themselves.
+fn document_mcp(doc: &mut OpenApi) {
+    use crate::mcp::transport::SUPPORTED;
+    use oapi::schema::{Array, OneOf, SchemaType};
+    use oapi::{Parameter, ParameterIn, RequestBody, Required};
+
+    let one_of_types = |types: &[BasicType]| types.iter().cloned().collect::<SchemaType>();
+    let mut message = Object::with_type(BasicType::Object)
+        .description(
+            "A JSON-RPC 2.0 request (`initialize`, `ping`, `tools/list`, `tools/call`), \
+             notification or response",
+        )
+        .property(
+            "jsonrpc",
+            Object::with_type(BasicType::String).enum_values(["2.0"]),
+        )
+        .required("jsonrpc")
+        .property(
+            "id",
+            Object::new().schema_type(one_of_types(&[BasicType::String, BasicType::Integer])),
+        )
+        .property("method", Object::with_type(BasicType::String))
+        .property(
+            "params",
+            Object::new().schema_type(one_of_types(&[
+                BasicType::Object,
+                BasicType::Array,
+                BasicType::Null,
+            ])),
+        );
+    // A request or notification names its method; a response carries an id and its result
+    // or error.
+    message.extensions.insert(
+        "anyOf".to_owned(),
+        json!([
+            { "required": ["method"] },
+            { "required": ["id", "result"] },
+            { "required": ["id", "error"] },
+        ]),
+    );
+    doc.components.schemas.insert(
+        "JsonRpcMessage",
+        RefOr::Type(oapi::Schema::Object(Box::new(message))),
+    );
+    let message = || RefOr::<oapi::Schema>::Ref(oapi::Ref::from_schema_name("JsonRpcMessage"));
+    let rpc_body = OneOf::new().item(message()).item(
+        Array::new()
+            .items(message())
+            .min_items(1)
+            .max_items(100)
+            .description("a batch (protocol revision 2025-03-26 only), 1 to 100 messages"),
+    );
+    let rpc_body = RequestBody::new()
+        .description("one JSON-RPC message, or a batch")
+        .required(Required::True)
+        .add_content("application/json", oapi::Content::new(rpc_body));
+    let arguments = RequestBody::new()
+        .description(
+            "the tool's arguments (see `GET /api/v1/mcp/tools` for each tool's input schema)",
+        )
+        .required(Required::True)
+        .add_content(
+            "application/json",
+            oapi::Content::new(Object::with_type(BasicType::Object)),
+        );
+    let session = |required: bool| {
+        Parameter::new("Mcp-Session-Id")
+            .location(ParameterIn::Header)
+            .required(if required {
+                Required::True
+            } else {
+                Required::False
+            })
+            .schema(Object::with_type(BasicType::String))
+            .description(if required {
+                "the session to end (missing: 400, not a session of yours: 404)"
+            } else {
+                "the session `initialize` answered with: required on every other message \
+                 (missing: 400, unknown or expired: 404), ignored on `initialize`"
+            })
+    };
+    let tool_error =
+        <crate::mcp::schemas::ToolErrorRecord as ToSchema>::to_schema(&mut doc.components);
+    let version = Parameter::new("MCP-Protocol-Version")
+        .location(ParameterIn::Header)
+        .required(Required::False)
+        .schema(Object::with_type(BasicType::String).enum_values(SUPPORTED.iter().copied()))
+        .description("the negotiated protocol revision; another value is 400");
+    for item in doc.paths.values_mut() {
+        for operation in item.operations.values_mut() {
+            match operation.operation_id.as_deref() {
+                Some("mcp_post" | "mcp_rpc_deprecated") => {
+                    operation.request_body = Some(rpc_body.clone());
+                    operation.parameters.insert(session(false));
+                    operation.parameters.insert(version.clone());
+                }
+                Some("mcp_delete") => {
+                    operation.parameters.insert(session(true));
+                    // The handler's `Result<(), _>` adds a 200 the transport never sends (204).
+                    operation.responses.remove("200");
+                }
+                Some("mcp_call_tool") => {
+                    operation.request_body = Some(arguments.clone());
+                    // A tool's own failure is `internal.error` in the record's shape, which the
+                    // error record's closed list of codes does not hold.
+                    operation.responses.insert(
+                        "500",
+                        oapi::Response::new(
+                            "INTERNAL_ERROR, or internal.error from the tool; only `error_id` \
+                             identifies it",
+                        )
+                        .add_content("application/json", oapi::Content::new(tool_error.clone())),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
 }

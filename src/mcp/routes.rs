@@ -136,15 +136,16 @@ fn caller(depot: &Depot) -> Result<(AppState, Principal), AppError> {
 /// JSON-RPC 2.0 over Streamable HTTP: `initialize`, `ping`, `tools/list`, `tools/call`.
 #[endpoint(tags("mcp"), operation_id = "mcp_post", security(["bearer" = []]),
     responses(
-        (status_code = 200, description = "JSON-RPC response (or array for a 2025-03-26 batch)"),
+        (status_code = 200, description = "JSON-RPC response (or array for a 2025-03-26 batch); `initialize` answers with header Mcp-Session-Id"),
         (status_code = 202, description = "notification or response accepted"),
         (status_code = 400, description = "parse error, invalid request, missing Mcp-Session-Id, unsupported MCP-Protocol-Version", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED: no API key, or a JWT", body = ErrorBody),
         (status_code = 403, description = "Origin not allowed", body = JsonRpcError),
         (status_code = 404, description = "tool server disabled (error record), or unknown/expired session (JSON-RPC)", body = McpRefusal),
-        (status_code = 406, description = "Accept excludes application/json", body = JsonRpcError),
-        (status_code = 413, description = "body too large", body = McpRefusal),
+        (status_code = 406, description = "Accept names none of application/json, application/* and */* (no Accept header accepts anything)", body = JsonRpcError),
+        (status_code = 413, description = "body over MAX_BODY_BYTES: the error record when Content-Length says so, else a JSON-RPC error", body = McpRefusal),
         (status_code = 415, description = "Content-Type is not application/json", body = JsonRpcError),
+        (status_code = 503, description = "the session store is unavailable; retry later", body = JsonRpcError),
     ))]
 pub async fn mcp_post(
     req: &mut Request,
@@ -163,7 +164,12 @@ pub async fn mcp_post(
         (status_code = 202, description = "notification or response accepted"),
         (status_code = 400, description = "as POST /api/v1/mcp", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
+        (status_code = 403, description = "Origin not allowed", body = JsonRpcError),
         (status_code = 404, description = "tool server disabled (error record), or unknown/expired session (JSON-RPC)", body = McpRefusal),
+        (status_code = 406, description = "Accept names none of application/json, application/* and */* (no Accept header accepts anything)", body = JsonRpcError),
+        (status_code = 413, description = "body over MAX_BODY_BYTES: the error record when Content-Length says so, else a JSON-RPC error", body = McpRefusal),
+        (status_code = 415, description = "Content-Type is not application/json", body = JsonRpcError),
+        (status_code = 503, description = "the session store is unavailable; retry later", body = JsonRpcError),
     ))]
 pub async fn mcp_rpc(
     req: &mut Request,
@@ -200,6 +206,7 @@ pub async fn mcp_get(res: &mut Response) {
         (status_code = 403, description = "Origin not allowed", body = JsonRpcError),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled (error record), or no such session of yours (JSON-RPC)", body = McpRefusal),
+        (status_code = 503, description = "the session store is unavailable; retry later", body = JsonRpcError),
     ))]
 pub async fn mcp_delete(
     req: &mut Request,
@@ -217,6 +224,7 @@ pub async fn mcp_delete(
         (status_code = 200, description = "{tools: [{name, title, description, permission, input_schema}], tenants: [{slug, name, role, mcp_permissions}]}"),
         (status_code = 401, description = "UNAUTHORIZED", body = ErrorBody),
         (status_code = 404, description = "tool server disabled", body = ErrorBody),
+        (status_code = 503, description = "SERVICE_UNAVAILABLE: the tool list could not be read", body = ErrorBody),
     ))]
 pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), AppError> {
     let (state, principal) = caller(depot)?;
@@ -251,9 +259,10 @@ pub async fn list_tools(depot: &mut Depot, res: &mut Response) -> Result<(), App
         (status_code = 403, description = "permission.denied", body = ToolErrorRecord),
         (status_code = 404, description = "not_found (tool, tenant or entry), or tool server disabled", body = ToolErrorRecord),
         (status_code = 409, description = "conflict.*", body = ToolErrorRecord),
-        (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE (body over MAX_BODY_BYTES), or payload.too_large (the result is over its limit)", body = ToolErrorRecord),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
         (status_code = 422, description = "validation.error or validation.tenant_required", body = ToolErrorRecord),
+        (status_code = 503, description = "service.unavailable", body = ToolErrorRecord),
     ))]
 pub async fn call_tool(
     tool_name: PathParam<String>,

@@ -340,6 +340,21 @@ async fn diary_bad_input_writes_nothing() {
         assert_eq!(s, 422, "{q}: {v}");
         assert!(detail_fields(&v).contains(&field.to_owned()), "{q}: {v}");
     }
+    // Text filters are checked as sent, as the document's maxLength and pattern say: 50
+    // letters after a space are 51 characters; a control character is refused anywhere.
+    for (q, field) in [
+        (format!("tag=%20{}", "a".repeat(50)), "query.tag"),
+        (format!("species=%20{}", "a".repeat(100)), "query.species"),
+        ("tag=a%01".to_owned(), "query.tag"),
+    ] {
+        let url = format!("{}?{q}", entries(&w.t));
+        let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+        assert_eq!(s, 422, "{q}: {v}");
+        assert!(detail_fields(&v).contains(&field.to_owned()), "{q}: {v}");
+    }
+    let url = format!("{}?tag=%20Tomato%20", entries(&w.t));
+    let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+    assert_eq!(s, 200, "a tag with blanks around it is trimmed: {v}");
     let url = format!("{}?from={}&to={}", entries(&w.t), day(1), day(2));
     let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
     assert_eq!(s, 422, "{v}");

@@ -487,8 +487,11 @@ async fn every_garden_request_body_is_closed() {
                 }
                 if let Some(props) = schema["properties"].as_object() {
                     // An object definition (an `anyOf` branch stating which field is needed
-                    // only constrains the object it belongs to).
-                    if schema["type"] == "object" && schema["additionalProperties"] != false {
+                    // only constrains the object it belongs to); a map (diary measurements)
+                    // states the schema of every further value instead.
+                    let closed = schema["additionalProperties"] == false
+                        || schema["additionalProperties"].is_object();
+                    if schema["type"] == "object" && !closed {
                         open.push(format!("{method} {path}: {at}"));
                     }
                     for (field, sub) in props {
@@ -571,4 +574,236 @@ async fn every_garden_request_body_is_closed() {
     ] {
         assert!(bodies.contains(name), "{name} is a garden request body");
     }
+}
+
+/// Issue 26 (item 5): rules the server enforces and JSON Schema can state are in the document
+/// — lists that must not be empty, tag items, consent that must be true, patterns, "one of
+/// these two" and "this needs that" pairs, and every request body that must be sent.
+#[tokio::test]
+async fn request_schemas_state_lists_consent_patterns_and_pairs() {
+    let app = TestApp::spawn_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let schemas = &doc["components"]["schemas"];
+    let prop = |schema: &str, field: &str| schemas[schema]["properties"][field].clone();
+
+    // Lists the server refuses empty.
+    assert_eq!(prop("NutrientPlanCreate", "phases")["minItems"], 1);
+    assert_eq!(prop("PhaseSequenceCreate", "entries")["minItems"], 1);
+    assert_eq!(prop("PhaseSequencePatch", "entries")["minItems"], 1);
+    assert_eq!(prop("TaskCreate", "checklist")["maxItems"], 50);
+    assert_eq!(prop("TaskPatch", "checklist")["maxItems"], 50);
+
+    // Tags: each item a line of 1 to 50 characters, at most 20 (diary and plans alike).
+    for (schema, len) in [
+        ("DiaryEntryCreate", 50),
+        ("DiaryEntryUpdate", 50),
+        ("NutrientPlanCreate", 50),
+        ("StarterKitCreate", 60),
+    ] {
+        let tags = prop(schema, "tags");
+        assert_eq!(tags["maxItems"], 20, "{schema}.tags");
+        assert_eq!(tags["items"]["minLength"], 1, "{schema}.tags");
+        assert_eq!(tags["items"]["maxLength"], len, "{schema}.tags");
+        assert!(tags["items"]["pattern"].is_string(), "{schema}.tags");
+    }
+
+    // Consent must be true.
+    assert_eq!(prop("DiaryAnalysisRequest", "consent")["const"], true);
+
+    // Patterns the handlers check.
+    for (schema, field) in [
+        ("PlantingCheck", "species_key"),
+        ("SubstrateBatchCreate", "substrate_key"),
+        ("FertilizerUse", "fertilizer_key"),
+        ("TaskRecurrence", "phase"),
+        ("CareConfirm", "notes"),
+        ("CareConfirm", "confirmed_on"),
+        ("CareSnooze", "notes"),
+        ("TaskStatusChange", "notes"),
+        ("ImportUpload", "csv"),
+    ] {
+        assert!(
+            prop(schema, field)["pattern"].is_string(),
+            "{schema}.{field} states its pattern"
+        );
+    }
+    let measurements = prop("DiaryEntryCreate", "measurements");
+    assert_eq!(measurements["maxProperties"], 20);
+    assert_eq!(
+        measurements["propertyNames"]["pattern"],
+        "^[a-z][a-z0-9_]{0,39}$"
+    );
+    assert_eq!(measurements["properties"]["ph"]["maximum"], 14);
+    assert_eq!(measurements["properties"]["leaf_count"]["type"], "integer");
+    let text = schemas["DiaryMeasurementValue"]["oneOf"]
+        .as_array()
+        .expect("oneOf")
+        .iter()
+        .find(|v| v["type"] == "string")
+        .cloned()
+        .expect("a text value");
+    assert_eq!(text["maxLength"], 200);
+    assert!(text["pattern"].is_string());
+
+    // Pairs: exactly one, at least one, at most one, together or not at all.
+    let required = |branch: &Value| branch["required"].clone();
+    let one_of = schemas["InspectionCreate"]["oneOf"]
+        .as_array()
+        .expect("InspectionCreate oneOf");
+    assert_eq!(
+        one_of.iter().map(required).collect::<Vec<_>>(),
+        [
+            serde_json::json!(["plant_key"]),
+            serde_json::json!(["location_key"])
+        ]
+    );
+    let one_of = schemas["NutrientPlanAssign"]["oneOf"]
+        .as_array()
+        .expect("NutrientPlanAssign oneOf");
+    assert_eq!(
+        one_of.iter().map(required).collect::<Vec<_>>(),
+        [
+            serde_json::json!(["plant_key"]),
+            serde_json::json!(["run_key"])
+        ]
+    );
+    let treatment = schemas["TreatmentApplicationCreate"]["allOf"]
+        .as_array()
+        .expect("TreatmentApplicationCreate allOf");
+    assert_eq!(
+        treatment[1]["anyOf"][1]["required"],
+        serde_json::json!(["dose", "dose_unit"]),
+        "a dose needs its unit"
+    );
+    assert_eq!(
+        treatment[1]["anyOf"][0]["properties"]["dose"]["type"],
+        "null"
+    );
+    let watering = schemas["WateringEventCreate"]["allOf"]
+        .as_array()
+        .expect("WateringEventCreate allOf");
+    assert_eq!(
+        watering.len(),
+        2,
+        "plants or a run; a runoff EC needs the fed EC"
+    );
+    let diary = schemas["DiaryEntryCreate"]["anyOf"]
+        .as_array()
+        .expect("DiaryEntryCreate anyOf");
+    assert_eq!(diary[0]["properties"]["plant_key"]["type"], "null");
+    assert_eq!(diary[1]["properties"]["run_key"]["type"], "null");
+    assert!(schemas["HarvestBatchCreate"]["anyOf"].is_array());
+    assert_eq!(
+        schemas["RunoffRequest"]["allOf"].as_array().map(Vec::len),
+        Some(2)
+    );
+    let recurrence = schemas["TaskRecurrence"]["anyOf"]
+        .as_array()
+        .expect("TaskRecurrence anyOf");
+    assert_eq!(recurrence.len(), 3, "one branch per kind of recurrence");
+
+    // Every operation that reads a body says it needs one (only a clone goes without).
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("path item") {
+            if let Some(body) = op.get("requestBody") {
+                let optional = op["operationId"] == "clone_nutrient_plan";
+                assert_eq!(
+                    body["required"],
+                    Value::Bool(!optional),
+                    "{method} {path}: body required"
+                );
+            }
+        }
+    }
+}
+
+/// Issue 26 (item 5): the tool server's routes document every answer of the transport, the
+/// JSON-RPC body and the session header.
+#[tokio::test]
+async fn the_tool_server_routes_document_the_transport() {
+    let app = TestApp::spawn_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let doc: Value = app
+        .get("/api/v1/openapi.json")
+        .await
+        .json()
+        .await
+        .expect("json");
+    let paths = &doc["paths"];
+    let schema_of = |op: &Value, code: &str| {
+        op["responses"][code]["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_start_matches("#/components/schemas/")
+            .to_owned()
+    };
+    let header = |op: &Value, name: &str| {
+        op["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["in"] == "header" && p["name"] == name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    for path in ["/api/v1/mcp", "/api/v1/mcp/rpc"] {
+        let post = &paths[path]["post"];
+        for (code, schema) in [
+            ("400", "JsonRpcError"),
+            ("403", "JsonRpcError"),
+            ("404", "McpRefusal"),
+            ("406", "JsonRpcError"),
+            ("413", "McpRefusal"),
+            ("415", "JsonRpcError"),
+            ("503", "JsonRpcError"),
+        ] {
+            assert_eq!(schema_of(post, code), schema, "POST {path} {code}");
+        }
+        assert_eq!(post["requestBody"]["required"], true, "POST {path}");
+        let body = &post["requestBody"]["content"]["application/json"]["schema"]["oneOf"];
+        assert_eq!(body[0]["$ref"], "#/components/schemas/JsonRpcMessage");
+        assert_eq!(body[1]["maxItems"], 100, "a batch holds 1 to 100 messages");
+        let session = header(post, "Mcp-Session-Id");
+        assert_eq!(session["required"], false, "POST {path}: not on initialize");
+        let version = header(post, "MCP-Protocol-Version");
+        assert!(version["schema"]["enum"].is_array(), "POST {path}");
+    }
+    let message = &doc["components"]["schemas"]["JsonRpcMessage"];
+    assert_eq!(message["required"], serde_json::json!(["jsonrpc"]));
+    assert_eq!(
+        message["properties"]["jsonrpc"]["enum"],
+        serde_json::json!(["2.0"])
+    );
+
+    let delete = &paths["/api/v1/mcp"]["delete"];
+    let session = header(delete, "Mcp-Session-Id");
+    assert_eq!(session["required"], true, "DELETE /mcp names the session");
+    assert_eq!(schema_of(delete, "403"), "JsonRpcError");
+    assert_eq!(schema_of(delete, "503"), "JsonRpcError");
+    assert!(delete["responses"].get("204").is_some());
+    assert!(
+        delete["responses"].get("200").is_none(),
+        "DELETE /mcp never answers 200"
+    );
+    let call = &paths["/api/v1/mcp/tools/{tool_name}"]["post"];
+    for code in ["403", "404", "409", "413", "422", "500", "503"] {
+        assert_eq!(
+            schema_of(call, code),
+            "ToolErrorRecord",
+            "a tool call's {code} carries the tool's error_code"
+        );
+    }
+    assert_eq!(
+        schema_of(&paths["/api/v1/mcp/tools"]["get"], "503"),
+        "ErrorRecord"
+    );
+    assert_eq!(call["requestBody"]["required"], true);
+    assert_eq!(
+        call["requestBody"]["content"]["application/json"]["schema"]["type"],
+        "object"
+    );
 }

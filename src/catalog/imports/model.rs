@@ -39,7 +39,11 @@ pub struct Upload {
     pub kind: String,
     /// The CSV text: a header row of the seed file's field names (references by name, lists
     /// separated by `;`, objects as JSON), then one row per record.
-    #[salvo(schema(min_length = 1, max_length = 100000))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub csv: String,
 }
 

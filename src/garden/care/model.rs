@@ -147,8 +147,12 @@ pub struct ConfirmBody {
     pub plant_key: Uuid,
     /// The day the care was given (YYYY-MM-DD, not in the future, at most 30 days back);
     /// default today.
+    #[salvo(schema(format = "date", pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
     pub confirmed_on: Option<String>,
-    #[salvo(schema(max_length = 2000))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub notes: Option<String>,
 }
 
@@ -164,11 +168,7 @@ fn parse_day(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> {
         None | Some(Value::Null) => Some(None),
         Some(v) => {
             let d = v.as_str().and_then(|s| {
-                Date::parse(
-                    s.trim(),
-                    time::macros::format_description!("[year]-[month]-[day]"),
-                )
-                .ok()
+                Date::parse(s, time::macros::format_description!("[year]-[month]-[day]")).ok()
             });
             if d.is_none() {
                 f.reject_field(name, "must be a date YYYY-MM-DD", "value_error");
@@ -217,7 +217,10 @@ pub struct SnoozeBody {
     /// Days to push the reminder from today, 1–30 (default 1).
     #[salvo(schema(minimum = 1, maximum = 30))]
     pub days: Option<i64>,
-    #[salvo(schema(max_length = 2000))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub notes: Option<String>,
 }
 

@@ -13,7 +13,7 @@ use crate::auth::principal::{AccountType, Credential};
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::garden::ipm::routes::uuid_query;
 use crate::http::depot::DepotExt;
-use crate::http::json::read_json;
+use crate::http::json::{is_blank, read_json};
 use crate::http::pagination::{Page, PageRequest};
 use crate::rules::diary_analysis::AnalysisState;
 
@@ -52,9 +52,16 @@ fn filter_from(req: &Request) -> Result<EntryFilter, AppError> {
         Ok(r) => f.run = r,
         Err(e) => errors.extend(e.details().iter().cloned()),
     }
+    // Text filters are checked as sent, as the document states them (the single-line pattern:
+    // one visible character, no control characters), then trimmed.
+    let line_ok = |s: &str, max: usize| {
+        !s.trim_matches(is_blank).is_empty()
+            && s.chars().count() <= max
+            && !s.chars().any(char::is_control)
+    };
     if let Some(s) = q("species") {
-        let t = s.trim();
-        if t.is_empty() || t.chars().count() > 100 || t.chars().any(char::is_control) {
+        let t = s.trim_matches(is_blank);
+        if !line_ok(&s, 100) {
             errors.push(query_error(
                 "species",
                 "must be a species key of 1 to 100 characters",
@@ -73,8 +80,8 @@ fn filter_from(req: &Request) -> Result<EntryFilter, AppError> {
         }
     }
     if let Some(s) = q("tag") {
-        let t = s.trim().to_lowercase();
-        if t.is_empty() || t.chars().count() > TAG_MAX || t.chars().any(char::is_control) {
+        let t = s.trim_matches(is_blank).to_lowercase();
+        if !line_ok(&s, TAG_MAX) {
             errors.push(query_error("tag", "must be a tag of 1 to 50 characters"));
         } else {
             f.tag = Some(t);
@@ -125,9 +132,9 @@ fn editor(depot: &Depot) -> Result<Editor, AppError> {
         ("slug" = String, Path, description = "tenant slug"),
         ("plant" = Option<Uuid>, Query, description = "entries about this plant"),
         ("run" = Option<Uuid>, Query, description = "entries about this planting run"),
-        ("species" = Option<String>, Query, min_length = 1, max_length = 100, description = "entries about plants of this species (key)"),
+        ("species" = Option<String>, Query, min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "entries about plants of this species (key)"),
         ("entry_type" = Option<String>, Query, pattern = "^(observation|measurement|care|problem|harvest|milestone|note)$", description = "observation, measurement, care, problem, harvest, milestone or note"),
-        ("tag" = Option<String>, Query, min_length = 1, max_length = 50, description = "entries carrying this tag (case-insensitive)"),
+        ("tag" = Option<String>, Query, min_length = 1, max_length = 50, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$", description = "entries carrying this tag (case-insensitive)"),
         ("analysis_state" = Option<String>, Query, pattern = "^(requested|in_progress|completed|failed)$", description = "requested (also a lapsed lease), in_progress, completed or failed"),
         ("from" = Option<Date>, Query, description = "entry date on or after (YYYY-MM-DD)"),
         ("to" = Option<Date>, Query, description = "entry date on or before (YYYY-MM-DD), not before from"),

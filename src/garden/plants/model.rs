@@ -277,7 +277,11 @@ pub struct CompanionBenefit {
 #[serde(deny_unknown_fields)]
 pub struct PlantingCheck {
     /// Species key from the catalogue; with `plant_key` it may be omitted (the plant's).
-    #[salvo(schema(min_length = 1, max_length = 100))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub species_key: Option<String>,
     pub location_key: Option<Uuid>,
     pub slot_key: Option<Uuid>,

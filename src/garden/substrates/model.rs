@@ -461,7 +461,11 @@ pub struct SubstrateBatch {
 #[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct BatchCreateBody {
     /// A global substrate's key or `tenant:<uuid>` of the garden's own.
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub substrate_key: String,
     /// Up to 120 characters, unique per garden (case-insensitive).
     #[salvo(schema(

@@ -5,7 +5,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields::{opt_choice, opt_date, opt_key, patch_choice, patch_key};
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::http::json::{FromJson, JsonFields, Patch, is_blank};
 use crate::rules::task_status::{TaskAction, TaskStatus};
 
 pub const NAME_MAX: usize = 200;
@@ -102,7 +102,11 @@ pub struct Recurrence {
     #[salvo(schema(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
     pub end_on: Option<String>,
     /// The phase (key or name) whose entry makes the task due (phase_entry only).
-    #[salvo(schema(min_length = 1, max_length = 100))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub phase: Option<String>,
 }
 
@@ -200,6 +204,7 @@ pub struct NewTaskBody {
     /// A member of the garden (user key).
     pub assigned_to: Option<Uuid>,
     /// Up to 50 entries.
+    #[salvo(schema(max_items = 50))]
     pub checklist: Option<Vec<ChecklistItem>>,
     pub recurrence: Option<Recurrence>,
 }
@@ -345,12 +350,14 @@ fn recurrence(f: &mut JsonFields) -> Option<Option<RecurrenceIn>> {
     };
     let phase = match map.remove("phase") {
         None | Some(Value::Null) => None,
+        // As the schema states it: at most 100 characters as sent, one of them visible, no
+        // control characters.
         Some(Value::String(p))
-            if !p.trim().is_empty()
-                && p.trim().chars().count() <= 100
+            if !p.trim_matches(is_blank).is_empty()
+                && p.chars().count() <= 100
                 && !p.chars().any(char::is_control) =>
         {
-            Some(p.trim().to_owned())
+            Some(p.trim_matches(is_blank).to_owned())
         }
         Some(_) => {
             f.reject_field(
@@ -502,8 +509,8 @@ pub struct TaskPatchBody {
     #[salvo(schema(pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
     pub due_on: Option<String>,
     pub assigned_to: Option<Uuid>,
-    /// `[]` empties it; null is refused.
-    #[salvo(schema(nullable = false))]
+    /// `[]` empties it (up to 50 entries); null is refused.
+    #[salvo(schema(nullable = false, max_items = 50))]
     pub checklist: Option<Vec<ChecklistItem>>,
 }
 
@@ -578,7 +585,10 @@ pub struct StatusBody {
     #[salvo(schema(pattern = r"^(start|complete|skip|fail|reopen)$"))]
     pub action: String,
     /// Notes on completing (up to 2000 characters).
-    #[salvo(schema(max_length = 2000))]
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
+    ))]
     pub notes: Option<String>,
 }
 

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use crate::garden::contracts::PhaseTargets;
 use crate::garden::fields;
 use crate::garden::tanks::model::{NOTES_MAX, number_value, opt_timestamp, required_number};
-use crate::http::json::{FromJson, JsonFields};
+use crate::http::json::{FromJson, JsonFields, is_blank};
 use crate::name_enum;
 use crate::rules::feeding_diagnostics::{Series, TargetComparison};
 use crate::rules::runoff::RunoffAnalysis;
@@ -38,7 +38,11 @@ pub const NOTES_MAX_CHARS: usize = NOTES_MAX;
 #[salvo(schema(name = "FertilizerUse"))]
 #[serde(deny_unknown_fields)]
 pub struct FertilizerUse {
-    #[salvo(schema(min_length = 1, max_length = 200))]
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
     pub fertilizer_key: String,
     /// Millilitres (or grams) of the product in this event, above 0.
     #[salvo(schema(exclusive_minimum = 0.0, maximum = 100000.0))]
@@ -270,17 +274,16 @@ fn fertilizer_list(f: &mut JsonFields, name: &'static str) -> Option<Vec<Fertili
             );
             ok = false;
         }
-        let key = obj
-            .get("fertilizer_key")
-            .and_then(Value::as_str)
-            .map(|s| s.trim().to_owned());
+        // As the schema states it: at most 200 characters as sent, one of them visible, no
+        // control characters; stored trimmed.
+        let key = obj.get("fertilizer_key").and_then(Value::as_str);
         let key = match key {
             Some(k)
-                if !k.is_empty()
+                if !k.trim_matches(is_blank).is_empty()
                     && k.chars().count() <= FERTILIZER_KEY_MAX
                     && !k.chars().any(char::is_control) =>
             {
-                Some(k)
+                Some(k.trim_matches(is_blank).to_owned())
             }
             _ => {
                 f.reject_field(
