@@ -234,7 +234,6 @@ const NOT_YET_TAKEN: &[&str] = &[
     "submit_diary_analysis.model",
     "submit_diary_analysis.recipe_version",
     "submit_diary_analysis.error",
-    "record_feeding_event.tank_fill_event_key",
     "transition_plant_phase.force",
     "create_site.type",
     "create_site.climate_zone",
@@ -337,6 +336,9 @@ fn schemas_state_every_rule_and_the_reference_names() {
     );
 }
 
+/// A tank fill key the feeding tool stores as given (4.2: not dereferenced).
+const FILL: &str = "0190f3c1-7a2b-7c3d-8e4f-a0b1c2d3e4f5";
+
 #[tokio::test]
 async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
     let app = crate::mcp_tools::app().await;
@@ -367,11 +369,15 @@ async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
         (
             "record_feeding_event",
             &grower,
-            json!({"plant_key": p, "volume_applied_liters": 1.0, "notes": paragraph, "dry_run": true}),
+            json!({"plant_key": p, "volume_applied_liters": 1.0, "notes": paragraph, "dry_run": true,
+                   "tank_fill_event_key": FILL}),
         ),
     ] {
         let (s, v) = tool(&app, key, name, args).await;
         assert_eq!(s, 200, "{name}: {v}");
+        if name == "record_feeding_event" {
+            assert_eq!(v["data"]["tank_fill_key"], FILL, "stored as given: {v}");
+        }
         if name == "create_inspection" {
             assert_eq!(
                 v["data"]["symptoms_observed"],

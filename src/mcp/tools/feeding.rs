@@ -147,6 +147,12 @@ pub static RECORD_FEEDING_EVENT: Tool = Tool {
             "Tank the solution came from (its volume drops).",
         ),
         Arg::optional(
+            "tank_fill_event_key",
+            KEY,
+            "The tank fill the solution came from (stored as given, not looked up; default \
+             with tank_key: the tank's last fill).",
+        ),
+        Arg::optional(
             "notes",
             ArgKind::Paragraph {
                 min: 1,
@@ -163,11 +169,22 @@ async fn record_feeding_event(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, T
     let t = bound(ctx)?;
     let plant = uuid_arg(&args, "plant_key", "plant")?.unwrap_or_default();
     let tank = uuid_arg(&args, "tank_key", "tank")?;
+    // Stored as given (the reference's rule): a key that is not a UUID names no fill.
+    let fill = match args.text("tank_fill_event_key") {
+        Some(raw) => Some(uuid::Uuid::parse_str(raw).map_err(|_| {
+            ToolError::validation(
+                "tank_fill_event_key",
+                "must be a tank fill key (a UUID)",
+                "value_error",
+            )
+        })?),
+        None => None,
+    };
     let new = NewWateringEvent {
         plant_keys: vec![plant],
         run_key: None,
         tank_key: tank,
-        tank_fill_key: None,
+        tank_fill_key: fill,
         occurred_at: None,
         application_method: args
             .text("application_method")
