@@ -410,7 +410,8 @@ impl JsonFields {
     }
 
     /// Unknown fields are errors: a typo must not be silently ignored.
-    fn finish<T>(mut self, value: Option<T>) -> Result<T, AppError> {
+    /// The value, or one 422 with every problem recorded (unknown fields included).
+    pub fn finish<T>(mut self, value: Option<T>) -> Result<T, AppError> {
         let mut extra: Vec<String> = self
             .map
             .keys()

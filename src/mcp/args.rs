@@ -70,6 +70,8 @@ pub enum ArgKind {
         min: usize,
         max: usize,
     },
+    /// A diary entry's measurements, read by the REST reader (`garden::diary::model`).
+    Measurements,
     /// A list of `min..=max` objects, each checked against its own argument table and rules.
     ObjectList {
         fields: &'static [Arg],
@@ -221,6 +223,7 @@ fn property(arg: &Arg) -> Value {
             }
             p
         }
+        ArgKind::Measurements => crate::garden::diary::model::measurements_schema(),
         ArgKind::Date => json!({"type": "string", "format": "date"}),
         ArgKind::DateTime => json!({"type": "string", "format": "date-time"}),
         ArgKind::DateOrDateTime => json!({
@@ -423,6 +426,13 @@ fn expectation(kind: ArgKind) -> (String, Value) {
         ArgKind::Choice { values, default } => (
             format!("one of {}", values.join(", ")),
             json!(default.or_else(|| values.first().copied())),
+        ),
+        ArgKind::Measurements => (
+            "an object of up to 20 measurements: ec_ms_cm, ph, temperature_c, \
+             humidity_percent, height_cm, leaf_count within their bounds, other lowercase \
+             names a number, true/false or a short text"
+                .into(),
+            json!({"ph": 6.2, "height_cm": 41}),
         ),
         ArgKind::Date => ("a date YYYY-MM-DD".into(), json!("2026-05-01")),
         ArgKind::DateTime => (
@@ -772,6 +782,26 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
                 Ok(Value::String(s.to_owned()))
             } else {
                 Err((format!("must be one of {}", values.join(", ")), "enum").into())
+            }
+        }
+        ArgKind::Measurements => {
+            let mut body = Map::new();
+            body.insert("measurements".into(), value.clone());
+            let mut fields = crate::http::json::JsonFields::new(body);
+            let read = crate::garden::diary::model::measurements(&mut fields, "measurements");
+            match fields.finish(read) {
+                Ok(map) => Ok(Value::Object(map)),
+                Err(err) => {
+                    let reasons: Vec<String> = err
+                        .details()
+                        .iter()
+                        .map(|d| {
+                            let at = d.field.trim_start_matches("body.");
+                            format!("{at}: {}", d.reason)
+                        })
+                        .collect();
+                    Err((reasons.join("; "), "value_error").into())
+                }
             }
         }
         ArgKind::Date | ArgKind::DateTime | ArgKind::DateOrDateTime => {

@@ -226,7 +226,6 @@ const NOT_YET_TAKEN: &[&str] = &[
     "list_pending_diary_analyses.include_stale",
     "get_diary_entry_photos.photo_ids",
     "add_plant_diary_entry.title",
-    "add_plant_diary_entry.measurements",
     "claim_diary_analysis.worker_id",
     "claim_diary_analysis.lease_seconds",
     "submit_diary_analysis.recommended_actions",
@@ -390,6 +389,35 @@ async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
             );
         }
     }
+    // Measurements as the reference names them, read by the REST reader.
+    let (s, v) = tool(
+        &app,
+        &grower,
+        "add_plant_diary_entry",
+        json!({"plant_key": p, "text": paragraph, "dry_run": true,
+               "measurements": {"ph": 6.2, "leaf_count": 12.0, "trellis": "north"}}),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(
+        v["data"]["measurements"],
+        json!({"ph": 6.2, "leaf_count": 12, "trellis": "north"})
+    );
+    let (s, v) = tool(
+        &app,
+        &grower,
+        "add_plant_diary_entry",
+        json!({"plant_key": p, "text": "x", "measurements": {"ph": 15}}),
+    )
+    .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{v}"
+    );
+    assert_eq!(v["details"][0]["field"], "measurements", "{v}");
+    assert!(v["details"][0]["expected"].is_string(), "{v}");
+    assert_eq!(crate::garden::count(&app, &w.t, "diary_entries").await, 0);
     assert_eq!(crate::garden::count(&app, &w.t, "ipm_inspections").await, 0);
     assert_eq!(crate::garden::count(&app, &w.t, "harvest_batches").await, 0);
     // Whole numbers written with a fraction are integers.

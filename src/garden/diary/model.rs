@@ -82,6 +82,34 @@ fn measurement_key_ok(k: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
+/// The JSON Schema of what [`measurements`] accepts (the tool server publishes it).
+pub fn measurements_schema() -> Value {
+    let mut known = Map::new();
+    for (name, min, max) in MEASUREMENT_KEYS {
+        let kind = if *name == "leaf_count" {
+            "integer"
+        } else {
+            "number"
+        };
+        known.insert(
+            (*name).to_owned(),
+            serde_json::json!({"type": kind, "minimum": min, "maximum": max}),
+        );
+    }
+    serde_json::json!({
+        "type": "object",
+        "maxProperties": MEASUREMENTS_MAX,
+        "propertyNames": {"pattern": format!("^[a-z][a-z0-9_]{{0,{}}}$", KEY_PATTERN_MAX - 1)},
+        "properties": known,
+        "additionalProperties": {"anyOf": [
+            {"type": "number"},
+            {"type": "boolean"},
+            {"type": "string", "minLength": 1, "maxLength": MEASUREMENT_TEXT_MAX,
+             "pattern": crate::http::json::SINGLE_LINE_PATTERN},
+        ]},
+    })
+}
+
 /// Reads `measurements`: an object of at most 20 keys (`^[a-z][a-z0-9_]{0,39}$`). The
 /// recognised keys are numbers within their bounds; any further key holds a number, a text
 /// of 1 to 200 characters or a boolean. Absent or null: empty.

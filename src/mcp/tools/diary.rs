@@ -287,6 +287,13 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
             "Tags as a JSON array, e.g. [\"yellow leaves\", \"week 3\"] (stored in lower case).",
         ),
         Arg::optional(
+            "measurements",
+            ArgKind::Measurements,
+            "Measurements, e.g. {\"ph\": 6.2, \"height_cm\": 41}: ec_ms_cm 0-20, ph 0-14, \
+             temperature_c -50-70, humidity_percent 0-100, height_cm >= 0, leaf_count a whole \
+             number; other lowercase names hold a number, true/false or a short text (up to 20).",
+        ),
+        Arg::optional(
             "entry_date",
             DATE,
             "YYYY-MM-DD, not in the future (default today).",
