@@ -164,6 +164,13 @@ async fn make(
                               "kind": "nutrient", "volume_liters": 50});
             garden.post(app, "tanks", body).await
         }
+        "tank_fill_event_key" => {
+            let tank = Box::pin(make(app, garden, "tank_key", ids)).await?;
+            let body = json!({"fill_type": "full_change", "volume_liters": 10});
+            // The answer is the tank after the fill; the fill is its last one.
+            let filled = garden.post(app, &format!("tanks/{tank}/fills"), body).await;
+            json!({"key": filled["state"]["last_fill"]["key"]})
+        }
         "event_key" => {
             let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
             let body = json!({"plant_keys": [plant], "volume_liters": 1.0});

@@ -335,9 +335,6 @@ fn schemas_state_every_rule_and_the_reference_names() {
     );
 }
 
-/// A tank fill key the feeding tool stores as given (4.2: not dereferenced).
-const FILL: &str = "0190f3c1-7a2b-7c3d-8e4f-a0b1c2d3e4f5";
-
 #[tokio::test]
 async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
     let app = crate::mcp_tools::app().await;
@@ -368,15 +365,11 @@ async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
         (
             "record_feeding_event",
             &grower,
-            json!({"plant_key": p, "volume_applied_liters": 1.0, "notes": paragraph, "dry_run": true,
-                   "tank_fill_event_key": FILL}),
+            json!({"plant_key": p, "volume_applied_liters": 1.0, "notes": paragraph, "dry_run": true}),
         ),
     ] {
         let (s, v) = tool(&app, key, name, args).await;
         assert_eq!(s, 200, "{name}: {v}");
-        if name == "record_feeding_event" {
-            assert_eq!(v["data"]["tank_fill_key"], FILL, "stored as given: {v}");
-        }
         if name == "create_inspection" {
             assert_eq!(
                 v["data"]["symptoms_observed"],
@@ -420,6 +413,20 @@ async fn text_keeps_line_breaks_and_lists_whole_numbers_and_errors_help() {
     assert_eq!(crate::garden::count(&app, &w.t, "diary_entries").await, 0);
     assert_eq!(crate::garden::count(&app, &w.t, "ipm_inspections").await, 0);
     assert_eq!(crate::garden::count(&app, &w.t, "harvest_batches").await, 0);
+    // A tank fill the garden does not have names nothing.
+    let (s, v) = tool(
+        &app,
+        &grower,
+        "record_feeding_event",
+        json!({"plant_key": p, "volume_applied_liters": 1.0,
+               "tank_fill_event_key": uuid::Uuid::now_v7()}),
+    )
+    .await;
+    assert_eq!(
+        (s, v["error_code"].as_str()),
+        (404, Some("not_found")),
+        "{v}"
+    );
     // Whole numbers written with a fraction are integers.
     let (s, v) = tool(&app, &grower, "list_species", json!({"limit": 2.0})).await;
     assert_eq!(s, 200, "{v}");

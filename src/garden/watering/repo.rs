@@ -244,6 +244,14 @@ pub async fn lock_tank(
     .await
 }
 
+/// Whether a tank fill of this garden has the id (a feeding may name the fill it drew from).
+pub async fn fill_exists(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.tank_fills WHERE id = $1)"))
+        .bind(id)
+        .fetch_one(tx.conn())
+        .await
+}
+
 pub async fn set_tank_volume(tx: &mut TenantTx, id: Uuid, volume: f64) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.tanks SET current_volume_liters = $2, updated_at = now() WHERE id = $1",

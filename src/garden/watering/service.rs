@@ -109,6 +109,12 @@ pub async fn record_event(
         }
     }
     let mut tank_fill_key = new.tank_fill_key;
+    // A named fill is one of this garden's (another garden's key names nothing here).
+    if let Some(fill) = tank_fill_key
+        && !repo::fill_exists(&mut tx, fill).await?
+    {
+        return Err(AppError::not_found("tank fill"));
+    }
     if let Some(tank) = new.tank_key {
         let (held, last_fill) = repo::lock_tank(&mut tx, tank)
             .await?

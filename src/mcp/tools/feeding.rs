@@ -149,8 +149,8 @@ pub static RECORD_FEEDING_EVENT: Tool = Tool {
         Arg::optional(
             "tank_fill_event_key",
             KEY,
-            "The tank fill the solution came from (stored as given, not looked up; default \
-             with tank_key: the tank's last fill).",
+            "The tank fill the solution came from (a fill of this garden; default with \
+             tank_key: the tank's last fill).",
         ),
         Arg::optional(
             "notes",
@@ -169,17 +169,7 @@ async fn record_feeding_event(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, T
     let t = bound(ctx)?;
     let plant = uuid_arg(&args, "plant_key", "plant")?.unwrap_or_default();
     let tank = uuid_arg(&args, "tank_key", "tank")?;
-    // Stored as given (the reference's rule): a key that is not a UUID names no fill.
-    let fill = match args.text("tank_fill_event_key") {
-        Some(raw) => Some(uuid::Uuid::parse_str(raw).map_err(|_| {
-            ToolError::validation(
-                "tank_fill_event_key",
-                "must be a tank fill key (a UUID)",
-                "value_error",
-            )
-        })?),
-        None => None,
-    };
+    let fill = uuid_arg(&args, "tank_fill_event_key", "tank fill")?;
     let new = NewWateringEvent {
         plant_keys: vec![plant],
         run_key: None,
