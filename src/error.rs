@@ -187,6 +187,14 @@ pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 2;
 /// `Retry-After` of a 429 whose budget does not say when it refills.
 pub const RATE_LIMIT_RETRY_AFTER_SECONDS: u64 = 60;
 
+/// The 429 body: a single field, as the specification has it (every budget answers with it).
+#[derive(Debug, Serialize, ToSchema)]
+#[salvo(schema(name = "RateLimitError"))]
+pub struct RateLimitBody {
+    /// Which limit was exceeded, in words.
+    pub error: String,
+}
+
 /// An error on its way to the client.
 pub struct AppError {
     code: ErrorCode,
@@ -352,7 +360,7 @@ impl AppError {
                 salvo::http::header::RETRY_AFTER,
                 salvo::http::HeaderValue::from(seconds),
             );
-            res.render(Json(crate::http::rate_limit::RateLimitBody {
+            res.render(Json(RateLimitBody {
                 error: self.message.into_owned(),
             }));
             return;

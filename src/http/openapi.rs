@@ -12,11 +12,11 @@ use salvo::prelude::*;
 use serde_json::{Value, json};
 
 use super::health::VERSION;
-use super::rate_limit::RateLimitBody;
 use super::roles::{self, MIN_ROLE_EXTENSION};
 use crate::auth::Role;
 use crate::config::ServiceMode;
 use crate::error::ErrorBody;
+use crate::error::RateLimitBody;
 
 pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 
@@ -293,7 +293,9 @@ fn document_must_be_true(doc: &mut OpenApi) {
 /// names `^[a-z][a-z0-9_]{0,39}$`, the recognised ones numbers within their bounds
 /// (`leaf_count` whole), any other a number, a boolean or a line of 1 to 200 characters.
 fn document_measurements(doc: &mut OpenApi) {
-    use crate::garden::diary::model::{MEASUREMENT_KEYS, MEASUREMENT_TEXT_MAX, MEASUREMENTS_MAX};
+    use crate::garden::diary::model::{
+        MEASUREMENT_KEYS, MEASUREMENT_NAME_PATTERN, MEASUREMENT_TEXT_MAX, MEASUREMENTS_MAX,
+    };
     if let Some(RefOr::Type(oapi::Schema::OneOf(value))) =
         doc.components.schemas.get_mut("DiaryMeasurementValue")
     {
@@ -316,7 +318,7 @@ fn document_measurements(doc: &mut OpenApi) {
         map.max_properties = Some(MEASUREMENTS_MAX);
         map.property_names = Some(Box::new(
             Object::with_type(BasicType::String)
-                .pattern("^[a-z][a-z0-9_]{0,39}$")
+                .pattern(MEASUREMENT_NAME_PATTERN)
                 .into(),
         ));
         for (key, min, max) in MEASUREMENT_KEYS {

@@ -19,25 +19,16 @@
 
 use salvo::http::HeaderValue;
 use salvo::http::header::RETRY_AFTER;
-use salvo::oapi::ToSchema;
 use salvo::prelude::*;
-use serde::Serialize;
 
 use crate::auth::Principal;
 use crate::config::ServiceMode;
+use crate::error::RateLimitBody;
 use crate::http::depot::DepotExt;
 use crate::rules::client_ip::{client_ip, limit_identity};
 use crate::state::AppState;
 use crate::store::rate_lease::lease_size;
 use crate::store::rate_limit::{Decision, Limit};
-
-/// The 429 body: a single field, as the specification has it.
-#[derive(Debug, Serialize, ToSchema)]
-#[salvo(schema(name = "RateLimitError"))]
-pub struct RateLimitBody {
-    /// Which limit was exceeded, in words.
-    pub error: String,
-}
 
 /// Puts the general limit on every route of `router` in full mode.
 pub fn limit_general(router: Router, mode: ServiceMode) -> Router {

@@ -299,11 +299,15 @@ pub async fn due_page(
            FROM tenant.care_reminders r JOIN tenant.plants p ON p.id = r.plant_id \
            WHERE ($2::date IS NULL OR r.due_on <= $2) AND {} \
          ), n AS ( \
-           SELECT d.*, row_number() OVER w AS rn, count(*) OVER (PARTITION BY bucket) AS bucket_total \
+           SELECT d.id, d.plant_id, d.plant_name, d.species_key, d.reminder_type, d.due_on, \
+                  d.interval_days, d.archived, d.bucket, \
+                  row_number() OVER w AS rn, count(*) OVER (PARTITION BY bucket) AS bucket_total \
            FROM d WHERE bucket = ANY($3) \
            WINDOW w AS (PARTITION BY bucket ORDER BY due_on, plant_name, reminder_type, id) \
          ) \
-         SELECT * FROM n WHERE rn = 1 OR (rn > $4 AND rn <= $4 + $5) ORDER BY bucket, rn",
+         SELECT id, plant_id, plant_name, species_key, reminder_type, due_on, interval_days, \
+                archived, bucket, rn, bucket_total \
+         FROM n WHERE rn = 1 OR (rn > $4 AND rn <= $4 + $5) ORDER BY bucket, rn",
         guards()
     ));
     let rows = sqlx::query(sql)
