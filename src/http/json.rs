@@ -101,12 +101,6 @@ pub fn whole_number(value: &Value) -> Option<i64> {
     })
 }
 
-/// Schema pattern of a single-line text with at least one visible character.
-pub const SINGLE_LINE_PATTERN: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
-/// Schema pattern of a multi-line text (tabs and line breaks kept) with at least one visible
-/// character.
-pub const PARAGRAPH_PATTERN: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
-
 /// Whitespace as JSON Schema's `\\s` (ECMA-262) sees it, so "blank" means the same on both sides.
 pub fn is_blank(c: char) -> bool {
     c.is_whitespace() || c == '\u{feff}'

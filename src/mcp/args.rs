@@ -16,7 +16,8 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::envelope::{ToolError, ToolErrorCode};
-use crate::http::json::{PARAGRAPH_PATTERN, SINGLE_LINE_PATTERN, is_blank, whole_number};
+use crate::catalog::engine::fields::{LINE_PATTERN, PARAGRAPH_PATTERN};
+use crate::http::json::{is_blank, whole_number};
 
 #[derive(Debug, Clone, Copy)]
 pub enum ArgKind {
@@ -189,40 +190,18 @@ pub const IDEMPOTENCY_KEY: Arg = Arg::optional(
 fn property(arg: &Arg) -> Value {
     let mut p = match arg.kind {
         ArgKind::Text { min, max } => json!({
-            "type": "string", "minLength": min, "maxLength": max, "pattern": SINGLE_LINE_PATTERN,
+            "type": "string", "minLength": min, "maxLength": max, "pattern": LINE_PATTERN,
         }),
         ArgKind::Paragraph { min, max } => json!({
             "type": "string", "minLength": min, "maxLength": max, "pattern": PARAGRAPH_PATTERN,
         }),
-        ArgKind::Int { min, max, default } => {
-            let mut p = json!({"type": "integer", "minimum": min, "maximum": max});
-            if let Some(d) = default {
-                p["default"] = json!(d);
-            }
-            p
+        ArgKind::Int { min, max, .. } => json!({"type": "integer", "minimum": min, "maximum": max}),
+        ArgKind::IntChoice { values, .. } => json!({"type": "integer", "enum": values}),
+        ArgKind::Number { min, max, .. } => {
+            json!({"type": "number", "minimum": min, "maximum": max})
         }
-        ArgKind::IntChoice { values, default } => {
-            let mut p = json!({"type": "integer", "enum": values});
-            if let Some(d) = default {
-                p["default"] = json!(d);
-            }
-            p
-        }
-        ArgKind::Number { min, max, default } => {
-            let mut p = json!({"type": "number", "minimum": min, "maximum": max});
-            if let Some(d) = default {
-                p["default"] = json!(d);
-            }
-            p
-        }
-        ArgKind::Bool { default } => json!({"type": "boolean", "default": default}),
-        ArgKind::Choice { values, default } => {
-            let mut p = json!({"type": "string", "enum": values});
-            if let Some(d) = default {
-                p["default"] = json!(d);
-            }
-            p
-        }
+        ArgKind::Bool { .. } => json!({"type": "boolean"}),
+        ArgKind::Choice { values, .. } => json!({"type": "string", "enum": values}),
         ArgKind::Measurements => crate::garden::diary::model::measurements_schema(),
         ArgKind::Date => json!({"type": "string", "format": "date"}),
         ArgKind::DateTime => json!({"type": "string", "format": "date-time"}),
@@ -243,7 +222,7 @@ fn property(arg: &Arg) -> Value {
                 "type": "string",
                 "minLength": item_min,
                 "maxLength": item_max,
-                "pattern": SINGLE_LINE_PATTERN,
+                "pattern": LINE_PATTERN,
             },
         }),
         ArgKind::ObjectList {
@@ -258,6 +237,9 @@ fn property(arg: &Arg) -> Value {
             "items": object_schema(fields.iter(), rules),
         }),
     };
+    if let Some(d) = default_of(arg.kind) {
+        p["default"] = d;
+    }
     p["description"] = json!(arg.description);
     p
 }
@@ -733,27 +715,41 @@ fn is_date_time(s: &str) -> bool {
     OffsetDateTime::parse(s, &Rfc3339).is_ok()
 }
 
+/// An integer as JSON Schema counts them (`2.0` too).
+fn whole(value: &Value) -> Result<i64, (String, &'static str)> {
+    whole_number(value).ok_or_else(|| ("must be a whole number".to_owned(), "type_error"))
+}
+
+fn string(value: &Value) -> Result<&str, (String, &'static str)> {
+    value
+        .as_str()
+        .ok_or_else(|| ("must be a string".to_owned(), "type_error"))
+}
+
+fn entries_within(list: &[Value], min: usize, max: usize) -> Result<(), (String, &'static str)> {
+    if (min..=max).contains(&list.len()) {
+        Ok(())
+    } else {
+        Err((
+            format!("must have between {min} and {max} entries"),
+            "out_of_range",
+        ))
+    }
+}
+
 fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
     match kind {
         ArgKind::Text { min, max } => Ok(Value::String(checked_text(value, min, max, false)?)),
         ArgKind::Paragraph { min, max } => Ok(Value::String(checked_text(value, min, max, true)?)),
         ArgKind::Int { min, max, .. } => {
-            let n = value
-                .is_number()
-                .then(|| whole_number(value))
-                .flatten()
-                .ok_or_else(|| ("must be a whole number".to_owned(), "type_error"))?;
+            let n = whole(value)?;
             if n < min || n > max {
                 return Err((format!("must be between {min} and {max}"), "out_of_range").into());
             }
             Ok(Value::from(n))
         }
         ArgKind::IntChoice { values, .. } => {
-            let n = value
-                .is_number()
-                .then(|| whole_number(value))
-                .flatten()
-                .ok_or_else(|| ("must be a whole number".to_owned(), "type_error"))?;
+            let n = whole(value)?;
             if values.contains(&n) {
                 Ok(Value::from(n))
             } else {
@@ -775,9 +771,7 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
             .map(Value::Bool)
             .ok_or_else(|| ("must be true or false".to_owned(), "type_error").into()),
         ArgKind::Choice { values, .. } => {
-            let s = value
-                .as_str()
-                .ok_or_else(|| ("must be a string".to_owned(), "type_error"))?;
+            let s = string(value)?;
             if values.contains(&s) {
                 Ok(Value::String(s.to_owned()))
             } else {
@@ -805,9 +799,7 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
             }
         }
         ArgKind::Date | ArgKind::DateTime | ArgKind::DateOrDateTime => {
-            let s = value
-                .as_str()
-                .ok_or_else(|| ("must be a string".to_owned(), "type_error"))?;
+            let s = string(value)?;
             let ok = match kind {
                 ArgKind::Date => is_date(s),
                 ArgKind::DateTime => is_date_time(s),
@@ -838,13 +830,7 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
                     "type_error",
                 )
             })?;
-            if list.len() < min || list.len() > max {
-                return Err((
-                    format!("must have between {min} and {max} entries"),
-                    "out_of_range",
-                )
-                    .into());
-            }
+            entries_within(list, min, max)?;
             let mut out: Vec<Value> = Vec::with_capacity(list.len());
             for (i, item) in list.iter().enumerate() {
                 let text = checked_text(item, item_min, item_max, false)
@@ -865,13 +851,7 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
             let list = value
                 .as_array()
                 .ok_or_else(|| ("must be a JSON array of objects".to_owned(), "type_error"))?;
-            if list.len() < min || list.len() > max {
-                return Err((
-                    format!("must have between {min} and {max} entries"),
-                    "out_of_range",
-                )
-                    .into());
-            }
+            entries_within(list, min, max)?;
             let mut out = Vec::with_capacity(list.len());
             let mut problems = Vec::new();
             for (i, item) in list.iter().enumerate() {

@@ -12,6 +12,9 @@ use crate::http::json::is_blank;
 pub const LINE_PATTERN: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
 /// The schema pattern of a multi-line text (tabs and line breaks allowed).
 pub const LONG_PATTERN: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
+/// The schema pattern of a multi-line text with at least one visible character (a paragraph a
+/// tool argument requires).
+pub const PARAGRAPH_PATTERN: &str = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$";
 
 /// What a field holds.
 #[derive(Debug, Clone, Copy)]

@@ -74,6 +74,8 @@ pub enum MeasurementValue {
 }
 
 const KEY_PATTERN_MAX: usize = 40;
+/// What `measurement_key_ok` accepts, as a schema pattern (REST document and tool alike).
+pub const MEASUREMENT_NAME_PATTERN: &str = "^[a-z][a-z0-9_]{0,39}$";
 
 fn measurement_key_ok(k: &str) -> bool {
     let mut chars = k.chars();
@@ -99,13 +101,13 @@ pub fn measurements_schema() -> Value {
     serde_json::json!({
         "type": "object",
         "maxProperties": MEASUREMENTS_MAX,
-        "propertyNames": {"pattern": format!("^[a-z][a-z0-9_]{{0,{}}}$", KEY_PATTERN_MAX - 1)},
+        "propertyNames": {"pattern": MEASUREMENT_NAME_PATTERN},
         "properties": known,
         "additionalProperties": {"anyOf": [
             {"type": "number"},
             {"type": "boolean"},
             {"type": "string", "minLength": 1, "maxLength": MEASUREMENT_TEXT_MAX,
-             "pattern": crate::http::json::SINGLE_LINE_PATTERN},
+             "pattern": crate::catalog::engine::fields::LINE_PATTERN},
         ]},
     })
 }
