@@ -469,9 +469,18 @@ pub struct MixingProtocolBody {
     /// Alkalinity of the water (as CaCO₃), ppm (0 to 500; default 0).
     #[salvo(schema(minimum = 0, maximum = 500))]
     pub alkalinity_ppm: Option<f64>,
-    /// Substrate type (default coco).
+    /// Substrate type (default coco). Give this or `substrate_key`, not both.
     #[salvo(schema(value_type = Option<SubstrateType>))]
     pub substrate_type: Option<String>,
+    /// A substrate record (global, or `tenant:<uuid>` for the garden's own on the garden
+    /// route) whose type the EC range is for; unknown is 404. Give this or `substrate_type`,
+    /// not both.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub substrate_key: Option<String>,
     /// Times the substrate has been used (0 to 50); 0 = fresh (CalMag +20 % in coco).
     #[salvo(schema(minimum = 0, maximum = 50))]
     pub substrate_cycles_used: Option<u32>,
@@ -577,6 +586,8 @@ fn products(f: &mut JsonFields) -> Option<Vec<ProductChoice>> {
 
 impl FromJson for MixingProtocolBody {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
+        // Asked before the readers take the fields out of the body.
+        let both_substrates = f.has("substrate_type") && f.has("substrate_key");
         let fertilizers = products(f);
         let volume = number(f, "target_volume_liters");
         let ec = number(f, "target_ec_ms");
@@ -592,6 +603,14 @@ impl FromJson for MixingProtocolBody {
                 None
             }
         };
+        let substrate_key = f.patch_text("substrate_key", 200);
+        if both_substrates {
+            f.reject_field(
+                "substrate_key",
+                "give substrate_type or substrate_key, not both",
+                "value_error",
+            );
+        }
         let cycles = f.opt_int("substrate_cycles_used", 0, 50);
         let phase = match f.raw("phase") {
             None | Some(Value::Null) => Some(None),
@@ -611,6 +630,7 @@ impl FromJson for MixingProtocolBody {
             base_water_ph: base_ph?,
             alkalinity_ppm: alk?,
             substrate_type: substrate?,
+            substrate_key: substrate_key?,
             substrate_cycles_used: cycles?.map(|c| c as u32),
             phase: phase?,
             water_temp_c: water_temp?,

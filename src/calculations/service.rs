@@ -157,6 +157,20 @@ pub async fn mixing_protocol(
         ProductSource::Garden(tenant) => Some(crate::tenancy::TenantTx::read(state, tenant).await?),
         ProductSource::GlobalCatalogue => None,
     };
+    if let Some(key) = &body.substrate_key {
+        let substrate = match garden_tx.as_mut() {
+            Some(tx) => crate::garden::substrates::service::resolve(state, tx, key).await?,
+            None => crate::garden::substrates::service::resolve_global(state, key).await?,
+        };
+        let substrate = substrate.ok_or_else(|| {
+            AppError::not_found("substrate").with_details(vec![ErrorDetail::new(
+                "body.substrate_key",
+                "no such substrate",
+                "not_found",
+            )])
+        })?;
+        request.substrate_type = substrate.props.substrate_type;
+    }
     for (i, choice) in body.fertilizers.iter().enumerate() {
         let record = match garden_tx.as_mut() {
             None => catalog::get(state, &FERTILIZER, &choice.fertilizer_key).await,

@@ -285,3 +285,20 @@ pub fn key_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Ve
     }
     Some(keys)
 }
+
+/// A patch of a hardiness zone (`1a` … `13b`): absent keeps, null clears.
+pub fn patch_zone(f: &mut JsonFields, name: &'static str) -> Option<Patch<String>> {
+    match f.raw(name) {
+        None => Some(Patch::Keep),
+        Some(Value::Null) => Some(Patch::Clear),
+        Some(Value::String(z)) if crate::rules::zones::is_zone(&z) => Some(Patch::Set(z)),
+        Some(_) => {
+            f.reject_field(
+                name,
+                "must be a hardiness zone 1a … 13b (number 1–13, then a or b)",
+                "value_error",
+            );
+            None
+        }
+    }
+}

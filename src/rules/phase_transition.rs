@@ -49,6 +49,9 @@ pub enum Move {
     NewCycle,
     /// From an unresolved phase to a valid one of the plant's own sequence.
     Correction,
+    /// Backward on the grower's explicit `force` (domain 2.11 (b)): allowed, with a warning
+    /// kept in the history row.
+    Forced,
 }
 
 impl Move {
@@ -60,6 +63,7 @@ impl Move {
             Self::CycleRestart => "cycle_restart",
             Self::NewCycle => "new_cycle",
             Self::Correction => "correction",
+            Self::Forced => "forced",
         }
     }
 }
@@ -85,6 +89,14 @@ pub enum Refusal {
     Backward { from_order: i64, to_order: i64 },
 }
 
+/// The warning a forced move leaves in the history row.
+pub fn forced_warning(from_order: i64, to_order: i64) -> String {
+    format!(
+        "forced backward transition from phase order {from_order} to {to_order}: neither a \
+         recurring phase nor the cycle restart"
+    )
+}
+
 impl Refusal {
     pub fn message(&self) -> String {
         match self {
@@ -104,8 +116,15 @@ impl Refusal {
     }
 }
 
-/// Decides a transition to `target` (a phase key of the sequence).
-pub fn decide(seq: &Sequence, current: Current, target: &str) -> Result<Decision, Refusal> {
+/// Decides a transition to `target` (a phase key of the sequence). `force` lets a backward move
+/// through (the caller records the warning); the same phase and a phase outside the sequence
+/// stay refused whatever `force` says.
+pub fn decide(
+    seq: &Sequence,
+    current: Current,
+    target: &str,
+    force: bool,
+) -> Result<Decision, Refusal> {
     if seq.entries.is_empty() {
         return Err(Refusal::EmptySequence);
     }
@@ -148,6 +167,9 @@ pub fn decide(seq: &Sequence, current: Current, target: &str) -> Result<Decision
     }
     if to.recurring {
         return Ok(decision(Move::Recurring, cycle));
+    }
+    if force {
+        return Ok(decision(Move::Forced, cycle));
     }
     Err(Refusal::Backward {
         from_order: from.order,
@@ -370,7 +392,7 @@ mod tests {
             ),
         ];
         for (name, seq, current, target, want) in cases {
-            let got = decide(&seq, current, target).map(|d| (d.kind, d.cycle));
+            let got = decide(&seq, current, target, false).map(|d| (d.kind, d.cycle));
             assert_eq!(got, want, "{name}");
         }
     }
@@ -383,14 +405,14 @@ mod tests {
             restart_order: None,
         };
         assert_eq!(
-            decide(&seq, Current::Never, "x"),
+            decide(&seq, Current::Never, "x", true),
             Err(Refusal::EmptySequence)
         );
     }
 
     #[test]
     fn the_decision_names_the_target_order() {
-        let d = decide(&annual(), inp("germ", 1), "ripe").expect("forward");
+        let d = decide(&annual(), inp("germ", 1), "ripe", false).expect("forward");
         assert_eq!(d.target_order, 3);
         assert!(
             Refusal::Backward {
@@ -400,5 +422,29 @@ mod tests {
             .message()
             .contains("backward")
         );
+    }
+
+    #[test]
+    fn force_lets_only_a_backward_move_through() {
+        // Refused without force, forced with it; the cycle stays.
+        assert!(matches!(
+            decide(&annual(), inp("flower", 2), "veg", false),
+            Err(Refusal::Backward { .. })
+        ));
+        let d = decide(&annual(), inp("flower", 2), "veg", true).expect("forced");
+        assert_eq!((d.kind, d.cycle, d.target_order), (Move::Forced, 2, 1));
+        // What force does not override: the same phase, a phase of another sequence.
+        assert_eq!(
+            decide(&annual(), inp("flower", 2), "flower", true),
+            Err(Refusal::AlreadyInPhase)
+        );
+        assert_eq!(
+            decide(&annual(), inp("flower", 2), "nope", true),
+            Err(Refusal::NotInSequence)
+        );
+        // A move that needs no force is not reported as forced.
+        let d = decide(&annual(), inp("veg", 1), "ripe", true).expect("forward");
+        assert_eq!(d.kind, Move::Forward);
+        assert!(forced_warning(2, 1).contains("forced backward"));
     }
 }

@@ -83,9 +83,22 @@ pub fn is_zone(raw: &str) -> bool {
 
 pub const ZONE_PATTERN: &str = "^(1[0-3]|[1-9])[ab]$";
 
+/// Every zone name, in order, for schemas that list them as an enum (the test below keeps it
+/// equal to [`Zone::all`]).
+pub const ZONE_NAMES: &[&str] = &[
+    "1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b", "5a", "5b", "6a", "6b", "7a", "7b", "8a", "8b",
+    "9a", "9b", "10a", "10b", "11a", "11b", "12a", "12b", "13a", "13b",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_name_list_is_every_zone_in_order() {
+        let names: Vec<String> = Zone::all().map(Zone::name).collect();
+        assert_eq!(names, ZONE_NAMES);
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 0.05

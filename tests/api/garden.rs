@@ -49,6 +49,7 @@ pub async fn bed(
             name: format!("{name} site"),
             kind: kultiva::garden::sites::model::SiteKind::Balcony,
             description: None,
+            climate_zone: None,
         },
     )
     .await

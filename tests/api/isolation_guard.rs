@@ -848,6 +848,20 @@ async fn isolation_guard_covers_every_tool() {
             }
         }
     }
+    // A list of garden keys (fertilizer_keys) takes A's own record of its singular, where the
+    // guard can make one; the either/or groups below need it to reach the tool's other keys.
+    let listed: BTreeSet<String> = tools
+        .iter()
+        .filter_map(|t| t["inputSchema"]["properties"].as_object())
+        .flat_map(|p| p.keys())
+        .filter_map(|n| n.strip_suffix('s'))
+        .filter(|one| is_key(one) && !SHARED_KEYS.contains(one) && !garden_args.contains(*one))
+        .map(str::to_owned)
+        .collect();
+    for one in &listed {
+        // No maker for it: the group samples a value instead.
+        let _ = make(&app, &a, one, &mut own_ids).await;
+    }
     let before = (
         snapshot(&app, &a.tenant).await,
         snapshot(&app, &b.tenant).await,
@@ -878,15 +892,20 @@ async fn isolation_guard_covers_every_tool() {
             | kultiva::mcp::args::ArgRule::ExactlyOne(names) = *rule
                 && !names.iter().any(|n| base.contains_key(*n))
             {
-                // A garden record of A's where the rule allows one, else the first sampled.
+                // A garden record of A's where the rule allows one (alone or as a list of
+                // one), else the first sampled.
+                let own = |n: &str| {
+                    own_ids.get(n).map(|id| json!(id)).or_else(|| {
+                        let one = n.strip_suffix('s')?;
+                        own_ids.get(one).map(|id| json!([id]))
+                    })
+                };
                 let first = names
                     .iter()
                     .copied()
-                    .find(|n| own_ids.contains_key(*n))
+                    .find(|n| own(n).is_some())
                     .unwrap_or(names[0]);
-                let value = own_ids
-                    .get(first)
-                    .map_or_else(|| sample(&props[first]), |id| json!(id));
+                let value = own(first).unwrap_or_else(|| sample(&props[first]));
                 base.insert(first.to_owned(), value);
             }
         }

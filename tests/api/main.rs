@@ -49,6 +49,7 @@ mod plants;
 mod preferences;
 mod rate_limits;
 mod redis_cluster;
+mod reference_arguments;
 mod roles;
 mod runs;
 mod service_accounts;

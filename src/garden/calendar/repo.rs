@@ -16,6 +16,18 @@ pub async fn zone(tx: &mut TenantTx) -> Result<Option<String>, sqlx::Error> {
     Ok(z.flatten())
 }
 
+/// The hardiness zone of a site: `None` when the site does not exist, `Some(None)` when it
+/// has no zone.
+pub async fn site_zone(
+    tx: &mut TenantTx,
+    site: Uuid,
+) -> Result<Option<Option<String>>, sqlx::Error> {
+    sqlx::query_scalar(tx.sql("SELECT climate_zone FROM tenant.sites WHERE id = $1"))
+        .bind(site)
+        .fetch_optional(tx.conn())
+        .await
+}
+
 pub async fn set_zone(tx: &mut TenantTx, zone: Option<&str>) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "INSERT INTO tenant.garden_settings (id, hardiness_zone) VALUES (true, $1) \
@@ -103,11 +115,18 @@ pub async fn live_phases(tx: &mut TenantTx) -> Result<Vec<LivePhase>, sqlx::Erro
 }
 
 /// The species of the garden's live plants and how many plants each has.
-pub async fn species_counts(tx: &mut TenantTx) -> Result<Vec<(String, i64)>, sqlx::Error> {
+/// Live plants per species, of the whole garden or of one site (plants at its locations).
+pub async fn species_counts(
+    tx: &mut TenantTx,
+    site: Option<Uuid>,
+) -> Result<Vec<(String, i64)>, sqlx::Error> {
     let rows = sqlx::query(tx.sql(
-        "SELECT species_key, count(*) AS n FROM tenant.plants WHERE archived_at IS NULL \
-         GROUP BY species_key ORDER BY species_key",
+        "SELECT p.species_key, count(*) AS n FROM tenant.plants p \
+         LEFT JOIN tenant.locations l ON l.id = p.location_id \
+         WHERE p.archived_at IS NULL AND ($1::uuid IS NULL OR l.site_id = $1) \
+         GROUP BY p.species_key ORDER BY p.species_key",
     ))
+    .bind(site)
     .fetch_all(tx.conn())
     .await?;
     rows.iter()

@@ -67,18 +67,21 @@ pub async fn list_events(
 
 /// The sowing calendar: for each species of the garden's live plants (or the one `species`),
 /// bars of indoor sowing, outdoor planting, growth and harvest (or flowering) in `year`, moved
-/// to the frost dates of the hardiness `zone` (else the garden's zone, else the defaults).
+/// to the frost dates of the hardiness `zone` (else the site's zone with `site_key`, else the
+/// garden's zone, else the defaults). `site_key` narrows the species to those growing at the
+/// site's locations.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_sowing_calendar",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("zone" = Option<String>, Query, pattern = r"^(1[0-3]|[1-9])[ab]$", description = "hardiness zone 1a…13b (default: the garden's)"),
+        ("zone" = Option<String>, Query, pattern = r"^(1[0-3]|[1-9])[ab]$", description = "hardiness zone 1a…13b (default: the site's, else the garden's)"),
+        ("site_key" = Option<String>, Query, format = Uuid, description = "only the species growing at this site, on its hardiness zone when it has one"),
         ("species" = Option<String>, Query, description = "only this species (key)"),
         ("year" = Option<i32>, Query, minimum = 2000, maximum = 2100, description = "the year (default: this year)"),
     ),
     responses(
         (status_code = 200, description = "the sowing calendar", body = SowingCalendar),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or species", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant, site or species", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: zone or year invalid", body = ErrorBody),
     ))]
 pub async fn sowing_calendar(
@@ -99,6 +102,7 @@ pub async fn sowing_calendar(
     };
     let query = SowingQuery {
         zone: q.get("zone").cloned(),
+        site_key: q.get("site_key").cloned(),
         species_key: q.get("species").cloned(),
         year,
     };

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use time::{Date, Duration};
+use uuid::Uuid;
 
 use super::model::{BarView, FrostView, GardenSettings, SowingCalendar, SowingItem, Window};
 use super::repo;
@@ -39,7 +40,7 @@ pub async fn events(
     let mut tx = TenantTx::snapshot(state, tenant).await?;
     let entries = repo::phase_entries(&mut tx, w.from, w.to).await?;
     let live = repo::live_phases(&mut tx).await?;
-    let species = repo::species_counts(&mut tx).await?;
+    let species = repo::species_counts(&mut tx, None).await?;
     let zone = repo::zone(&mut tx).await?;
     let mut all = offered_events(&mut tx, w.from, w.to).await?;
     tx.commit().await?;
@@ -220,8 +221,11 @@ async fn frost_by_year(
 /// What the sowing calendar is asked for.
 #[derive(Debug, Clone, Default)]
 pub struct SowingQuery {
-    /// A zone `1a`…`13b`; else the garden's.
+    /// A zone `1a`…`13b`; else the site's (with `site_key`), else the garden's.
     pub zone: Option<String>,
+    /// Only the species growing at this site (plants at its locations), on the site's zone
+    /// when it has one.
+    pub site_key: Option<String>,
     /// Only this species (key); it need not grow in the garden.
     pub species_key: Option<String>,
     /// 2000–2100; else the current year.
@@ -264,14 +268,25 @@ pub async fn sowing_calendar(
     if !errors.is_empty() {
         return Err(AppError::validation(errors));
     }
+    // A key that is not a UUID names no site: the same 404 as one of another garden.
+    let site = match &q.site_key {
+        None => None,
+        Some(k) => Some(Uuid::parse_str(k.trim()).map_err(|_| AppError::not_found("site"))?),
+    };
     let year = q
         .year
         .unwrap_or_else(|| time::OffsetDateTime::now_utc().year());
     let mut tx = TenantTx::snapshot(state, tenant).await?;
+    let site_zone = match site {
+        None => None,
+        Some(id) => repo::site_zone(&mut tx, id)
+            .await?
+            .ok_or_else(|| AppError::not_found("site"))?,
+    };
     let garden_zone = repo::zone(&mut tx).await?;
-    let counts = repo::species_counts(&mut tx).await?;
+    let counts = repo::species_counts(&mut tx, site).await?;
     tx.commit().await?;
-    let zone = q.zone.clone().or(garden_zone);
+    let zone = q.zone.clone().or(site_zone).or(garden_zone);
     let (frosts, from_zone) = frost_by_year(state, zone.as_deref(), year..=year).await?;
     let Some((_, frost)) = frosts.first().copied() else {
         return Err(AppError::internal("no frost dates for a valid year"));

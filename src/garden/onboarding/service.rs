@@ -119,6 +119,7 @@ pub async fn apply_kit(
             name: site_name.clone(),
             kind,
             description: Some(format!("Set up from the starter kit {slug}.")),
+            climate_zone: None,
         },
     )
     .await?

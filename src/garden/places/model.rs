@@ -7,7 +7,6 @@ use uuid::Uuid;
 use crate::garden::fields;
 use crate::garden::sites::model::{DESCRIPTION_MAX, NAME_MAX};
 use crate::http::json::{FromJson, JsonFields, Patch};
-use crate::rules::zones::is_zone;
 
 /// Location types (domain 1.6), for the schema.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
@@ -210,7 +209,7 @@ pub struct ConditionsPatch {
 impl ConditionsPatch {
     fn read(f: &mut JsonFields) -> Option<Self> {
         let frost_exposed = patch_bool(f, "frost_exposed");
-        let climate_zone = patch_zone(f, "climate_zone");
+        let climate_zone = fields::patch_zone(f, "climate_zone");
         let light_situation = fields::patch_choice(f, "light_situation", LIGHT_SITUATIONS);
         let area_sqm = fields::patch_number(f, "area_sqm", 0.0, AREA_MAX);
         Some(Self {
@@ -253,23 +252,6 @@ fn patch_bool(f: &mut JsonFields, name: &'static str) -> Option<Patch<bool>> {
         Some(Value::Bool(b)) => Some(Patch::Set(b)),
         Some(_) => {
             f.reject_field(name, "must be true, false or null", "type_error");
-            None
-        }
-    }
-}
-
-/// A patch of a hardiness zone (`1a` … `13b`): absent keeps, null clears.
-fn patch_zone(f: &mut JsonFields, name: &'static str) -> Option<Patch<String>> {
-    match f.raw(name) {
-        None => Some(Patch::Keep),
-        Some(Value::Null) => Some(Patch::Clear),
-        Some(Value::String(z)) if is_zone(&z) => Some(Patch::Set(z)),
-        Some(_) => {
-            f.reject_field(
-                name,
-                "must be a hardiness zone 1a … 13b (number 1–13, then a or b)",
-                "value_error",
-            );
             None
         }
     }

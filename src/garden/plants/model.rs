@@ -359,6 +359,8 @@ pub struct PhaseHistoryEntry {
     pub reason: String,
     /// `user:<key>` (REST) or `mcp:<key>` (tool server).
     pub actor: String,
+    /// Set when the move was a forced backward one (`force: true`); null otherwise.
+    pub warning: Option<String>,
 }
 
 /// What a placement check found besides refusals (companions, rotation notes).
@@ -847,15 +849,22 @@ pub struct TransitionBody {
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
     ))]
     pub reason: Option<String>,
+    /// `true` lets a backward move through that is otherwise refused (domain 2.11 (b)); the
+    /// history row keeps a warning. The same phase and a phase outside the sequence stay
+    /// refused. Default false.
+    #[serde(default)]
+    pub force: bool,
 }
 
 impl FromJson for TransitionBody {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
         let target = req_key(f, "target_phase_key");
         let reason = f.patch_text("reason", 200);
+        let force = f.flag("force", false);
         Some(Self {
             target_phase_key: target?,
             reason: reason?,
+            force: force?,
         })
     }
 }

@@ -368,6 +368,8 @@ pub struct Enter<'a> {
     pub cycle: i32,
     pub reason: &'a str,
     pub actor: &'a str,
+    /// Kept with a forced (backward) move.
+    pub warning: Option<&'a str>,
 }
 
 /// Closes the open row (if any) and opens the new one, in two statements; the unique index on
@@ -377,8 +379,8 @@ pub async fn enter_phase(tx: &mut GardenTx, e: &Enter<'_>) -> Result<OffsetDateT
         tx.sql("WITH closed AS (UPDATE tenant.plant_phase_history SET exited_at = greatest(now(), entered_at) \
             WHERE plant_id = $1 AND exited_at IS NULL RETURNING id) \
          INSERT INTO tenant.plant_phase_history (id, plant_id, phase_key, phase_name, sequence_key, \
-            cycle_number, entered_at, reason, actor) \
-         SELECT $2, $1, $3, $4, $5, $6, now(), $7, $8 FROM (SELECT count(*) FROM closed) c \
+            cycle_number, entered_at, reason, actor, warning) \
+         SELECT $2, $1, $3, $4, $5, $6, now(), $7, $8, $9 FROM (SELECT count(*) FROM closed) c \
          RETURNING entered_at"),
     )
     .bind(e.plant_id)
@@ -389,6 +391,7 @@ pub async fn enter_phase(tx: &mut GardenTx, e: &Enter<'_>) -> Result<OffsetDateT
     .bind(e.cycle)
     .bind(e.reason)
     .bind(e.actor)
+    .bind(e.warning)
     .fetch_one(tx.conn())
     .await?;
     sqlx::query(tx.sql(
@@ -411,7 +414,7 @@ pub async fn history(
 ) -> Result<(Vec<PhaseHistoryEntry>, i64), sqlx::Error> {
     let rows = sqlx::query(
         tx.sql("SELECT id, phase_key, phase_name, sequence_key, cycle_number, entered_at, exited_at, \
-         reason, actor, count(*) OVER () AS total, \
+         reason, actor, warning, count(*) OVER () AS total, \
          floor(extract(epoch FROM (coalesce(exited_at, now()) - entered_at)) / 86400)::bigint AS days \
          FROM tenant.plant_phase_history WHERE plant_id = $1 \
          ORDER BY entered_at, id LIMIT $2 OFFSET $3"),
@@ -445,6 +448,7 @@ pub async fn history(
                 exited_at: r.try_get("exited_at")?,
                 duration_days: r.try_get("days")?,
                 reason: r.try_get("reason")?,
+                warning: r.try_get("warning")?,
                 actor: r.try_get("actor")?,
             })
         })

@@ -407,7 +407,8 @@ pub async fn get_phase_history(
 }
 
 /// Move the plant to another phase of its species' sequence: forward, back to a recurring
-/// phase, or the cycle restart of a repeating sequence.
+/// phase, or the cycle restart of a repeating sequence. Any other backward move needs
+/// `force: true` and leaves a warning in the phase history.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "transition_plant_phase",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = TransitionBody,
@@ -418,7 +419,7 @@ pub async fn get_phase_history(
         (status_code = 403, description = "FORBIDDEN: grower role needed", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
-        (status_code = 422, description = "PHASE_TRANSITION_INVALID (backward, same phase, not in the sequence, archived), VALIDATION_ERROR", body = ErrorBody),
+        (status_code = 422, description = "PHASE_TRANSITION_INVALID (backward without force, same phase, not in the sequence, archived), VALIDATION_ERROR", body = ErrorBody),
     ))]
 pub async fn transition_phase(
     plant_key: PathParam<String>,
@@ -430,15 +431,6 @@ pub async fn transition_phase(
     let body: TransitionBody = read_json(req, state.config().max_body_bytes).await?;
     let actor = actor(depot)?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    let done = service::transition(
-        &state,
-        tenant,
-        &plant_key,
-        &body.target_phase_key,
-        body.reason.as_deref(),
-        &actor,
-        true,
-    )
-    .await?;
+    let done = service::transition(&state, tenant, &plant_key, &body, &actor, true).await?;
     Ok(Json(done.plant))
 }

@@ -207,14 +207,19 @@ fn entries_of(seq: &ResolvedSequence) -> Vec<pt::Entry<'_>> {
 }
 
 /// Decides a transition of the plant in `row` to `target` against `seq`.
-fn decide(row: &PlantRow, seq: &ResolvedSequence, target: &str) -> Result<Decision, pt::Refusal> {
+fn decide(
+    row: &PlantRow,
+    seq: &ResolvedSequence,
+    target: &str,
+    force: bool,
+) -> Result<Decision, pt::Refusal> {
     let entries = entries_of(seq);
     let shape = pt::Sequence {
         entries: &entries,
         repeating: seq.is_repeating,
         restart_order: seq.cycle_restart_entry_order,
     };
-    pt::decide(&shape, current_of(row, seq), target)
+    pt::decide(&shape, current_of(row, seq), target, force)
 }
 
 fn resolve(
@@ -344,7 +349,7 @@ pub async fn phase_status(
         Some(s) => s
             .entries
             .iter()
-            .filter(|e| decide(&row, s, &e.phase_key).is_ok())
+            .filter(|e| decide(&row, s, &e.phase_key, false).is_ok())
             .map(|e| e.phase_key.clone())
             .collect(),
         None => Vec::new(),
@@ -880,6 +885,7 @@ pub async fn insert_plant(
                 cycle: 1,
                 reason: c.reason,
                 actor: c.actor,
+                warning: None,
             },
         )
         .await?;
@@ -1103,25 +1109,28 @@ pub async fn set_substrate(
 
 // ---------- phases ----------
 
-/// The result of a transition: the plant after it and the move made.
+/// The result of a transition: the plant after it, the move made and, for a forced move, the
+/// warning kept in the history row.
 #[derive(Debug, Clone)]
 pub struct Transitioned {
     pub plant: Plant,
     pub from_phase_key: Option<String>,
     pub kind: pt::Move,
+    pub warning: Option<String>,
 }
 
-/// Moves a plant to `target` (a phase key of its species' sequence now). The plant row is
-/// locked first, so of two simultaneous transitions the second sees the first's result.
+/// Moves a plant to `body.target_phase_key` (a phase key of its species' sequence now);
+/// `body.force` lets a backward move through with a warning. The plant row is locked first,
+/// so of two simultaneous transitions the second sees the first's result.
 pub async fn transition(
     state: &AppState,
     tenant: &TenantRecord,
     key: &str,
-    target: &str,
-    reason: Option<&str>,
+    body: &TransitionBody,
     actor: &str,
     commit: bool,
 ) -> Result<Transitioned, AppError> {
+    let target = body.target_phase_key.as_str();
     let id = parse_plant_key(key)?;
     let mut tx = GardenTx::begin(state, tenant).await?;
     let row = load_locked(&mut tx, id).await?;
@@ -1139,7 +1148,7 @@ pub async fn transition(
             "the plant's species is not in the catalogue: no phase sequence",
         ));
     };
-    let decision = match decide(&row, &seq, target) {
+    let decision = match decide(&row, &seq, target, body.force) {
         Ok(d) => d,
         Err(refused) => {
             tx.rollback().await?;
@@ -1165,7 +1174,15 @@ pub async fn transition(
         .iter()
         .find(|e| e.phase_key == target)
         .ok_or_else(|| AppError::internal("decided target vanished"))?;
-    let reason = reason.unwrap_or("manual");
+    let reason = body.reason.as_deref().unwrap_or("manual");
+    let warning = (decision.kind == pt::Move::Forced).then(|| {
+        let from = row
+            .current_phase_key
+            .as_deref()
+            .and_then(|k| seq.entries.iter().find(|e| e.phase_key == k))
+            .map_or(decision.target_order, |e| e.order);
+        pt::forced_warning(from, decision.target_order)
+    });
     repo::enter_phase(
         &mut tx,
         &repo::Enter {
@@ -1176,6 +1193,7 @@ pub async fn transition(
             cycle: decision.cycle,
             reason,
             actor,
+            warning: warning.as_deref(),
         },
     )
     .await?;
@@ -1186,6 +1204,7 @@ pub async fn transition(
         plant: resolve_now(state, tenant.id, row).await?,
         from_phase_key: from,
         kind: decision.kind,
+        warning,
     })
 }
 

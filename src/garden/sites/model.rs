@@ -49,6 +49,10 @@ pub struct Site {
     pub name: String,
     pub kind: SiteKind,
     pub description: Option<String>,
+    /// USDA hardiness zone `1a` … `13b` of the site (null: none set); the sowing calendar of
+    /// the site uses it.
+    #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
+    pub climate_zone: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -75,6 +79,9 @@ pub struct NewSite {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub description: Option<String>,
+    /// USDA hardiness zone `1a` … `13b` (for the site's sowing calendar); null or absent: none.
+    #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
+    pub climate_zone: Option<String>,
 }
 
 impl FromJson for NewSite {
@@ -82,10 +89,15 @@ impl FromJson for NewSite {
         let name = f.text("name", NAME_MAX);
         let kind = f.choice("kind", SiteKind::ALL);
         let description = f.opt_long_text("description", DESCRIPTION_MAX);
+        let climate_zone = crate::garden::fields::patch_zone(f, "climate_zone");
         Some(Self {
             name: name?,
             kind: kind?,
             description: description?,
+            climate_zone: match climate_zone? {
+                Patch::Set(z) => Some(z),
+                Patch::Keep | Patch::Clear => None,
+            },
         })
     }
 }
@@ -119,6 +131,9 @@ pub struct SitePatchBody {
         pattern = r"^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$"
     ))]
     pub description: Option<String>,
+    /// A hardiness zone `1a` … `13b`; null clears it.
+    #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
+    pub climate_zone: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +141,7 @@ pub struct SitePatch {
     pub name: Option<String>,
     pub kind: Option<SiteKind>,
     pub description: Patch<String>,
+    pub climate_zone: Patch<String>,
 }
 
 impl FromJson for SitePatch {
@@ -145,10 +161,12 @@ impl FromJson for SitePatch {
             None => None,
         };
         let description = crate::garden::fields::patch_long_text(f, "description", DESCRIPTION_MAX);
+        let climate_zone = crate::garden::fields::patch_zone(f, "climate_zone");
         Some(Self {
             name: name?,
             kind: kind?,
             description: description?,
+            climate_zone: climate_zone?,
         })
     }
 }

@@ -5,12 +5,12 @@ use sqlx::Row;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
-use super::model::{NewSite, Site, SiteKind};
+use super::model::{NewSite, Site, SiteKind, SitePatch};
 use crate::http::json::Patch;
 use crate::http::pagination::PageRequest;
 use crate::tenancy::TenantTx;
 
-const COLUMNS: &str = "id, name, kind, description, created_at, updated_at";
+const COLUMNS: &str = "id, name, kind, description, climate_zone, created_at, updated_at";
 
 fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
     let kind: String = row.try_get("kind")?;
@@ -20,6 +20,7 @@ fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
         kind: SiteKind::parse(&kind)
             .ok_or_else(|| sqlx::Error::Decode(format!("unknown site kind {kind:?}").into()))?,
         description: row.try_get("description")?,
+        climate_zone: row.try_get("climate_zone")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -63,7 +64,8 @@ pub async fn get(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Erro
 /// `None` when a site of that name (case-insensitive) exists.
 pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, sqlx::Error> {
     let sql = tx.sql(&format!(
-        "INSERT INTO tenant.sites (id, name, kind, description) VALUES ($1, $2, $3, $4) \
+        "INSERT INTO tenant.sites (id, name, kind, description, climate_zone) \
+         VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -71,6 +73,7 @@ pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, s
         .bind(&site.name)
         .bind(site.kind.as_str())
         .bind(&site.description)
+        .bind(&site.climate_zone)
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode).transpose()
@@ -95,27 +98,28 @@ pub async fn name_taken(tx: &mut TenantTx, name: &str, except: Uuid) -> Result<b
     .await
 }
 
+/// Writes the site as `patch` leaves it (omitted fields keep `current`'s values).
 pub async fn update(
     tx: &mut TenantTx,
     current: &Site,
     name: &str,
-    kind: SiteKind,
-    description: &Patch<String>,
+    patch: &SitePatch,
 ) -> Result<Option<Site>, sqlx::Error> {
-    let description = match description {
-        Patch::Keep => current.description.clone(),
+    let kept = |p: &Patch<String>, now: &Option<String>| match p {
+        Patch::Keep => now.clone(),
         Patch::Clear => None,
-        Patch::Set(d) => Some(d.clone()),
+        Patch::Set(v) => Some(v.clone()),
     };
     let sql = tx.sql(&format!(
-        "UPDATE tenant.sites SET name = $2, kind = $3, description = $4, updated_at = now() \
-         WHERE id = $1 RETURNING {COLUMNS}"
+        "UPDATE tenant.sites SET name = $2, kind = $3, description = $4, climate_zone = $5, \
+         updated_at = now() WHERE id = $1 RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
         .bind(current.key)
         .bind(name)
-        .bind(kind.as_str())
-        .bind(description)
+        .bind(patch.kind.unwrap_or(current.kind).as_str())
+        .bind(kept(&patch.description, &current.description))
+        .bind(kept(&patch.climate_zone, &current.climate_zone))
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode).transpose()

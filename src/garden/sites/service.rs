@@ -88,15 +88,9 @@ pub async fn patch_site(
     if repo::name_taken(&mut tx, &name, id).await? {
         return Err(AppError::duplicate(format!("a site named {name:?} exists")));
     }
-    let site = repo::update(
-        &mut tx,
-        &current,
-        &name,
-        patch.kind.unwrap_or(current.kind),
-        &patch.description,
-    )
-    .await?
-    .ok_or_else(|| AppError::not_found("site"))?;
+    let site = repo::update(&mut tx, &current, &name, patch)
+        .await?
+        .ok_or_else(|| AppError::not_found("site"))?;
     tx.commit().await?;
     Ok(site)
 }

@@ -150,6 +150,11 @@ pub async fn resolve(
         };
         return Ok(repo::get_substrate(tx, id).await?);
     }
+    resolve_global(state, key).await
+}
+
+/// The global substrate of a key; `None` when unknown (a garden's own key included).
+pub async fn resolve_global(state: &AppState, key: &str) -> Result<Option<Substrate>, AppError> {
     if Uuid::parse_str(key).is_err() {
         return Ok(None);
     }

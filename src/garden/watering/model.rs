@@ -474,4 +474,32 @@ pub struct Diagnostics {
     /// The plan's targets against the newest fed EC and pH of the window.
     pub targets_vs_measured: TargetComparison,
     pub warnings: Vec<DiagnosticWarning>,
+    /// The plant's newest inspections (up to 5, its location's included), newest first.
+    pub inspections: Vec<crate::garden::ipm::model::Inspection>,
+    /// Safety intervals still running today (empty: harvest is not blocked), and the first day
+    /// harvest is allowed (YYYY-MM-DD; null for an archived plant).
+    pub safety_intervals: Vec<crate::garden::harvest::model::SafetyInterval>,
+    pub harvest_allowed_from: Option<String>,
+    /// The plant's newest care log entries (up to 10), newest first.
+    pub care_events: Vec<crate::garden::care::model::CareLogEntry>,
+    /// The sensor snapshot (absent when `include_sensors` is false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensors: Option<SensorSnapshot>,
+}
+
+/// What sensors say about the plant. No sensor source is connected to Kultiva yet, so this says
+/// so plainly instead of inventing readings.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SensorSnapshot {
+    pub available: bool,
+    pub reason: Option<String>,
+}
+
+impl SensorSnapshot {
+    pub fn none_connected() -> Self {
+        Self {
+            available: false,
+            reason: Some("no sensor source is connected to this garden".to_owned()),
+        }
+    }
 }

@@ -159,18 +159,20 @@ pub async fn create_watering_event(
 
 /// A plant's diagnostics in one read: its phase, last feedings, EC and pH series (input,
 /// post-feed, runoff) over the last `days`, runoff trend, the plan targets against what was
-/// measured, and open warnings.
+/// measured, open warnings, its newest inspections, the safety intervals running, recent care,
+/// and (unless `include_sensors=false`) the sensor snapshot.
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "get_plant_diagnostics",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
         ("plant_key" = String, Path, description = "plant key"),
         ("days" = Option<i64>, Query, minimum = 1, maximum = 365, description = "window in days (default 14)"),
+        ("include_sensors" = Option<bool>, Query, description = "false leaves the sensor snapshot out (default true)"),
     ),
     responses(
         (status_code = 200, description = "the diagnostics", body = Diagnostics),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or plant", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: days out of range", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: days out of range, include_sensors not true or false", body = ErrorBody),
     ))]
 pub async fn get_plant_diagnostics(
     plant_key: PathParam<String>,
@@ -184,8 +186,18 @@ pub async fn get_plant_diagnostics(
             AppError::validation(vec![query_error("days", "must be a whole number")])
         })?,
     };
+    let include_sensors = match req.queries().get("include_sensors").map(String::as_str) {
+        None | Some("true") => true,
+        Some("false") => false,
+        Some(_) => {
+            return Err(AppError::validation(vec![query_error(
+                "include_sensors",
+                "must be true or false",
+            )]));
+        }
+    };
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
-        service::plant_diagnostics(&state, tenant, &plant_key, days).await?,
+        service::plant_diagnostics(&state, tenant, &plant_key, days, include_sensors).await?,
     ))
 }

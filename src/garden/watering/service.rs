@@ -209,6 +209,7 @@ pub async fn plant_diagnostics(
     tenant: &TenantRecord,
     plant_key: &str,
     days: i64,
+    include_sensors: bool,
 ) -> Result<Diagnostics, AppError> {
     let id = crate::garden::plants::service::parse_plant_key(plant_key)?;
     if !(1..=WINDOW_MAX_DAYS).contains(&days) {
@@ -230,10 +231,39 @@ pub async fn plant_diagnostics(
     let targets: Option<PhaseTargets> =
         crate::garden::nutrient_plans::service::current_phase_targets(&mut tx, id).await?;
     tx.commit().await?;
-    Ok(build_diagnostics(
-        plant, days, from, now, window, last, targets,
-    ))
+    let mut d = build_diagnostics(plant, days, from, now, window, last, targets);
+    // The rest of the snapshot comes from the capabilities that own it (their own reads).
+    d.inspections = crate::garden::ipm::service::list_inspections(
+        state,
+        tenant,
+        Some(id),
+        None,
+        PageRequest {
+            skip: 0,
+            limit: DIAGNOSTIC_INSPECTIONS,
+        },
+    )
+    .await?
+    .items;
+    match crate::garden::harvest::service::plant_readiness(state, tenant, plant_key).await {
+        Ok(r) => {
+            d.safety_intervals = r.safety_intervals;
+            d.harvest_allowed_from = Some(r.harvest_allowed_from);
+        }
+        // Readiness covers live plants; an archived one has no harvest ahead.
+        Err(e) if e.code() == ErrorCode::EntityNotFound => {}
+        Err(e) => return Err(e),
+    }
+    d.care_events =
+        crate::garden::care::service::care_log(state, tenant, plant_key, None, DIAGNOSTIC_CARE)
+            .await?;
+    d.sensors = include_sensors.then(SensorSnapshot::none_connected);
+    Ok(d)
 }
+
+/// How many inspections and care log entries the diagnostics show.
+const DIAGNOSTIC_INSPECTIONS: i64 = 5;
+const DIAGNOSTIC_CARE: i64 = 10;
 
 fn samples(events: &[WateringEvent], pick: impl Fn(&WateringEvent) -> Option<f64>) -> Vec<Sample> {
     events
@@ -334,5 +364,10 @@ pub fn build_diagnostics(
         plan_targets: targets.map(PlanTargets::from),
         targets_vs_measured: comparison,
         warnings,
+        inspections: Vec::new(),
+        safety_intervals: Vec::new(),
+        harvest_allowed_from: None,
+        care_events: Vec::new(),
+        sensors: None,
     }
 }

@@ -8,25 +8,20 @@ use crate::garden::calendar::service::{self, SowingQuery};
 use crate::mcp::args::{Arg, ArgKind, Args, KEY, QUERY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
+use crate::rules::zones::ZONE_NAMES;
 use crate::tool_handler;
 
 /// At most this many species per answer; more matches need a `query`.
 pub const SOWING_LIMIT_MAX: i64 = 25;
 
-/// The USDA zones the calendar knows (`^(1[0-3]|[1-9])[ab]$`), as an enum for the schema.
-const HARDINESS_ZONES: &[&str] = &[
-    "1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b", "5a", "5b", "6a", "6b", "7a", "7b", "8a", "8b",
-    "9a", "9b", "10a", "10b", "11a", "11b", "12a", "12b", "13a", "13b",
-];
-
 pub static GET_SOWING_CALENDAR: Tool = Tool {
     name: "get_sowing_calendar",
     title: "Sowing calendar",
     description: "When to sow indoors, sow or plant out, and harvest (or see flowering) each \
-                  species growing in the garden, as dated bars of one year (indoor_sowing, \
+                  species growing in the garden (or at one site: site_key), as dated bars of one year (indoor_sowing, \
                   outdoor_planting, growth, harvest, flowering), moved to the frost dates of the \
-                  hardiness zone: `zone` (1a…13b) if given, else the garden's zone, else the \
-                  defaults (last frost May 1, Eisheilige May 15). Returns the frost dates used. \
+                  hardiness zone: `zone` (1a…13b) if given, else the zone of `site_key`'s site, \
+                  else the garden's zone, else the defaults (last frost May 1, Eisheilige May 15). Returns the frost dates used. \
                   `species_key` asks for one species (it need not grow in the garden); `query` \
                   narrows by name and is required once more than `limit` species match.",
     permission: Permission::Read,
@@ -35,10 +30,15 @@ pub static GET_SOWING_CALENDAR: Tool = Tool {
         Arg::optional(
             "zone",
             ArgKind::Choice {
-                values: HARDINESS_ZONES,
+                values: ZONE_NAMES,
                 default: None,
             },
             "Hardiness zone 1a…13b (default: the garden's).",
+        ),
+        Arg::optional(
+            "site_key",
+            KEY,
+            "Only the species growing at this site, on the site's zone when it has one.",
         ),
         Arg::optional("species_key", KEY, "Only this species."),
         Arg::optional(
@@ -73,6 +73,7 @@ async fn get_sowing_calendar(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, To
     let t = tenant(ctx)?;
     let q = SowingQuery {
         zone: args.text("zone").map(|z| z.trim().to_owned()),
+        site_key: args.text("site_key").map(|k| k.trim().to_owned()),
         species_key: args.text("species_key").map(|k| k.trim().to_owned()),
         year: args
             .int("year")

@@ -235,7 +235,10 @@ pub static GET_PLANT_DIAGNOSTICS: Tool = Tool {
                   the runoff over window_days (each: sample_count, first, latest, delta, \
                   direction rising/falling/stable within 0.1/unknown, samples), the runoff \
                   trend with the latest analysis, the nutrient-plan targets for its phase \
-                  against the newest measurement, and open warnings.",
+                  against the newest measurement, open warnings, the newest inspections, the \
+                  safety intervals running (harvest_allowed_from), recent care, and the \
+                  sensor snapshot (include_sensors, default true; no sensor source is \
+                  connected yet, which the snapshot says).",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
@@ -249,6 +252,11 @@ pub static GET_PLANT_DIAGNOSTICS: Tool = Tool {
             },
             "Days of history for the series (1-365, default 14).",
         ),
+        Arg::optional(
+            "include_sensors",
+            ArgKind::Bool { default: true },
+            "false leaves the sensor snapshot out.",
+        ),
     ],
     rules: &[],
     run: tool_handler!(get_plant_diagnostics),
@@ -257,9 +265,15 @@ pub static GET_PLANT_DIAGNOSTICS: Tool = Tool {
 async fn get_plant_diagnostics(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let t = bound(ctx)?;
     let days = args.int("window_days").unwrap_or(WINDOW_DEFAULT_DAYS);
-    let d = service::plant_diagnostics(ctx.state, t, args.key("plant_key").trim(), days)
-        .await
-        .map_err(tool_error)?;
+    let d = service::plant_diagnostics(
+        ctx.state,
+        t,
+        args.key("plant_key").trim(),
+        days,
+        args.flag("include_sensors"),
+    )
+    .await
+    .map_err(tool_error)?;
     let runoff = d
         .runoff_trend
         .latest

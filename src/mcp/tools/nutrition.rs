@@ -110,7 +110,14 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
                 values: SUBSTRATE_TYPES,
                 default: Some(service::DEFAULT_SUBSTRATE),
             },
-            "Substrate the EC range is for; living_soil is not dosed.",
+            "Substrate the EC range is for; living_soil is not dosed. Give this or \
+             substrate_key, not both.",
+        ),
+        Arg::optional(
+            "substrate_key",
+            ArgKind::Text { min: 1, max: 200 },
+            "A substrate (list_substrates; global, or the garden's own tenant:<uuid>) whose \
+             type the EC range is for. Give this or substrate_type, not both.",
         ),
         Arg::optional(
             "substrate_cycles_used",
@@ -134,7 +141,13 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
             "Water temperature, °C.",
         ),
     ],
-    rules: &[ArgRule::ExactlyOne(&["fertilizer_keys", "fertilizers"])],
+    rules: &[
+        ArgRule::ExactlyOne(&["fertilizer_keys", "fertilizers"]),
+        ArgRule::Excludes {
+            arg: "substrate_type",
+            with: "substrate_key",
+        },
+    ],
     run: tool_handler!(calculate_mixing_protocol),
 };
 
@@ -167,6 +180,7 @@ async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutp
         base_water_ph: args.number("base_water_ph"),
         alkalinity_ppm: args.number("alkalinity_ppm"),
         substrate_type: args.text("substrate_type").map(str::to_owned),
+        substrate_key: args.text("substrate_key").map(str::to_owned),
         substrate_cycles_used: args
             .int("substrate_cycles_used")
             .and_then(|c| u32::try_from(c).ok()),

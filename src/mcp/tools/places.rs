@@ -12,6 +12,7 @@ use crate::garden::sites::service as sites;
 use crate::mcp::args::{Arg, ArgKind, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
+use crate::rules::zones::ZONE_NAMES;
 use crate::tenancy::TenantRecord;
 use crate::tool_handler;
 
@@ -168,7 +169,8 @@ pub static CREATE_SITE: Tool = Tool {
     name: "create_site",
     title: "Create a site",
     description: "Creates a site: the root of a garden's places, of kind apartment, garden, \
-                  balcony, greenhouse, windowsill or grow_tent (default apartment). Names are \
+                  balcony, greenhouse, windowsill or grow_tent (default apartment), optionally with \
+                  its hardiness zone (climate_zone). Names are \
                   unique per garden (case-insensitive); a taken name is conflict.state. \
                   Locations and slots are then added on the REST routes. dry_run: true checks \
                   everything and creates nothing. Needs mcp.setup (the garden's admins).",
@@ -189,6 +191,14 @@ pub static CREATE_SITE: Tool = Tool {
             "Kind of site.",
         ),
         Arg::optional("description", NOTES, "Free text, up to 2000 characters."),
+        Arg::optional(
+            "climate_zone",
+            ArgKind::Choice {
+                values: ZONE_NAMES,
+                default: None,
+            },
+            "USDA hardiness zone 1a…13b of the site (get_sowing_calendar with site_key uses it).",
+        ),
     ],
     rules: &[],
     run: tool_handler!(create_site),
@@ -201,6 +211,7 @@ async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError>
         kind: SiteKind::parse(args.text("kind").unwrap_or("apartment"))
             .unwrap_or(SiteKind::Apartment),
         description: args.text("description").map(str::to_owned),
+        climate_zone: args.text("climate_zone").map(str::to_owned),
     };
     let site = sites::create_site_checked(ctx.state, tenant, &new, !ctx.dry_run)
         .await
@@ -211,6 +222,7 @@ async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError>
             "name": site.name,
             "kind": site.kind,
             "description": site.description,
+            "climate_zone": site.climate_zone,
         }),
         &[],
     );

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::view::{compact, counted, page, paged};
 use crate::garden::plants::model::{
-    ArchiveReason, LocationBody, Plant, PlantingCheck, SubstrateBody,
+    ArchiveReason, LocationBody, Plant, PlantingCheck, SubstrateBody, TransitionBody,
 };
 use crate::garden::plants::repo::{Archived, Filter};
 use crate::garden::plants::service;
@@ -547,10 +547,12 @@ pub static TRANSITION_PLANT_PHASE: Tool = Tool {
     title: "Move a plant to another phase",
     description: "Puts a plant into a phase of the sequence its species runs on, or corrects an \
                   unresolved one: forward, back to a recurring phase, or the cycle restart of a \
-                  repeating (perennial) sequence. Anything else (backward, the same phase, a \
-                  phase of another sequence) is refused with validation.error and changes \
-                  nothing. get_plant_phase_status lists the allowed targets. dry_run: true \
-                  checks without changing.",
+                  repeating (perennial) sequence. Any other backward move is refused with \
+                  PHASE_TRANSITION_INVALID unless force is true: then it is made and a warning \
+                  is kept in the phase history (and returned in warnings). The same phase and a \
+                  phase of another sequence are refused even with force. \
+                  get_plant_phase_status lists the targets allowed without force. dry_run: \
+                  true checks without changing.",
     permission: Permission::Write,
     scope: Scope::Tenant,
     args: &[
@@ -565,6 +567,11 @@ pub static TRANSITION_PLANT_PHASE: Tool = Tool {
             ArgKind::Paragraph { min: 1, max: 200 },
             "Why (default manual); stored in the history.",
         ),
+        Arg::optional(
+            "force",
+            ArgKind::Bool { default: false },
+            "true: make a backward move that is otherwise refused (a warning is kept).",
+        ),
     ],
     rules: &[],
     run: tool_handler!(transition_plant_phase),
@@ -572,30 +579,44 @@ pub static TRANSITION_PLANT_PHASE: Tool = Tool {
 
 async fn transition_plant_phase(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let t = tenant(ctx)?;
+    let body = TransitionBody {
+        target_phase_key: args.key("target_phase_key").to_owned(),
+        reason: args.text("reason").map(str::to_owned),
+        force: args.flag("force"),
+    };
     let done = service::transition(
         ctx.state,
         t,
         args.key("plant_key"),
-        args.key("target_phase_key"),
-        args.text("reason"),
+        &body,
         &actor(ctx),
         !ctx.dry_run,
     )
     .await?;
     let p = &done.plant;
     let phase = p.phase.as_ref().map_or("the phase", |ph| ph.name.as_str());
+    let forced = if done.warning.is_some() {
+        " with a warning: forced backward"
+    } else {
+        ""
+    };
     let summary = if ctx.dry_run {
         format!(
-            "Dry run: {} may move to {phase} ({}); nothing was changed.",
+            "Dry run: {} may move to {phase} ({}){forced}; nothing was changed.",
             p.name,
             done.kind.as_str()
         )
     } else {
-        format!("{} is now in {phase} ({}).", p.name, done.kind.as_str())
+        format!(
+            "{} is now in {phase} ({}){forced}.",
+            p.name,
+            done.kind.as_str()
+        )
     };
     let mut data = plant_data(p);
     data["from_phase_key"] = json!(done.from_phase_key);
     data["transition"] = json!(done.kind.as_str());
+    data["warnings"] = json!(done.warning.into_iter().collect::<Vec<_>>());
     Ok(plant_links(
         ToolOutput::new(summary, data),
         t.slug.as_str(),
