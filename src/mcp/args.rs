@@ -14,6 +14,7 @@
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
+use uuid::Uuid;
 
 use super::envelope::{ToolError, ToolErrorCode};
 use crate::catalog::engine::fields::{LINE_PATTERN, PARAGRAPH_PATTERN};
@@ -68,6 +69,11 @@ pub enum ArgKind {
     TextList {
         item_min: usize,
         item_max: usize,
+        min: usize,
+        max: usize,
+    },
+    /// A list of `min..=max` record ids (UUIDs, hyphenated); repeats are dropped.
+    IdList {
         min: usize,
         max: usize,
     },
@@ -140,6 +146,10 @@ pub const fn key_list(max: usize) -> ArgKind {
         max,
     }
 }
+/// What an item of [`ArgKind::IdList`] looks like (a hyphenated UUID, any case).
+pub const UUID_PATTERN: &str =
+    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
 /// A free-text search term.
 pub const QUERY: ArgKind = ArgKind::Text { min: 1, max: 200 };
 /// Notes, descriptions, reasons: paragraphs of up to 2000 characters.
@@ -224,6 +234,12 @@ fn property(arg: &Arg) -> Value {
                 "maxLength": item_max,
                 "pattern": LINE_PATTERN,
             },
+        }),
+        ArgKind::IdList { min, max } => json!({
+            "type": "array",
+            "minItems": min,
+            "maxItems": max,
+            "items": {"type": "string", "format": "uuid", "pattern": UUID_PATTERN},
         }),
         ArgKind::ObjectList {
             fields,
@@ -334,6 +350,14 @@ impl Args {
             .unwrap_or_default()
     }
 
+    /// The ids of an id-list argument (empty when absent).
+    pub fn ids(&self, name: &str) -> Vec<Uuid> {
+        self.texts(name)
+            .into_iter()
+            .filter_map(|s| Uuid::parse_str(s).ok())
+            .collect()
+    }
+
     /// The items of an object-list argument, each validated by its table.
     pub fn items(&self, name: &str) -> Vec<Args> {
         self.0
@@ -433,6 +457,10 @@ fn expectation(kind: ArgKind) -> (String, Value) {
         } => (
             format!("a JSON array of {min} to {max} texts of {item_min} to {item_max} characters"),
             json!(["yellow leaves", "week 3"]),
+        ),
+        ArgKind::IdList { min, max } => (
+            format!("a JSON array of {min} to {max} ids (UUIDs as the records show them)"),
+            json!(["0190a7e2-5b1c-7d3e-8f40-1a2b3c4d5e6f"]),
         ),
         ArgKind::ObjectList {
             fields, min, max, ..
@@ -842,6 +870,29 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
             }
             Ok(Value::Array(out))
         }
+        ArgKind::IdList { min, max } => {
+            let list = value.as_array().ok_or_else(|| {
+                (
+                    "must be a JSON array of ids (not one comma-separated string)".to_owned(),
+                    "type_error",
+                )
+            })?;
+            entries_within(list, min, max)?;
+            let mut out: Vec<Value> = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                // Hyphenated only (36 characters), as the schema's pattern states.
+                let id = item
+                    .as_str()
+                    .filter(|s| s.len() == 36)
+                    .and_then(|s| Uuid::parse_str(s).ok())
+                    .ok_or_else(|| (format!("entry {i} must be an id (a UUID)"), "value_error"))?;
+                let id = Value::String(id.to_string());
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+            Ok(Value::Array(out))
+        }
         ArgKind::ObjectList {
             fields,
             rules,
@@ -1086,6 +1137,32 @@ mod tests {
         assert_eq!(schema["properties"]["at"]["format"], "date-time");
         assert_eq!(schema["properties"]["size"]["enum"], json!([512, 1280]));
         assert_eq!(schema["properties"]["tags"]["items"]["maxLength"], 100);
+    }
+
+    #[test]
+    fn id_lists_take_uuids_once_each() {
+        const T: &[Arg] = &[Arg::optional(
+            "photo_ids",
+            ArgKind::IdList { min: 1, max: 2 },
+            "p",
+        )];
+        let a = "0190a7e2-5b1c-7d3e-8f40-1a2b3c4d5e6f";
+        let ok =
+            validate(T.iter(), &[], &json!({"photo_ids": [a, a.to_uppercase()]})).expect("valid");
+        assert_eq!(ok.ids("photo_ids"), [Uuid::parse_str(a).expect("uuid")]);
+        for bad in [
+            json!({"photo_ids": []}),
+            json!({"photo_ids": [a, "0190a7e2-5b1c-7d3e-8f40-1a2b3c4d5e60", "0190a7e2-5b1c-7d3e-8f40-1a2b3c4d5e61"]}),
+            json!({"photo_ids": a}),
+            json!({"photo_ids": ["0190a7e25b1c7d3e8f401a2b3c4d5e6f"]}),
+            json!({"photo_ids": [7]}),
+        ] {
+            let err = validate(T.iter(), &[], &bad).expect_err("invalid");
+            let d = &err.details.expect("details")[0];
+            assert!(d["expected"].is_string() && !d["example"].is_null(), "{d}");
+        }
+        let schema = input_schema(T.iter(), &[]);
+        assert_eq!(schema["properties"]["photo_ids"]["items"]["format"], "uuid");
     }
 
     #[test]

@@ -10,6 +10,9 @@ use time::OffsetDateTime;
 pub const LEASE_DEFAULT_MINUTES: i64 = 15;
 /// The longest lease a claim may ask for, in minutes.
 pub const LEASE_MAX_MINUTES: i64 = 60;
+/// The same two in seconds (a claim may ask in either unit).
+pub const LEASE_DEFAULT_SECONDS: i64 = LEASE_DEFAULT_MINUTES * 60;
+pub const LEASE_MAX_SECONDS: i64 = LEASE_MAX_MINUTES * 60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnalysisState {
@@ -61,13 +64,14 @@ pub fn lease_valid(lease_expires_at: Option<OffsetDateTime>, now: OffsetDateTime
     lease_expires_at.is_some_and(|t| t > now)
 }
 
-/// The lease length a claim gets: the default when none is asked for; within 1..=60.
-pub fn lease_minutes(asked: Option<i64>) -> Result<i64, String> {
+/// The lease length a claim gets, in seconds: the default when none is asked for; within
+/// 1..=3600.
+pub fn lease_seconds(asked: Option<i64>) -> Result<i64, String> {
     match asked {
-        None => Ok(LEASE_DEFAULT_MINUTES),
-        Some(m) if (1..=LEASE_MAX_MINUTES).contains(&m) => Ok(m),
+        None => Ok(LEASE_DEFAULT_SECONDS),
+        Some(s) if (1..=LEASE_MAX_SECONDS).contains(&s) => Ok(s),
         Some(_) => Err(format!(
-            "lease_minutes must be between 1 and {LEASE_MAX_MINUTES}"
+            "a lease lasts 1 to {LEASE_MAX_SECONDS} seconds ({LEASE_MAX_MINUTES} minutes)"
         )),
     }
 }
@@ -156,11 +160,11 @@ mod tests {
 
     #[test]
     fn lease_length_default_and_ceiling() {
-        assert_eq!(lease_minutes(None), Ok(15));
-        assert_eq!(lease_minutes(Some(1)), Ok(1));
-        assert_eq!(lease_minutes(Some(60)), Ok(60));
-        assert!(lease_minutes(Some(0)).is_err());
-        assert!(lease_minutes(Some(61)).is_err());
+        assert_eq!(lease_seconds(None), Ok(900));
+        assert_eq!(lease_seconds(Some(1)), Ok(1));
+        assert_eq!(lease_seconds(Some(3600)), Ok(3600));
+        assert!(lease_seconds(Some(0)).is_err());
+        assert!(lease_seconds(Some(3601)).is_err());
     }
 
     #[test]

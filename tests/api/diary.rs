@@ -694,3 +694,73 @@ async fn marking_is_refused_in_light_mode() {
         .await;
     assert_eq!(res.status().as_u16(), 204);
 }
+
+#[tokio::test]
+async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
+    let app = app().await;
+    let w = world(&app, "diarytitle", 1).await;
+    // Blank and null are no title.
+    for title in [json!(""), json!("   "), Value::Null] {
+        let e = write(&app, &w, &w.grower, json!({"text": "t", "title": title})).await;
+        assert_eq!(e["title"], Value::Null, "{title}");
+    }
+    let written = count(&app, &w.t, "diary_entries").await;
+    // A second line, too long, not a string: 422 naming the field, nothing written.
+    for bad in [json!("Week 3\nmore"), json!("x".repeat(201)), json!(5)] {
+        let body = json!({"text": "t", "title": bad});
+        let (s, v) = call(&app, Method::POST, &entries(&w.t), &w.grower, Some(&body)).await;
+        assert_eq!(s, 422, "{body}: {v}");
+        assert_eq!(detail_fields(&v), ["body.title"], "{v}");
+    }
+    assert_eq!(count(&app, &w.t, "diary_entries").await, written);
+
+    // Stored trimmed, shown by the entry and the list.
+    let e = write(
+        &app,
+        &w,
+        &w.grower,
+        json!({"text": "Tied up the stem.", "title": "  Week 3: tied up  "}),
+    )
+    .await;
+    assert_eq!(e["title"], "Week 3: tied up");
+    let key = e["key"].as_str().expect("key").to_owned();
+    let at = entry_path(&w.t, &key);
+    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    assert_eq!(got["title"], "Week 3: tied up");
+    let (_, page) = call(&app, Method::GET, &entries(&w.t), &w.viewer, None).await;
+    let listed = page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["key"] == key.as_str())
+        .cloned()
+        .expect("listed");
+    assert_eq!(listed["title"], "Week 3: tied up");
+    assert!(listed.get("text").is_none());
+
+    // A patch without a title keeps it; a new one replaces it; a bad one changes nothing;
+    // blank and null remove it.
+    let patch = |body: Value| {
+        let (app, at, who) = (&app, &at, &w.grower);
+        async move { call(app, Method::PATCH, at, who, Some(&body)).await }
+    };
+    let (s, v) = patch(json!({"text": "Tied up the stem again."})).await;
+    assert_eq!((s, v["title"].as_str()), (200, Some("Week 3: tied up")));
+    let (s, v) = patch(json!({"title": "Week 4"})).await;
+    assert_eq!((s, v["title"].as_str()), (200, Some("Week 4")), "{v}");
+    let (s, v) = patch(json!({"title": "a\u{7}b", "text": "Changed?"})).await;
+    assert_eq!(s, 422, "{v}");
+    assert_eq!(detail_fields(&v), ["body.title"], "{v}");
+    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    assert_eq!(
+        (got["title"].as_str(), got["text"].as_str()),
+        (Some("Week 4"), Some("Tied up the stem again."))
+    );
+    let (s, v) = patch(json!({"title": "  "})).await;
+    assert_eq!((s, &v["title"]), (200, &Value::Null), "{v}");
+    patch(json!({"title": "Week 5"})).await;
+    let (s, v) = patch(json!({"title": null})).await;
+    assert_eq!((s, &v["title"]), (200, &Value::Null), "{v}");
+    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    assert_eq!(got["title"], Value::Null);
+}

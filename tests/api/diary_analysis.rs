@@ -3,7 +3,9 @@
 //! with the lease token (`conflict.not_claimed`, `conflict.lease_expired`; summary required
 //! when completed; confidences 0..1; the server's disclaimer), an expired lease back in the
 //! queue, 8 concurrent claims with exactly one holder, another garden's key, and the agent's
-//! own entries (`add_plant_diary_entry`, `list_diary_entries`).
+//! own entries (`add_plant_diary_entry`, `list_diary_entries`); the arguments of domain 4.2:
+//! entry titles, a claim's `worker_id` and `lease_seconds`, `include_stale`, a submission's
+//! actions, photos, model, recipe and error, and `photo_ids` of `get_diary_entry_photos`.
 
 use kultiva::auth::Role;
 use kultiva::garden::diary::model::DISCLAIMER;
@@ -343,7 +345,7 @@ async fn analysis_queue_claim_and_submit() {
         &app,
         &agent,
         "submit_diary_analysis",
-        json!({"entry_key": second, "lease_token": t2, "status": "failed"}),
+        json!({"entry_key": second, "lease_token": t2, "status": "failed", "error": "gone"}),
         409,
         "conflict.not_claimed",
     )
@@ -356,15 +358,31 @@ async fn analysis_queue_claim_and_submit() {
         json!({"entry_key": third}),
     )
     .await;
+    // A failure without a reason is refused (4.2: error required if failed), nothing stored.
+    let token3 = c["data"]["lease_token"].clone();
+    let before = stored(&app, &w, &third).await;
+    let v = fails(
+        &app,
+        &agent,
+        "submit_diary_analysis",
+        json!({"entry_key": third, "lease_token": token3, "status": "failed"}),
+        422,
+        "validation.error",
+    )
+    .await;
+    assert_eq!(v["details"][0]["field"], "error", "{v}");
+    assert_eq!(stored(&app, &w, &third).await, before);
     let f = ok(
         &app,
         &agent,
         "submit_diary_analysis",
-        json!({"entry_key": third, "lease_token": c["data"]["lease_token"], "status": "failed"}),
+        json!({"entry_key": third, "lease_token": token3, "status": "failed",
+               "error": "The photos are too dark."}),
     )
     .await;
     assert_eq!(f["data"]["analysis_state"], "failed");
     assert_eq!(f["data"]["result"]["summary"], Value::Null);
+    assert_eq!(f["data"]["result"]["error"], "The photos are too dark.");
     assert_eq!(f["data"]["result"]["disclaimer"], DISCLAIMER);
 }
 
@@ -701,6 +719,679 @@ async fn agents_write_and_list_diary_entries() {
     .await;
 }
 
+/// The worker label stored with an entry's lease (what a reader must no longer see once the
+/// lease ends).
+async fn stored_worker(app: &TestApp, w: &World, key: &str) -> Option<String> {
+    let sql = format!(
+        "SELECT lease_worker_id FROM {}.diary_entries WHERE id = $1",
+        w.t.schema_name.quoted()
+    );
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(Uuid::parse_str(key).expect("uuid"))
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("row")
+}
+
+#[tokio::test]
+async fn titles_written_by_the_tool_show_everywhere() {
+    let app = app().await;
+    let w = world(&app, "dtitle", 1).await;
+    let agent = scoped_key(&app, &w.t, Role::Grower).await;
+    let viewer = scoped_key(&app, &w.t, Role::Viewer).await;
+    let p = w.plants[0].to_string();
+    // The schema states the bounds the tool enforces.
+    let listing = kultiva::mcp::tools::ALL
+        .iter()
+        .find(|t| t.name == "add_plant_diary_entry")
+        .expect("tool")
+        .listing(true);
+    let title = &listing["inputSchema"]["properties"]["title"];
+    assert_eq!(
+        (title["maxLength"].as_u64(), title["pattern"].is_string()),
+        (Some(200), true)
+    );
+    // Two lines, too long, blank, not a string: refused naming the argument with what it
+    // expects and an example; nothing stored.
+    for bad in [
+        json!("Week 3\nmore"),
+        json!("x".repeat(201)),
+        json!("  "),
+        json!(7),
+    ] {
+        let v = fails(
+            &app,
+            &agent,
+            "add_plant_diary_entry",
+            json!({"plant_key": p, "text": "x", "title": bad}),
+            422,
+            "validation.error",
+        )
+        .await;
+        let d = &v["details"][0];
+        assert_eq!(d["field"], "title", "{v}");
+        assert!(d["expected"].is_string() && !d["example"].is_null(), "{v}");
+    }
+    let d = ok(
+        &app,
+        &agent,
+        "add_plant_diary_entry",
+        json!({"plant_key": p, "text": "Tied up.", "title": "Week 3", "dry_run": true}),
+    )
+    .await;
+    assert_eq!(d["data"]["title"], "Week 3");
+    assert_eq!(count(&app, &w.t, "diary_entries").await, 0);
+
+    // Written (trimmed): the REST entry and list, and both read tools show it.
+    let e = ok(
+        &app,
+        &agent,
+        "add_plant_diary_entry",
+        json!({"plant_key": p, "text": "Tied up the stem.", "title": "  Week 3: tied up "}),
+    )
+    .await;
+    assert_eq!(e["data"]["title"], "Week 3: tied up");
+    let key = e["data"]["entry_key"].as_str().expect("key").to_owned();
+    let (s, rest) = call(
+        &app,
+        Method::GET,
+        &crate::diary::entry_path(&w.t, &key),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!((s, rest["title"].as_str()), (200, Some("Week 3: tied up")));
+    let (_, page) = call(&app, Method::GET, &entries(&w.t), &w.viewer, None).await;
+    assert_eq!(page["items"][0]["title"], "Week 3: tied up");
+    let l = ok(&app, &viewer, "list_diary_entries", json!({})).await;
+    assert_eq!(l["data"]["items"][0]["title"], "Week 3: tied up");
+    assert!(!l.to_string().contains("Tied up the stem"), "text withheld");
+    let g = ok(&app, &viewer, "get_diary_entry", json!({"entry_key": key})).await;
+    assert_eq!(g["data"]["title"], "Week 3: tied up");
+    // Without one: null everywhere.
+    let n = ok(
+        &app,
+        &agent,
+        "add_plant_diary_entry",
+        json!({"plant_key": p, "text": "No title."}),
+    )
+    .await;
+    assert_eq!(n["data"]["title"], Value::Null);
+    let untitled = n["data"]["entry_key"].as_str().expect("key");
+    let (_, rest) = call(
+        &app,
+        Method::GET,
+        &crate::diary::entry_path(&w.t, untitled),
+        &w.viewer,
+        None,
+    )
+    .await;
+    assert_eq!(rest["title"], Value::Null);
+    assert_eq!(count(&app, &w.t, "diary_entries").await, 2);
+}
+
+#[tokio::test]
+async fn claims_name_their_worker_and_ask_in_seconds() {
+    let app = app().await;
+    let w = world(&app, "dworker", 1).await;
+    let agent = scoped_key(&app, &w.t, Role::Grower).await;
+    let other = scoped_key(&app, &w.t, Role::Grower).await;
+    let key = marked(&app, &w, "Curled leaves.").await;
+
+    // The schema says "not both" without a root combinator.
+    let listing = kultiva::mcp::tools::ALL
+        .iter()
+        .find(|t| t.name == "claim_diary_analysis")
+        .expect("tool")
+        .listing(true);
+    let schema = &listing["inputSchema"];
+    assert_eq!(
+        schema["not"],
+        json!({"required": ["lease_seconds", "lease_minutes"]}),
+        "{schema}"
+    );
+    assert_eq!(schema["properties"]["lease_seconds"]["maximum"], 3600);
+    assert_eq!(schema["properties"]["lease_seconds"]["default"], 900);
+    assert_eq!(schema["properties"]["worker_id"]["maxLength"], 200);
+    // Both lengths at once, out of range, a worker label of two lines: refused, no lease.
+    for (args, field) in [
+        (
+            json!({"entry_key": key, "lease_seconds": 120, "lease_minutes": 2}),
+            "lease_minutes",
+        ),
+        (
+            json!({"entry_key": key, "lease_seconds": 3601}),
+            "lease_seconds",
+        ),
+        (
+            json!({"entry_key": key, "lease_seconds": 0}),
+            "lease_seconds",
+        ),
+        (json!({"entry_key": key, "worker_id": "a\nb"}), "worker_id"),
+        (
+            json!({"entry_key": key, "worker_id": "w".repeat(201)}),
+            "worker_id",
+        ),
+    ] {
+        let v = fails(
+            &app,
+            &agent,
+            "claim_diary_analysis",
+            args.clone(),
+            422,
+            "validation.error",
+        )
+        .await;
+        assert_eq!(v["details"][0]["field"], field, "{args}: {v}");
+        assert!(v["details"][0]["expected"].is_string(), "{v}");
+    }
+    assert_eq!(stored(&app, &w, &key).await.0.as_deref(), Some("requested"));
+    assert_eq!(stored_worker(&app, &w, &key).await, None);
+
+    // 90 seconds for worker "vision-7": the answer, the entry and the REST analysis show it.
+    let c = ok(
+        &app,
+        &agent,
+        "claim_diary_analysis",
+        json!({"entry_key": key, "lease_seconds": 90, "worker_id": " vision-7 "}),
+    )
+    .await;
+    assert_eq!(c["data"]["lease_seconds"], 90);
+    assert_eq!(c["data"]["lease_minutes"], 1.5);
+    assert_eq!(c["data"]["worker_id"], "vision-7");
+    let until = time::OffsetDateTime::parse(
+        c["data"]["lease_expires_at"].as_str().expect("expiry"),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .expect("rfc3339");
+    let left = until - time::OffsetDateTime::now_utc();
+    assert!(
+        left > time::Duration::seconds(60) && left <= time::Duration::seconds(90),
+        "{left}"
+    );
+    let token = c["data"]["lease_token"].as_str().expect("token").to_owned();
+    let g = ok(&app, &other, "get_diary_entry", json!({"entry_key": key})).await;
+    assert_eq!(g["data"]["analysis"]["worker_id"], "vision-7");
+    assert_eq!(analysis_of(&app, &w, &key).await["worker_id"], "vision-7");
+    // Another agent is told who holds it; nothing of the lease changes.
+    let v = fails(
+        &app,
+        &other,
+        "claim_diary_analysis",
+        json!({"entry_key": key, "worker_id": "intruder"}),
+        409,
+        "conflict.already_claimed",
+    )
+    .await;
+    // (The REST face of the tools carries a tool error's object details as `data`.)
+    assert_eq!(v["data"]["worker_id"], "vision-7", "{v}");
+    assert!(
+        v["data"]["lease_expires_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{v}"
+    );
+    assert_eq!(
+        stored_worker(&app, &w, &key).await.as_deref(),
+        Some("vision-7")
+    );
+    // The submit ends the lease and the label with it.
+    ok(
+        &app,
+        &agent,
+        "submit_diary_analysis",
+        json!({"entry_key": key, "lease_token": token, "status": "completed", "summary": "Aphids."}),
+    )
+    .await;
+    let a = analysis_of(&app, &w, &key).await;
+    assert_eq!(
+        (&a["worker_id"], &a["lease_expires_at"]),
+        (&Value::Null, &Value::Null)
+    );
+    assert_eq!(stored_worker(&app, &w, &key).await, None);
+
+    // lease_minutes still works; a lapsed lease no longer shows its worker, and a claim
+    // taking it over without a label shows none (not the old one).
+    let second = marked(&app, &w, "Drooping.").await;
+    let c = ok(
+        &app,
+        &agent,
+        "claim_diary_analysis",
+        json!({"entry_key": second, "lease_minutes": 2, "worker_id": "slow-worker"}),
+    )
+    .await;
+    assert_eq!(
+        (
+            c["data"]["lease_seconds"].as_i64(),
+            c["data"]["lease_minutes"].as_i64()
+        ),
+        (Some(120), Some(2))
+    );
+    exec(
+        &app,
+        &w.t,
+        "UPDATE {schema}.diary_entries SET lease_expires_at = now() - interval '1 second' WHERE id = $1",
+        Uuid::parse_str(&second).expect("uuid"),
+    )
+    .await;
+    let g = ok(
+        &app,
+        &other,
+        "get_diary_entry",
+        json!({"entry_key": second}),
+    )
+    .await;
+    assert_eq!(g["data"]["analysis"]["analysis_state"], "requested");
+    assert_eq!(g["data"]["analysis"]["worker_id"], Value::Null);
+    assert_eq!(
+        analysis_of(&app, &w, &second).await["worker_id"],
+        Value::Null
+    );
+    let c = ok(
+        &app,
+        &other,
+        "claim_diary_analysis",
+        json!({"entry_key": second}),
+    )
+    .await;
+    assert_eq!(c["data"]["took_over_lapsed_lease"], true);
+    assert_eq!(c["data"]["worker_id"], Value::Null);
+    assert_eq!(c["data"]["lease_seconds"], 900);
+    assert_eq!(
+        analysis_of(&app, &w, &second).await["worker_id"],
+        Value::Null
+    );
+    assert_eq!(stored_worker(&app, &w, &second).await, None);
+    // Withdrawing ends a lease and its label.
+    let third = marked(&app, &w, "Spots.").await;
+    ok(
+        &app,
+        &agent,
+        "claim_diary_analysis",
+        json!({"entry_key": third, "worker_id": "w-3"}),
+    )
+    .await;
+    let (st, _) = call(
+        &app,
+        Method::DELETE,
+        &path(&w.t, &format!("diary-entries/{third}/analysis")),
+        &w.grower,
+        None,
+    )
+    .await;
+    assert_eq!(st, 204);
+    assert_eq!(stored_worker(&app, &w, &third).await, None);
+}
+
+#[tokio::test]
+async fn the_queue_can_leave_out_lapsed_leases() {
+    let app = app().await;
+    let w = world(&app, "dstale", 1).await;
+    let agent = scoped_key(&app, &w.t, Role::Grower).await;
+    let fresh = marked(&app, &w, "Never claimed.").await;
+    let lapsed = marked(&app, &w, "Claimed, then forgotten.").await;
+    let held = marked(&app, &w, "Held.").await;
+    for key in [&lapsed, &held] {
+        ok(
+            &app,
+            &agent,
+            "claim_diary_analysis",
+            json!({"entry_key": key}),
+        )
+        .await;
+    }
+    exec(
+        &app,
+        &w.t,
+        "UPDATE {schema}.diary_entries SET lease_expires_at = now() - interval '1 second' WHERE id = $1",
+        Uuid::parse_str(&lapsed).expect("uuid"),
+    )
+    .await;
+    let keys = |v: &Value| -> Vec<String> {
+        v["data"]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|i| i["entry_key"].as_str().expect("key").to_owned())
+            .collect()
+    };
+    // Default (true): the never-claimed and the lapsed one, never the held one.
+    for args in [json!({}), json!({"include_stale": true})] {
+        let q = ok(&app, &agent, "list_pending_diary_analyses", args).await;
+        assert_eq!(keys(&q), [fresh.clone(), lapsed.clone()], "{q}");
+        assert_eq!(q["data"]["total"], 2);
+    }
+    // false: only entries never claimed; the lapsed one stays claimable all the same.
+    let q = ok(
+        &app,
+        &agent,
+        "list_pending_diary_analyses",
+        json!({"include_stale": false}),
+    )
+    .await;
+    assert_eq!(keys(&q), std::slice::from_ref(&fresh), "{q}");
+    assert_eq!(q["data"]["total"], 1);
+    assert_eq!(q["data"]["items"][0]["lease_lapsed"], false);
+    assert_eq!(q["data"]["items"][0]["title"], Value::Null);
+    fails(
+        &app,
+        &agent,
+        "list_pending_diary_analyses",
+        json!({"include_stale": "no"}),
+        422,
+        "validation.error",
+    )
+    .await;
+    let c = ok(
+        &app,
+        &agent,
+        "claim_diary_analysis",
+        json!({"entry_key": lapsed}),
+    )
+    .await;
+    assert_eq!(c["data"]["took_over_lapsed_lease"], true);
+}
+
+/// A garden with photo storage: an entry the grower wrote and marked with two rendered
+/// photos, and another entry of the same garden with one (a photo that is not the first's).
+async fn photographed(app: &TestApp, prefix: &str) -> (World, String, Vec<String>, String) {
+    let w = world(app, prefix, 1).await;
+    let key = marked(app, &w, "Look at the leaves.").await;
+    let mut mine = Vec::new();
+    for _ in 0..2 {
+        mine.push(
+            crate::photos::rendered_photo(app, &w.t, &key)
+                .await
+                .to_string(),
+        );
+    }
+    let other = crate::photos::diary_entry(app, &w.t).await.to_string();
+    let foreign = crate::photos::rendered_photo(app, &w.t, &other)
+        .await
+        .to_string();
+    (w, key, mine, foreign)
+}
+
+#[tokio::test]
+async fn submissions_carry_actions_photos_model_recipe_and_error() {
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(&dir, &[]).await;
+    let (w, key, photos, foreign) = photographed(&app, "dsubmit").await;
+    let agent = scoped_key(&app, &w.t, Role::Grower).await;
+    let c = ok(
+        &app,
+        &agent,
+        "claim_diary_analysis",
+        json!({"entry_key": key}),
+    )
+    .await;
+    let token = c["data"]["lease_token"].as_str().expect("token").to_owned();
+    let base = json!({"entry_key": key, "lease_token": token, "status": "completed",
+                      "summary": "Aphids on the undersides."});
+    let with = |extra: Value| {
+        let mut args = base.clone();
+        for (k, v) in extra.as_object().expect("object") {
+            args[k] = v.clone();
+        }
+        args
+    };
+
+    // Refused, each naming its argument; nothing stored, the lease still runs.
+    let before = stored(&app, &w, &key).await;
+    let stranger = Uuid::now_v7().to_string();
+    let v = fails(
+        &app,
+        &agent,
+        "submit_diary_analysis",
+        with(json!({"analyzed_photo_ids": [photos[0], foreign, stranger]})),
+        422,
+        "validation.error",
+    )
+    .await;
+    let named: Vec<String> = v["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .map(|d| {
+            assert_eq!(d["field"], "analyzed_photo_ids", "{v}");
+            d["reason"].as_str().expect("reason").to_owned()
+        })
+        .collect();
+    assert_eq!(named.len(), 2, "{v}");
+    assert!(
+        named[0].contains(&foreign) && named[1].contains(&stranger),
+        "{v}"
+    );
+    assert!(
+        !v.to_string().contains(&photos[0]),
+        "a photo of the entry is not named: {v}"
+    );
+    let six: Vec<String> = (0..6).map(|_| Uuid::now_v7().to_string()).collect();
+    let eleven: Vec<String> = (0..11).map(|i| format!("Spray, round {i}")).collect();
+    for (extra, field) in [
+        (json!({"analyzed_photo_ids": six}), "analyzed_photo_ids"),
+        (
+            json!({"analyzed_photo_ids": ["photo-1"]}),
+            "analyzed_photo_ids",
+        ),
+        (
+            json!({"analyzed_photo_ids": photos[0]}),
+            "analyzed_photo_ids",
+        ),
+        (
+            json!({"recommended_actions": eleven}),
+            "recommended_actions",
+        ),
+        (
+            json!({"recommended_actions": ["x".repeat(501)]}),
+            "recommended_actions",
+        ),
+        (json!({"model": "m".repeat(201)}), "model"),
+        (json!({"recipe_version": "v".repeat(51)}), "recipe_version"),
+        (json!({"error": "e".repeat(2001)}), "error"),
+        (json!({"error": "Not failed at all."}), "error"),
+    ] {
+        let v = fails(
+            &app,
+            &agent,
+            "submit_diary_analysis",
+            with(extra.clone()),
+            422,
+            "validation.error",
+        )
+        .await;
+        assert_eq!(v["details"][0]["field"], field, "{extra}: {v}");
+    }
+    // failed without a reason (neither error nor summary).
+    let v = fails(
+        &app,
+        &agent,
+        "submit_diary_analysis",
+        json!({"entry_key": key, "lease_token": token, "status": "failed",
+               "recommended_actions": ["Retake the photos."]}),
+        422,
+        "validation.error",
+    )
+    .await;
+    assert_eq!(v["details"][0]["field"], "error", "{v}");
+    assert_eq!(
+        stored(&app, &w, &key).await,
+        before,
+        "refused submits store nothing"
+    );
+
+    // Accepted: every field shown by the REST analysis and get_diary_entry.
+    let s = ok(
+        &app,
+        &agent,
+        "submit_diary_analysis",
+        with(json!({
+            "recommended_actions": ["Rinse the undersides.", "Check again in 3 days."],
+            "analyzed_photo_ids": [photos[1], photos[0].to_uppercase(), photos[1]],
+            "model": "vision-large-2", "recipe_version": "2026.05-a",
+        })),
+    )
+    .await;
+    let want = json!({
+        "recommended_actions": ["Rinse the undersides.", "Check again in 3 days."],
+        "analyzed_photo_ids": [photos[1], photos[0]],
+        "model": "vision-large-2", "recipe_version": "2026.05-a", "error": null,
+    });
+    let rest = analysis_of(&app, &w, &key).await;
+    let viewer = scoped_key(&app, &w.t, Role::Viewer).await;
+    let tool = ok(&app, &viewer, "get_diary_entry", json!({"entry_key": key})).await;
+    for result in [
+        &s["data"]["result"],
+        &rest["result"],
+        &tool["data"]["analysis"]["result"],
+    ] {
+        for (k, v) in want.as_object().expect("object") {
+            assert_eq!(&result[k], v, "{k}: {result}");
+        }
+        assert_eq!(result["disclaimer"], DISCLAIMER);
+    }
+
+    // failed: `error` is the reason; a summary alone is still accepted (older agents).
+    for (extra, summary, error) in [
+        (
+            json!({"error": "The photos are blurred."}),
+            Value::Null,
+            json!("The photos are blurred."),
+        ),
+        (
+            json!({"summary": "Could not tell."}),
+            json!("Could not tell."),
+            Value::Null,
+        ),
+    ] {
+        let entry = marked(&app, &w, "Another look.").await;
+        let c = ok(
+            &app,
+            &agent,
+            "claim_diary_analysis",
+            json!({"entry_key": entry}),
+        )
+        .await;
+        let mut args = json!({"entry_key": entry, "lease_token": c["data"]["lease_token"],
+                              "status": "failed", "model": "vision-large-2"});
+        for (k, v) in extra.as_object().expect("object") {
+            args[k] = v.clone();
+        }
+        ok(&app, &agent, "submit_diary_analysis", args).await;
+        let r = &analysis_of(&app, &w, &entry).await["result"];
+        assert_eq!(
+            (&r["status"], &r["summary"], &r["error"]),
+            (&json!("failed"), &summary, &error),
+            "{r}"
+        );
+        assert_eq!(r["model"], "vision-large-2");
+        assert_eq!(r["recommended_actions"], json!([]));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn chosen_photos_are_delivered_and_strangers_refused() {
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(&dir, &[]).await;
+    let (w, key, photos, foreign) = photographed(&app, "dphotoids").await;
+    let other_garden = world(&app, "dphotoidsb", 0).await;
+    let elsewhere = crate::photos::diary_entry(&app, &other_garden.t)
+        .await
+        .to_string();
+    let outside = crate::photos::rendered_photo(&app, &other_garden.t, &elsewhere)
+        .await
+        .to_string();
+    let viewer = scoped_key(&app, &w.t, Role::Viewer).await;
+    let delivered = |v: &Value| -> Vec<String> {
+        v["data"]["photos"]
+            .as_array()
+            .expect("photos")
+            .iter()
+            .map(|p| p["photo_key"].as_str().expect("key").to_owned())
+            .collect()
+    };
+    // One of two: only it, one image.
+    let v = ok(
+        &app,
+        &viewer,
+        "get_diary_entry_photos",
+        json!({"entry_key": key, "photo_ids": [photos[1]], "size": 512}),
+    )
+    .await;
+    assert_eq!(delivered(&v), [photos[1].clone()]);
+    assert_eq!(v["images"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["data"]["total"], 1);
+    // Both, asked in another order and twice: the entry's order, once each.
+    let v = ok(
+        &app,
+        &viewer,
+        "get_diary_entry_photos",
+        json!({"entry_key": key, "photo_ids": [photos[1], photos[0], photos[1]], "size": 512}),
+    )
+    .await;
+    assert_eq!(delivered(&v), photos);
+    assert_eq!(v["images"].as_array().map(Vec::len), Some(2));
+    // A photo of another entry, of another garden, or of nothing: validation.error naming
+    // it, and no image at all (the entry's own photo in the same call is not delivered).
+    for stranger in [foreign.clone(), outside.clone(), Uuid::now_v7().to_string()] {
+        let (s, v) = tool(
+            &app,
+            &viewer,
+            "get_diary_entry_photos",
+            json!({"entry_key": key, "photo_ids": [photos[0], stranger]}),
+        )
+        .await;
+        assert_eq!(
+            (s, v["error_code"].as_str()),
+            (422, Some("validation.error")),
+            "{v}"
+        );
+        assert_eq!(v["details"].as_array().map(Vec::len), Some(1), "{v}");
+        assert_eq!(v["details"][0]["field"], "photo_ids");
+        assert!(
+            v["details"][0]["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains(&stranger)),
+            "{v}"
+        );
+        assert!(
+            v["message"].as_str().is_some_and(|m| m.contains(&stranger)),
+            "{v}"
+        );
+        assert!(
+            v.get("images").is_none_or(Value::is_null),
+            "nothing delivered: {v}"
+        );
+    }
+    // Malformed lists: the table refuses them with what it expects.
+    for bad in [json!([]), json!(["not-a-uuid"]), json!(photos[0])] {
+        let v = fails(
+            &app,
+            &viewer,
+            "get_diary_entry_photos",
+            json!({"entry_key": key, "photo_ids": bad}),
+            422,
+            "validation.error",
+        )
+        .await;
+        assert_eq!(v["details"][0]["field"], "photo_ids", "{v}");
+        assert!(v["details"][0]["expected"].is_string(), "{v}");
+    }
+    // Another garden's key with this entry stays not_found, whatever photo_ids says.
+    let outsider = scoped_key(&app, &other_garden.t, Role::Viewer).await;
+    fails(
+        &app,
+        &outsider,
+        "get_diary_entry_photos",
+        json!({"entry_key": key, "photo_ids": [photos[0]]}),
+        404,
+        "not_found",
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Arguments that make every diary tool succeed in `tenant` (for the tool matrix): a plant, a
 /// marked entry (claims are dry runs there) and a claimed one (its lease token for the
 /// submit's dry run).
@@ -736,6 +1427,7 @@ pub async fn tool_args(
     let mut keys = Vec::new();
     for text in ["Matrix entry to claim.", "Matrix entry to submit."] {
         let input = EntryInput {
+            title: None,
             text: text.into(),
             entry_type: EntryType::Observation,
             tags: vec!["matrix".into()],
@@ -763,10 +1455,18 @@ pub async fn tool_args(
             .expect("marked");
         keys.push(key);
     }
-    let lease = service::claim(&app.state, tenant, &keys[1], Uuid::now_v7(), 60, true)
-        .await
-        .map_err(|e| format!("{e:?}"))
-        .expect("claimed");
+    let lease = service::claim(
+        &app.state,
+        tenant,
+        &keys[1],
+        Uuid::now_v7(),
+        3600,
+        None,
+        true,
+    )
+    .await
+    .map_err(|e| format!("{e:?}"))
+    .expect("claimed");
     vec![
         ("list_diary_entries", json!({"tag": "matrix"})),
         ("get_diary_entry", json!({"entry_key": keys[0]})),

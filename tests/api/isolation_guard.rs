@@ -777,9 +777,13 @@ fn sample(property: &Value) -> Value {
     }
 }
 
-/// An argument naming a record (not the idempotency key).
+/// Arguments named like keys that name no record: free labels the caller chooses
+/// (`claim_diary_analysis.worker_id` is the agent's own name for its worker).
+const LABELS: &[&str] = &["idempotency_key", "worker_id"];
+
+/// An argument naming a record.
 fn is_key(name: &str) -> bool {
-    (name.ends_with("_key") || name.ends_with("_id")) && name != "idempotency_key"
+    (name.ends_with("_key") || name.ends_with("_id")) && !LABELS.contains(&name)
 }
 
 fn refused(status: u16, body: &Value, want: (u16, &str)) -> bool {

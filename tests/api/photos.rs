@@ -32,6 +32,7 @@ pub async fn diary_entry(app: &TestApp, t: &TenantRecord) -> Uuid {
 pub async fn diary_entry_by(app: &TestApp, t: &TenantRecord, author: Uuid) -> Uuid {
     use kultiva::garden::diary::{model, service};
     let input = model::EntryInput {
+        title: None,
         text: "Leaves curl at the tips".into(),
         entry_type: model::EntryType::Observation,
         tags: Vec::new(),

@@ -10,9 +10,11 @@ use uuid::Uuid;
 
 use crate::garden::fields::opt_key;
 use crate::garden::ipm::input::{opt_past_date, text_list};
-use crate::http::json::{FromJson, JsonFields, is_blank, parse_json};
+use crate::http::json::{FromJson, JsonFields, Patch, is_blank, parse_json};
 
 pub const TEXT_MAX: usize = 10_000;
+/// An entry's title: one line.
+pub const TITLE_MAX: usize = 200;
 pub const TAGS_MAX: usize = 20;
 pub const TAG_MAX: usize = 50;
 pub const MEASUREMENTS_MAX: usize = 20;
@@ -21,6 +23,16 @@ pub const SUMMARY_MAX: usize = 4000;
 pub const FINDINGS_MAX: usize = 25;
 pub const FINDING_MAX: usize = 500;
 pub const FINDING_DETAIL_MAX: usize = 2000;
+/// The agent's label for the worker holding a lease.
+pub const WORKER_ID_MAX: usize = 200;
+pub const ACTIONS_MAX: usize = 10;
+pub const ACTION_MAX: usize = 500;
+/// Photos an analysis may name as the ones it looked at.
+pub const ANALYZED_PHOTOS_MAX: usize = 5;
+pub const MODEL_MAX: usize = 200;
+pub const RECIPE_VERSION_MAX: usize = 50;
+/// Why a failed analysis failed.
+pub const ERROR_MAX: usize = 2000;
 pub const ENTRY_TYPES: &[&str] = &[
     "observation",
     "measurement",
@@ -231,6 +243,9 @@ fn entry_type(f: &mut JsonFields, name: &'static str) -> Option<Option<EntryType
 #[salvo(schema(name = "DiaryEntryCreate"))]
 #[serde(deny_unknown_fields)]
 pub struct NewEntry {
+    /// Up to 200 characters on one line; blank or null means none.
+    #[salvo(schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
+    pub title: Option<String>,
     /// The entry, 1 to 10000 characters, several lines allowed.
     #[salvo(schema(
         min_length = 1,
@@ -262,6 +277,7 @@ pub struct NewEntry {
 /// [`NewEntry`] as read.
 #[derive(Debug, Clone)]
 pub struct EntryInput {
+    pub title: Option<String>,
     pub text: String,
     pub entry_type: EntryType,
     pub tags: Vec<String>,
@@ -287,8 +303,17 @@ fn required_long_text(f: &mut JsonFields, name: &'static str, max: usize) -> Opt
     }
 }
 
+/// An optional one-line title: absent, null and blank all mean none.
+fn title(f: &mut JsonFields) -> Option<Option<String>> {
+    f.patch_clearable("title", TITLE_MAX).map(|p| match p {
+        Patch::Set(t) => Some(t),
+        Patch::Keep | Patch::Clear => None,
+    })
+}
+
 impl FromJson for EntryInput {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let title = title(f);
         let text = required_long_text(f, "text", TEXT_MAX);
         let entry_type = entry_type(f, "entry_type");
         let tags = tags(f, "tags");
@@ -306,6 +331,7 @@ impl FromJson for EntryInput {
             return None;
         }
         Some(Self {
+            title: title?,
             text: text?,
             entry_type: entry_type?.unwrap_or(EntryType::Note),
             tags: tags?,
@@ -318,13 +344,16 @@ impl FromJson for EntryInput {
 }
 
 /// Schema of `PATCH /t/{slug}/diary-entries/{entry_key}` (read as [`EntryPatch`]): omitted
-/// fields stay; none of them clears with null (send `[]` or `{}` to empty tags or
-/// measurements). What the entry is about (plant, run) does not change.
+/// fields stay; only `title` clears (with null or blank), no other field takes null (send `[]`
+/// or `{}` to empty tags or measurements). What the entry is about (plant, run) does not change.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[salvo(schema(name = "DiaryEntryUpdate"))]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)] // a schema only: the handler reads the body as `EntryPatch`
 pub struct EntryPatchBody {
+    /// Up to 200 characters on one line; null or blank removes the title.
+    #[salvo(schema(max_length = 200, pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"))]
+    pub title: Option<String>,
     #[salvo(schema(
         nullable = false,
         min_length = 1,
@@ -345,6 +374,7 @@ pub struct EntryPatchBody {
 /// A partial update as read.
 #[derive(Debug, Clone, Default)]
 pub struct EntryPatch {
+    pub title: Patch<String>,
     pub text: Option<String>,
     pub entry_type: Option<EntryType>,
     pub tags: Option<Vec<String>>,
@@ -377,6 +407,7 @@ impl FromJson for PatchValues {
             Some(None)
         };
         Some(Self(EntryPatch {
+            title: Patch::Keep,
             text: text?,
             entry_type: kind?,
             tags: tag_list?,
@@ -388,8 +419,10 @@ impl FromJson for PatchValues {
 
 impl FromJson for EntryPatch {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
-        // Null is refused for every field (none can be cleared); the values are read like a
-        // create's, and their problems reported under the same names.
+        // The title clears with null or blank. Null is refused for every other field (none
+        // can be cleared); their values are read like a create's, and their problems reported
+        // under the same names.
+        let title = f.patch_clearable("title", TITLE_MAX);
         let mut sent = Map::new();
         let mut ok = true;
         for name in PATCH_FIELDS {
@@ -410,7 +443,10 @@ impl FromJson for EntryPatch {
         }
         let bytes = serde_json::to_vec(&Value::Object(sent)).unwrap_or_default();
         match parse_json::<PatchValues>(&bytes) {
-            Ok(PatchValues(patch)) => ok.then_some(patch),
+            Ok(PatchValues(patch)) => {
+                let title = title?;
+                ok.then_some(EntryPatch { title, ..patch })
+            }
             Err(e) => {
                 for d in e.details() {
                     let field = d.field.strip_prefix("body.").unwrap_or(&d.field).to_owned();
@@ -479,6 +515,22 @@ pub struct AnalysisResult {
     /// Required when completed; the reason when failed.
     pub summary: Option<String>,
     pub findings: Vec<AnalysisFinding>,
+    /// What the grower could do next, up to 10 of 1 to 500 characters.
+    #[serde(default)]
+    pub recommended_actions: Vec<String>,
+    /// The entry's photos the agent looked at (up to 5).
+    #[serde(default)]
+    pub analyzed_photo_ids: Vec<Uuid>,
+    /// The model the agent used, as it names it (up to 200 characters).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The agent's version of its analysis recipe (up to 50 characters).
+    #[serde(default)]
+    pub recipe_version: Option<String>,
+    /// Why it failed (status `failed`; up to 2000 characters). Older failed results carry
+    /// the reason in `summary` only.
+    #[serde(default)]
+    pub error: Option<String>,
     /// Set by the server; the agent cannot omit or change it.
     pub disclaimer: String,
     /// `mcp:<account key>` of the agent.
@@ -508,6 +560,9 @@ pub struct Analysis {
     #[serde(with = "time::serde::rfc3339::option")]
     #[salvo(schema(value_type = Option<String>, format = "date-time"))]
     pub lease_expires_at: Option<OffsetDateTime>,
+    /// The label the agent gave the worker holding the current lease (only while
+    /// `in_progress`, when the claim named one).
+    pub worker_id: Option<String>,
     /// The submitted result (completed or failed), with the server's disclaimer.
     pub result: Option<AnalysisResult>,
 }
@@ -547,6 +602,8 @@ pub struct Entry {
     /// Copied from the plant when written.
     pub species_key: Option<String>,
     pub entry_type: EntryType,
+    /// null when the entry has none.
+    pub title: Option<String>,
     pub text: String,
     pub tags: Vec<String>,
     /// Typed by a person; kept apart from `environment`.
@@ -585,6 +642,7 @@ pub struct EntrySummary {
     pub run_key: Option<Uuid>,
     pub species_key: Option<String>,
     pub entry_type: EntryType,
+    pub title: Option<String>,
     pub tags: Vec<String>,
     #[salvo(schema(value_type = Object))]
     pub measurements: Map<String, Value>,
@@ -611,6 +669,7 @@ pub struct Pending {
     pub run_key: Option<Uuid>,
     pub species_key: Option<String>,
     pub entry_type: EntryType,
+    pub title: Option<String>,
     pub tags: Vec<String>,
     pub entry_date: String,
     #[serde(with = "time::serde::rfc3339::option")]

@@ -20,6 +20,7 @@ pub struct EntryRow {
     pub run_id: Option<Uuid>,
     pub species_key: Option<String>,
     pub entry_type: String,
+    pub title: Option<String>,
     pub text: String,
     pub tags: Vec<String>,
     pub measurements: Value,
@@ -35,13 +36,16 @@ pub struct EntryRow {
     pub requested_at: Option<OffsetDateTime>,
     pub lease_token_hash: Option<Vec<u8>>,
     pub lease_expires_at: Option<OffsetDateTime>,
+    /// The claimer's label for its worker; meaningful only while the lease runs.
+    pub lease_worker_id: Option<String>,
     pub analysis_result: Option<Value>,
 }
 
-const ENTRY: &str = "SELECT id, plant_id, run_id, species_key, entry_type, text, tags, measurements, \
-    entry_date, author_id, author_kind, written_via, created_at, updated_at, analysis_state, \
-    analysis_consent_at, analysis_requested_by, analysis_requested_at, lease_token_hash, \
-    lease_expires_at, analysis_result FROM tenant.diary_entries";
+const ENTRY: &str = "SELECT id, plant_id, run_id, species_key, entry_type, title, text, tags, \
+    measurements, entry_date, author_id, author_kind, written_via, created_at, updated_at, \
+    analysis_state, analysis_consent_at, analysis_requested_by, analysis_requested_at, \
+    lease_token_hash, lease_expires_at, lease_worker_id, analysis_result \
+    FROM tenant.diary_entries";
 
 fn entry_of(r: &PgRow) -> Result<EntryRow, sqlx::Error> {
     let state: Option<String> = r.try_get("analysis_state")?;
@@ -51,6 +55,7 @@ fn entry_of(r: &PgRow) -> Result<EntryRow, sqlx::Error> {
         run_id: r.try_get("run_id")?,
         species_key: r.try_get("species_key")?,
         entry_type: r.try_get("entry_type")?,
+        title: r.try_get("title")?,
         text: r.try_get("text")?,
         tags: r.try_get("tags")?,
         measurements: r.try_get("measurements")?,
@@ -66,6 +71,7 @@ fn entry_of(r: &PgRow) -> Result<EntryRow, sqlx::Error> {
         requested_at: r.try_get("analysis_requested_at")?,
         lease_token_hash: r.try_get("lease_token_hash")?,
         lease_expires_at: r.try_get("lease_expires_at")?,
+        lease_worker_id: r.try_get("lease_worker_id")?,
         analysis_result: r.try_get("analysis_result")?,
     })
 }
@@ -88,7 +94,8 @@ pub async fn insert_entry(tx: &mut TenantTx, e: &EntryRow) -> Result<(), sqlx::E
     sqlx::query(tx.sql(
         "INSERT INTO tenant.diary_entries (id, plant_id, run_id, species_key, entry_type, text, \
          tags, measurements, entry_date, author_id, author_kind, written_via, created_at, \
-         updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)",
+         updated_at, title) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14)",
     ))
     .bind(e.id)
     .bind(e.plant_id)
@@ -103,6 +110,7 @@ pub async fn insert_entry(tx: &mut TenantTx, e: &EntryRow) -> Result<(), sqlx::E
     .bind(&e.author_kind)
     .bind(&e.written_via)
     .bind(e.created_at)
+    .bind(&e.title)
     .execute(tx.conn())
     .await?;
     Ok(())
@@ -182,19 +190,21 @@ pub async fn list_entries(
     Ok((rows.iter().map(entry_of).collect::<Result<_, _>>()?, total))
 }
 
-/// The work queue: requested entries and in-progress ones whose lease ran out by `now`,
-/// oldest request first.
+/// The work queue: requested entries and (with `include_stale`) in-progress ones whose lease
+/// ran out by `now`, oldest request first.
 pub async fn pending(
     tx: &mut TenantTx,
     now: OffsetDateTime,
+    include_stale: bool,
     page: PageRequest,
 ) -> Result<(Vec<EntryRow>, i64), sqlx::Error> {
     let filter = "WHERE analysis_state = 'requested' \
-        OR (analysis_state = 'in_progress' AND NOT (lease_expires_at > $1))";
+        OR ($2 AND analysis_state = 'in_progress' AND NOT (lease_expires_at > $1))";
     let rows = sqlx::query(tx.sql(&format!(
-        "{ENTRY} {filter} ORDER BY analysis_requested_at, id LIMIT $2 OFFSET $3"
+        "{ENTRY} {filter} ORDER BY analysis_requested_at, id LIMIT $3 OFFSET $4"
     )))
     .bind(now)
+    .bind(include_stale)
     .bind(page.limit)
     .bind(page.skip)
     .fetch_all(tx.conn())
@@ -203,6 +213,7 @@ pub async fn pending(
         "SELECT count(*) FROM tenant.diary_entries {filter}"
     )))
     .bind(now)
+    .bind(include_stale)
     .fetch_one(tx.conn())
     .await?;
     Ok((rows.iter().map(entry_of).collect::<Result<_, _>>()?, total))
@@ -211,7 +222,7 @@ pub async fn pending(
 pub async fn update_entry(tx: &mut TenantTx, e: &EntryRow) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.diary_entries SET text = $2, entry_type = $3, tags = $4, \
-         measurements = $5, entry_date = $6, updated_at = $7 WHERE id = $1",
+         measurements = $5, entry_date = $6, updated_at = $7, title = $8 WHERE id = $1",
     ))
     .bind(e.id)
     .bind(&e.text)
@@ -220,6 +231,7 @@ pub async fn update_entry(tx: &mut TenantTx, e: &EntryRow) -> Result<(), sqlx::E
     .bind(&e.measurements)
     .bind(e.entry_date)
     .bind(e.updated_at)
+    .bind(&e.title)
     .execute(tx.conn())
     .await?;
     Ok(())
@@ -243,8 +255,8 @@ pub async fn mark(
     sqlx::query(tx.sql(
         "UPDATE tenant.diary_entries SET analysis_state = 'requested', analysis_consent_at = $3, \
          analysis_requested_by = $2, analysis_requested_at = $3, lease_token_hash = NULL, \
-         lease_holder = NULL, lease_expires_at = NULL, analysis_result = NULL, analysed_at = NULL \
-         WHERE id = $1",
+         lease_holder = NULL, lease_expires_at = NULL, lease_worker_id = NULL, analysis_result = NULL, \
+         analysed_at = NULL WHERE id = $1",
     ))
     .bind(id)
     .bind(by)
@@ -259,8 +271,8 @@ pub async fn withdraw(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.diary_entries SET analysis_state = NULL, analysis_consent_at = NULL, \
          analysis_requested_by = NULL, analysis_requested_at = NULL, lease_token_hash = NULL, \
-         lease_holder = NULL, lease_expires_at = NULL, analysis_result = NULL, analysed_at = NULL \
-         WHERE id = $1",
+         lease_holder = NULL, lease_expires_at = NULL, lease_worker_id = NULL, analysis_result = NULL, \
+         analysed_at = NULL WHERE id = $1",
     ))
     .bind(id)
     .execute(tx.conn())
@@ -271,18 +283,20 @@ pub async fn withdraw(tx: &mut TenantTx, id: Uuid) -> Result<(), sqlx::Error> {
 /// Takes the lease when the entry is claimable at `now` (requested, or in progress with a
 /// lapsed lease). One statement: of concurrent claimers exactly one updates the row (the
 /// others re-check the condition on the row it wrote and find a valid lease). The new
-/// expiry, or `None` when the entry was not claimable.
+/// expiry, or `None` when the entry was not claimable. `worker_id` replaces the label of a
+/// lapsed lease taken over (none given: none shown).
 pub async fn claim(
     tx: &mut TenantTx,
     id: Uuid,
     token_hash: &[u8],
     holder: Uuid,
+    worker_id: Option<&str>,
     now: OffsetDateTime,
     expires_at: OffsetDateTime,
 ) -> Result<Option<OffsetDateTime>, sqlx::Error> {
     sqlx::query_scalar(tx.sql(
         "UPDATE tenant.diary_entries SET analysis_state = 'in_progress', lease_token_hash = $2, \
-         lease_holder = $3, lease_expires_at = $5 \
+         lease_holder = $3, lease_expires_at = $5, lease_worker_id = $6 \
          WHERE id = $1 AND (analysis_state = 'requested' \
            OR (analysis_state = 'in_progress' AND NOT (lease_expires_at > $4))) \
          RETURNING lease_expires_at",
@@ -292,6 +306,7 @@ pub async fn claim(
     .bind(holder)
     .bind(now)
     .bind(expires_at)
+    .bind(worker_id)
     .fetch_optional(tx.conn())
     .await
 }
@@ -306,8 +321,8 @@ pub async fn complete(
 ) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.diary_entries SET analysis_state = $2, analysis_result = $3, \
-         analysed_at = $4, lease_token_hash = NULL, lease_holder = NULL, lease_expires_at = NULL \
-         WHERE id = $1",
+         analysed_at = $4, lease_token_hash = NULL, lease_holder = NULL, lease_expires_at = NULL, \
+         lease_worker_id = NULL WHERE id = $1",
     ))
     .bind(id)
     .bind(state.as_str())

@@ -125,8 +125,8 @@ fn editor(depot: &Depot) -> Result<Editor, AppError> {
     })
 }
 
-/// Diary entries, newest first (entry date, then when written). The text is withheld from the
-/// list: read one entry for it.
+/// Diary entries, newest first (entry date, then when written), with their titles. The text is
+/// withheld from the list: read one entry for it.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "list_diary_entries",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -160,8 +160,8 @@ pub async fn list_diary_entries(
     ))
 }
 
-/// One diary entry with its text, measurements, photos (`pending`: photos whose renditions
-/// are not ready) and analysis state. `environment` is empty with `environment_status`
+/// One diary entry with its title (null when none), text, measurements, photos (`pending`:
+/// photos whose renditions are not ready) and analysis state. `environment` is empty with `environment_status`
 /// `no_source` (no sensor measures plants yet).
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "get_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -179,8 +179,8 @@ pub async fn get_diary_entry(
     Ok(Json(service::get_entry(&state, tenant, &entry_key).await?))
 }
 
-/// Write a diary entry about a plant, a planting run or (neither) the garden. The caller is
-/// its author.
+/// Write a diary entry about a plant, a planting run or (neither) the garden, with an optional
+/// one-line `title` (up to 200 characters; blank means none). The caller is its author.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "create_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewEntry,
@@ -218,7 +218,8 @@ pub async fn create_diary_entry(
     Ok(Json(created))
 }
 
-/// Change an entry's text, type, tags, date or measurements (its author or an admin).
+/// Change an entry's title, text, type, tags, date or measurements (its author or an admin).
+/// `title` null or blank removes the title; the other fields refuse null.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "update_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = EntryPatchBody,
@@ -271,8 +272,10 @@ pub async fn delete_diary_entry(
 }
 
 /// An entry's analysis: its state (null when never marked; `requested` also when an agent's
-/// lease ran out), when and by whom it was requested, and the result with the server's
-/// disclaimer once an agent submitted it.
+/// lease ran out), when and by whom it was requested, while a lease runs its expiry and the
+/// `worker_id` the claiming agent named, and the result once an agent submitted it (`summary`,
+/// `findings`, `recommended_actions`, `analyzed_photo_ids`, `model`, `recipe_version`, `error`
+/// when it failed) with the server's disclaimer.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "get_diary_analysis",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(

@@ -13,6 +13,8 @@ use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::ipm::input::today;
 use crate::garden::ipm::service::require_plants;
 use crate::garden::photos::repo::{PhotoDescriptor, descriptors_for_entries};
+use crate::garden::photos::service::require_photos_of_entry;
+use crate::http::json::Patch;
 use crate::http::pagination::{Page, PageRequest};
 use crate::rules::diary_analysis::{self as rule, AnalysisState, ClaimVerdict, SubmitVerdict};
 use crate::state::AppState;
@@ -133,6 +135,7 @@ fn entry_view(row: &EntryRow, photos: &[PhotoDescriptor], now: OffsetDateTime) -
         run_key: row.run_id,
         species_key: row.species_key.clone(),
         entry_type: entry_type_of(row),
+        title: row.title.clone(),
         text: row.text.clone(),
         tags: row.tags.clone(),
         measurements: measurements_of(&row.measurements),
@@ -157,6 +160,7 @@ fn summary_view(row: &EntryRow, photos: usize, now: OffsetDateTime) -> EntrySumm
         run_key: row.run_id,
         species_key: row.species_key.clone(),
         entry_type: entry_type_of(row),
+        title: row.title.clone(),
         tags: row.tags.clone(),
         measurements: measurements_of(&row.measurements),
         entry_date: row.entry_date.to_string(),
@@ -172,15 +176,16 @@ fn summary_view(row: &EntryRow, photos: usize, now: OffsetDateTime) -> EntrySumm
 
 fn analysis_view(row: &EntryRow, now: OffsetDateTime) -> Analysis {
     let state = rule::effective(row.analysis_state, row.lease_expires_at, now);
+    // A lapsed lease has ended for readers: neither its expiry nor its worker is shown.
+    let leased = state == Some(AnalysisState::InProgress);
     Analysis {
         entry_key: row.id,
         analysis_state: state.map(|s| s.as_str().to_owned()),
         consent_at: row.consent_at,
         requested_at: row.requested_at,
         requested_by: row.requested_by,
-        lease_expires_at: (state == Some(AnalysisState::InProgress))
-            .then_some(row.lease_expires_at)
-            .flatten(),
+        lease_expires_at: leased.then_some(row.lease_expires_at).flatten(),
+        worker_id: leased.then(|| row.lease_worker_id.clone()).flatten(),
         result: row
             .analysis_result
             .clone()
@@ -225,6 +230,7 @@ pub async fn create_entry(
         run_id: new.run_key,
         species_key,
         entry_type: entry_type_str(new.entry_type).to_owned(),
+        title: new.title.clone(),
         text: new.text.clone(),
         tags: new.tags.clone(),
         measurements: Value::Object(new.measurements.clone()),
@@ -240,6 +246,7 @@ pub async fn create_entry(
         requested_at: None,
         lease_token_hash: None,
         lease_expires_at: None,
+        lease_worker_id: None,
         analysis_result: None,
     };
     repo::insert_entry(&mut tx, &row).await?;
@@ -325,6 +332,11 @@ pub async fn update_entry(
     let id = parse_key(key)?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     let mut row = editable(&mut tx, id, editor).await?;
+    match &patch.title {
+        Patch::Keep => {}
+        Patch::Clear => row.title = None,
+        Patch::Set(t) => row.title = Some(t.clone()),
+    }
     if let Some(t) = &patch.text {
         row.text = t.clone();
     }
@@ -467,8 +479,11 @@ pub async fn withdraw_analysis(
 #[derive(Debug)]
 pub enum QueueError {
     App(AppError),
-    /// In progress under a valid lease (until the instant given).
-    AlreadyClaimed(Option<OffsetDateTime>),
+    /// In progress under a valid lease: until when, and the holder's worker label if any.
+    AlreadyClaimed {
+        until: Option<OffsetDateTime>,
+        worker_id: Option<String>,
+    },
     /// Not in the work queue (never marked, or already completed or failed).
     NotQueued(Option<AnalysisState>),
     /// Submit on an entry that is not in progress.
@@ -495,15 +510,17 @@ impl From<crate::tenancy::tx::TenantTxError> for QueueError {
     }
 }
 
-/// The work queue, oldest request first (text withheld).
+/// The work queue, oldest request first (text withheld). `include_stale`: also the entries
+/// whose lease ran out without a result (false: only those never claimed).
 pub async fn list_pending(
     state: &AppState,
     tenant: &TenantRecord,
+    include_stale: bool,
     page: PageRequest,
 ) -> Result<Page<Pending>, AppError> {
     let mut tx = TenantTx::snapshot(state, tenant).await?;
     let now = now();
-    let (rows, total) = repo::pending(&mut tx, now, page).await?;
+    let (rows, total) = repo::pending(&mut tx, now, include_stale, page).await?;
     let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
     let photos = descriptors_for_entries(&mut tx, &ids).await?;
     tx.commit().await?;
@@ -515,6 +532,7 @@ pub async fn list_pending(
             run_key: r.run_id,
             species_key: r.species_key.clone(),
             entry_type: entry_type_of(r),
+            title: r.title.clone(),
             tags: r.tags.clone(),
             entry_date: r.entry_date.to_string(),
             requested_at: r.requested_at,
@@ -532,31 +550,35 @@ pub struct Lease {
     /// Shown once; only its SHA-256 digest is stored. `None` for a dry run.
     pub lease_token: Option<String>,
     pub lease_expires_at: OffsetDateTime,
-    pub lease_minutes: i64,
+    pub lease_seconds: i64,
+    /// The claimer's label for its worker, stored with the lease.
+    pub worker_id: Option<String>,
     /// The claim took over a lease that had run out.
     pub took_over: bool,
 }
 
-/// Claims an entry of the work queue for `minutes` (1 to 60).
+/// Claims an entry of the work queue for `seconds` (1 to 3600), holding it for the worker the
+/// claimer calls `worker_id` (free text, shown with the lease).
 pub async fn claim(
     state: &AppState,
     tenant: &TenantRecord,
     key: &str,
     holder: Uuid,
-    minutes: i64,
+    seconds: i64,
+    worker_id: Option<&str>,
     commit: bool,
 ) -> Result<Lease, QueueError> {
     let id = parse_key(key)?;
-    let minutes = rule::lease_minutes(Some(minutes)).map_err(|reason| {
+    let seconds = rule::lease_seconds(Some(seconds)).map_err(|reason| {
         AppError::validation(vec![ErrorDetail::new(
-            "lease_minutes",
+            "lease_seconds",
             reason,
             "value_error",
         )])
     })?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     let now = now();
-    let expires = now + Duration::minutes(minutes);
+    let expires = now + Duration::seconds(seconds);
     let token = random_secret();
     let hash = SecretHash::of(&token);
     // The claim itself decides (one statement); the row is read only to say why not.
@@ -564,14 +586,25 @@ pub async fn claim(
         .await?
         .ok_or_else(entry_not_found)?;
     let took_over = before.analysis_state == Some(AnalysisState::InProgress);
-    match repo::claim(&mut tx, id, hash.as_bytes(), holder, now, expires).await? {
+    match repo::claim(
+        &mut tx,
+        id,
+        hash.as_bytes(),
+        holder,
+        worker_id,
+        now,
+        expires,
+    )
+    .await?
+    {
         Some(expires_at) => {
             finish(tx, commit).await?;
             Ok(Lease {
                 entry_key: id,
                 lease_token: commit.then_some(token),
                 lease_expires_at: expires_at,
-                lease_minutes: minutes,
+                lease_seconds: seconds,
+                worker_id: worker_id.map(str::to_owned),
                 took_over,
             })
         }
@@ -583,7 +616,10 @@ pub async fn claim(
             tx.rollback().await?;
             match rule::claim(row.analysis_state, row.lease_expires_at, now) {
                 ClaimVerdict::AlreadyClaimed | ClaimVerdict::Take => {
-                    Err(QueueError::AlreadyClaimed(row.lease_expires_at))
+                    Err(QueueError::AlreadyClaimed {
+                        until: row.lease_expires_at,
+                        worker_id: row.lease_worker_id,
+                    })
                 }
                 ClaimVerdict::NotQueued => Err(QueueError::NotQueued(row.analysis_state)),
             }
@@ -598,6 +634,39 @@ pub struct Submission {
     pub status: AnalysisState,
     pub summary: Option<String>,
     pub findings: Vec<AnalysisFinding>,
+    pub recommended_actions: Vec<String>,
+    /// Photos of this entry (checked here: any other id refuses the whole submission).
+    pub analyzed_photo_ids: Vec<Uuid>,
+    pub model: Option<String>,
+    pub recipe_version: Option<String>,
+    /// Why a failed analysis failed.
+    pub error: Option<String>,
+}
+
+/// The result's own rules: completed needs a summary and has no error; failed needs a reason,
+/// `error` (or, as before `error` existed, `summary`).
+fn check_result(sub: &Submission) -> Result<(), AppError> {
+    let refuse = |field: &str, reason: &str, code: &str| {
+        Err(AppError::validation(vec![ErrorDetail::new(
+            field, reason, code,
+        )]))
+    };
+    match sub.status {
+        AnalysisState::Completed if sub.summary.is_none() => {
+            refuse("summary", "is required when status is completed", "missing")
+        }
+        AnalysisState::Completed if sub.error.is_some() => refuse(
+            "error",
+            "is only for status failed (a completed analysis states its result in summary)",
+            "value_error",
+        ),
+        AnalysisState::Failed if sub.error.is_none() && sub.summary.is_none() => refuse(
+            "error",
+            "is required when status is failed: say why the analysis failed",
+            "missing",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Stores the result of a claimed entry: only with the current lease token, before the lease
@@ -616,14 +685,17 @@ pub async fn submit(
         .await?
         .ok_or_else(entry_not_found)?;
     // The entry first (another garden's key is not found whatever else is wrong), then the
-    // result's own rule, then the lease.
-    if sub.status == AnalysisState::Completed && sub.summary.is_none() {
-        return Err(AppError::validation(vec![ErrorDetail::new(
-            "summary",
-            "is required when status is completed",
-            "missing",
-        )])
-        .into());
+    // result's own rules, then the lease.
+    check_result(sub)?;
+    if !sub.analyzed_photo_ids.is_empty() {
+        let mut photos = descriptors_for_entries(&mut tx, &[id]).await?;
+        let of_entry: Vec<Uuid> = photos
+            .remove(&id)
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.key)
+            .collect();
+        require_photos_of_entry(&sub.analyzed_photo_ids, &of_entry, "analyzed_photo_ids")?;
     }
     let now = now();
     let given = SecretHash::of(&sub.lease_token);
@@ -647,6 +719,11 @@ pub async fn submit(
         status: sub.status.as_str().to_owned(),
         summary: sub.summary.clone(),
         findings: sub.findings.clone(),
+        recommended_actions: sub.recommended_actions.clone(),
+        analyzed_photo_ids: sub.analyzed_photo_ids.clone(),
+        model: sub.model.clone(),
+        recipe_version: sub.recipe_version.clone(),
+        error: sub.error.clone(),
         disclaimer: DISCLAIMER.to_owned(),
         submitted_by: submitted_by.to_owned(),
         submitted_at: now,

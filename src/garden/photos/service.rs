@@ -425,6 +425,41 @@ pub async fn rendition(
 
 // ---------- delivery to the tool ----------
 
+/// Every id in `asked` names a photo of the entry (`of_entry`); otherwise a validation error
+/// naming each one that does not, under `field`. The same answer whether such an id is a photo
+/// of another entry, of another garden, or nothing: it discloses nothing beyond this entry.
+pub fn require_photos_of_entry(
+    asked: &[Uuid],
+    of_entry: &[Uuid],
+    field: &str,
+) -> Result<(), AppError> {
+    let strangers: Vec<&Uuid> = asked.iter().filter(|p| !of_entry.contains(p)).collect();
+    if strangers.is_empty() {
+        return Ok(());
+    }
+    let named = strangers
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(AppError::new(
+        ErrorCode::ValidationError,
+        format!("{field}: not a photo of this diary entry: {named}"),
+    )
+    .with_details(
+        strangers
+            .iter()
+            .map(|p| {
+                ErrorDetail::new(
+                    field,
+                    format!("{p} is not a photo of this diary entry"),
+                    "value_error",
+                )
+            })
+            .collect(),
+    ))
+}
+
 /// Base64 length of `n` bytes (padded).
 pub fn base64_len(n: i64) -> i64 {
     4 * ((n.max(0) + 2) / 3)
@@ -531,29 +566,45 @@ pub fn plan_delivery(
     })
 }
 
+/// Which of an entry's photos a delivery covers: `only` these (every photo when `None`), in
+/// the entry's order, then `skip`/`limit` over them.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'a> {
+    pub only: Option<&'a [Uuid]>,
+    pub skip: usize,
+    pub limit: usize,
+}
+
 /// What the tool delivers: photos in order with their rendition bytes, and the pending ones.
 pub struct Delivery {
     pub entry: Uuid,
     pub size: u32,
+    /// Photos selected (the entry's photos, or those of `only`) before `skip`/`limit`.
     pub total: usize,
     pub photos: Vec<(Photo, Vec<u8>)>,
     pub pending: Vec<(Uuid, &'static str)>,
 }
 
-/// The renditions of an entry's photos (`skip`/`limit` over their order) at `size`, within
-/// `MCP_MAX_IMAGE_PAYLOAD_MB` of Base64, or within `budget` bytes when that is less (what a
-/// JSON-RPC batch has left). `Ok(Err(..))`: over the cap; nothing was read from storage.
+/// The renditions of an entry's selected photos at `size`, within `MCP_MAX_IMAGE_PAYLOAD_MB`
+/// of Base64, or within `budget` bytes when that is less (what a JSON-RPC batch has left).
+/// `Ok(Err(..))`: over the cap; nothing was read from storage. An id of `only` that is not a
+/// photo of the entry refuses the whole call (validation), before any file is read.
 pub async fn deliver(
     state: &AppState,
     tenant: &TenantRecord,
     entry_key: &str,
     size: u32,
-    skip: usize,
-    limit: usize,
+    selection: Selection<'_>,
     budget: Option<usize>,
 ) -> Result<Result<Delivery, TooLarge>, AppError> {
+    let Selection { only, skip, limit } = selection;
     let entry = parse_key(entry_key, "diary entry")?;
-    let rows = entry_photos(state, tenant, entry).await?;
+    let mut rows = entry_photos(state, tenant, entry).await?;
+    if let Some(only) = only {
+        let of_entry: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
+        require_photos_of_entry(only, &of_entry, "photo_ids")?;
+        rows.retain(|r| only.contains(&r.id));
+    }
     let total = rows.len();
     let rows: Vec<PhotoRow> = rows.into_iter().skip(skip).take(limit).collect();
     let candidates: Vec<Candidate> = rows

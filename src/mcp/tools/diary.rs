@@ -12,15 +12,18 @@ use super::plants::actor;
 use super::view::{counted, page};
 use crate::auth::principal::AccountType;
 use crate::garden::diary::model::{
-    ANALYSIS_STATES, AnalysisFinding, ENTRY_TYPES, EntryFilter, EntryInput, RESULT_STATUSES,
-    TAG_MAX, TAGS_MAX, entry_type_str, parse_entry_type,
+    ACTION_MAX, ACTIONS_MAX, ANALYSIS_STATES, ANALYZED_PHOTOS_MAX, AnalysisFinding, ENTRY_TYPES,
+    ERROR_MAX, EntryFilter, EntryInput, MODEL_MAX, RECIPE_VERSION_MAX, RESULT_STATUSES, TAG_MAX,
+    TAGS_MAX, TITLE_MAX, WORKER_ID_MAX, entry_type_str, parse_entry_type,
 };
 use crate::garden::diary::service::{self, Author, QueueError, Submission};
 use crate::http::json::parse_json;
-use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};
+use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolErrorCode, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
-use crate::rules::diary_analysis::{AnalysisState, LEASE_DEFAULT_MINUTES, LEASE_MAX_MINUTES};
+use crate::rules::diary_analysis::{
+    AnalysisState, LEASE_DEFAULT_SECONDS, LEASE_MAX_MINUTES, LEASE_MAX_SECONDS,
+};
 use crate::tool_handler;
 
 const ENTRY_KEY: Arg = Arg::required("entry_key", KEY, "Diary entry key.");
@@ -34,19 +37,23 @@ fn entry_link(slug: &str, key: impl std::fmt::Display) -> String {
 fn queue_error(err: QueueError) -> ToolError {
     match err {
         QueueError::App(e) => tool_error(e),
-        QueueError::AlreadyClaimed(until) => {
-            let until = until.map(|t| t.to_string());
+        QueueError::AlreadyClaimed { until, worker_id } => {
+            let until = until.map(utc);
             ToolError::new(
                 ToolErrorCode::AlreadyClaimed,
                 format!(
-                    "another agent holds a valid lease on this entry{}",
+                    "another agent holds a valid lease on this entry{}{}",
+                    worker_id
+                        .as_deref()
+                        .map(|w| format!(" (worker {w})"))
+                        .unwrap_or_default(),
                     until
                         .as_deref()
-                        .map(|u| format!(" (until {u})"))
+                        .map(|u| format!(" until {u}"))
                         .unwrap_or_default()
                 ),
             )
-            .with_details(json!({"lease_expires_at": until}))
+            .with_details(json!({"lease_expires_at": until, "worker_id": worker_id}))
         }
         QueueError::NotQueued(state) => ToolError::new(
             ToolErrorCode::Conflict,
@@ -69,6 +76,13 @@ fn queue_error(err: QueueError) -> ToolError {
              took over): claim the entry again",
         ),
     }
+}
+
+/// ISO 8601 in UTC with `Z`, as the diary tools write instants.
+fn utc(t: time::OffsetDateTime) -> String {
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 fn date_arg(args: &Args, name: &str) -> Result<Option<Date>, ToolError> {
@@ -98,7 +112,7 @@ pub static LIST_DIARY_ENTRIES: Tool = Tool {
     title: "List diary entries",
     description: "The garden's diary entries, newest first (entry date, then when written), \
                   without their text (read one with get_diary_entry): entry key, plant or \
-                  planting run, species, entry type, tags, measurements, entry date, author \
+                  planting run, species, entry type, title, tags, measurements, entry date, author \
                   kind, how it was written (rest or mcp), photo count and analysis state. \
                   Filters: plant_key, species_key, entry_type, tag, analysis_state (requested \
                   includes entries whose lease ran out), date_from and date_to; no free-text \
@@ -199,14 +213,17 @@ async fn list_diary_entries(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
 pub static GET_DIARY_ENTRY: Tool = Tool {
     name: "get_diary_entry",
     title: "A diary entry",
-    description: "One diary entry whole: text, entry type, tags, measurements typed by a person \
+    description: "One diary entry whole: title (null when none), text, entry type, tags, \
+                  measurements typed by a person \
                   (ec_ms_cm, ph, temperature_c, humidity_percent, height_cm, leaf_count and any \
                   further key), environment (device readings; empty with environment_status \
                   no_source while nothing measures the plant), photos (descriptors; the images \
                   come from get_diary_entry_photos), pending (photos without a rendition: \
                   thumbnail_pending or unavailable), and the analysis: state (requested, \
-                  in_progress, completed, failed), lease expiry and the stored result with its \
-                  disclaimer. Never the lease token.",
+                  in_progress, completed, failed), lease expiry and worker_id (the label the \
+                  claimer gave its worker; both only while a lease runs) and the stored result \
+                  (summary, findings, recommended_actions, analyzed_photo_ids, model, \
+                  recipe_version, error) with its disclaimer. Never the lease token.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[ENTRY_KEY],
@@ -252,7 +269,8 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
     title: "Write a diary entry about a plant",
     description: "Writes a text entry (no photos) in a plant's diary, authored by this account. \
                   Entries written here are never queued for analysis (only a person marks \
-                  entries, in the web UI). entry_type defaults to note; tags are a JSON array \
+                  entries, in the web UI). title is optional (one line, up to 200 characters; \
+                  leave it out for none). entry_type defaults to note; tags are a JSON array \
                   (up to 20 of 1-50 characters, stored in lower case); the text keeps its line \
                   breaks; entry_date defaults to today and may not lie in the future. dry_run: true \
                   checks everything and stores nothing.",
@@ -260,6 +278,14 @@ pub static ADD_PLANT_DIARY_ENTRY: Tool = Tool {
     scope: Scope::Tenant,
     args: &[
         Arg::required("plant_key", KEY, "The plant the entry is about."),
+        Arg::optional(
+            "title",
+            ArgKind::Text {
+                min: 1,
+                max: TITLE_MAX,
+            },
+            "A title, one line of up to 200 characters (leave it out for none).",
+        ),
         Arg::required(
             "text",
             ArgKind::Paragraph {
@@ -354,20 +380,31 @@ pub static LIST_PENDING_DIARY_ANALYSES: Tool = Tool {
     name: "list_pending_diary_analyses",
     title: "Diary entries waiting for analysis",
     description: "The work queue: diary entries a user marked for analysis (with consent) that \
-                  no agent holds a valid lease on, oldest request first, without their text. \
-                  lease_lapsed: an agent claimed it before and its lease ran out without a \
-                  result. Take one with claim_diary_analysis, read it with get_diary_entry, \
+                  no agent holds a valid lease on, oldest request first, without their text \
+                  (title shown). lease_lapsed: an agent claimed it before and its lease ran out \
+                  without a result; include_stale: false leaves those out (only entries never \
+                  claimed). Take one with claim_diary_analysis, read it with get_diary_entry, \
                   answer with submit_diary_analysis.",
     permission: Permission::Read,
     scope: Scope::Tenant,
-    args: &[args::offset(), args::limit(20, 100)],
+    args: &[
+        Arg::optional(
+            "include_stale",
+            ArgKind::Bool { default: true },
+            "Also entries whose lease ran out without a result (default true); false: only \
+             entries never claimed.",
+        ),
+        args::offset(),
+        args::limit(20, 100),
+    ],
     rules: &[],
     run: tool_handler!(list_pending_diary_analyses),
 };
 
 async fn list_pending_diary_analyses(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let tenant = bound(ctx)?;
-    let listed = service::list_pending(ctx.state, tenant, page(&args))
+    let include_stale = args.flag("include_stale");
+    let listed = service::list_pending(ctx.state, tenant, include_stale, page(&args))
         .await
         .map_err(tool_error)?;
     let items: Vec<Value> = listed
@@ -376,12 +413,18 @@ async fn list_pending_diary_analyses(ctx: &Ctx<'_>, args: Args) -> Result<ToolOu
         .map(|p| serde_json::to_value(p).unwrap_or(Value::Null))
         .collect();
     let summary = format!(
-        "{} waiting for analysis.",
-        counted(items.len(), listed.total, "diary entr(ies)")
+        "{} waiting for analysis{}.",
+        counted(items.len(), listed.total, "diary entr(ies)"),
+        if include_stale {
+            ""
+        } else {
+            " (never claimed; lapsed leases left out)"
+        }
     );
     Ok(ToolOutput::new(
         summary,
-        json!({"items": items, "count": items.len(), "total": listed.total}),
+        json!({"items": items, "count": items.len(), "total": listed.total,
+               "include_stale": include_stale}),
     )
     .link_api(format!(
         "/api/v1/t/{}/diary-entries?analysis_state=requested",
@@ -397,9 +440,12 @@ pub static CLAIM_DIARY_ANALYSIS: Tool = Tool {
     description: "Takes a lease on an entry of the analysis queue (state requested, or in \
                   progress with a lease that ran out): the entry turns in_progress and the \
                   answer carries a lease_token, shown once, to send with \
-                  submit_diary_analysis before lease_expires_at. lease_minutes: default 15, at \
-                  most 60; a lease that runs out puts the entry back in the queue. An entry \
-                  under another valid lease is conflict.already_claimed; one that is not in \
+                  submit_diary_analysis before lease_expires_at. The lease length is \
+                  lease_seconds (1-3600) or lease_minutes (1-60), not both; default 15 minutes; \
+                  a lease that runs out puts the entry back in the queue. worker_id: your own \
+                  label for the worker holding the lease, shown with it (get_diary_entry) until \
+                  it ends. An entry under another valid lease is conflict.already_claimed \
+                  (details name its lease_expires_at and worker_id); one that is not in \
                   the queue (never marked, completed, failed) is conflict.state. dry_run: true \
                   checks the claim and takes no lease.",
     permission: Permission::Write,
@@ -407,42 +453,73 @@ pub static CLAIM_DIARY_ANALYSIS: Tool = Tool {
     args: &[
         ENTRY_KEY,
         Arg::optional(
+            "worker_id",
+            ArgKind::Text {
+                min: 1,
+                max: WORKER_ID_MAX,
+            },
+            "Your label for the worker holding the lease (one line, up to 200 characters); \
+             shown with the lease until it ends.",
+        ),
+        Arg::optional(
+            "lease_seconds",
+            ArgKind::Int {
+                min: 1,
+                max: LEASE_MAX_SECONDS,
+                default: Some(LEASE_DEFAULT_SECONDS),
+            },
+            "Lease length in seconds (default 900, at most 3600). Not with lease_minutes.",
+        ),
+        Arg::optional(
             "lease_minutes",
             ArgKind::Int {
                 min: 1,
                 max: LEASE_MAX_MINUTES,
-                default: Some(LEASE_DEFAULT_MINUTES),
+                default: None,
             },
-            "Lease length in minutes (default 15, at most 60).",
+            "Lease length in minutes (1-60; the default is 15). Not with lease_seconds.",
         ),
     ],
-    rules: &[],
+    rules: &[ArgRule::Excludes {
+        arg: "lease_seconds",
+        with: "lease_minutes",
+    }],
     run: tool_handler!(claim_diary_analysis),
 };
 
 async fn claim_diary_analysis(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let tenant = bound(ctx)?;
     let key = args.key("entry_key");
-    let minutes = args.int("lease_minutes").unwrap_or(LEASE_DEFAULT_MINUTES);
+    // The table lets at most one of the two through; lease_seconds carries the default.
+    let seconds = match args.int("lease_minutes") {
+        Some(m) => m * 60,
+        None => args.int("lease_seconds").unwrap_or(LEASE_DEFAULT_SECONDS),
+    };
     let lease = service::claim(
         ctx.state,
         tenant,
         key,
         ctx.principal.user_id,
-        minutes,
+        seconds,
+        args.text("worker_id"),
         !ctx.dry_run,
     )
     .await
     .map_err(queue_error)?;
-    let until = lease
-        .lease_expires_at
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default();
+    let until = utc(lease.lease_expires_at);
+    // Whole minutes stay integers (what clients of lease_minutes read before).
+    let minutes = if lease.lease_seconds % 60 == 0 {
+        json!(lease.lease_seconds / 60)
+    } else {
+        json!(lease.lease_seconds as f64 / 60.0)
+    };
     let data = json!({
         "entry_key": lease.entry_key,
         "lease_token": lease.lease_token,
         "lease_expires_at": until,
-        "lease_minutes": lease.lease_minutes,
+        "lease_seconds": lease.lease_seconds,
+        "lease_minutes": minutes,
+        "worker_id": lease.worker_id,
         "took_over_lapsed_lease": lease.took_over,
         "analysis_state": "in_progress",
     });
@@ -450,8 +527,8 @@ async fn claim_diary_analysis(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, T
     if ctx.dry_run {
         return Ok(ToolOutput::new(
             format!(
-                "Dry run: the entry can be claimed for {} minute(s); no lease was taken.",
-                lease.lease_minutes
+                "Dry run: the entry can be claimed for {} second(s); no lease was taken.",
+                lease.lease_seconds
             ),
             data,
         )
@@ -500,8 +577,11 @@ pub static SUBMIT_DIARY_ANALYSIS: Tool = Tool {
     name: "submit_diary_analysis",
     title: "Submit a diary analysis",
     description: "Stores the result of a claimed entry and ends the lease: status completed \
-                  (summary required) or failed (summary: the reason), up to 25 findings each \
-                  with confidence 0.0-1.0. Needs the lease_token of claim_diary_analysis \
+                  (summary required, no error) or failed (error: the reason; a summary alone \
+                  is still accepted as the reason), up to 25 findings each with confidence \
+                  0.0-1.0, up to 10 recommended_actions, analyzed_photo_ids (up to 5 ids of \
+                  this entry's photos; any other id refuses the submission), model and \
+                  recipe_version (your own labels). Needs the lease_token of claim_diary_analysis \
                   before the lease runs out: an entry not in progress (never claimed, already \
                   submitted) is conflict.not_claimed; a lease that ran out or was taken over is \
                   conflict.lease_expired. The server stores its own disclaimer with the \
@@ -527,7 +607,16 @@ pub static SUBMIT_DIARY_ANALYSIS: Tool = Tool {
         Arg::optional(
             "summary",
             ArgKind::Paragraph { min: 1, max: 4000 },
-            "The analysis in short (required when completed; the reason when failed).",
+            "The analysis in short (required when completed; when failed, error says why).",
+        ),
+        Arg::optional(
+            "error",
+            ArgKind::Paragraph {
+                min: 1,
+                max: ERROR_MAX,
+            },
+            "Why the analysis failed (required when failed unless summary says it; not with \
+             completed).",
         ),
         Arg::optional(
             "findings",
@@ -538,6 +627,41 @@ pub static SUBMIT_DIARY_ANALYSIS: Tool = Tool {
                 max: 25,
             },
             "Up to 25 findings.",
+        ),
+        Arg::optional(
+            "recommended_actions",
+            ArgKind::TextList {
+                item_min: 1,
+                item_max: ACTION_MAX,
+                min: 0,
+                max: ACTIONS_MAX,
+            },
+            "What the grower could do next: a JSON array of up to 10 lines of up to 500 \
+             characters.",
+        ),
+        Arg::optional(
+            "analyzed_photo_ids",
+            ArgKind::IdList {
+                min: 0,
+                max: ANALYZED_PHOTOS_MAX,
+            },
+            "The photos you looked at: up to 5 ids from the entry's photos (get_diary_entry).",
+        ),
+        Arg::optional(
+            "model",
+            ArgKind::Text {
+                min: 1,
+                max: MODEL_MAX,
+            },
+            "The model that made the analysis, as you name it (up to 200 characters).",
+        ),
+        Arg::optional(
+            "recipe_version",
+            ArgKind::Text {
+                min: 1,
+                max: RECIPE_VERSION_MAX,
+            },
+            "Your version of the analysis recipe (up to 50 characters).",
         ),
     ],
     rules: &[],
@@ -561,11 +685,21 @@ async fn submit_diary_analysis(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, 
             detail: f.text("detail").map(str::to_owned),
         })
         .collect();
+    let owned = |name: &str| args.text(name).map(str::to_owned);
     let sub = Submission {
         lease_token: args.key("lease_token").to_owned(),
         status,
         summary,
         findings,
+        recommended_actions: args
+            .texts("recommended_actions")
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        analyzed_photo_ids: args.ids("analyzed_photo_ids"),
+        model: owned("model"),
+        recipe_version: owned("recipe_version"),
+        error: owned("error"),
     };
     let key = args.key("entry_key");
     let analysis = service::submit(ctx.state, tenant, key, &sub, &actor(ctx), !ctx.dry_run)

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use super::ipm::key_arg;
 use super::places::{bound, tool_error};
-use crate::garden::photos::service::{self, TooLarge};
+use crate::garden::photos::model::PHOTOS_PER_ENTRY_MAX;
+use crate::garden::photos::service::{self, Selection, TooLarge};
 use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};
 use crate::mcp::envelope::{ImageBlock, ToolError, ToolErrorCode, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
@@ -21,6 +22,9 @@ pub static GET_DIARY_ENTRY_PHOTOS: Tool = Tool {
                   Only renditions are sent, never the original: size 1280 (longest edge 1280 \
                   px, default) or 512. Photos whose renditions are not made yet are listed in \
                   `pending` (status thumbnail_pending or unavailable); the call still succeeds. \
+                  photo_ids: only these photos (ids from get_diary_entry's photos), still in the \
+                  entry's order; an id that is not a photo of this entry is validation.error \
+                  naming it, and nothing is delivered. \
                   Over the image payload cap (MCP_MAX_IMAGE_PAYLOAD_MB of Base64) the call fails \
                   with payload.too_large naming the photos affected and a smaller size that \
                   fits, or offset/limit batches that do; no photo is dropped silently.",
@@ -28,6 +32,14 @@ pub static GET_DIARY_ENTRY_PHOTOS: Tool = Tool {
     scope: Scope::Tenant,
     args: &[
         Arg::required("entry_key", KEY, "Diary entry key."),
+        Arg::optional(
+            "photo_ids",
+            ArgKind::IdList {
+                min: 1,
+                max: PHOTOS_PER_ENTRY_MAX as usize,
+            },
+            "Only these photos of the entry (a JSON array of photo ids; default: all).",
+        ),
         Arg::optional(
             "size",
             ArgKind::IntChoice {
@@ -97,13 +109,18 @@ async fn get_diary_entry_photos(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
     // Inside a JSON-RPC batch the images also count against what the batch's answers have
     // left (MCP_MAX_BATCH_RESPONSE_MB), less room for this call's own envelope.
     let budget = crate::mcp::dispatch::batch_budget().map(|b| b.saturating_sub(ENVELOPE_ROOM));
+    let photo_ids = args.ids("photo_ids");
+    let selection = Selection {
+        only: args.has("photo_ids").then_some(photo_ids.as_slice()),
+        skip: offset,
+        limit,
+    };
     let delivery = service::deliver(
         ctx.state,
         tenant,
         &entry_key,
         size as u32,
-        offset,
-        limit,
+        selection,
         budget,
     )
     .await
@@ -145,7 +162,12 @@ async fn get_diary_entry_photos(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput,
             format!(", {} pending", pending.len())
         },
         if delivery.total > offset + photos.len() + pending.len() {
-            format!(" (the entry has {} photos in all)", delivery.total)
+            let of = if args.has("photo_ids") {
+                "photos asked for"
+            } else {
+                "photos of the entry"
+            };
+            format!(" ({} {of} in all)", delivery.total)
         } else {
             String::new()
         }
