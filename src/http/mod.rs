@@ -9,6 +9,7 @@ pub mod json;
 pub mod observe;
 pub mod openapi;
 pub mod pagination;
+pub mod query;
 pub mod rate_limit;
 pub mod redoc;
 pub mod roles;

@@ -272,7 +272,10 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
     assert_eq!(s, 422);
     assert_eq!(detail_fields(&body), vec!["body.hardiness_zone".to_owned()]);
     let (s, body) = call(&app, Method::GET, &path, &viewer, None).await;
-    assert_eq!((s, body), (200, json!({"hardiness_zone": null})));
+    assert_eq!(
+        (s, body),
+        (200, json!({"hardiness_zone": null, "timezone": null}))
+    );
     let (s, _) = call(
         &app,
         Method::PUT,
@@ -283,7 +286,7 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
     .await;
     assert_eq!(s, 200);
     let (_, body) = call(&app, Method::GET, &path, &viewer, None).await;
-    assert_eq!(body, json!({"hardiness_zone": "6b"}));
+    assert_eq!(body, json!({"hardiness_zone": "6b", "timezone": null}));
     // Another garden's admin cannot reach it.
     let stranger = app.member(&app.tenant("calset-b").await, Role::Admin).await;
     let (s, _) = call(&app, Method::GET, &path, &stranger, None).await;

@@ -47,6 +47,7 @@ mod placement;
 mod places;
 mod plants;
 mod preferences;
+mod protection_record;
 mod rate_limits;
 mod redis_cluster;
 mod reference_arguments;

@@ -173,6 +173,10 @@ const TREATMENT_FIELDS: &[Field] = &[
     Field::req("name", Kind::Text(NAME_MAX)),
     Field::req("treatment_type", Kind::Enum(TREATMENT_TYPES)),
     Field::opt("active_ingredient", Kind::Text(NAME_MAX)).doc("required for chemical treatments"),
+    Field::opt("authorisation_number", Kind::Text(50)).doc(
+        "the product's authorisation (registration) number where it is authorised, e.g. \
+         the BVL number in Germany: the plant-protection record carries it",
+    ),
     Field::opt("application_method", Kind::Enum(APPLICATION)),
     Field::req("safety_interval_days", Kind::Int(0, 365)).doc(
         "pre-harvest interval in days, the conservative default: the longest of \

@@ -23,6 +23,11 @@ const PHASE_FIELDS: &[Field] = &[
     Field::req("typical_duration_days", Kind::Int(1, 3650)),
     Field::opt("stress_tolerance", Kind::Enum(LOW_MEDIUM_HIGH)),
     Field::opt("watering_interval_days", Kind::Int(1, 90)),
+    Field::opt("bbch_principal_stage", Kind::Int(0, 9)).doc(
+        "the BBCH principal growth stage (0-9) this phase is, where it is exactly one (BBCH \
+         monograph, Meier 2018): the plant-protection record takes a treated plant's growth \
+         stage from it when none is given",
+    ),
     Field::opt("description_en", Kind::LongText(TEXT_MAX)),
 ];
 
@@ -182,6 +187,8 @@ pub struct ResolvedEntry {
     pub terminal: bool,
     pub allows_harvest: bool,
     pub recurring: bool,
+    /// The BBCH principal growth stage of the phase, where the catalogue gives one.
+    pub bbch_principal_stage: Option<i64>,
 }
 
 /// A sequence with its phases resolved.

@@ -71,6 +71,9 @@ fn resolve_with(by_key: &HashMap<String, &Value>, sequence: &Value) -> ResolvedS
             terminal: flag(e, "terminal"),
             allows_harvest: flag(e, "allows_harvest"),
             recurring: flag(e, "recurring"),
+            bbch_principal_stage: phase
+                .and_then(|p| p.get("bbch_principal_stage"))
+                .and_then(Value::as_i64),
         });
     }
     let is_repeating = flag(sequence, "is_repeating");

@@ -72,6 +72,22 @@ const SIZE: Kind = Kind::Pattern {
     check: is_size_range,
 };
 
+const EPPO: Kind = Kind::Pattern {
+    max: 6,
+    pattern: EPPO_PATTERN,
+    check: is_eppo_code,
+};
+
+/// EPPO codes: five or six capitals or digits (`LYPES`, `1SOLG` for a genus).
+pub const EPPO_PATTERN: &str = "^[0-9A-Z]{5,6}$";
+
+pub fn is_eppo_code(raw: &str) -> bool {
+    (5..=6).contains(&raw.len())
+        && raw
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+}
+
 const FIELDS: &[Field] = &[
     Field::req("scientific_name", Kind::Pattern { max: NAME_MAX, pattern: SCIENTIFIC_NAME_PATTERN, check: is_scientific_name })
         .doc("binomial; unique with × and x treated alike"),
@@ -79,6 +95,10 @@ const FIELDS: &[Field] = &[
     Field::opt("common_names_de", NAMES),
     Field::req("family_key", Kind::Ref("botanical_family")).seed("family"),
     Field::opt("genus", Kind::Text(SHORT_MAX)).doc("the first word of scientific_name"),
+    Field::opt("eppo_code", EPPO).doc(
+        "the crop's EPPO code (gd.eppo.int, e.g. LYPES for tomato): the plant-protection \
+         record names the crop by it",
+    ),
     Field::opt("plant_category", Kind::Enum(CATEGORIES)),
     Field::opt("growth_habit", Kind::Enum(GROWTH_HABITS)),
     Field::opt("cycle_type", Kind::Enum(CYCLE_TYPES)).doc("botanical lifecycle; absent when unknown"),

@@ -211,6 +211,9 @@ pub struct SowingCalendar {
 pub struct GardenSettings {
     /// USDA hardiness zone `1a`…`13b`; null when not set.
     pub hardiness_zone: Option<String>,
+    /// The garden's time zone (IANA name such as `Europe/Berlin`); null: UTC. Dated records
+    /// such as the plant-protection record are written in it.
+    pub timezone: Option<String>,
 }
 
 /// Body of `PUT /calendar/settings`.
@@ -221,12 +224,19 @@ pub struct GardenSettingsBody {
     /// `1a`…`13b`, or null to clear; required (a PUT states the whole setting).
     #[salvo(schema(required = true, max_length = 3, pattern = r"^(1[0-3]|[1-9])[ab]$"))]
     pub hardiness_zone: Option<String>,
+    /// An IANA time zone name known to the server's zone database (`Europe/Berlin`, `UTC`);
+    /// absent or null: UTC.
+    #[salvo(schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}$"
+    ))]
+    pub timezone: Option<String>,
 }
 
 impl crate::http::json::FromJson for GardenSettings {
     fn from_json(f: &mut crate::http::json::JsonFields) -> Option<Self> {
-        let raw = f.raw("hardiness_zone");
-        match raw {
+        let zone = match f.raw("hardiness_zone") {
             None => {
                 f.reject_field(
                     "hardiness_zone",
@@ -235,12 +245,8 @@ impl crate::http::json::FromJson for GardenSettings {
                 );
                 None
             }
-            Some(serde_json::Value::Null) => Some(Self {
-                hardiness_zone: None,
-            }),
-            Some(serde_json::Value::String(z)) if crate::rules::zones::is_zone(&z) => Some(Self {
-                hardiness_zone: Some(z),
-            }),
+            Some(serde_json::Value::Null) => Some(None),
+            Some(serde_json::Value::String(z)) if crate::rules::zones::is_zone(&z) => Some(Some(z)),
             Some(_) => {
                 f.reject_field(
                     "hardiness_zone",
@@ -249,8 +255,32 @@ impl crate::http::json::FromJson for GardenSettings {
                 );
                 None
             }
-        }
+        };
+        let timezone = match f.raw("timezone") {
+            None | Some(serde_json::Value::Null) => Some(None),
+            Some(serde_json::Value::String(z)) if time_zone(&z).is_some() => Some(Some(z)),
+            Some(_) => {
+                f.reject_field(
+                    "timezone",
+                    "must be an IANA time zone name such as Europe/Berlin, or null (UTC)",
+                    "value_error",
+                );
+                None
+            }
+        };
+        Some(Self {
+            hardiness_zone: zone?,
+            timezone: timezone?,
+        })
     }
+}
+
+/// The zone of an IANA name the zone database knows (bundled with the binary).
+pub fn time_zone(name: &str) -> Option<jiff::tz::TimeZone> {
+    if name.is_empty() || name.len() > 64 {
+        return None;
+    }
+    jiff::tz::db().get(name).ok()
 }
 
 /// The state of the caller's iCal feed in this garden (never the token).

@@ -16,6 +16,25 @@ pub async fn zone(tx: &mut TenantTx) -> Result<Option<String>, sqlx::Error> {
     Ok(z.flatten())
 }
 
+pub async fn timezone(tx: &mut TenantTx) -> Result<Option<String>, sqlx::Error> {
+    let z: Option<Option<String>> =
+        sqlx::query_scalar(tx.sql("SELECT timezone FROM tenant.garden_settings WHERE id"))
+            .fetch_optional(tx.conn())
+            .await?;
+    Ok(z.flatten())
+}
+
+pub async fn set_timezone(tx: &mut TenantTx, timezone: Option<&str>) -> Result<(), sqlx::Error> {
+    sqlx::query(tx.sql(
+        "INSERT INTO tenant.garden_settings (id, timezone) VALUES (true, $1) \
+         ON CONFLICT (id) DO UPDATE SET timezone = $1, updated_at = now()",
+    ))
+    .bind(timezone)
+    .execute(tx.conn())
+    .await?;
+    Ok(())
+}
+
 /// The hardiness zone of a site: `None` when the site does not exist, `Some(None)` when it
 /// has no zone.
 pub async fn site_zone(

@@ -335,10 +335,20 @@ pub async fn sowing_calendar(
 pub async fn settings(state: &AppState, tenant: &TenantRecord) -> Result<GardenSettings, AppError> {
     let mut tx = TenantTx::read(state, tenant).await?;
     let zone = repo::zone(&mut tx).await?;
+    let timezone = repo::timezone(&mut tx).await?;
     tx.commit().await?;
     Ok(GardenSettings {
         hardiness_zone: zone,
+        timezone,
     })
+}
+
+/// The garden's time zone (UTC when none is set, or when the stored name is no longer known).
+pub async fn garden_time_zone(tx: &mut TenantTx) -> Result<(String, jiff::tz::TimeZone), AppError> {
+    let name = repo::timezone(tx).await?;
+    Ok(name
+        .and_then(|n| super::model::time_zone(&n).map(|tz| (n, tz)))
+        .unwrap_or_else(|| ("UTC".to_owned(), jiff::tz::TimeZone::UTC)))
 }
 
 pub async fn put_settings(
@@ -348,6 +358,7 @@ pub async fn put_settings(
 ) -> Result<GardenSettings, AppError> {
     let mut tx = TenantTx::begin(state, tenant).await?;
     repo::set_zone(&mut tx, s.hardiness_zone.as_deref()).await?;
+    repo::set_timezone(&mut tx, s.timezone.as_deref()).await?;
     tx.commit().await?;
     Ok(s.clone())
 }

@@ -4,18 +4,18 @@
 
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
-use time::Date;
 
 use super::model::*;
 use super::repo::BatchFilter;
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
-use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::error::{AppError, ErrorBody};
 use crate::garden::ipm::routes::uuid_query;
 use crate::garden::plants::routes::actor;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::query::date_query;
 
 pub fn router() -> Router {
     Router::with_path("harvest")
@@ -36,20 +36,6 @@ pub fn router() -> Router {
                 .push(Router::with_path("plants/{plant_key}").get(get_plant_yield))
                 .push(Router::with_path("runs/{run_key}").get(get_run_yield)),
         )
-}
-
-fn date_query(req: &Request, name: &str) -> Result<Option<Date>, AppError> {
-    let fmt = time::macros::format_description!("[year]-[month]-[day]");
-    match req.queries().get(name) {
-        None => Ok(None),
-        Some(raw) => Date::parse(raw, &fmt).map(Some).map_err(|_| {
-            AppError::validation(vec![ErrorDetail::new(
-                format!("query.{name}"),
-                "must be a date (YYYY-MM-DD)",
-                "value_error",
-            )])
-        }),
-    }
 }
 
 /// Readiness of the garden's plants (oldest first): phase, days in phase, indicators, the

@@ -293,6 +293,21 @@ pub struct NewApplication {
     /// Overrides `RESISTANCE_WARNING` (recorded on the application). Default false.
     #[serde(default)]
     pub acknowledge_resistance: bool,
+    /// The crop's BBCH growth stage, two digits (`00`-`99`); default: each plant's principal
+    /// stage from its phase, where the phase is one.
+    #[salvo(schema(pattern = "^[0-9]{2}$"))]
+    pub bbch_code: Option<String>,
+    /// Treated area in m² (above 0, at most 1000000).
+    #[salvo(schema(exclusive_minimum = 0.0, maximum = 1000000.0))]
+    pub treated_area_m2: Option<f64>,
+    /// The pests treated (catalogue keys, up to 20): the reason in the plant-protection record.
+    #[serde(default)]
+    #[salvo(schema(max_items = 20))]
+    pub target_pest_keys: Vec<String>,
+    /// The diseases treated (catalogue keys, up to 20).
+    #[serde(default)]
+    #[salvo(schema(max_items = 20))]
+    pub target_disease_keys: Vec<String>,
 }
 
 impl FromJson for NewApplication {
@@ -308,6 +323,21 @@ impl FromJson for NewApplication {
         let applied_by = opt_line(f, "applied_by", WHO_MAX);
         let notes = f.opt_long_text("notes", NOTES_MAX);
         let ack = f.flag("acknowledge_resistance", false);
+        let bbch = opt_line(f, "bbch_code", 2);
+        let area = opt_number(f, "treated_area_m2", 0.0, 1_000_000.0, true);
+        let pests = text_list(f, "target_pest_keys", TARGETS_MAX, 100);
+        let diseases = text_list(f, "target_disease_keys", TARGETS_MAX, 100);
+        let bbch = match bbch? {
+            Some(code) if !crate::rules::bbch::is_code(&code) => {
+                f.reject_field(
+                    "bbch_code",
+                    "must be a BBCH code of two digits, e.g. 65",
+                    "value_error",
+                );
+                return None;
+            }
+            other => other,
+        };
         let (plant_keys, location_key, dose, dose_unit) =
             (plant_keys?, location_key?, dose?, dose_unit?);
         if plant_keys.is_none() && location_key.is_none() {
@@ -338,9 +368,16 @@ impl FromJson for NewApplication {
             applied_by: applied_by?,
             notes: notes?,
             acknowledge_resistance: ack?,
+            bbch_code: bbch,
+            treated_area_m2: area?,
+            target_pest_keys: pests?,
+            target_disease_keys: diseases?,
         })
     }
 }
+
+/// At most this many pests (and diseases) as the reason of one application.
+pub const TARGETS_MAX: usize = 20;
 
 /// An optional list of 1..=max plant keys (UUIDs), deduplicated.
 fn uuid_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Option<Vec<Uuid>>> {
@@ -397,6 +434,11 @@ pub struct TouchedPlant {
     pub last_blocked_day: Option<String>,
     /// First day a harvest is allowed again.
     pub safe_on: String,
+    /// The crop's EPPO code (from the species in the catalogue; null when it has none).
+    pub eppo_code: Option<String>,
+    /// BBCH principal growth stage (0-9): from the given code, else from the plant's phase
+    /// where the phase is one principal stage; null otherwise.
+    pub bbch_principal: Option<i16>,
 }
 
 impl TouchedPlant {
@@ -415,6 +457,8 @@ impl TouchedPlant {
             last_blocked_day: crate::rules::karenz::last_blocked_day(applied_on, days64)
                 .map(|d| d.to_string()),
             safe_on: crate::rules::karenz::safe_on(applied_on, days64).to_string(),
+            eppo_code: None,
+            bbch_principal: None,
         }
     }
 }
@@ -446,6 +490,17 @@ pub struct Application {
     /// Earlier applications of the same resistance group (else active ingredient) within 90
     /// days (the most-treated plant and group).
     pub resistance_count: i32,
+    /// The product's authorisation number in the catalogue when it was applied (null: the
+    /// catalogue has none).
+    pub authorisation_number: Option<String>,
+    /// The BBCH code given with the application (two digits); null when not given (each
+    /// plant's `bbch_principal` then comes from its phase where it can).
+    pub bbch_code: Option<String>,
+    /// Treated area in m² when given.
+    pub treated_area_m2: Option<f64>,
+    /// The reason: pests and diseases treated (catalogue keys).
+    pub target_pest_keys: Vec<String>,
+    pub target_disease_keys: Vec<String>,
     pub plants: Vec<TouchedPlant>,
     pub created_by: String,
     #[serde(with = "time::serde::rfc3339")]
@@ -455,4 +510,130 @@ pub struct Application {
     /// reaches the resistance limit.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// One row of the plant-protection record: one treatment application, with the facts
+/// Regulation (EU) 2023/564 asks for (the README maps each column to the regulation's field).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "PlantProtectionRow"))]
+pub struct ProtectionRow {
+    pub application_key: Uuid,
+    /// The day of the application in the garden's time zone (YYYY-MM-DD).
+    pub date: String,
+    /// The moment of the application in the garden's time zone (RFC 3339 with its offset).
+    pub applied_at: String,
+    /// EPPO codes of the crops treated (from their species; empty where the catalogue has none).
+    pub crop_eppo_codes: Vec<String>,
+    /// Scientific names of the crops treated.
+    pub crop_species: Vec<String>,
+    /// The BBCH code given with the application.
+    pub bbch_code: Option<String>,
+    /// BBCH principal growth stages of the plants treated.
+    pub bbch_principal_stages: Vec<i16>,
+    /// `given` (bbch_code), `phase` (from the plants' phases, BBCH monograph principal stages),
+    /// or `unknown`.
+    pub bbch_source: String,
+    pub product_name: String,
+    pub authorisation_number: Option<String>,
+    pub active_ingredient: Option<String>,
+    pub dose: Option<f64>,
+    pub dose_unit: Option<String>,
+    pub water_volume_liters: Option<f64>,
+    pub treated_area_m2: Option<f64>,
+    /// Number of plants treated.
+    pub plant_count: i64,
+    /// Where: the location named by the application, else the locations of the plants treated.
+    pub places: Vec<String>,
+    /// Who applied it.
+    pub operator: String,
+    /// The reason: pests and diseases treated (catalogue names).
+    pub target_pests: Vec<String>,
+    pub target_diseases: Vec<String>,
+    pub method: String,
+    pub safety_interval_days: i32,
+    pub notes: Option<String>,
+}
+
+/// `GET /t/{slug}/ipm/applications/export` as JSON.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "PlantProtectionRecord"))]
+pub struct ProtectionRecord {
+    pub garden: String,
+    /// The garden's time zone the dates are in (IANA name; UTC when none is set).
+    pub timezone: String,
+    /// First and last day covered (YYYY-MM-DD, inclusive).
+    pub from: String,
+    pub to: String,
+    pub count: usize,
+    pub rows: Vec<ProtectionRow>,
+}
+
+impl ProtectionRecord {
+    /// The column names of the CSV form, in order (the JSON row's field names).
+    pub const COLUMNS: &'static [&'static str] = &[
+        "application_key",
+        "date",
+        "applied_at",
+        "crop_eppo_codes",
+        "crop_species",
+        "bbch_code",
+        "bbch_principal_stages",
+        "bbch_source",
+        "product_name",
+        "authorisation_number",
+        "active_ingredient",
+        "dose",
+        "dose_unit",
+        "water_volume_liters",
+        "treated_area_m2",
+        "plant_count",
+        "places",
+        "operator",
+        "target_pests",
+        "target_diseases",
+        "method",
+        "safety_interval_days",
+        "notes",
+    ];
+
+    /// The record as CSV (RFC 4180 quoting; lists joined with `; `).
+    pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(Self::COLUMNS)?;
+        let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+        let num = |v: Option<f64>| v.map(|n| n.to_string()).unwrap_or_default();
+        for r in &self.rows {
+            let stages: Vec<String> = r
+                .bbch_principal_stages
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            w.write_record([
+                r.application_key.to_string(),
+                r.date.clone(),
+                r.applied_at.clone(),
+                r.crop_eppo_codes.join("; "),
+                r.crop_species.join("; "),
+                opt(&r.bbch_code),
+                stages.join("; "),
+                r.bbch_source.clone(),
+                r.product_name.clone(),
+                opt(&r.authorisation_number),
+                opt(&r.active_ingredient),
+                num(r.dose),
+                opt(&r.dose_unit),
+                num(r.water_volume_liters),
+                num(r.treated_area_m2),
+                r.plant_count.to_string(),
+                r.places.join("; "),
+                r.operator.clone(),
+                r.target_pests.join("; "),
+                r.target_diseases.join("; "),
+                r.method.clone(),
+                r.safety_interval_days.to_string(),
+                opt(&r.notes),
+            ])?;
+        }
+        w.into_inner().map_err(|e| e.into_error().into())
+    }
 }

@@ -250,8 +250,10 @@ pub async fn insert_application(
         "INSERT INTO tenant.ipm_applications (id, treatment_key, treatment_name, treatment_type, \
          active_ingredient, ingredient_class, safety_interval_days, location_id, applied_at, \
          applied_on, dose, dose_unit, water_volume_liters, method, applied_by, notes, \
-         resistance_acknowledged, resistance_count, created_by, created_at, resistance_groups) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+         resistance_acknowledged, resistance_count, created_by, created_at, resistance_groups, \
+         authorisation_number, bbch_code, treated_area_m2, target_pest_keys, target_disease_keys) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+         $20, $21, $22, $23, $24, $25, $26)",
     ))
     .bind(a.key)
     .bind(&a.treatment_key)
@@ -274,6 +276,11 @@ pub async fn insert_application(
     .bind(&a.created_by)
     .bind(a.created_at)
     .bind(&a.resistance_groups)
+    .bind(&a.authorisation_number)
+    .bind(&a.bbch_code)
+    .bind(a.treated_area_m2)
+    .bind(&a.target_pest_keys)
+    .bind(&a.target_disease_keys)
     .execute(tx.conn())
     .await?;
     let plants: Vec<Uuid> = a.plants.iter().map(|p| p.plant_key).collect();
@@ -284,11 +291,15 @@ pub async fn insert_application(
         .map(|p| karenz::safe_on(applied_on, i64::from(p.safety_interval_days)))
         .collect();
     let sources: Vec<Option<String>> = a.plants.iter().map(|p| p.interval_source.clone()).collect();
+    let eppo: Vec<Option<String>> = a.plants.iter().map(|p| p.eppo_code.clone()).collect();
+    let stages: Vec<Option<i16>> = a.plants.iter().map(|p| p.bbch_principal).collect();
     sqlx::query(tx.sql(
         "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, applied_on, safe_on, \
-         ingredient_class, safety_interval_days, interval_source, resistance_classes) \
-         SELECT $1, x.plant, $3, x.safe, $4, x.days, x.source, $8 \
-         FROM unnest($2::uuid[], $5::date[], $6::int[], $7::text[]) AS x (plant, safe, days, source)",
+         ingredient_class, safety_interval_days, interval_source, resistance_classes, eppo_code, \
+         bbch_principal) \
+         SELECT $1, x.plant, $3, x.safe, $4, x.days, x.source, $8, x.eppo, x.stage \
+         FROM unnest($2::uuid[], $5::date[], $6::int[], $7::text[], $9::text[], $10::int2[]) \
+           AS x (plant, safe, days, source, eppo, stage)",
     ))
     .bind(a.key)
     .bind(&plants)
@@ -298,6 +309,8 @@ pub async fn insert_application(
     .bind(&days)
     .bind(&sources)
     .bind(classes)
+    .bind(&eppo)
+    .bind(&stages)
     .execute(tx.conn())
     .await?;
     Ok(())
@@ -306,9 +319,11 @@ pub async fn insert_application(
 const APPLICATION: &str = "SELECT a.id, a.treatment_key, a.treatment_name, a.treatment_type, \
     a.active_ingredient, a.safety_interval_days, a.location_id, a.applied_at, a.dose, a.dose_unit, \
     a.water_volume_liters, a.method, a.applied_by, a.notes, a.resistance_acknowledged, \
-    a.resistance_count, a.created_by, a.created_at, a.resistance_groups, \
+    a.resistance_count, a.created_by, a.created_at, a.resistance_groups, a.authorisation_number, \
+    a.bbch_code, a.treated_area_m2, a.target_pest_keys, a.target_disease_keys, \
     coalesce((SELECT jsonb_agg(jsonb_build_object('plant_key', ap.plant_id, 'applied_on', ap.applied_on, \
-      'safety_interval_days', ap.safety_interval_days, 'interval_source', ap.interval_source) \
+      'safety_interval_days', ap.safety_interval_days, 'interval_source', ap.interval_source, \
+      'eppo_code', ap.eppo_code, 'bbch_principal', ap.bbch_principal) \
       ORDER BY ap.plant_id) FROM tenant.ipm_application_plants ap \
       WHERE ap.application_id = a.id), '[]') AS touched \
     FROM tenant.ipm_applications a";
@@ -324,6 +339,8 @@ struct TouchedRow {
     applied_on: String,
     safety_interval_days: i32,
     interval_source: Option<String>,
+    eppo_code: Option<String>,
+    bbch_principal: Option<i16>,
 }
 
 fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
@@ -348,17 +365,21 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
         notes: r.try_get("notes")?,
         resistance_acknowledged: r.try_get("resistance_acknowledged")?,
         resistance_count: r.try_get("resistance_count")?,
+        authorisation_number: r.try_get("authorisation_number")?,
+        bbch_code: r.try_get("bbch_code")?,
+        treated_area_m2: r.try_get("treated_area_m2")?,
+        target_pest_keys: r.try_get("target_pest_keys")?,
+        target_disease_keys: r.try_get("target_disease_keys")?,
         plants: touched
             .into_iter()
             .map(|t| {
                 let day =
                     Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
-                Ok(TouchedPlant::new(
-                    t.plant_key,
-                    day,
-                    t.safety_interval_days,
-                    t.interval_source,
-                ))
+                let mut plant =
+                    TouchedPlant::new(t.plant_key, day, t.safety_interval_days, t.interval_source);
+                plant.eppo_code = t.eppo_code;
+                plant.bbch_principal = t.bbch_principal;
+                Ok(plant)
             })
             .collect::<Result<_, sqlx::Error>>()?,
         created_by: r.try_get("created_by")?,
@@ -476,4 +497,92 @@ pub async fn intervals_overlapping(
     .fetch_all(tx.conn())
     .await?;
     rows.iter().map(interval_of).collect()
+}
+
+/// An application as the plant-protection record reads it.
+pub struct RecordRow {
+    pub id: Uuid,
+    pub applied_at: OffsetDateTime,
+    pub treatment_name: String,
+    pub authorisation_number: Option<String>,
+    pub active_ingredient: Option<String>,
+    pub dose: Option<f64>,
+    pub dose_unit: Option<String>,
+    pub water_volume_liters: Option<f64>,
+    pub treated_area_m2: Option<f64>,
+    pub method: String,
+    pub applied_by: String,
+    pub notes: Option<String>,
+    pub safety_interval_days: i32,
+    pub bbch_code: Option<String>,
+    pub target_pest_keys: Vec<String>,
+    pub target_disease_keys: Vec<String>,
+    pub eppo_codes: Vec<String>,
+    pub stages: Vec<i16>,
+    pub species_keys: Vec<String>,
+    pub places: Vec<String>,
+    pub plant_count: i64,
+}
+
+/// Applications made in `[start, end)`, oldest first, with their plants' crops, stages and
+/// places aggregated.
+pub async fn record_rows(
+    tx: &mut TenantTx,
+    start: OffsetDateTime,
+    end: OffsetDateTime,
+) -> Result<Vec<RecordRow>, sqlx::Error> {
+    let rows = sqlx::query(tx.sql(
+        "SELECT a.id, a.applied_at, a.treatment_name, a.authorisation_number, a.active_ingredient, \
+           a.dose, a.dose_unit, a.water_volume_liters, a.treated_area_m2, a.method, a.applied_by, \
+           a.notes, a.safety_interval_days, a.bbch_code, a.target_pest_keys, a.target_disease_keys, \
+           coalesce((SELECT array_agg(DISTINCT ap.eppo_code ORDER BY ap.eppo_code) \
+             FROM tenant.ipm_application_plants ap \
+             WHERE ap.application_id = a.id AND ap.eppo_code IS NOT NULL), '{}') AS eppo_codes, \
+           coalesce((SELECT array_agg(DISTINCT ap.bbch_principal ORDER BY ap.bbch_principal) \
+             FROM tenant.ipm_application_plants ap \
+             WHERE ap.application_id = a.id AND ap.bbch_principal IS NOT NULL), '{}') AS stages, \
+           coalesce((SELECT array_agg(DISTINCT p.species_key ORDER BY p.species_key) \
+             FROM tenant.ipm_application_plants ap JOIN tenant.plants p ON p.id = ap.plant_id \
+             WHERE ap.application_id = a.id), '{}') AS species_keys, \
+           CASE WHEN l.name IS NOT NULL THEN ARRAY[l.name] ELSE \
+             coalesce((SELECT array_agg(DISTINCT pl.name ORDER BY pl.name) \
+               FROM tenant.ipm_application_plants ap JOIN tenant.plants p ON p.id = ap.plant_id \
+               JOIN tenant.locations pl ON pl.id = p.location_id \
+               WHERE ap.application_id = a.id), '{}') END AS places, \
+           (SELECT count(*) FROM tenant.ipm_application_plants ap \
+             WHERE ap.application_id = a.id) AS plant_count \
+         FROM tenant.ipm_applications a LEFT JOIN tenant.locations l ON l.id = a.location_id \
+         WHERE a.applied_at >= $1 AND a.applied_at < $2 ORDER BY a.applied_at, a.id",
+    ))
+    .bind(start)
+    .bind(end)
+    .fetch_all(tx.conn())
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(RecordRow {
+                id: r.try_get("id")?,
+                applied_at: r.try_get("applied_at")?,
+                treatment_name: r.try_get("treatment_name")?,
+                authorisation_number: r.try_get("authorisation_number")?,
+                active_ingredient: r.try_get("active_ingredient")?,
+                dose: r.try_get("dose")?,
+                dose_unit: r.try_get("dose_unit")?,
+                water_volume_liters: r.try_get("water_volume_liters")?,
+                treated_area_m2: r.try_get("treated_area_m2")?,
+                method: r.try_get("method")?,
+                applied_by: r.try_get("applied_by")?,
+                notes: r.try_get("notes")?,
+                safety_interval_days: r.try_get("safety_interval_days")?,
+                bbch_code: r.try_get("bbch_code")?,
+                target_pest_keys: r.try_get("target_pest_keys")?,
+                target_disease_keys: r.try_get("target_disease_keys")?,
+                eppo_codes: r.try_get("eppo_codes")?,
+                stages: r.try_get("stages")?,
+                species_keys: r.try_get("species_keys")?,
+                places: r.try_get("places")?,
+                plant_count: r.try_get("plant_count")?,
+            })
+        })
+        .collect()
 }

@@ -14,6 +14,7 @@ use crate::garden::plants::routes::actor;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::query::date_query;
 
 pub fn router() -> Router {
     Router::with_path("ipm")
@@ -23,6 +24,7 @@ pub fn router() -> Router {
                 .post(create_inspection)
                 .push(Router::with_path("{inspection_key}").get(get_inspection)),
         )
+        .push(Router::with_path("applications/export").get(export_protection_record))
         .push(
             Router::with_path("treatments")
                 .get(list_treatment_applications)
@@ -149,6 +151,68 @@ pub async fn list_treatment_applications(
     Ok(Json(
         service::list_applications(&state, tenant, plant, page).await?,
     ))
+}
+
+/// The plant-protection record (Regulation (EU) 2023/564): one row per treatment application
+/// made on a day in `[from, to]` of the garden's time zone (default: this year up to today;
+/// at most 731 days), oldest first, with the crop's EPPO code, the BBCH growth stage, the
+/// product and its authorisation number, dose, treated area or plant count, place, operator
+/// and reason. `format=csv` (default `json`) answers `text/csv` with the same columns, as a
+/// download.
+#[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "export_plant_protection_record",
+    parameters(
+        ("slug" = String, Path, description = "tenant slug"),
+        ("from" = Option<String>, Query, format = "date", description = "first day (YYYY-MM-DD, garden time zone); default 1 January of to's year"),
+        ("to" = Option<String>, Query, format = "date", description = "last day (YYYY-MM-DD, garden time zone), not before from; default today"),
+        ("format" = Option<String>, Query, pattern = "^(csv|json)$", description = "csv or json (default json)"),
+    ),
+    responses(
+        (status_code = 200, description = "the record: JSON (PlantProtectionRecord), or CSV with one header row (format=csv)", body = ProtectionRecord, content_type = ["application/json", "text/csv"]),
+        (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
+        (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a date malformed, from after to, more than 731 days, format neither csv nor json", body = ErrorBody),
+    ))]
+pub async fn export_protection_record(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+) -> Result<(), AppError> {
+    let state = depot.app_state()?;
+    let csv = match req.queries().get("format").map(String::as_str) {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(_) => {
+            return Err(AppError::validation(vec![ErrorDetail::new(
+                "query.format",
+                "must be csv or json",
+                "value_error",
+            )]));
+        }
+    };
+    let q = service::RecordQuery {
+        from: date_query(req, "from")?,
+        to: date_query(req, "to")?,
+    };
+    let tenant = &depot.tenant_ctx()?.tenant;
+    let record = service::protection_record(&state, tenant, q).await?;
+    if !csv {
+        res.render(Json(record));
+        return Ok(());
+    }
+    let body = record
+        .to_csv()
+        .map_err(|e| AppError::internal(format!("writing the record as CSV: {e}")))?;
+    res.add_header("content-type", "text/csv; charset=utf-8", true)
+        .map_err(|e| AppError::internal(e.to_string()))?;
+    let file = format!(
+        "attachment; filename=\"plant-protection-{}-{}-{}.csv\"",
+        record.garden, record.from, record.to
+    );
+    res.add_header("content-disposition", file, true)
+        .map_err(|e| AppError::internal(e.to_string()))?;
+    res.write_body(body)
+        .map_err(|e| AppError::internal(e.to_string()))?;
+    Ok(())
 }
 
 /// One treatment application with the plants it touched and their safety intervals.

@@ -13,6 +13,7 @@ use crate::catalog::ipm::model::{self as treatment_model, DISEASE, PEST, TREATME
 use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::http::pagination::{Page, PageRequest};
+use crate::rules::bbch;
 use crate::rules::karenz;
 use crate::rules::resistance::{self, Verdict};
 use crate::state::AppState;
@@ -208,6 +209,7 @@ pub async fn get_inspection(
 struct TreatmentFacts {
     key: String,
     name: String,
+    authorisation_number: Option<String>,
     treatment_type: String,
     active_ingredient: Option<String>,
     method: Option<String>,
@@ -232,6 +234,7 @@ async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppErr
     Ok(TreatmentFacts {
         key: key.trim().to_owned(),
         name: text("name").unwrap_or_else(|| key.to_owned()),
+        authorisation_number: text("authorisation_number"),
         treatment_type: text("treatment_type").unwrap_or_else(|| "chemical".to_owned()),
         active_ingredient: text("active_ingredient"),
         method: text("application_method"),
@@ -254,7 +257,7 @@ async fn interval_for_plant(
     state: &AppState,
     t: &TreatmentFacts,
     plant: &PlantFacts,
-) -> Result<(i32, Option<String>), AppError> {
+) -> Result<PlantInterval, AppError> {
     let species = match catalogue::get(state, &SPECIES, &plant.species_key).await {
         Ok(v) => Some(v),
         // A species gone from the catalogue: no crop is known, so the longest interval holds.
@@ -283,7 +286,35 @@ async fn interval_for_plant(
         source = Some(karenz::FLOOR_SOURCE.to_owned());
     }
     let days = i32::try_from(days.clamp(0, 365)).unwrap_or(0);
-    Ok((days, source.filter(|_| days > 0)))
+    Ok(PlantInterval {
+        days,
+        source: source.filter(|_| days > 0),
+        eppo_code: field("eppo_code").map(str::to_owned),
+    })
+}
+
+/// The BBCH principal stage of the plant's phase, where the catalogue gives one.
+async fn phase_stage(state: &AppState, plant: &PlantFacts) -> Result<Option<i16>, AppError> {
+    let Some(phase) = &plant.current_phase_key else {
+        return Ok(None);
+    };
+    let Some(seq) = crate::garden::plants::catalog::sequence_of(state, &plant.species_key).await?
+    else {
+        return Ok(None);
+    };
+    Ok(seq
+        .entries
+        .iter()
+        .find(|e| &e.phase_key == phase)
+        .and_then(|e| e.bbch_principal_stage)
+        .and_then(|s| i16::try_from(s).ok()))
+}
+
+/// A plant's interval for a treatment, and the crop's EPPO code the record names.
+struct PlantInterval {
+    days: i32,
+    source: Option<String>,
+    eppo_code: Option<String>,
 }
 
 /// How a resistance class reads in messages: the group as the catalogue spells it, else the
@@ -313,6 +344,25 @@ pub async fn apply_treatment(
     commit: bool,
 ) -> Result<Application, AppError> {
     let t = treatment(state, &new.treatment_key).await?;
+    // The reason's catalogue keys (no tenant transaction is held while the catalogue answers).
+    let named = |keys: &[String], field: &str| -> Vec<(String, String)> {
+        keys.iter()
+            .enumerate()
+            .map(|(i, k)| (k.clone(), format!("{field}[{i}]")))
+            .collect()
+    };
+    require_catalogue(
+        state,
+        &PEST,
+        &named(&new.target_pest_keys, "target_pest_keys"),
+    )
+    .await?;
+    require_catalogue(
+        state,
+        &DISEASE,
+        &named(&new.target_disease_keys, "target_disease_keys"),
+    )
+    .await?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     // The plants named, plus every live plant at the location (either or both).
     let mut plants = match &new.plant_keys {
@@ -421,10 +471,19 @@ pub async fn apply_treatment(
     }
     let mut sorted = plants.clone();
     sorted.sort_by_key(|p| p.id);
+    // The growth stage: the code given, else the principal stage the catalogue gives the
+    // plant's phase (its species' sequence now).
+    let given = new.bbch_code.as_deref().and_then(bbch::principal_of_code);
     let mut touched = Vec::with_capacity(sorted.len());
     for p in &sorted {
-        let (days, source) = interval_for_plant(state, &t, p).await?;
-        touched.push(TouchedPlant::new(p.id, day, days, source));
+        let i = interval_for_plant(state, &t, p).await?;
+        let mut plant = TouchedPlant::new(p.id, day, i.days, i.source);
+        plant.eppo_code = i.eppo_code;
+        plant.bbch_principal = match given {
+            Some(stage) => Some(i16::from(stage)),
+            None => phase_stage(state, p).await?,
+        };
+        touched.push(plant);
     }
     let longest = touched
         .iter()
@@ -458,6 +517,11 @@ pub async fn apply_treatment(
         notes: new.notes.clone(),
         resistance_acknowledged: new.acknowledge_resistance && !refused.is_empty(),
         resistance_count: i32::try_from(most).unwrap_or(i32::MAX),
+        authorisation_number: t.authorisation_number,
+        bbch_code: new.bbch_code.clone(),
+        treated_area_m2: new.treated_area_m2,
+        target_pest_keys: new.target_pest_keys.clone(),
+        target_disease_keys: new.target_disease_keys.clone(),
         plants: touched,
         created_by: actor.to_owned(),
         created_at: now,
@@ -493,4 +557,149 @@ pub async fn get_application(
     let found = repo::get_application(&mut tx, id).await?;
     tx.commit().await?;
     found.ok_or_else(|| AppError::not_found("treatment application"))
+}
+
+// ---------- the plant-protection record ----------
+
+/// The longest period one export covers (two years, as a record is kept per season).
+pub const RECORD_MAX_DAYS: i64 = 731;
+
+/// The days an export covers (inclusive, in the garden's time zone): default from the first
+/// day of `to`'s year to today.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordQuery {
+    pub from: Option<time::Date>,
+    pub to: Option<time::Date>,
+}
+
+/// The plant-protection record of `[from, to]`: one row per application, oldest first, dates
+/// in the garden's time zone.
+pub async fn protection_record(
+    state: &AppState,
+    tenant: &TenantRecord,
+    q: RecordQuery,
+) -> Result<ProtectionRecord, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    let (tz_name, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
+    let today = civil_to_date(jiff::Timestamp::now().to_zoned(tz.clone()).date())?;
+    let to = q.to.unwrap_or(today);
+    let from = q
+        .from
+        .unwrap_or_else(|| to.replace_ordinal(1).unwrap_or(to));
+    if from > to {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "query.from",
+            "must not be after to",
+            "value_error",
+        )]));
+    }
+    if (to - from).whole_days() >= RECORD_MAX_DAYS {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "query.to",
+            format!("one export covers at most {RECORD_MAX_DAYS} days"),
+            "value_error",
+        )]));
+    }
+    let start = local_midnight(from, &tz)?;
+    let end = local_midnight(to.next_day().unwrap_or(to), &tz)?;
+    let rows = repo::record_rows(&mut tx, start, end).await?;
+    tx.commit().await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in rows {
+        let zoned = to_zoned(r.applied_at, &tz)?;
+        let bbch_source = if r.bbch_code.is_some() {
+            "given"
+        } else if r.stages.is_empty() {
+            "unknown"
+        } else {
+            "phase"
+        };
+        out.push(ProtectionRow {
+            application_key: r.id,
+            date: zoned.date().to_string(),
+            applied_at: zoned.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
+            crop_eppo_codes: r.eppo_codes,
+            crop_species: names(state, &SPECIES, &r.species_keys).await?,
+            bbch_code: r.bbch_code,
+            bbch_principal_stages: r.stages,
+            bbch_source: bbch_source.to_owned(),
+            product_name: r.treatment_name,
+            authorisation_number: r.authorisation_number,
+            active_ingredient: r.active_ingredient,
+            dose: r.dose,
+            dose_unit: r.dose_unit,
+            water_volume_liters: r.water_volume_liters,
+            treated_area_m2: r.treated_area_m2,
+            plant_count: r.plant_count,
+            places: r.places,
+            operator: r.applied_by,
+            target_pests: names(state, &PEST, &r.target_pest_keys).await?,
+            target_diseases: names(state, &DISEASE, &r.target_disease_keys).await?,
+            method: r.method,
+            safety_interval_days: r.safety_interval_days,
+            notes: r.notes,
+        });
+    }
+    Ok(ProtectionRecord {
+        garden: tenant.slug.as_str().to_owned(),
+        timezone: tz_name,
+        from: from.to_string(),
+        to: to.to_string(),
+        count: out.len(),
+        rows: out,
+    })
+}
+
+/// Catalogue records' scientific names (the key where a record is gone).
+async fn names(
+    state: &AppState,
+    spec: &'static crate::catalog::engine::spec::KindSpec,
+    keys: &[String],
+) -> Result<Vec<String>, AppError> {
+    let mut out = Vec::with_capacity(keys.len());
+    for k in keys {
+        let name = match catalogue::get(state, spec, k).await {
+            Ok(v) => v
+                .get("scientific_name")
+                .and_then(Value::as_str)
+                .map_or_else(|| k.clone(), str::to_owned),
+            Err(e) if e.code() == ErrorCode::EntityNotFound => k.clone(),
+            Err(e) => return Err(e),
+        };
+        out.push(name);
+    }
+    Ok(out)
+}
+
+fn civil_to_date(d: jiff::civil::Date) -> Result<time::Date, AppError> {
+    let month = time::Month::try_from(u8::try_from(d.month()).unwrap_or(1))
+        .map_err(|_| AppError::internal("a month out of range"))?;
+    time::Date::from_calendar_date(
+        i32::from(d.year()),
+        month,
+        u8::try_from(d.day()).unwrap_or(1),
+    )
+    .map_err(|_| AppError::internal("a date out of range"))
+}
+
+/// The instant a local day starts in the zone (the first instant of the day where a
+/// daylight-saving change skips midnight).
+fn local_midnight(day: time::Date, tz: &jiff::tz::TimeZone) -> Result<OffsetDateTime, AppError> {
+    let civil = jiff::civil::Date::new(
+        i16::try_from(day.year()).map_err(|_| AppError::internal("a year out of range"))?,
+        i8::try_from(u8::from(day.month())).unwrap_or(1),
+        i8::try_from(day.day()).unwrap_or(1),
+    )
+    .map_err(|_| AppError::internal("a date out of range"))?;
+    let start = civil
+        .to_zoned(tz.clone())
+        .map_err(|_| AppError::internal("a date out of the zone's range"))?;
+    OffsetDateTime::from_unix_timestamp(start.timestamp().as_second())
+        .map_err(|_| AppError::internal("an instant out of range"))
+}
+
+fn to_zoned(at: OffsetDateTime, tz: &jiff::tz::TimeZone) -> Result<jiff::Zoned, AppError> {
+    let ts = jiff::Timestamp::new(at.unix_timestamp(), 0)
+        .map_err(|_| AppError::internal("an instant out of range"))?;
+    Ok(ts.to_zoned(tz.clone()))
 }

@@ -338,7 +338,10 @@ pub static APPLY_TREATMENT: Tool = Tool {
                   safety_interval_days. The same active ingredient applied 3 times to a plant \
                   within 90 days refuses a 4th (validation.error, detail code \
                   RESISTANCE_WARNING) unless acknowledge_resistance is true, which is recorded. \
-                  dry_run: true checks everything and stores nothing.",
+                  For the plant-protection record it also keeps the product's authorisation \
+                  number, each crop's EPPO code, the growth stage (bbch_code, else from the \
+                  phase), treated_area_m2 and the reason (target_pest_keys, \
+                  target_disease_keys). dry_run: true checks everything and stores nothing.",
     permission: Permission::Write,
     scope: Scope::Tenant,
     args: &[
@@ -402,6 +405,34 @@ pub static APPLY_TREATMENT: Tool = Tool {
             "acknowledge_resistance",
             ArgKind::Bool { default: false },
             "Apply despite the resistance limit (recorded).",
+        ),
+        Arg::optional(
+            "bbch_code",
+            ArgKind::Choice {
+                values: crate::rules::bbch::CODES,
+                default: None,
+            },
+            "The crop's BBCH growth stage, two digits (e.g. 65: full flowering); default: \
+             each plant's principal stage from its phase where the phase is one stage.",
+        ),
+        Arg::optional(
+            "treated_area_m2",
+            ArgKind::Number {
+                min: 0.001,
+                max: 1_000_000.0,
+                default: None,
+            },
+            "Treated area in m².",
+        ),
+        Arg::optional(
+            "target_pest_keys",
+            key_list(crate::garden::ipm::model::TARGETS_MAX),
+            "The pests treated (list_pests keys): the reason in the plant-protection record.",
+        ),
+        Arg::optional(
+            "target_disease_keys",
+            key_list(crate::garden::ipm::model::TARGETS_MAX),
+            "The diseases treated (list_diseases keys).",
         ),
     ],
     rules: &[
