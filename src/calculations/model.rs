@@ -474,8 +474,9 @@ pub struct MixingProtocolBody {
     pub substrate_type: Option<String>,
     /// A substrate record (global, or `tenant:<uuid>` for the garden's own on the garden
     /// route) whose type the EC range is for; unknown is 404. Give this or `substrate_type`,
-    /// not both.
+    /// not both. Null is refused (omit it).
     #[salvo(schema(
+        nullable = false,
         min_length = 1,
         max_length = 200,
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
@@ -587,7 +588,7 @@ fn products(f: &mut JsonFields) -> Option<Vec<ProductChoice>> {
 impl FromJson for MixingProtocolBody {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
         // Asked before the readers take the fields out of the body.
-        let both_substrates = f.has("substrate_type") && f.has("substrate_key");
+        let both_substrates = f.has_value("substrate_type") && f.has("substrate_key");
         let fertilizers = products(f);
         let volume = number(f, "target_volume_liters");
         let ec = number(f, "target_ec_ms");

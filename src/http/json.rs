@@ -145,6 +145,11 @@ impl JsonFields {
         self.map.contains_key(name)
     }
 
+    /// Whether the body gives the field a value (present and not null).
+    pub fn has_value(&self, name: &str) -> bool {
+        self.map.get(name).is_some_and(|v| !v.is_null())
+    }
+
     fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {
         self.errors
             .push(ErrorDetail::new(field_path(name), reason, code));

@@ -181,6 +181,11 @@ fn body_rules() -> Vec<(&'static str, Vec<Value>)> {
             "DiaryEntryCreate",
             vec![json!({ "anyOf": [absent(&["plant_key"]), absent(&["run_key"])] })],
         ),
+        // A substrate type or a substrate record, not both.
+        (
+            "MixingProtocolRequest",
+            vec![json!({ "anyOf": [absent(&["substrate_type"]), absent(&["substrate_key"])] })],
+        ),
         // The three scores together or none; a grade only without scores.
         (
             "HarvestBatchCreate",

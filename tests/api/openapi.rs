@@ -698,6 +698,14 @@ async fn request_schemas_state_lists_consent_patterns_and_pairs() {
     assert_eq!(diary[0]["properties"]["plant_key"]["type"], "null");
     assert_eq!(diary[1]["properties"]["run_key"]["type"], "null");
     assert!(schemas["HarvestBatchCreate"]["anyOf"].is_array());
+    let substrate = schemas["MixingProtocolRequest"]["anyOf"]
+        .as_array()
+        .expect("MixingProtocolRequest anyOf");
+    assert_eq!(
+        substrate[0]["properties"]["substrate_type"]["type"], "null",
+        "a substrate type or a substrate record, not both"
+    );
+    assert_eq!(substrate[1]["properties"]["substrate_key"]["type"], "null");
     assert_eq!(
         schemas["RunoffRequest"]["allOf"].as_array().map(Vec::len),
         Some(2)
