@@ -94,7 +94,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::platform::service_accounts::routes::router())
                 .push(crate::garden::photos::routes::entry_router())
                 .push(crate::garden::photos::routes::renditions_router())
-                .push(crate::garden::photos::routes::storage_router()),
+                .push(crate::garden::photos::routes::storage_router())
+                .push(crate::tenancy::transfer::routes::export_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
