@@ -1,6 +1,7 @@
 //! The HTTP faces of `kultiva tenant export` / `import`: `GET /t/{slug}/export` (admins only,
 //! member e-mails only when asked, rate limited, audited, the very file the import code
-//! reads back).
+//! reads back), and `POST /tenants/import` (a new garden for the caller from such a file; a
+//! slug in use, a damaged or oversized file refused with nothing left behind).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,8 +12,10 @@ use kultiva::tenancy::{TenantRecord, TenantSlug};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::support::{TestApp, TestUser, assert_error, assert_rate_limited, header, unique_slug};
-use crate::transfer::{digests, fill, photos, pool_of, read_lines, temp_file};
+use crate::support::{
+    TestApp, TestUser, assert_error, assert_rate_limited, header, sibling_database, unique_slug,
+};
+use crate::transfer::{digests, fill, photos, pool_of, read_lines, temp_file, write_lines};
 
 async fn export(
     app: &TestApp,
@@ -234,5 +237,263 @@ async fn exports_are_limited_per_account_and_hour() {
             .as_u16(),
         200
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `POST /tenants/import?slug=…` with the file's bytes.
+async fn import_http(
+    app: &TestApp,
+    slug: &str,
+    content_type: &str,
+    body: Vec<u8>,
+    who: &TestUser,
+) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/api/v1/tenants/import?slug={slug}")))
+        .header("authorization", who.bearer())
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .expect("request sent")
+}
+
+async fn export_bytes(app: &TestApp, t: &TenantRecord, admin: &TestUser) -> Vec<u8> {
+    let res = export(app, t.slug.as_str(), "", Some(admin)).await;
+    assert_eq!(res.status().as_u16(), 200, "export");
+    res.bytes().await.expect("body").to_vec()
+}
+
+#[tokio::test]
+async fn a_garden_comes_back_over_http_for_the_caller_and_a_slug_in_use_is_refused() {
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(&dir, &[]).await;
+    let source = app.tenant("hround").await;
+    fill(&app, &source, 9).await;
+    photos(&app, &source).await;
+    let admin = app.member(&source, Role::Admin).await;
+    let before = digests(&pool_of(&app, &source), &source).await;
+    let file = export_bytes(&app, &source, &admin).await;
+
+    let importer = app.user("importer").await;
+    let slug = unique_slug("hback");
+    let res = import_http(&app, &slug, "application/gzip", file.clone(), &importer).await;
+    assert_eq!(res.status().as_u16(), 201);
+    let body: Value = res.json().await.expect("tenant");
+    assert_eq!(body["slug"], slug.as_str(), "{body}");
+    let copy = kultiva::tenancy::registry::find_by_slug(
+        app.state.platform_pool(),
+        &TenantSlug::parse(&slug).expect("slug"),
+    )
+    .await
+    .expect("registry")
+    .expect("the new garden");
+    assert_ne!(copy.id, source.id);
+    let after = digests(&pool_of(&app, &copy), &copy).await;
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+    for (table, (n, digest)) in &before {
+        if table == "diary_photos" {
+            assert_eq!(after[table].0, *n, "{table}");
+        } else {
+            assert_eq!(&after[table], &(*n, digest.clone()), "{table}");
+        }
+    }
+    // The caller is its only member, an admin; it serves to them.
+    let res = app
+        .get_with(
+            &format!("/api/v1/tenants/{slug}/members"),
+            &[("authorization", &importer.bearer())],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let members: Value = res.json().await.expect("members");
+    let members = members.as_array().expect("array");
+    assert_eq!(members.len(), 1, "{members:?}");
+    assert_eq!(members[0]["role"], "admin");
+    let res = app
+        .get_with(
+            &format!("/api/v1/t/{slug}/sites/"),
+            &[("authorization", &importer.bearer())],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+
+    // The slug is in use now: 409, and nothing else is made.
+    let gardens = |u: &TestUser| {
+        let id = key(u);
+        let pool = app.state.platform_pool().clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT count(*) FROM platform.tenants WHERE created_by = $1",
+            )
+            .bind(id)
+            .fetch_one(&pool)
+            .await
+            .expect("count")
+        }
+    };
+    let made = gardens(&importer).await;
+    let res = import_http(&app, &slug, "application/gzip", file, &importer).await;
+    assert_error(res, 409, "DUPLICATE_ENTRY").await;
+    assert_eq!(gardens(&importer).await, made);
+
+    let rows = audit_rows(&app, "http.garden_import", copy.id, 1).await;
+    assert_eq!(rows, vec![(key(&importer), "ok".to_owned())]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_damaged_oversized_or_mistyped_import_leaves_nothing_behind() {
+    // A registry of its own: the test counts schemas and tenants.
+    let url = sibling_database("transfer_http").await;
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(
+        &dir,
+        &[("DATABASE_URL", &url), ("GARDEN_IMPORT_MAX_MB", "1")],
+    )
+    .await;
+    let source = app.tenant("hdmg").await;
+    fill(&app, &source, 5).await;
+    photos(&app, &source).await;
+    let admin = app.member(&source, Role::Admin).await;
+    let file = export_bytes(&app, &source, &admin).await;
+    let importer = app.user("dmgimp").await;
+
+    let saved = temp_file("http-damaged");
+    std::fs::write(&saved, &file).expect("write");
+    let lines = read_lines(&saved);
+    write_lines(&saved, &lines[..lines.len() * 2 / 3]);
+    let truncated = std::fs::read(&saved).expect("read");
+
+    let schemas = app.schema_count().await;
+    let tenants = app.tenant_count().await;
+    let folders = || {
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("storage")
+            .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    };
+    let kept = folders();
+    let nothing_left = || async {
+        assert_eq!(app.schema_count().await, schemas, "no schema left");
+        assert_eq!(app.tenant_count().await, tenants, "no registry row left");
+        assert_eq!(folders(), kept, "no photo files left");
+        let uploads: Vec<_> = std::fs::read_dir(dir.join(".transfers"))
+            .expect("transfer folder")
+            .collect();
+        assert!(uploads.is_empty(), "no upload left: {uploads:?}");
+    };
+
+    let slug = unique_slug("hdmg");
+    let res = import_http(&app, &slug, "application/gzip", truncated, &importer).await;
+    let body = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert!(
+        body["details"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("ends early")),
+        "{body}"
+    );
+    nothing_left().await;
+
+    let res = import_http(&app, &slug, "application/json", file.clone(), &importer).await;
+    assert_error(res, 415, "UNSUPPORTED_MEDIA_TYPE").await;
+    let res = import_http(
+        &app,
+        "Not A Slug",
+        "application/gzip",
+        file.clone(),
+        &importer,
+    )
+    .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+    let big = vec![0u8; 1024 * 1024 + 1];
+    let res = import_http(&app, &slug, "application/gzip", big, &importer).await;
+    assert_error(res, 413, "PAYLOAD_TOO_LARGE").await;
+    let res = app
+        .post_raw(
+            &format!("/api/v1/tenants/import?slug={slug}"),
+            "application/gzip",
+            file,
+        )
+        .await;
+    assert_error(res, 401, "UNAUTHORIZED").await;
+    // Only POST is the import: other methods still reach a garden of that slug (none here).
+    let res = app
+        .get_with(
+            "/api/v1/tenants/import",
+            &[("authorization", &importer.bearer())],
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    nothing_left().await;
+    let _ = std::fs::remove_file(&saved);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn an_import_counts_against_the_garden_cap_and_a_body_without_length_is_cut_at_the_limit() {
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(
+        &dir,
+        &[
+            ("MAX_GARDENS_PER_ACCOUNT", "1"),
+            ("GARDEN_IMPORT_MAX_MB", "1"),
+        ],
+    )
+    .await;
+    let source = app.tenant("hcap").await;
+    let admin = app.member(&source, Role::Admin).await;
+    let file = export_bytes(&app, &source, &admin).await;
+    // The importer's personal garden is its one garden.
+    let importer = app.user("capped").await;
+    let slug = unique_slug("hcap");
+    let res = import_http(&app, &slug, "application/gzip", file, &importer).await;
+    let body = assert_error(res, 409, "STATE_CONFLICT").await;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("garden limit")),
+        "{body}"
+    );
+    assert!(
+        kultiva::tenancy::registry::find_by_slug(
+            app.state.platform_pool(),
+            &TenantSlug::parse(&slug).expect("slug"),
+        )
+        .await
+        .expect("registry")
+        .is_none()
+    );
+
+    // Chunked, no Content-Length: counted as it streams in, refused past the limit.
+    let roomy = app.user("roomy").await;
+    sqlx::query("UPDATE platform.tenants SET created_by = NULL WHERE created_by = $1")
+        .bind(key(&roomy))
+        .execute(app.state.platform_pool())
+        .await
+        .expect("no garden of its own");
+    let chunks = (0..20).map(|_| Ok::<_, std::io::Error>(vec![0u8; 128 * 1024]));
+    let res = app
+        .client
+        .post(app.url(&format!("/api/v1/tenants/import?slug={slug}")))
+        .header("authorization", roomy.bearer())
+        .header("content-type", "application/gzip")
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+            chunks,
+        )))
+        .send()
+        .await
+        .expect("request sent");
+    assert_error(res, 413, "PAYLOAD_TOO_LARGE").await;
+    let uploads: Vec<_> = std::fs::read_dir(dir.join(".transfers"))
+        .expect("transfer folder")
+        .collect();
+    assert!(uploads.is_empty(), "no upload left: {uploads:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

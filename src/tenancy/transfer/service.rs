@@ -171,3 +171,97 @@ pub async fn record(
     };
     audit::record(state, entry).await;
 }
+
+/// An upload waiting in the transfer folder; removed when dropped, whatever happened.
+pub struct Upload {
+    pub path: PathBuf,
+}
+
+impl Drop for Upload {
+    fn drop(&mut self) {
+        if let Err(err) = std::fs::remove_file(&self.path)
+            && err.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(error = %err, path = %self.path.display(), "an upload was not removed");
+        }
+    }
+}
+
+/// A fresh name in the transfer folder for an upload.
+pub async fn new_upload(state: &AppState) -> Result<Upload, AppError> {
+    let path = transfer_dir(state)
+        .await?
+        .join(format!("import-{}.gz", Uuid::new_v4().simple()));
+    Ok(Upload { path })
+}
+
+/// Checks an import may start at all (before its body is read): a person's account-wide
+/// credential, not a service account, within the hourly budget and the garden cap.
+pub async fn may_import(state: &AppState, principal: &Principal) -> Result<(), AppError> {
+    if principal.account_type == crate::auth::AccountType::Service {
+        return Err(AppError::new(
+            crate::error::ErrorCode::Forbidden,
+            "service accounts cannot create tenants",
+        ));
+    }
+    principal.require_account_wide()?;
+    within_budget(state, principal).await?;
+    // An account at its garden cap is told before it uploads a large file for nothing (the
+    // count is taken again, under the lock, when the garden is made).
+    let mut tx = state.platform_pool().begin().await?;
+    let created =
+        crate::platform::tenants::repo::lock_and_count_created(&mut tx, principal.user_id).await?;
+    drop(tx);
+    let cap = state.config().max_gardens_per_account;
+    if created >= i64::from(cap) {
+        return Err(crate::platform::tenants::service::garden_limit(cap));
+    }
+    Ok(())
+}
+
+/// Makes the new garden `slug` from the uploaded file with the caller as its admin: the
+/// checks of `kultiva tenant import` (slug in use, a damaged file; on failure nothing is
+/// left), within the caller's `MAX_GARDENS_PER_ACCOUNT`.
+pub async fn import_garden(
+    state: &AppState,
+    principal: &Principal,
+    slug: &crate::tenancy::TenantSlug,
+    upload: &Upload,
+) -> Result<TenantRecord, AppError> {
+    let started = Instant::now();
+    // As in `POST /tenants`: the account's row stays locked until the garden is its own, so
+    // concurrent creations of one account are counted one after the other.
+    let mut tx = state.platform_pool().begin().await?;
+    let cap = state.config().max_gardens_per_account;
+    let created =
+        crate::platform::tenants::repo::lock_and_count_created(&mut tx, principal.user_id).await?;
+    if created >= i64::from(cap) {
+        return Err(crate::platform::tenants::service::garden_limit(cap));
+    }
+    let options = super::import::ImportOptions {
+        owner: Some(principal.user_id),
+        ..Default::default()
+    };
+    let result = super::import::import_tenant(state, &upload.path, slug, options).await;
+    let args = json!({"slug": slug.to_string()});
+    let (tenant_id, outcome) = match &result {
+        Ok(report) => (
+            Some(report.tenant.id),
+            Ok(std::fs::metadata(&upload.path).map_or(0, |m| m.len())),
+        ),
+        Err(err) => (None, Err(error_class(err))),
+    };
+    record(
+        state,
+        principal,
+        tenant_id,
+        IMPORT_ACTION,
+        &args,
+        outcome,
+        started,
+    )
+    .await;
+    let report = result?;
+    tx.commit().await?;
+    Ok(report.tenant)
+}
