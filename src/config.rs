@@ -266,6 +266,12 @@ pub struct Config {
     /// `INVITATIONS_PER_GARDEN_PER_HOUR`: invitations one garden may send in an hour (all its
     /// admins together).
     pub invitations_per_garden_per_hour: u32,
+    /// `GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR`: garden exports and imports over HTTP one account
+    /// may start in an hour (each reads or writes a whole garden); beyond it 429.
+    pub garden_transfers_per_account_per_hour: u32,
+    /// Largest export file `POST /tenants/import` takes, in bytes (`GARDEN_IMPORT_MAX_MB`,
+    /// default 1024); beyond it 413.
+    pub garden_import_max_bytes: u64,
     /// `MCP_SESSIONS_PER_ACCOUNT`: open tool-server sessions of one account; a new session
     /// beyond it ends the account's oldest.
     pub mcp_sessions_per_account: u32,
@@ -589,6 +595,10 @@ impl Config {
             r.bounded("INVITATIONS_PER_INVITER_PER_HOUR", 20, 1, 10_000);
         let invitations_per_garden_per_hour =
             r.bounded("INVITATIONS_PER_GARDEN_PER_HOUR", 50, 1, 10_000);
+        let garden_transfers_per_account_per_hour =
+            r.bounded("GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR", 4, 1, 1000);
+        let garden_import_max_bytes =
+            u64::from(r.bounded("GARDEN_IMPORT_MAX_MB", 1024, 1, 100_000)) * 1024 * 1024;
         let mcp_sessions_per_account = r.bounded("MCP_SESSIONS_PER_ACCOUNT", 20, 1, 1000);
         let trusted_proxies = TrustedProxies::parse(&r.string("TRUSTED_PROXIES", ""))
             .unwrap_or_else(|problems| {
@@ -678,6 +688,8 @@ impl Config {
             invitation_expire_days,
             invitations_per_inviter_per_hour,
             invitations_per_garden_per_hour,
+            garden_transfers_per_account_per_hour,
+            garden_import_max_bytes,
             mcp_sessions_per_account,
             trusted_proxies,
             enrichment_gbif_url,
@@ -956,6 +968,8 @@ mod tests {
         assert_eq!(cfg.invitation_expire_days, 7);
         assert_eq!(cfg.invitations_per_inviter_per_hour, 20);
         assert_eq!(cfg.invitations_per_garden_per_hour, 50);
+        assert_eq!(cfg.garden_transfers_per_account_per_hour, 4);
+        assert_eq!(cfg.garden_import_max_bytes, 1024 * 1024 * 1024);
         assert_eq!(cfg.mcp_sessions_per_account, 20);
         for (name, value) in [
             ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "0"),

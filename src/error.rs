@@ -472,6 +472,38 @@ impl From<crate::tenancy::provision::ProvisionError> for AppError {
     }
 }
 
+/// A garden export or import over HTTP: a damaged file is the client's (422), a garden being
+/// moved or a slug in use a conflict (409); what the service itself failed at stays a 500.
+impl From<crate::tenancy::transfer::TransferError> for AppError {
+    fn from(err: crate::tenancy::transfer::TransferError) -> Self {
+        use crate::tenancy::provision::ProvisionError;
+        use crate::tenancy::transfer::TransferError;
+        match err {
+            TransferError::NotFound(_) => Self::not_found("tenant"),
+            TransferError::BadFile(reason) => Self::new(
+                ErrorCode::ValidationError,
+                "the file is not a readable garden export",
+            )
+            .with_details(vec![ErrorDetail::new(
+                "body",
+                reason,
+                "export_file_invalid",
+            )]),
+            err @ (TransferError::NotActive(..)
+            | TransferError::Refused(_)
+            | TransferError::Busy(_)) => Self::new(ErrorCode::StateConflict, err.to_string()),
+            TransferError::Provision(ProvisionError::SlugTaken(slug)) => {
+                Self::duplicate(format!("a tenant with slug {slug} exists"))
+            }
+            TransferError::Provision(err) => err.into_app_error(),
+            TransferError::Migration(err) => err.into(),
+            TransferError::Database(err) => err.into(),
+            err @ TransferError::Unreachable(..) => Self::unavailable("the garden's database", err),
+            other => Self::internal(other),
+        }
+    }
+}
+
 /// A tenant migration (provisioning, or on demand before a request): a lost database is a
 /// 503, a garden being moved too (retry once the move is done); anything else is ours.
 impl From<crate::tenancy::migrate::MigrationError> for AppError {

@@ -62,6 +62,7 @@ mod tanks;
 mod tasks;
 mod tenancy;
 mod transfer;
+mod transfer_http;
 mod transfer_moves;
 mod walkthrough;
 mod walkthrough_diary;

@@ -112,7 +112,7 @@ pub(crate) async fn site_names(app: &TestApp, slug: &str) -> Vec<String> {
     names
 }
 
-fn temp_file(label: &str) -> PathBuf {
+pub(crate) fn temp_file(label: &str) -> PathBuf {
     std::env::temp_dir().join(format!("kultiva-{label}-{}.kgz", Uuid::new_v4().simple()))
 }
 
@@ -127,7 +127,7 @@ async fn photo_app(dir: &Path, env: &[(&'static str, &str)]) -> TestApp {
 }
 
 /// A diary entry with a rendered photo and a photo whose renditions are still pending.
-async fn photos(app: &TestApp, t: &TenantRecord) -> (Uuid, Uuid) {
+pub(crate) async fn photos(app: &TestApp, t: &TenantRecord) -> (Uuid, Uuid) {
     let entry = crate::photos::diary_entry(app, t).await;
     let rendered = crate::photos::rendered_photo(app, t, &entry.to_string()).await;
     let png = crate::photos::encode(&crate::photos::picture(40, 30), ImageFormat::Png);
@@ -263,7 +263,7 @@ async fn export_then_import_copies_every_row_and_photo_and_the_copy_serves() {
 }
 
 /// The file as lines, decompressed.
-fn read_lines(file: &Path) -> Vec<Vec<u8>> {
+pub(crate) fn read_lines(file: &Path) -> Vec<Vec<u8>> {
     let mut raw = Vec::new();
     flate2::read::GzDecoder::new(std::fs::File::open(file).expect("open"))
         .read_to_end(&mut raw)
@@ -273,7 +273,7 @@ fn read_lines(file: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn write_lines(file: &Path, lines: &[Vec<u8>]) {
+pub(crate) fn write_lines(file: &Path, lines: &[Vec<u8>]) {
     let mut out = flate2::write::GzEncoder::new(
         std::fs::File::create(file).expect("create"),
         flate2::Compression::fast(),

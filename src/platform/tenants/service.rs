@@ -51,7 +51,7 @@ pub async fn create(
 }
 
 /// 409 `STATE_CONFLICT` once an account has created `MAX_GARDENS_PER_ACCOUNT` gardens.
-fn garden_limit(cap: u32) -> AppError {
+pub(crate) fn garden_limit(cap: u32) -> AppError {
     AppError::new(
         ErrorCode::StateConflict,
         format!(

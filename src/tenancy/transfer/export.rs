@@ -36,12 +36,38 @@ pub struct ExportReport {
     pub bytes: u64,
 }
 
+/// What an export leaves out.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportOptions {
+    /// Members' e-mail addresses (the CLI keeps them; over HTTP only when asked, as they are
+    /// personal data of people other than the caller).
+    pub member_emails: bool,
+}
+
 /// Writes the garden `slug` to `out` (replaced if it exists; written to `out.partial` first,
-/// so a failed export leaves no file).
+/// so a failed export leaves no file), members' e-mails included.
 pub async fn export_tenant(
     state: &AppState,
     slug: &TenantSlug,
     out: &Path,
+) -> Result<ExportReport, TransferError> {
+    export_tenant_with(
+        state,
+        slug,
+        out,
+        ExportOptions {
+            member_emails: true,
+        },
+    )
+    .await
+}
+
+/// [`export_tenant`] with options (the HTTP export).
+pub async fn export_tenant_with(
+    state: &AppState,
+    slug: &TenantSlug,
+    out: &Path,
+    options: ExportOptions,
 ) -> Result<ExportReport, TransferError> {
     let tenant = registry::find_by_slug(state.platform_pool(), slug)
         .await?
@@ -62,7 +88,7 @@ pub async fn export_tenant(
         .get(&tenant.placement)
         .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
     let mut conn = connect(placement, "kultiva-export").await?;
-    let result = export_on(state, &mut conn, &tenant, out).await;
+    let result = export_on(state, &mut conn, &tenant, out, options).await;
     close(conn).await;
     result
 }
@@ -72,6 +98,7 @@ async fn export_on(
     conn: &mut PgConnection,
     tenant: &TenantRecord,
     out: &Path,
+    options: ExportOptions,
 ) -> Result<ExportReport, TransferError> {
     let schema = &tenant.schema_name;
     sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -86,7 +113,7 @@ async fn export_on(
         .into_iter()
         .map(|m| MemberRow {
             user_id: m.user_key,
-            email: m.email,
+            email: m.email.filter(|_| options.member_emails),
             role: m.role.as_str().to_owned(),
         })
         .collect();

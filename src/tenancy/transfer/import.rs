@@ -44,6 +44,9 @@ pub struct ImportOptions {
     pub with_members: bool,
     /// The new garden's kind (`personal` or `organisation`); the file's when `None`.
     pub kind: Option<TenantKind>,
+    /// The account made admin (and recorded as creator) when the garden is activated
+    /// (`POST /tenants/import`); `None` from the command line.
+    pub owner: Option<Uuid>,
     // Test hook for `tests/api/transfer.rs` (an integration test is another crate, so it must
     // be public); hidden from the documentation, no command sets it.
     /// Test hook: stop after the rows and photo files are loaded, without any cleanup, as a
@@ -112,7 +115,7 @@ pub async fn import_tenant(
             placement: options.placement.clone(),
             target_version: Some(header.schema_version),
             kind,
-            owner: None,
+            owner: options.owner,
         },
     )
     .await?;
@@ -165,7 +168,7 @@ async fn build(
         } else {
             (0, Vec::new())
         };
-        provision::activate(state.platform_pool(), &mut tenant, None).await?;
+        provision::activate(state.platform_pool(), &mut tenant, options.owner).await?;
         Ok(ImportReport {
             tenant: tenant.clone(),
             file_version: header.schema_version,

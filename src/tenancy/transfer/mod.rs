@@ -10,6 +10,8 @@ pub mod export;
 pub mod file;
 pub mod import;
 pub mod moving;
+pub mod routes;
+pub mod service;
 
 use std::time::Duration;
 
