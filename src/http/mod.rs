@@ -13,6 +13,7 @@ pub mod query;
 pub mod rate_limit;
 pub mod redoc;
 pub mod roles;
+pub mod transfers;
 
 use salvo::catcher::Catcher;
 use salvo::prelude::*;
@@ -95,7 +96,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::photos::routes::entry_router())
                 .push(crate::garden::photos::routes::renditions_router())
                 .push(crate::garden::photos::routes::storage_router())
-                .push(crate::tenancy::transfer::routes::export_router()),
+                .push(crate::http::transfers::routes::export_router()),
         );
     Router::new()
         .push(Router::with_path("api/health").get(health::health))
@@ -122,7 +123,7 @@ impl Handler for BodyLimit {
         if crate::garden::photos::routes::is_upload(req.method(), req.uri().path()) {
             req.limit_body(self.photos as usize);
             ctrl.call_next(req, depot, res).await;
-        } else if crate::tenancy::transfer::routes::is_import(req.method(), req.uri().path()) {
+        } else if crate::http::transfers::routes::is_import(req.method(), req.uri().path()) {
             // Streamed to a file by its handler, which counts and refuses past its own limit.
             ctrl.call_next(req, depot, res).await;
         } else {

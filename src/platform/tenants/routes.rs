@@ -22,7 +22,7 @@ pub fn router() -> Router {
         .hoop(crate::auth::require_caller)
         .get(list_tenants)
         .post(create_tenant)
-        .push(crate::tenancy::transfer::routes::import_router())
+        .push(crate::http::transfers::routes::import_router())
         .push(
             Router::with_path("{slug}")
                 .get(get_tenant)

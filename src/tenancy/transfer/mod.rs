@@ -10,8 +10,6 @@ pub mod export;
 pub mod file;
 pub mod import;
 pub mod moving;
-pub mod routes;
-pub mod service;
 
 use std::time::Duration;
 

@@ -17,14 +17,14 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::TransferError;
-use super::export::{self, ExportOptions};
 use crate::auth::{Credential, Principal};
 use crate::error::AppError;
 use crate::mcp::audit::{self, AuditEntry};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::tenancy::provision::ProvisionError;
+use crate::tenancy::transfer::TransferError;
+use crate::tenancy::transfer::export::{self, ExportOptions};
 
 /// Beside the photo files (a disk the service writes anyway); not an id, so the photo sweeps,
 /// which look only at folders named by ids, pass it by.
@@ -238,11 +238,12 @@ pub async fn import_garden(
     if created >= i64::from(cap) {
         return Err(crate::platform::tenants::service::garden_limit(cap));
     }
-    let options = super::import::ImportOptions {
+    let options = crate::tenancy::transfer::import::ImportOptions {
         owner: Some(principal.user_id),
         ..Default::default()
     };
-    let result = super::import::import_tenant(state, &upload.path, slug, options).await;
+    let result =
+        crate::tenancy::transfer::import::import_tenant(state, &upload.path, slug, options).await;
     let args = json!({"slug": slug.to_string()});
     let (tenant_id, outcome) = match &result {
         Ok(report) => (
