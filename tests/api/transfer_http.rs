@@ -15,7 +15,9 @@ use uuid::Uuid;
 use crate::support::{
     TestApp, TestUser, assert_error, assert_rate_limited, header, sibling_database, unique_slug,
 };
-use crate::transfer::{digests, fill, photos, pool_of, read_lines, temp_file, write_lines};
+use crate::transfer::{
+    assert_same_rows, digests, fill, photos, pool_of, read_lines, temp_file, write_lines,
+};
 
 async fn export(
     app: &TestApp,
@@ -115,18 +117,7 @@ async fn an_admin_downloads_the_cli_file_and_the_import_code_reads_it_back() {
     assert!(imported.files >= 2, "photo files travel too: {imported:?}");
     let copy: TenantRecord = imported.tenant;
     let after = digests(&pool_of(&app, &copy), &copy).await;
-    assert_eq!(
-        after.keys().collect::<Vec<_>>(),
-        before.keys().collect::<Vec<_>>()
-    );
-    for (table, (n, digest)) in &before {
-        if table == "diary_photos" {
-            // Their keys name the new garden's folder.
-            assert_eq!(after[table].0, *n, "{table}");
-        } else {
-            assert_eq!(&after[table], &(*n, digest.clone()), "{table}");
-        }
-    }
+    assert_same_rows(&before, &after);
 
     // Asked for: the addresses are in the file.
     let res = export(&app, slug, "?include_member_emails=true", Some(&admin)).await;
@@ -290,17 +281,7 @@ async fn a_garden_comes_back_over_http_for_the_caller_and_a_slug_in_use_is_refus
     .expect("the new garden");
     assert_ne!(copy.id, source.id);
     let after = digests(&pool_of(&app, &copy), &copy).await;
-    assert_eq!(
-        after.keys().collect::<Vec<_>>(),
-        before.keys().collect::<Vec<_>>()
-    );
-    for (table, (n, digest)) in &before {
-        if table == "diary_photos" {
-            assert_eq!(after[table].0, *n, "{table}");
-        } else {
-            assert_eq!(&after[table], &(*n, digest.clone()), "{table}");
-        }
-    }
+    assert_same_rows(&before, &after);
     // The caller is its only member, an admin; it serves to them.
     let res = app
         .get_with(

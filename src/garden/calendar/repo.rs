@@ -8,31 +8,44 @@ use uuid::Uuid;
 use crate::auth::secrets::SecretHash;
 use crate::tenancy::TenantTx;
 
+/// A text setting of the garden's one settings row (`column` is one of the fixed names below,
+/// never input); `None` when unset or when the row does not exist yet.
+async fn setting(tx: &mut TenantTx, column: &'static str) -> Result<Option<String>, sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "SELECT {column} FROM tenant.garden_settings WHERE id"
+    ));
+    let value: Option<Option<String>> = sqlx::query_scalar(sql).fetch_optional(tx.conn()).await?;
+    Ok(value.flatten())
+}
+
+/// Sets a text setting (null clears it), making the settings row when there is none.
+async fn set_setting(
+    tx: &mut TenantTx,
+    column: &'static str,
+    value: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "INSERT INTO tenant.garden_settings (id, {column}) VALUES (true, $1) \
+         ON CONFLICT (id) DO UPDATE SET {column} = $1, updated_at = now()"
+    ));
+    sqlx::query(sql).bind(value).execute(tx.conn()).await?;
+    Ok(())
+}
+
 pub async fn zone(tx: &mut TenantTx) -> Result<Option<String>, sqlx::Error> {
-    let z: Option<Option<String>> =
-        sqlx::query_scalar(tx.sql("SELECT hardiness_zone FROM tenant.garden_settings WHERE id"))
-            .fetch_optional(tx.conn())
-            .await?;
-    Ok(z.flatten())
+    setting(tx, "hardiness_zone").await
+}
+
+pub async fn set_zone(tx: &mut TenantTx, zone: Option<&str>) -> Result<(), sqlx::Error> {
+    set_setting(tx, "hardiness_zone", zone).await
 }
 
 pub async fn timezone(tx: &mut TenantTx) -> Result<Option<String>, sqlx::Error> {
-    let z: Option<Option<String>> =
-        sqlx::query_scalar(tx.sql("SELECT timezone FROM tenant.garden_settings WHERE id"))
-            .fetch_optional(tx.conn())
-            .await?;
-    Ok(z.flatten())
+    setting(tx, "timezone").await
 }
 
 pub async fn set_timezone(tx: &mut TenantTx, timezone: Option<&str>) -> Result<(), sqlx::Error> {
-    sqlx::query(tx.sql(
-        "INSERT INTO tenant.garden_settings (id, timezone) VALUES (true, $1) \
-         ON CONFLICT (id) DO UPDATE SET timezone = $1, updated_at = now()",
-    ))
-    .bind(timezone)
-    .execute(tx.conn())
-    .await?;
-    Ok(())
+    set_setting(tx, "timezone", timezone).await
 }
 
 /// The hardiness zone of a site: `None` when the site does not exist, `Some(None)` when it
@@ -45,17 +58,6 @@ pub async fn site_zone(
         .bind(site)
         .fetch_optional(tx.conn())
         .await
-}
-
-pub async fn set_zone(tx: &mut TenantTx, zone: Option<&str>) -> Result<(), sqlx::Error> {
-    sqlx::query(tx.sql(
-        "INSERT INTO tenant.garden_settings (id, hardiness_zone) VALUES (true, $1) \
-         ON CONFLICT (id) DO UPDATE SET hardiness_zone = $1, updated_at = now()",
-    ))
-    .bind(zone)
-    .execute(tx.conn())
-    .await?;
-    Ok(())
 }
 
 /// A phase a plant entered.

@@ -461,6 +461,13 @@ impl TouchedPlant {
             bbch_principal: None,
         }
     }
+
+    /// With the crop facts the plant-protection record keeps.
+    pub fn with_crop(mut self, eppo_code: Option<String>, bbch_principal: Option<i16>) -> Self {
+        self.eppo_code = eppo_code;
+        self.bbch_principal = bbch_principal;
+        self
+    }
 }
 
 /// A treatment application as stored (catalogue facts copied at application time).

@@ -375,11 +375,10 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
             .map(|t| {
                 let day =
                     Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
-                let mut plant =
-                    TouchedPlant::new(t.plant_key, day, t.safety_interval_days, t.interval_source);
-                plant.eppo_code = t.eppo_code;
-                plant.bbch_principal = t.bbch_principal;
-                Ok(plant)
+                Ok(
+                    TouchedPlant::new(t.plant_key, day, t.safety_interval_days, t.interval_source)
+                        .with_crop(t.eppo_code, t.bbch_principal),
+                )
             })
             .collect::<Result<_, sqlx::Error>>()?,
         created_by: r.try_get("created_by")?,

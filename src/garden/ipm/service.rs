@@ -477,13 +477,11 @@ pub async fn apply_treatment(
     let mut touched = Vec::with_capacity(sorted.len());
     for p in &sorted {
         let i = interval_for_plant(state, &t, p).await?;
-        let mut plant = TouchedPlant::new(p.id, day, i.days, i.source);
-        plant.eppo_code = i.eppo_code;
-        plant.bbch_principal = match given {
+        let stage = match given {
             Some(stage) => Some(i16::from(stage)),
             None => phase_stage(state, p).await?,
         };
-        touched.push(plant);
+        touched.push(TouchedPlant::new(p.id, day, i.days, i.source).with_crop(i.eppo_code, stage));
     }
     let longest = touched
         .iter()
