@@ -152,6 +152,10 @@ pub async fn start_family(
                 ("revoked", "0".to_owned()),
                 ("remember", if remember { "1" } else { "0" }.to_owned()),
                 ("gen", generation.to_string()),
+                (
+                    "opened",
+                    time::OffsetDateTime::now_utc().unix_timestamp().to_string(),
+                ),
             ],
         )
         .ignore()
@@ -246,6 +250,62 @@ pub async fn revoke_all(state: &AppState, user: Uuid) -> Result<(), AppError> {
         .await
         .map_err(redis_down)?;
     Ok(())
+}
+
+/// One login session as its owner may see it (the personal export): never the token digest.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SessionInfo {
+    /// The family id (the part of the cookie before the dot).
+    pub key: Uuid,
+    pub remember_me: bool,
+    /// Ended by logout, reuse of a rotated token, or a password change.
+    pub revoked: bool,
+    /// When the login happened (sessions opened before this was recorded: null).
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub opened_at: Option<time::OffsetDateTime>,
+    /// When it ends unless refreshed before.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub expires_at: Option<time::OffsetDateTime>,
+}
+
+/// The user's sessions still known to Redis (the per-user index of families).
+pub async fn sessions_of(state: &AppState, user: Uuid) -> Result<Vec<SessionInfo>, AppError> {
+    let mut conn = state.redis().get().await.map_err(redis_down)?;
+    let families: Vec<String> = redis::cmd("SMEMBERS")
+        .arg(user_families_key(state, user))
+        .query_async(&mut conn)
+        .await
+        .map_err(redis_down)?;
+    let now = time::OffsetDateTime::now_utc();
+    let mut sessions = Vec::new();
+    for family in families.iter().filter_map(|f| Uuid::parse_str(f).ok()) {
+        let key = family_key(state, family);
+        let (fields, ttl): (Vec<Option<String>>, i64) = redis::pipe()
+            .cmd("HMGET")
+            .arg(&key)
+            .arg(&["user", "remember", "revoked", "opened"])
+            .cmd("TTL")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .map_err(redis_down)?;
+        // Only a family that exists and is this user's (the index may name a vanished one).
+        if fields.first().cloned().flatten() != Some(user.to_string()) {
+            continue;
+        }
+        let field = |i: usize| fields.get(i).cloned().flatten();
+        sessions.push(SessionInfo {
+            key: family,
+            remember_me: field(1).as_deref() == Some("1"),
+            revoked: field(2).as_deref() == Some("1"),
+            opened_at: field(3)
+                .and_then(|t| t.parse::<i64>().ok())
+                .and_then(|t| time::OffsetDateTime::from_unix_timestamp(t).ok()),
+            expires_at: (ttl > 0).then(|| now + time::Duration::seconds(ttl)),
+        });
+    }
+    sessions.sort_by_key(|s| s.opened_at);
+    Ok(sessions)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Cross-cutting HTTP: the router, hoops every response passes through, JSON bodies,
 //! pagination and the OpenAPI document.
 
+pub mod audited;
 pub mod cors;
 pub mod depot;
 pub mod headers;
@@ -9,6 +10,7 @@ pub mod json;
 pub mod observe;
 pub mod openapi;
 pub mod pagination;
+pub mod personal_data;
 pub mod query;
 pub mod rate_limit;
 pub mod redoc;
@@ -50,6 +52,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
     let v1 = Router::with_path("api/v1")
         .push(auth_router(mode))
         .push(crate::platform::users::routes::router())
+        .push(personal_data::router())
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::tenants::routes::my_invitations_router())
         .push(crate::platform::tenants::routes::invitation_token_router())

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod grants;
 pub mod operator;
+pub mod personal_data;
 pub mod preferences;
 pub mod service_accounts;
 pub mod tenants;

@@ -16,14 +16,14 @@ use crate::support::{
     Options, PASSWORD, TestApp, assert_error, base_env, session_of, sibling_database, unique_slug,
 };
 
-const FRONTEND: &str = "https://garden.example.test";
+pub(crate) const FRONTEND: &str = "https://garden.example.test";
 const FROM: &str = "Kultiva Test <mailer@kultiva.test>";
 /// How long anything may take before a test gives up waiting (a hang guard, not a timing
 /// assertion: everything finishes long before on a healthy machine).
 const DEADLINE: Duration = Duration::from_secs(90);
 
 /// The aiosmtpd sink as a child process; killed when dropped.
-struct Sink {
+pub(crate) struct Sink {
     child: tokio::process::Child,
     dir: PathBuf,
     port: u16,
@@ -53,7 +53,7 @@ fn free_port() -> u16 {
 }
 
 impl Sink {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         Self::start_on(0).await
     }
 
@@ -86,7 +86,7 @@ impl Sink {
         Self { child, dir, port }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
@@ -107,7 +107,7 @@ impl Sink {
             .collect()
     }
 
-    fn messages_to(&self, recipient: &str) -> Vec<Value> {
+    pub(crate) fn messages_to(&self, recipient: &str) -> Vec<Value> {
         self.messages()
             .into_iter()
             .filter(|m| {
@@ -119,7 +119,7 @@ impl Sink {
     }
 
     /// Waits until `count` messages to `recipient` arrived and returns them.
-    async fn wait_for(&self, recipient: &str, count: usize) -> Vec<Value> {
+    pub(crate) async fn wait_for(&self, recipient: &str, count: usize) -> Vec<Value> {
         let start = Instant::now();
         loop {
             let found = self.messages_to(recipient);
@@ -135,7 +135,7 @@ impl Sink {
         }
     }
 
-    async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         self.child.kill().await.expect("stop the sink");
     }
 }
@@ -147,7 +147,7 @@ impl Drop for Sink {
 }
 
 /// A full-mode service on the test's own database, mailing through `smtp_url`.
-async fn mail_app(db: &str, smtp_url: &str, extra: &[(&'static str, &str)]) -> TestApp {
+pub(crate) async fn mail_app(db: &str, smtp_url: &str, extra: &[(&'static str, &str)]) -> TestApp {
     let mut env = vec![
         ("SERVICE_MODE", "full".to_owned()),
         ("DATABASE_URL", db.to_owned()),
@@ -163,16 +163,16 @@ async fn mail_app(db: &str, smtp_url: &str, extra: &[(&'static str, &str)]) -> T
     .await
 }
 
-async fn own_database(test: &str) -> String {
+pub(crate) async fn own_database(test: &str) -> String {
     sibling_database(&format!("mail_{test}")).await
 }
 
-fn address(label: &str) -> String {
+pub(crate) fn address(label: &str) -> String {
     format!("{}@example.test", unique_slug(label))
 }
 
 /// The token of the link `{FRONTEND}{path}?token=…` in a mail's text.
-fn link_token(mail: &Value, path: &str) -> String {
+pub(crate) fn link_token(mail: &Value, path: &str) -> String {
     let text = mail["text"].as_str().expect("plain text body");
     let prefix = format!("{FRONTEND}{path}?token=");
     let start = text

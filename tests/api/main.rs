@@ -40,6 +40,7 @@ mod nutrient_plans;
 mod oauth;
 mod onboarding;
 mod openapi;
+mod personal_data;
 mod phases;
 mod photo_limits;
 mod photos;

@@ -11,6 +11,8 @@ use crate::auth::secrets::{SecretHash, random_secret};
 pub enum Purpose {
     VerifyEmail,
     PasswordReset,
+    /// Confirms the erasure of an account that has no password (`DELETE /users/me`).
+    ConfirmErasure,
 }
 
 impl Purpose {
@@ -18,6 +20,7 @@ impl Purpose {
         match self {
             Self::VerifyEmail => "verify_email",
             Self::PasswordReset => "password_reset",
+            Self::ConfirmErasure => "confirm_erasure",
         }
     }
 
@@ -25,7 +28,7 @@ impl Purpose {
     pub fn lifetime(self) -> Duration {
         match self {
             Self::VerifyEmail => Duration::hours(48),
-            Self::PasswordReset => Duration::hours(1),
+            Self::PasswordReset | Self::ConfirmErasure => Duration::hours(1),
         }
     }
 }

@@ -417,24 +417,20 @@ pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Re
     refresh::revoke_all(state, user).await
 }
 
-/// Password change of a logged-in user: the current password is checked like a login (and
-/// counts towards the lockout); afterwards every session ends, this one included.
-pub async fn change_password(
+/// Checks the password of a logged-in person's account like a login does (the failure counts
+/// towards the lockout; a locked account is 423). `field` names the body field in the 422.
+/// Accounts without a password (service, system, or signed up through a provider) are 403.
+pub async fn check_password(
     state: &AppState,
     user: Uuid,
-    current: &str,
-    new: &str,
+    password: &str,
+    field: &str,
 ) -> Result<(), AppError> {
     let db = state.platform_pool();
     let account = users::credentials_by_id(db, user)
         .await?
-        .filter(|a| a.user.account_type == AccountType::User)
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::Forbidden,
-                "only personal accounts have a password",
-            )
-        })?;
+        .filter(|a| a.user.account_type == AccountType::User && a.password_hash.is_some())
+        .ok_or_else(|| AppError::new(ErrorCode::Forbidden, "this account has no password"))?;
     if let Some(until) = account.locked_until
         && until > OffsetDateTime::now_utc()
     {
@@ -442,7 +438,7 @@ pub async fn change_password(
     }
     if !state
         .passwords()
-        .verify(current, account.password_hash.as_deref())
+        .verify(password, account.password_hash.as_deref())
         .await?
     {
         let lock = users::record_failed_login(db, user, FAILURES_BEFORE_LOCK, &|n| {
@@ -452,8 +448,8 @@ pub async fn change_password(
         return Err(match lock {
             Some(until) => locked(until),
             None => AppError::validation(vec![ErrorDetail::new(
-                "body.current_password",
-                "the current password is wrong",
+                format!("body.{field}"),
+                "the password is wrong",
                 "value_error",
             )]),
         });
@@ -462,7 +458,20 @@ pub async fn change_password(
     if let Some(until) = users::current_lock(db, user).await? {
         return Err(locked(until));
     }
+    Ok(())
+}
+
+/// Password change of a logged-in user: the current password is checked like a login (and
+/// counts towards the lockout); afterwards every session ends, this one included.
+pub async fn change_password(
+    state: &AppState,
+    user: Uuid,
+    current: &str,
+    new: &str,
+) -> Result<(), AppError> {
+    check_password(state, user, current, "current_password").await?;
     let hash = state.passwords().hash(new).await?;
+    let db = state.platform_pool();
     let mut tx = db.begin().await?;
     users::set_password(&mut *tx, user, &hash).await?;
     users::bump_token_generation(&mut *tx, user).await?;

@@ -611,8 +611,9 @@ pub struct Entry {
     pub measurements: Map<String, Value>,
     /// YYYY-MM-DD.
     pub entry_date: String,
+    /// The nil UUID when the author erased their account (`author_kind` `deleted`).
     pub author_key: Uuid,
-    /// `user` or `service`.
+    /// `user`, `service`, or `deleted` (the author erased their account; the entry stays).
     pub author_kind: String,
     /// `rest` (the web UI) or `mcp` (an agent's add_plant_diary_entry; never analysed).
     pub written_via: String,

@@ -13,13 +13,13 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::{Credential, Principal};
+use crate::auth::Principal;
 use crate::error::AppError;
-use crate::mcp::audit::{self, AuditEntry};
+use crate::http::audited::{record, within_transfer_budget};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::tenancy::provision::ProvisionError;
@@ -59,7 +59,7 @@ pub async fn export_garden(
     tenant: &TenantRecord,
     member_emails: bool,
 ) -> Result<Download, AppError> {
-    within_budget(state, principal).await?;
+    within_transfer_budget(state, principal).await?;
     let started = Instant::now();
     let path = transfer_dir(state)
         .await?
@@ -99,33 +99,6 @@ pub async fn export_garden(
     })
 }
 
-/// The account's hourly budget of exports and imports together
-/// (`GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR`): beyond it 429 with `Retry-After`. Counted in
-/// Redis like the invitation budgets, and closed without it (each transfer reads or writes a
-/// whole garden). Light mode has no limits.
-pub async fn within_budget(state: &AppState, principal: &Principal) -> Result<(), AppError> {
-    if principal.is_light() {
-        return Ok(());
-    }
-    let cap = state.config().garden_transfers_per_account_per_hour;
-    let count = crate::auth::accounts::mails::count_this_hour(
-        state,
-        "xferq:acct",
-        &principal.user_id.to_string(),
-    )
-    .await
-    .map_err(|err| AppError::unavailable("the garden transfer budget", err))?;
-    if count.n > i64::from(cap) {
-        return Err(AppError::rate_limited(
-            format!(
-                "rate limit exceeded: at most {cap} garden exports and imports per hour per account"
-            ),
-            count.seconds_left,
-        ));
-    }
-    Ok(())
-}
-
 /// What went wrong, for the audit row (never the message: it may name files or addresses).
 pub fn error_class(err: &TransferError) -> &'static str {
     match err {
@@ -137,39 +110,6 @@ pub fn error_class(err: &TransferError) -> &'static str {
         }
         _ => "internal",
     }
-}
-
-/// One audit row: who did it, in which garden, with which arguments (hashed), how big the
-/// file was, how it ended.
-pub async fn record(
-    state: &AppState,
-    principal: &Principal,
-    tenant_id: Option<Uuid>,
-    action: &str,
-    args: &Value,
-    outcome: Result<u64, &'static str>,
-    started: Instant,
-) {
-    let (status, error_class, bytes) = match outcome {
-        Ok(bytes) => ("ok", None, bytes),
-        Err(class) => ("error", Some(class), 0),
-    };
-    let entry = AuditEntry {
-        account_id: principal.user_id,
-        api_key_id: match principal.credential {
-            Credential::ApiKey { key_id, .. } => Some(key_id),
-            _ => None,
-        },
-        tenant_id,
-        tool_name: action.to_owned(),
-        input_hash: crate::mcp::dispatch::args_hash(args),
-        response_bytes: i32::try_from(bytes).unwrap_or(i32::MAX),
-        duration_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
-        status,
-        error_class,
-        created_at: OffsetDateTime::now_utc(),
-    };
-    audit::record(state, entry).await;
 }
 
 /// An upload waiting in the transfer folder; removed when dropped, whatever happened.
@@ -205,7 +145,7 @@ pub async fn may_import(state: &AppState, principal: &Principal) -> Result<(), A
         ));
     }
     principal.require_account_wide()?;
-    within_budget(state, principal).await?;
+    within_transfer_budget(state, principal).await?;
     // An account at its garden cap is told before it uploads a large file for nothing (the
     // count is taken again, under the lock, when the garden is made).
     let mut tx = state.platform_pool().begin().await?;

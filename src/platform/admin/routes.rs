@@ -26,7 +26,8 @@ pub fn router() -> Router {
             Router::with_path("users")
                 .get(admin_list_users)
                 .push(Router::with_path("{user_key}/deactivate").post(admin_deactivate_user))
-                .push(Router::with_path("{user_key}/reactivate").post(admin_reactivate_user)),
+                .push(Router::with_path("{user_key}/reactivate").post(admin_reactivate_user))
+                .push(crate::http::personal_data::admin_router()),
         )
         .push(Router::with_path("service-accounts").get(admin_list_service_accounts))
         .push(crate::auth::oauth::routes::admin_router())

@@ -15,6 +15,7 @@ pub fn router() -> Router {
         .hoop(crate::auth::require_caller)
         .get(get_me)
         .patch(update_me)
+        .delete(crate::http::personal_data::erase_me)
         .push(Router::with_path("password").post(change_password))
 }
 
