@@ -131,13 +131,14 @@ async function interactions(ctx, next) {
   const grant = new provider.Grant({ accountId: sub, clientId: details.params.client_id });
   grant.addOIDCScope(details.params.scope);
   const grantId = await grant.save();
-  await provider.interactionFinished(
+  const resume = await provider.interactionResult(
     ctx.req,
     ctx.res,
     { login: { accountId: sub }, consent: { grantId } },
     { mergeWithLastSubmission: false },
   );
-  ctx.respond = false;
+  ctx.status = 303;
+  ctx.redirect(resume);
 }
 
 async function wrongAudience(ctx, next) {
