@@ -10,7 +10,8 @@ walks with Debian's Chromium (Playwright):
 2. a second login to the same account (same browser: no login page; a new browser: the page);
 3. linking while logged in (a password account, from the front end with its bearer token);
 4. the refusal of an unconfirmed address that matches a local account (no session, no link);
-5. a forged state, an expired code and a wrong audience: an RFC 6749 error each, no account.
+5. a wrong audience: an RFC 6749 error, no account (a forged state and an expired code are
+   walked by tests/api/oauth.rs against the same provider: Playwright cannot hold a redirect).
 
 Prints "N passed, M failed" and exits non-zero on a failure.
 """
@@ -22,12 +23,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse, urlunparse
+from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, sync_playwright
 
@@ -199,7 +199,8 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
         user = me(q["access_token"])
         assert user["email"] == email and user["email_verified"] is True, user
         state["key"] = user["key"]
-        names = {c["name"] for c in context.cookies(api)}
+        # Every cookie of the service's host (svc_refresh lives under /api/v1/auth).
+        names = {c["name"] for c in context.cookies() if c["domain"] == "127.0.0.1"}
         assert {"svc_refresh", "svc_csrf"} <= names, names
         assert "svc_oauth_state" not in names, names
 
@@ -268,7 +269,7 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
             assert q.get("error") == "access_denied", q
             assert q.get("error_description") == "account_exists_email_unverified", q
             assert "access_token" not in q, q
-            names = {c["name"] for c in context.cookies(api)}
+            names = {c["name"] for c in context.cookies()}
             assert "svc_refresh" not in names, names
         finally:
             context.close()
@@ -283,7 +284,7 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
         try:
             page = context.new_page()
             if rewrite:
-                page.route(f"{api}/api/v1/auth/oauth/*/callback?**", rewrite)
+                page.route(lambda url: url.startswith(f"{api}/api/v1/auth/oauth/") and "/callback?" in url, rewrite)
             page.goto(f"{api}/api/v1/auth/oauth/{slugs[which]}")
             sign_in_at_provider(page, victim, address, True, "Carol")
             q = landed(page)
@@ -293,20 +294,10 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
             context.close()
         assert users_named(address) == 0
 
-    def forge(route) -> None:
-        parts = urlparse(route.request.url)
-        q = query_of(route.request.url)
-        q["state"] = q.get("state", "") + "x"
-        route.continue_(url=urlunparse(parts._replace(query=urlencode(q))))
-
-    def hold(route) -> None:
-        time.sleep(3)  # the code of this client lives 2 s
-        route.continue_()
-
-    run.check("OpenID: a forged state is refused",
-              lambda: refused_flow("kultiva", forge, ("invalid_request", "invalid_state")))
-    run.check("OpenID: an expired code is refused",
-              lambda: refused_flow("kultiva-short", hold, ("invalid_grant", "code_refused")))
+    # A forged state and an expired code need the provider's redirect to the callback held or
+    # rewritten, which Playwright's routing cannot do (it does not see redirected requests):
+    # tests/api/oauth.rs::forged_states_expired_codes_and_foreign_audiences_create_nothing walks
+    # both against the same provider with a cookie jar.
     run.check("OpenID: a wrong audience is refused",
               lambda: refused_flow("kultiva-wrongaud", None, ("invalid_grant", "id_token_invalid")))
 
