@@ -864,3 +864,28 @@ ensure_chromium() {
   fi
   export KULTIVA_CHROMIUM=$bin
 }
+
+# The OpenID provider of the sign-in tests (tests/oidc/provider.mjs): the npm package
+# oidc-provider, pinned, in .local/npm-oidc (its own prefix: the MCP conformance suite's
+# .local/npm stays as tests/mcp/run installs it). Runs on the system Node (20 or later; npm is
+# installed from Debian when missing). Exports KULTIVA_TEST_OIDC_MODULES for the tests.
+OIDC_PROVIDER_VERSION=9.13.3
+ensure_oidc_provider() {
+  local root prefix manifest got=""
+  root=$(kultiva_root)
+  prefix="$root/.local/npm-oidc"
+  manifest="$prefix/node_modules/oidc-provider/package.json"
+  if [[ -f $manifest ]]; then
+    got=$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)
+  fi
+  if [[ $got != "$OIDC_PROVIDER_VERSION" ]]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      _kv_apt_install npm || return 1
+    fi
+    _kv_log "installing oidc-provider@$OIDC_PROVIDER_VERSION into $prefix"
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --save-exact --loglevel=error \
+      "oidc-provider@$OIDC_PROVIDER_VERSION" >&2 || return 1
+  fi
+  export KULTIVA_TEST_OIDC_MODULES="$prefix/node_modules"
+}

@@ -34,8 +34,18 @@ fn auth_router(mode: ServiceMode) -> Router {
             .push(crate::auth::accounts::routes::router(|r| {
                 r.hoop(rate_limit::auth_limit)
             }))
-            .push(crate::auth::oauth::routes::router())
+            .push(crate::auth::oauth::routes::router(|r| {
+                r.hoop(rate_limit::auth_limit)
+            }))
             .push(crate::auth::api_keys::routes::validate_router()),
+    }
+}
+
+/// `/users/me/identities` exists in full mode only (light mode has no sign-in).
+fn identities_router(mode: ServiceMode) -> Vec<Router> {
+    match mode {
+        ServiceMode::Light => Vec::new(),
+        ServiceMode::Full => vec![crate::auth::oauth::routes::identities_router()],
     }
 }
 
@@ -53,6 +63,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(auth_router(mode))
         .push(crate::platform::users::routes::router())
         .push(personal_data::router())
+        .append(&mut identities_router(mode))
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::tenants::routes::my_invitations_router())
         .push(crate::platform::tenants::routes::invitation_token_router())

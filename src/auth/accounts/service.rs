@@ -69,40 +69,96 @@ fn personal_slug(email: &Email) -> Option<TenantSlug> {
     TenantSlug::parse(&format!("{base}-{tail}")).ok()
 }
 
-/// Registration is one unit: the personal garden's schema is built first, in status
-/// `provisioning` (never served, its slug taken); then the account, its verification token
-/// and mail, and the garden's activation with the account as its admin commit in one
-/// transaction. A crash or a lost database before that commit leaves no account, only a
-/// `provisioning` garden that is removed at once or by the reaper; after it, the account has
-/// its active personal garden. No account ever exists without it.
+/// Registration is one unit: see [`open_account`].
 pub async fn register(state: &AppState, form: &Registration) -> Result<User, AppError> {
     let hash = state.passwords().hash(&form.password).await?;
+    open_account(
+        state,
+        &Opening {
+            email: &form.email,
+            display_name: &form.display_name,
+            password_hash: Some(&hash),
+            email_verified: false,
+        },
+        &NothingMore,
+    )
+    .await
+}
+
+/// A new user account as registration and a first federated login make it.
+pub struct Opening<'a> {
+    pub email: &'a Email,
+    pub display_name: &'a str,
+    /// `None`: the account signs in only through its federated identity (until a password
+    /// reset gives it one).
+    pub password_hash: Option<&'a str>,
+    /// Whether the address counts as confirmed already (an identity provider vouched for it);
+    /// otherwise a verification link is mailed.
+    pub email_verified: bool,
+}
+
+/// What else belongs to the new account, written in its opening transaction (a federated
+/// login's identity): all or nothing with the account.
+pub trait OpeningExtra: Sync {
+    fn write<'c>(
+        &'c self,
+        tx: &'c mut sqlx::PgConnection,
+        user: Uuid,
+    ) -> futures_util::future::BoxFuture<'c, Result<(), AppError>>;
+}
+
+/// Registration's: nothing beyond the account.
+struct NothingMore;
+
+impl OpeningExtra for NothingMore {
+    fn write<'c>(
+        &'c self,
+        _tx: &'c mut sqlx::PgConnection,
+        _user: Uuid,
+    ) -> futures_util::future::BoxFuture<'c, Result<(), AppError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Opens an account as one unit: the personal garden's schema is built first, in status
+/// `provisioning` (never served, its slug taken); then the account, its verification token
+/// and mail (unless the address is confirmed), `extra`, and the garden's activation with the
+/// account as its admin commit in one transaction. A crash or a lost database before that
+/// commit leaves no account, only a `provisioning` garden that is removed at once or by the
+/// reaper; after it, the account has its active personal garden. No account ever exists
+/// without it. A taken address is 409 `DUPLICATE_ENTRY`.
+pub async fn open_account(
+    state: &AppState,
+    opening: &Opening<'_>,
+    extra: &dyn OpeningExtra,
+) -> Result<User, AppError> {
     let db = state.platform_pool();
     // A taken address is refused before a schema is built for it; the insert below still
     // decides a race.
-    if users::find_by_email(db, &form.email).await?.is_some() {
+    if users::find_by_email(db, opening.email).await?.is_some() {
         return Err(account_exists());
     }
-    let mut tenant = prepare_personal_tenant(state, form).await?;
+    let mut tenant = prepare_personal_tenant(state, opening.email, opening.display_name).await?;
     let made = async {
         let mut tx = db.begin().await?;
         let user = users::insert(
             &mut *tx,
             &NewAccount {
-                email: Some(&form.email),
-                display_name: &form.display_name,
+                email: Some(opening.email),
+                display_name: opening.display_name,
                 account_type: AccountType::User,
-                password_hash: Some(&hash),
-                email_verified: false,
+                password_hash: opening.password_hash,
+                email_verified: opening.email_verified,
             },
         )
         .await?
         .ok_or_else(account_exists)?;
-        if mails::within_hourly_budget(state, &form.email).await {
+        if !opening.email_verified && mails::within_hourly_budget(state, opening.email).await {
             let token = email_tokens::issue(&mut *tx, user.key, Purpose::VerifyEmail).await?;
             let mail = mails::verification(&state.config().frontend_url, &token);
-            mails::queue(&mut tx, &form.email, mail).await?;
+            mails::queue(&mut tx, opening.email, mail).await?;
         }
+        extra.write(&mut tx, user.key).await?;
         provision::activate(&mut *tx, &mut tenant, Some(user.key))
             .await
             .map_err(ProvisionError::into_app_error)?;
@@ -129,12 +185,13 @@ fn account_exists() -> AppError {
 /// The personal garden up to its activation (status `provisioning`), under a fresh slug.
 async fn prepare_personal_tenant(
     state: &AppState,
-    form: &Registration,
+    email: &Email,
+    display_name: &str,
 ) -> Result<TenantRecord, AppError> {
     for _ in 0..3 {
-        let slug = personal_slug(&form.email)
+        let slug = personal_slug(email)
             .ok_or_else(|| AppError::internal("could not derive a personal tenant slug"))?;
-        let name = format!("{}'s garden", form.display_name);
+        let name = format!("{display_name}'s garden");
         let name: String = name.chars().take(200).collect();
         match provision::prepare(
             state,
@@ -293,6 +350,41 @@ pub async fn login(state: &AppState, form: &Login) -> Result<Session, AppError> 
         refresh,
         remember: form.remember_me,
     })
+}
+
+/// Why a federated sign-in found no session to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoSession {
+    /// The account is deactivated (or gone).
+    Inactive,
+    /// Locked after failed password logins; a federated login waits as a password would.
+    Locked,
+}
+
+/// A session for an account whose identity a provider vouched for (no password involved):
+/// the same refresh family and access token as a password login, a session cookie (no
+/// `remember_me`).
+pub async fn federated_session(
+    state: &AppState,
+    user: Uuid,
+) -> Result<Result<Session, NoSession>, AppError> {
+    let db = state.platform_pool();
+    let Some(account) = users::credentials_by_id(db, user)
+        .await?
+        .filter(|a| a.user.is_active && a.user.account_type == AccountType::User)
+    else {
+        return Ok(Err(NoSession::Inactive));
+    };
+    if users::record_login_success(db, user).await?.is_err() {
+        return Ok(Err(NoSession::Locked));
+    }
+    let refresh = refresh::start_family(state, user, account.token_generation, false).await?;
+    state.caches().forget_user(user);
+    Ok(Ok(Session {
+        access: access_token(state, user, account.token_generation)?,
+        refresh,
+        remember: false,
+    }))
 }
 
 fn access_token(state: &AppState, user: Uuid, generation: i32) -> Result<TokenResponse, AppError> {

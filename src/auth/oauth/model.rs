@@ -22,13 +22,25 @@ pub struct Provider {
     pub slug: String,
     pub display_name: String,
     pub icon_url: Option<String>,
-    pub authorize_url: String,
-    pub token_url: String,
+    /// The OpenID issuer (`iss` of its ID tokens); `null` only on rows from before sign-in
+    /// worked (such a provider finishes no login until it is registered anew).
+    pub issuer: Option<String>,
+    /// `null` when the endpoints come from the issuer's discovery document.
+    pub authorize_url: Option<String>,
+    pub token_url: Option<String>,
+    pub jwks_url: Option<String>,
+    /// `client_secret_basic` or `client_secret_post`; `null`: as discovery announces
+    /// (`client_secret_basic` when offered).
+    pub token_auth_method: Option<String>,
     pub client_id: String,
     /// Space-separated scopes requested at the provider.
     pub scopes: String,
+    /// A disabled provider is not offered and completes no login.
+    pub enabled: bool,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
 }
 
 impl From<Provider> for PublicProvider {
@@ -41,7 +53,9 @@ impl From<Provider> for PublicProvider {
     }
 }
 
-/// Body of `POST /admin/identity-providers`.
+/// Body of `POST /admin/identity-providers`: an OpenID provider by its issuer (endpoints and
+/// keys from `{issuer}/.well-known/openid-configuration`), or by its issuer and all three of
+/// `authorize_url`, `token_url` and `jwks_url`.
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "IdentityProviderCreate"))]
 #[serde(deny_unknown_fields)]
@@ -65,18 +79,36 @@ pub struct NewProvider {
         pattern = r"^(https://[^\s#@/?\u0000-\u001F\u007F-\u009F]+|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)([/?][^\s#@\u0000-\u001F\u007F-\u009F]*)?$"
     ))]
     pub icon_url: Option<String>,
-    /// The provider's authorization endpoint: https (http only on loopback hosts).
+    /// The OpenID issuer identifier, exactly as the provider's ID tokens carry it in `iss`:
+    /// https (http only on loopback hosts).
     #[salvo(schema(
         max_length = 2000,
         pattern = r"^(https://[^\s#@/?\u0000-\u001F\u007F-\u009F]+|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)([/?][^\s#@\u0000-\u001F\u007F-\u009F]*)?$"
     ))]
-    pub authorize_url: String,
-    /// The provider's token endpoint: https (http only on loopback hosts).
+    pub issuer: String,
+    /// The provider's authorization endpoint; give it with `token_url` and `jwks_url`, or
+    /// none of the three (discovery).
     #[salvo(schema(
         max_length = 2000,
         pattern = r"^(https://[^\s#@/?\u0000-\u001F\u007F-\u009F]+|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)([/?][^\s#@\u0000-\u001F\u007F-\u009F]*)?$"
     ))]
-    pub token_url: String,
+    pub authorize_url: Option<String>,
+    /// The provider's token endpoint (see `authorize_url`).
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^(https://[^\s#@/?\u0000-\u001F\u007F-\u009F]+|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)([/?][^\s#@\u0000-\u001F\u007F-\u009F]*)?$"
+    ))]
+    pub token_url: Option<String>,
+    /// The provider's JSON Web Key Set (see `authorize_url`).
+    #[salvo(schema(
+        max_length = 2000,
+        pattern = r"^(https://[^\s#@/?\u0000-\u001F\u007F-\u009F]+|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)([/?][^\s#@\u0000-\u001F\u007F-\u009F]*)?$"
+    ))]
+    pub jwks_url: Option<String>,
+    /// How the service authenticates at the token endpoint; default: as discovery announces
+    /// (`client_secret_basic` when offered), else `client_secret_basic`.
+    #[salvo(schema(value_type = Option<TokenAuthMethod>))]
+    pub token_auth_method: Option<String>,
     #[salvo(schema(
         min_length = 1,
         max_length = 200,
@@ -90,13 +122,69 @@ pub struct NewProvider {
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
     ))]
     pub client_secret: String,
-    /// Space-separated; default `openid email profile`.
+    /// Space-separated; default `openid email profile`; must contain `openid`.
     #[salvo(schema(
         min_length = 1,
         max_length = 500,
         pattern = r"^[!#-\[\]-~]+( [!#-\[\]-~]+)*$"
     ))]
     pub scopes: Option<String>,
+}
+
+/// The token endpoint's client authentication.
+#[derive(Debug, Clone, Copy, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenAuthMethod {
+    ClientSecretBasic,
+    ClientSecretPost,
+}
+
+/// Body of `PATCH /admin/identity-providers/{provider}`.
+#[derive(Debug, Clone, serde::Deserialize, ToSchema)]
+#[salvo(schema(name = "IdentityProviderUpdate"))]
+#[serde(deny_unknown_fields)]
+pub struct ProviderUpdate {
+    /// `false` stops new logins at once (also flows already started); `true` offers the
+    /// provider again.
+    pub enabled: bool,
+}
+
+impl FromJson for ProviderUpdate {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        if !f.has("enabled") {
+            f.reject_field("enabled", "field required", "missing");
+            f.raw("enabled");
+            return None;
+        }
+        Some(Self {
+            enabled: f.flag("enabled", true)?,
+        })
+    }
+}
+
+/// A sign-in of the caller's account at an identity provider.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "LinkedIdentity"))]
+pub struct Identity {
+    pub id: uuid::Uuid,
+    /// The provider's slug.
+    pub provider: String,
+    pub provider_name: String,
+    /// The address the provider named at the last sign-in (for recognising it only).
+    pub email: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub last_login_at: Option<OffsetDateTime>,
+}
+
+/// Answer of `POST /auth/oauth/{provider}/link`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[salvo(schema(name = "OAuthLinkStart"))]
+pub struct LinkStart {
+    /// Where to send the browser (a top-level navigation): the provider's authorization
+    /// endpoint with `state`, `nonce` and the PKCE challenge.
+    pub authorization_url: String,
 }
 
 /// A provider slug: `a-z`, `0-9`, `-`, 1–40 characters, no hyphen at either end.
@@ -138,8 +226,11 @@ impl FromJson for NewProvider {
         let slug = f.text("slug", 40);
         let display_name = f.text("display_name", 100);
         let icon_url = f.opt_long_text("icon_url", 2000);
-        let authorize_url = f.text("authorize_url", 2000);
-        let token_url = f.text("token_url", 2000);
+        let issuer = f.text("issuer", 2000);
+        let authorize_url = f.opt_long_text("authorize_url", 2000);
+        let token_url = f.opt_long_text("token_url", 2000);
+        let jwks_url = f.opt_long_text("jwks_url", 2000);
+        let token_auth_method = f.opt_long_text("token_auth_method", 40);
         let client_id = f.text("client_id", 200);
         let client_secret = f.secret("client_secret", 1, 500);
         let scopes = f.opt_long_text("scopes", 500);
@@ -155,8 +246,8 @@ impl FromJson for NewProvider {
             }
             ok
         });
-        let mut url_field = |name: &str, value: &Option<String>| {
-            if value.as_deref().is_some_and(|u| !is_endpoint_url(u)) {
+        let mut url_field = |name: &str, value: Option<&str>| {
+            if value.is_some_and(|u| !is_endpoint_url(u)) {
                 f.reject_field(
                     name,
                     "must be an https URL (http only for localhost) without credentials or fragment",
@@ -166,13 +257,46 @@ impl FromJson for NewProvider {
             }
             true
         };
+        let flat = |v: &Option<Option<String>>| v.clone().flatten();
         let urls_ok = [
-            url_field("authorize_url", &authorize_url),
-            url_field("token_url", &token_url),
-            url_field("icon_url", &icon_url.clone().flatten()),
+            url_field("issuer", issuer.as_deref()),
+            url_field("authorize_url", flat(&authorize_url).as_deref()),
+            url_field("token_url", flat(&token_url).as_deref()),
+            url_field("jwks_url", flat(&jwks_url).as_deref()),
+            url_field("icon_url", flat(&icon_url).as_deref()),
         ]
         .iter()
         .all(|ok| *ok);
+        // All three endpoints or none (discovery): a half-given set is refused on the missing.
+        let given = [
+            ("authorize_url", flat(&authorize_url).is_some()),
+            ("token_url", flat(&token_url).is_some()),
+            ("jwks_url", flat(&jwks_url).is_some()),
+        ];
+        let mut endpoints_ok = true;
+        if given.iter().any(|(_, g)| *g) {
+            for (name, g) in given {
+                if !g {
+                    endpoints_ok = false;
+                    f.reject_field(
+                        name,
+                        "give authorize_url, token_url and jwks_url together, or none of them (discovery from the issuer)",
+                        "missing",
+                    );
+                }
+            }
+        }
+        let token_auth_method = token_auth_method.and_then(|m| match m {
+            Some(method) if method != "client_secret_basic" && method != "client_secret_post" => {
+                f.reject_field(
+                    "token_auth_method",
+                    "must be one of: client_secret_basic, client_secret_post",
+                    "value_error",
+                );
+                None
+            }
+            other => Some(other),
+        });
         let client_id = client_id.filter(|id| {
             let ok = !id.chars().any(char::is_whitespace);
             if !ok {
@@ -185,17 +309,28 @@ impl FromJson for NewProvider {
                 f.reject_field("scopes", "space-separated scope tokens", "value_error");
                 None
             }
+            Some(list) if !list.split(' ').any(|t| t == "openid") => {
+                f.reject_field(
+                    "scopes",
+                    "must contain openid (the login needs an ID token)",
+                    "value_error",
+                );
+                None
+            }
             other => Some(other),
         });
-        if !urls_ok {
+        if !urls_ok || !endpoints_ok {
             return None;
         }
         Some(Self {
             slug: slug?,
             display_name: display_name?,
             icon_url: icon_url?,
+            issuer: issuer?,
             authorize_url: authorize_url?,
             token_url: token_url?,
+            jwks_url: jwks_url?,
+            token_auth_method: token_auth_method?,
             client_id: client_id?,
             client_secret: client_secret?,
             scopes: scopes?,

@@ -1,15 +1,22 @@
-//! OAuth use cases: the provider registry (platform admin), the authorization request and the
-//! callback's `state` check. The code exchange itself is not performed (specification: stub).
+//! Sign-in with OpenID providers: the provider registry (platform admin), the authorization
+//! request, the callback (state check, code exchange, ID token, account), and the linked
+//! identities of an account.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::model::{NewProvider, Provider, PublicProvider};
-use super::repo;
+use uuid::Uuid;
+
+use super::model::{Identity, NewProvider, Provider, PublicProvider};
+use super::oidc::{self, Claims, OidcError};
+use super::repo::{self, Deleted};
+use crate::auth::accounts::service::{self as accounts, NoSession, Opening, OpeningExtra, Session};
 use crate::auth::secrets::{SecretHash, equal_secrets, random_secret};
 use crate::error::{AppError, ErrorCode};
+use crate::platform::users::model::Email;
+use crate::platform::users::repo as users;
 use crate::state::AppState;
 
 /// How long a browser may take at the provider before the `state` expires.
@@ -17,12 +24,12 @@ pub const STATE_TTL_SECONDS: u64 = 600;
 const DEFAULT_SCOPES: &str = "openid email profile";
 
 pub async fn list_public(state: &AppState) -> Result<Vec<PublicProvider>, AppError> {
-    let providers = repo::list(state.platform_pool()).await?;
+    let providers = repo::list(state.platform_pool(), true).await?;
     Ok(providers.into_iter().map(PublicProvider::from).collect())
 }
 
 pub async fn list(state: &AppState) -> Result<Vec<Provider>, AppError> {
-    Ok(repo::list(state.platform_pool()).await?)
+    Ok(repo::list(state.platform_pool(), false).await?)
 }
 
 fn fernet(state: &AppState) -> Result<fernet::Fernet, AppError> {
@@ -46,8 +53,11 @@ pub async fn create(state: &AppState, new: &NewProvider) -> Result<Provider, App
         slug: &new.slug,
         display_name: &new.display_name,
         icon_url: new.icon_url.as_deref(),
-        authorize_url: &new.authorize_url,
-        token_url: &new.token_url,
+        issuer: &new.issuer,
+        authorize_url: new.authorize_url.as_deref(),
+        token_url: new.token_url.as_deref(),
+        jwks_url: new.jwks_url.as_deref(),
+        token_auth_method: new.token_auth_method.as_deref(),
         client_id: &new.client_id,
         client_secret_encrypted: &encrypted,
         scopes: new.scopes.as_deref().unwrap_or(DEFAULT_SCOPES),
@@ -57,12 +67,29 @@ pub async fn create(state: &AppState, new: &NewProvider) -> Result<Provider, App
         .ok_or_else(|| AppError::duplicate(format!("a provider with slug {} exists", new.slug)))
 }
 
+/// Removes a provider nobody signs in with; one with linked identities is 409
+/// `STATE_CONFLICT` (disable it instead: its users keep their accounts and can unlink).
 pub async fn delete(state: &AppState, slug: &str) -> Result<(), AppError> {
-    if repo::delete(state.platform_pool(), slug).await? {
-        Ok(())
-    } else {
-        Err(AppError::not_found("identity provider"))
+    match repo::delete(state.platform_pool(), slug).await? {
+        Deleted::Yes => Ok(()),
+        Deleted::NotFound => Err(AppError::not_found("identity provider")),
+        Deleted::InUse => Err(AppError::new(
+            ErrorCode::StateConflict,
+            "accounts sign in with this provider: disable it instead (PATCH enabled=false)",
+        )),
     }
+}
+
+/// Switches new logins with the provider on or off (off takes effect at once, also for
+/// flows already started).
+pub async fn set_enabled(
+    state: &AppState,
+    slug: &str,
+    enabled: bool,
+) -> Result<Provider, AppError> {
+    repo::set_enabled(state.platform_pool(), slug, enabled)
+        .await?
+        .ok_or_else(|| AppError::not_found("identity provider"))
 }
 
 /// The client secret in clear text, for the code exchange (decrypted only when needed).
@@ -81,6 +108,11 @@ pub async fn client_secret(state: &AppState, slug: &str) -> Result<String, AppEr
 struct Pending {
     provider: String,
     verifier: String,
+    /// Sent as `nonce`; the ID token must carry it back.
+    nonce: String,
+    /// The account that started the flow to link the identity to it (`/link`).
+    #[serde(default)]
+    link_user: Option<Uuid>,
 }
 
 fn pending_key(state: &AppState, oauth_state: &str) -> String {
@@ -113,30 +145,45 @@ pub struct Authorization {
     pub state: String,
 }
 
-pub async fn begin(state: &AppState, slug: &str) -> Result<Authorization, AppError> {
+/// Starts a login (`link_user: None`) or the linking of an identity to the caller's account.
+/// A missing or disabled provider is 404; an unreachable one (discovery) 503.
+pub async fn begin(
+    state: &AppState,
+    slug: &str,
+    link_user: Option<Uuid>,
+) -> Result<Authorization, AppError> {
     let provider = repo::find(state.platform_pool(), slug)
         .await?
+        .filter(|p| p.enabled)
         .ok_or_else(|| AppError::not_found("identity provider"))?;
+    let authorize_url = oidc::authorize_url(&provider).await.map_err(|err| {
+        tracing::warn!(provider = slug, error = %err, "identity provider unreachable at login start");
+        AppError::unavailable("identity provider", err.to_string())
+    })?;
     let oauth_state = random_secret();
     let verifier = random_secret();
+    let nonce = random_secret();
     let query = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("response_type", "code")
         .append_pair("client_id", &provider.client_id)
         .append_pair("redirect_uri", &callback_url(state, slug))
         .append_pair("scope", &provider.scopes)
         .append_pair("state", &oauth_state)
+        .append_pair("nonce", &nonce)
         .append_pair("code_challenge", &pkce_challenge(&verifier))
         .append_pair("code_challenge_method", "S256")
         .finish();
-    let separator = if provider.authorize_url.contains('?') {
+    let separator = if authorize_url.contains('?') {
         '&'
     } else {
         '?'
     };
-    let redirect_to = format!("{}{separator}{query}", provider.authorize_url);
+    let redirect_to = format!("{authorize_url}{separator}{query}");
     let pending = serde_json::to_string(&Pending {
         provider: provider.slug,
         verifier,
+        nonce,
+        link_user,
     })
     .map_err(AppError::internal)?;
     let mut conn = state.redis().get().await.map_err(redis_down)?;
@@ -163,27 +210,57 @@ pub struct CallbackQuery<'a> {
     pub cookie_state: Option<&'a str>,
 }
 
-/// The outcome the front end is told about (as `error=` on its callback page).
+/// Why a callback ended without a session: an RFC 6749 error code for the front end and a
+/// stable reason (`error_description`). Nothing was created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallbackOutcome {
-    /// Missing, foreign, expired or already used `state`.
-    InvalidState,
-    /// The provider reported an error (the user declined, …).
-    ProviderError(&'static str),
-    /// `state` was valid but no `code` came with it.
-    MissingCode,
-    /// `state` and `code` were valid; the code exchange is not implemented (stub).
-    ExchangeNotSupported,
+pub struct Refusal {
+    pub error: &'static str,
+    pub reason: &'static str,
 }
 
-impl CallbackOutcome {
-    pub fn error_value(self) -> &'static str {
-        match self {
-            Self::InvalidState => "invalid_state",
-            Self::ProviderError(e) => e,
-            Self::MissingCode => "invalid_request",
-            Self::ExchangeNotSupported => "exchange_not_supported",
-        }
+impl Refusal {
+    const fn new(error: &'static str, reason: &'static str) -> Self {
+        Self { error, reason }
+    }
+}
+
+/// Missing, foreign, expired or already used `state`.
+pub const INVALID_STATE: Refusal = Refusal::new("invalid_request", "invalid_state");
+
+/// An audit event of a callback: the action and its account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub action: &'static str,
+    pub user: Uuid,
+    /// `None`: done; `Some(class)`: refused (audited as `denied`).
+    pub refused: Option<&'static str>,
+}
+
+pub const LOGIN_ACTION: &str = "http.oauth_login";
+pub const LINK_ACTION: &str = "http.oauth_identity_link";
+pub const UNLINK_ACTION: &str = "http.oauth_identity_unlink";
+
+/// The callback's end.
+pub enum CallbackOutcome {
+    /// Logged in: the session to set and the account's new access token.
+    LoggedIn {
+        session: Session,
+        user: Uuid,
+        /// The account was made by this login.
+        created: bool,
+        events: Vec<Event>,
+    },
+    Refused {
+        refusal: Refusal,
+        /// A refusal that concerns an existing account (e-mail takeover attempt).
+        events: Vec<Event>,
+    },
+}
+
+fn refused(error: &'static str, reason: &'static str) -> CallbackOutcome {
+    CallbackOutcome::Refused {
+        refusal: Refusal::new(error, reason),
+        events: Vec::new(),
     }
 }
 
@@ -202,24 +279,26 @@ fn provider_error(raw: &str) -> &'static str {
         .iter()
         .find(|k| **k == raw)
         .copied()
-        .unwrap_or("provider_error")
+        .unwrap_or("server_error")
 }
 
-/// Checks the callback: the provider must exist; `state` must equal this browser's cookie and
-/// be a pending, unused authorization of this provider (it is consumed either way).
+/// The callback: the provider must exist (404 otherwise); `state` must equal this browser's
+/// cookie and be a pending, unused authorization of this provider (it is consumed either way);
+/// the provider must still be enabled; then the code is exchanged, the ID token validated and
+/// the account found, linked or made. Every refusal creates nothing.
 pub async fn callback(
     state: &AppState,
     slug: &str,
     query: &CallbackQuery<'_>,
 ) -> Result<CallbackOutcome, AppError> {
-    if repo::find(state.platform_pool(), slug).await?.is_none() {
+    let Some(provider) = repo::find(state.platform_pool(), slug).await? else {
         return Err(AppError::not_found("identity provider"));
-    }
+    };
     let (Some(presented), Some(cookie)) = (query.state, query.cookie_state) else {
-        return Ok(CallbackOutcome::InvalidState);
+        return Ok(refused(INVALID_STATE.error, INVALID_STATE.reason));
     };
     if presented.is_empty() || presented.len() > 200 || !equal_secrets(presented, cookie) {
-        return Ok(CallbackOutcome::InvalidState);
+        return Ok(refused(INVALID_STATE.error, INVALID_STATE.reason));
     }
     let mut conn = state.redis().get().await.map_err(redis_down)?;
     let pending: Option<String> = redis::cmd("GETDEL")
@@ -227,20 +306,266 @@ pub async fn callback(
         .query_async(&mut conn)
         .await
         .map_err(redis_down)?;
-    let pending = pending.and_then(|raw| serde_json::from_str::<Pending>(&raw).ok());
-    match pending {
-        Some(p) if p.provider == slug => {}
-        _ => return Ok(CallbackOutcome::InvalidState),
-    }
+    drop(conn);
+    let pending = match pending.and_then(|raw| serde_json::from_str::<Pending>(&raw).ok()) {
+        Some(p) if p.provider == slug => p,
+        _ => return Ok(refused(INVALID_STATE.error, INVALID_STATE.reason)),
+    };
     if let Some(error) = query.error {
-        return Ok(CallbackOutcome::ProviderError(provider_error(error)));
+        return Ok(refused(provider_error(error), "provider_error"));
     }
-    if query.code.is_none_or(str::is_empty) {
-        return Ok(CallbackOutcome::MissingCode);
+    let Some(code) = query.code.filter(|c| !c.is_empty() && c.len() <= 2048) else {
+        return Ok(refused("invalid_request", "missing_code"));
+    };
+    if !provider.enabled {
+        return Ok(refused("access_denied", "provider_disabled"));
     }
-    // Here a complete flow would exchange the code (with the PKCE verifier and the decrypted
-    // client secret) at the token endpoint and log the account in. Not performed (stub).
-    Ok(CallbackOutcome::ExchangeNotSupported)
+    let secret = match client_secret(state, slug).await {
+        Ok(secret) => secret,
+        Err(err) => {
+            tracing::error!(provider = slug, error = %err, "identity-provider secret unusable");
+            return Ok(refused("server_error", "provider_misconfigured"));
+        }
+    };
+    let redirect_uri = callback_url(state, slug);
+    let exchanged = oidc::exchange(
+        &provider,
+        &oidc::Exchange {
+            code,
+            verifier: &pending.verifier,
+            nonce: &pending.nonce,
+            redirect_uri: &redirect_uri,
+            client_secret: &secret,
+        },
+    )
+    .await;
+    let claims = match exchanged {
+        Ok(claims) => claims,
+        Err(err) => {
+            tracing::warn!(provider = slug, error = %err, "federated login failed at the provider");
+            return Ok(match err {
+                OidcError::Unreachable(_) => {
+                    refused("temporarily_unavailable", "provider_unreachable")
+                }
+                OidcError::Refused(code) => refused(code, "code_refused"),
+                OidcError::BadIdToken(_) => refused("invalid_grant", "id_token_invalid"),
+                OidcError::Misconfigured(_) => refused("server_error", "provider_misconfigured"),
+            });
+        }
+    };
+    if claims.subject.is_empty() || claims.subject.chars().count() > 255 {
+        return Ok(refused("invalid_grant", "id_token_invalid"));
+    }
+    sign_in(state, slug, &claims, pending.link_user).await
+}
+
+/// Whether a session could start for the account (active, not locked): checked before any
+/// identity is written, so a refusal creates nothing.
+async fn eligible(state: &AppState, user: Uuid) -> Result<Option<Refusal>, AppError> {
+    let account = users::credentials_by_id(state.platform_pool(), user).await?;
+    Ok(match account {
+        Some(a) if !a.user.is_active => Some(Refusal::new("access_denied", "account_inactive")),
+        Some(a)
+            if a.locked_until
+                .is_some_and(|t| t > time::OffsetDateTime::now_utc()) =>
+        {
+            Some(Refusal::new("access_denied", "account_locked"))
+        }
+        Some(_) => None,
+        None => Some(Refusal::new("access_denied", "account_inactive")),
+    })
+}
+
+/// The identity row of a new account, written in the account's opening transaction.
+struct NewIdentity<'a> {
+    provider: &'a str,
+    claims: &'a Claims,
+}
+
+impl OpeningExtra for NewIdentity<'_> {
+    fn write<'c>(
+        &'c self,
+        tx: &'c mut sqlx::PgConnection,
+        user: Uuid,
+    ) -> futures_util::future::BoxFuture<'c, Result<(), AppError>> {
+        Box::pin(async move {
+            if repo::insert_identity(
+                tx,
+                user,
+                self.provider,
+                &self.claims.subject,
+                self.claims.email.as_deref(),
+            )
+            .await?
+            {
+                Ok(())
+            } else {
+                // A concurrent first login with the same identity won.
+                Err(AppError::duplicate("this identity is linked already"))
+            }
+        })
+    }
+}
+
+/// A display name from the provider's `name`, else the address's local part.
+fn display_name(claims: &Claims, email: &Email) -> String {
+    let clean = |raw: &str| -> String {
+        raw.chars()
+            .filter(|c| !c.is_control())
+            .collect::<String>()
+            .trim()
+            .chars()
+            .take(120)
+            .collect()
+    };
+    let name = claims.name.as_deref().map(clean).unwrap_or_default();
+    if !name.is_empty() {
+        return name;
+    }
+    let local = clean(email.as_str().split('@').next().unwrap_or(""));
+    if local.is_empty() {
+        "Gardener".to_owned()
+    } else {
+        local
+    }
+}
+
+async fn sign_in(
+    state: &AppState,
+    slug: &str,
+    claims: &Claims,
+    link_user: Option<Uuid>,
+) -> Result<CallbackOutcome, AppError> {
+    let db = state.platform_pool();
+    let owner = repo::identity_owner(db, slug, &claims.subject).await?;
+    let email = claims.email.as_deref();
+    let event = |action, user| Event {
+        action,
+        user,
+        refused: None,
+    };
+    let (user, created, mut events) = match (owner, link_user) {
+        (Some(owner), Some(linker)) if owner != linker => {
+            return Ok(refused(
+                "access_denied",
+                "identity_linked_to_another_account",
+            ));
+        }
+        (Some(owner), _) => {
+            if let Some(refusal) = eligible(state, owner).await? {
+                return Ok(refused(refusal.error, refusal.reason));
+            }
+            repo::touch_identity(db, slug, &claims.subject, email).await?;
+            (owner, false, Vec::new())
+        }
+        (None, Some(linker)) => {
+            if let Some(refusal) = eligible(state, linker).await? {
+                return Ok(refused(refusal.error, refusal.reason));
+            }
+            if !repo::insert_identity(db, linker, slug, &claims.subject, email).await? {
+                return Ok(refused(
+                    "access_denied",
+                    "identity_linked_to_another_account",
+                ));
+            }
+            (linker, false, vec![event(LINK_ACTION, linker)])
+        }
+        (None, None) => {
+            let Some(address) = email.and_then(|e| Email::parse(e).ok()) else {
+                return Ok(refused("access_denied", "email_required"));
+            };
+            match users::find_by_email(db, &address).await? {
+                Some(local) => {
+                    // Only a confirmed address on both sides joins the identity to an existing
+                    // account: an unconfirmed one must not take it over.
+                    if !(claims.email_verified && local.email_verified) {
+                        return Ok(CallbackOutcome::Refused {
+                            refusal: Refusal::new(
+                                "access_denied",
+                                "account_exists_email_unverified",
+                            ),
+                            events: vec![Event {
+                                action: LINK_ACTION,
+                                user: local.key,
+                                refused: Some("email_not_verified"),
+                            }],
+                        });
+                    }
+                    if let Some(refusal) = eligible(state, local.key).await? {
+                        return Ok(refused(refusal.error, refusal.reason));
+                    }
+                    if !repo::insert_identity(db, local.key, slug, &claims.subject, email).await? {
+                        return Ok(refused(
+                            "access_denied",
+                            "identity_linked_to_another_account",
+                        ));
+                    }
+                    (local.key, false, vec![event(LINK_ACTION, local.key)])
+                }
+                None => {
+                    let name = display_name(claims, &address);
+                    let opened = accounts::open_account(
+                        state,
+                        &Opening {
+                            email: &address,
+                            display_name: &name,
+                            password_hash: None,
+                            email_verified: claims.email_verified,
+                        },
+                        &NewIdentity {
+                            provider: slug,
+                            claims,
+                        },
+                    )
+                    .await;
+                    match opened {
+                        Ok(user) => (user.key, true, vec![event(LINK_ACTION, user.key)]),
+                        // A concurrent login made the account or linked the identity first.
+                        Err(err) if err.code() == ErrorCode::DuplicateEntry => {
+                            return Ok(refused("temporarily_unavailable", "concurrent_sign_in"));
+                        }
+                        Err(err) => return Err(err),
+                    }
+                }
+            }
+        }
+    };
+    match accounts::federated_session(state, user).await? {
+        Ok(session) => {
+            events.push(event(LOGIN_ACTION, user));
+            Ok(CallbackOutcome::LoggedIn {
+                session,
+                user,
+                created,
+                events,
+            })
+        }
+        Err(NoSession::Inactive) => Ok(refused("access_denied", "account_inactive")),
+        Err(NoSession::Locked) => Ok(refused("access_denied", "account_locked")),
+    }
+}
+
+/// The caller's linked identities, oldest first.
+pub async fn identities(state: &AppState, user: Uuid) -> Result<Vec<Identity>, AppError> {
+    Ok(repo::identities_of(state.platform_pool(), user).await?)
+}
+
+/// Removes one of the caller's identities; returns its provider. The last way to sign in
+/// (no password, one identity) stays: 409 `STATE_CONFLICT`.
+pub async fn unlink(state: &AppState, user: Uuid, id: Uuid) -> Result<String, AppError> {
+    let mut tx = state.platform_pool().begin().await?;
+    let (has_password, count) = repo::sign_in_ways_for_update(&mut *tx, user).await?;
+    let provider = repo::delete_identity(&mut *tx, user, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("linked identity"))?;
+    if !has_password && count <= 1 {
+        return Err(AppError::new(
+            ErrorCode::StateConflict,
+            "this is the account's only way to sign in: set a password (password reset) or link              another provider first",
+        ));
+    }
+    tx.commit().await?;
+    Ok(provider)
 }
 
 #[cfg(test)]
@@ -259,6 +584,6 @@ mod tests {
     #[test]
     fn only_known_provider_errors_pass() {
         assert_eq!(provider_error("access_denied"), "access_denied");
-        assert_eq!(provider_error("<script>"), "provider_error");
+        assert_eq!(provider_error("<script>"), "server_error");
     }
 }
