@@ -23,13 +23,13 @@ const FROM: &str = "Kultiva Test <mailer@kultiva.test>";
 const DEADLINE: Duration = Duration::from_secs(90);
 
 /// The aiosmtpd sink as a child process; killed when dropped.
-struct Sink {
+pub(crate) struct Sink {
     child: tokio::process::Child,
     dir: PathBuf,
     port: u16,
 }
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     let venv = std::env::var("KULTIVA_TEST_VENV").unwrap_or_else(|_| {
         panic!(
             "KULTIVA_TEST_VENV is not set: the mail tests run an aiosmtpd SMTP sink from the \
@@ -53,7 +53,7 @@ fn free_port() -> u16 {
 }
 
 impl Sink {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         Self::start_on(0).await
     }
 
@@ -86,7 +86,7 @@ impl Sink {
         Self { child, dir, port }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("smtp://127.0.0.1:{}", self.port)
     }
 
@@ -107,7 +107,7 @@ impl Sink {
             .collect()
     }
 
-    fn messages_to(&self, recipient: &str) -> Vec<Value> {
+    pub(crate) fn messages_to(&self, recipient: &str) -> Vec<Value> {
         self.messages()
             .into_iter()
             .filter(|m| {
@@ -119,7 +119,7 @@ impl Sink {
     }
 
     /// Waits until `count` messages to `recipient` arrived and returns them.
-    async fn wait_for(&self, recipient: &str, count: usize) -> Vec<Value> {
+    pub(crate) async fn wait_for(&self, recipient: &str, count: usize) -> Vec<Value> {
         let start = Instant::now();
         loop {
             let found = self.messages_to(recipient);
@@ -147,7 +147,7 @@ impl Drop for Sink {
 }
 
 /// A full-mode service on the test's own database, mailing through `smtp_url`.
-async fn mail_app(db: &str, smtp_url: &str, extra: &[(&'static str, &str)]) -> TestApp {
+pub(crate) async fn mail_app(db: &str, smtp_url: &str, extra: &[(&'static str, &str)]) -> TestApp {
     let mut env = vec![
         ("SERVICE_MODE", "full".to_owned()),
         ("DATABASE_URL", db.to_owned()),

@@ -111,6 +111,7 @@ const REFERENCE_ARGUMENTS: &[(&str, &[&str])] = &[
     ("list_tasks", &["status", "offset", "limit"]),
     ("get_due_care_tasks", &["urgency"]),
     ("get_harvest_readiness", &["limit"]),
+    ("list_webhooks", &["limit"]),
     ("get_mcp_activity", &["limit"]),
     ("list_pending_diary_analyses", &["limit", "include_stale"]),
     ("get_diary_entry", &["entry_key"]),
