@@ -97,10 +97,9 @@ impl FromJson for Preferences {
             f.reject_field("digest_hour", "must be a whole number", "type_error");
         }
         // Optional even in a PUT (clients written before it existed keep working): 07:00.
-        let digest_hour = match f.opt_int("digest_hour", 0, 23) {
-            Some(h) => Some(h.map_or(DEFAULT_DIGEST_HOUR, |h| h as i16)),
-            None => None,
-        };
+        let digest_hour = f
+            .opt_int("digest_hour", 0, 23)
+            .map(|h| h.map_or(DEFAULT_DIGEST_HOUR, |h| h as i16));
         if let Some(l) = &locale
             && !matches_locale(l)
         {
