@@ -287,6 +287,22 @@ pub struct Config {
     /// With it, `GET /metrics` on the main listener answers a caller showing
     /// `Authorization: Bearer <token>` (`METRICS_TOKEN`; at least 32 characters).
     pub metrics_token: Option<Secret>,
+    /// `WEBHOOK_ALLOW_PRIVATE_TARGETS`: webhooks may target loopback addresses (and use
+    /// `http://` for them); for local set-ups and tests. Off by default.
+    pub webhook_allow_private_targets: bool,
+    /// `WEBHOOK_RETRY_SCHEDULE`: seconds before each retry of a failed webhook delivery
+    /// (comma-separated, jittered ±20 %); after the last the delivery fails and the endpoint is
+    /// disabled. Default `5,300,1800,7200,18000,36000,36000` (about 27 hours, 8 attempts).
+    pub webhook_retry_schedule: Vec<f64>,
+    /// `WEBHOOK_POLL_MILLIS`: how often the delivery worker looks for due deliveries (1000).
+    pub webhook_poll: Duration,
+    /// `WEBHOOK_TIMEOUT_SECONDS`: longest one delivery attempt may take (10).
+    pub webhook_timeout: Duration,
+    /// `DIGEST_SCHEDULE`: whether this process sends the due digest mails (`true`); the sent
+    /// record makes one replica send each, whatever the number.
+    pub digest_schedule: bool,
+    /// `DIGEST_INTERVAL_SECONDS`: how often the digest job looks for users whose hour came (60).
+    pub digest_interval: Duration,
 }
 
 /// All problems found while reading the environment.
@@ -631,10 +647,47 @@ impl Config {
                 .push("METRICS_TOKEN must be at least 32 characters long".into());
         }
 
+        let webhook_allow_private_targets = r.flag("WEBHOOK_ALLOW_PRIVATE_TARGETS", false);
+        let schedule_text = r.string(
+            "WEBHOOK_RETRY_SCHEDULE",
+            "5,300,1800,7200,18000,36000,36000",
+        );
+        let webhook_retry_schedule: Vec<f64> = schedule_text
+            .split(',')
+            .map(|s| s.trim().parse::<f64>())
+            .collect::<Result<Vec<f64>, _>>()
+            .ok()
+            .filter(|v| {
+                !v.is_empty() && v.len() <= 30 && v.iter().all(|s| s.is_finite() && *s >= 0.0 && *s <= 172_800.0)
+            })
+            .unwrap_or_else(|| {
+                r.problems.push(format!(
+                    "WEBHOOK_RETRY_SCHEDULE={schedule_text:?} is not 1-30 comma-separated seconds (0-172800)"
+                ));
+                Vec::new()
+            });
+        let webhook_poll = Duration::from_millis(u64::from(r.bounded(
+            "WEBHOOK_POLL_MILLIS",
+            1000,
+            50,
+            60_000,
+        )));
+        let webhook_timeout =
+            Duration::from_secs(u64::from(r.bounded("WEBHOOK_TIMEOUT_SECONDS", 10, 1, 30)));
+        let digest_schedule = r.flag("DIGEST_SCHEDULE", true);
+        let digest_interval =
+            Duration::from_secs(u64::from(r.bounded("DIGEST_INTERVAL_SECONDS", 60, 1, 3600)));
+
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
         }
         Ok(Self {
+            webhook_allow_private_targets,
+            webhook_retry_schedule,
+            webhook_poll,
+            webhook_timeout,
+            digest_schedule,
+            digest_interval,
             database_url,
             redis,
             bind_address,

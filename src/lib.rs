@@ -12,6 +12,7 @@ pub mod http;
 pub mod mail;
 pub mod mcp;
 pub mod metrics;
+pub mod notify;
 pub mod platform;
 pub mod progress;
 pub mod rules;

@@ -66,6 +66,24 @@ enum Command {
     /// only, never arguments); answers on stdout, logs on stderr; exits 0 at end of input.
     /// Needs no database.
     McpStdio,
+    /// The digest mail (daily or weekly summary of what is due in a user's gardens).
+    Digest {
+        #[command(subcommand)]
+        command: DigestCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum DigestCommand {
+    /// Send the digests due now (at most one per user and local day) and deliver the mails.
+    Send {
+        /// Regardless of the user's digest hour (and of the weekday for weekly digests).
+        #[arg(long)]
+        all: bool,
+        /// Only this user (e-mail address).
+        #[arg(long)]
+        user: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -228,6 +246,9 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         Command::Tenant { command } => tenant_command(&state, command).await,
         Command::ServiceAccount { command } => service_account_command(&state, command).await,
         Command::Seed { check, dir } => seed_command(&state, check, dir).await,
+        Command::Digest {
+            command: DigestCommand::Send { all, user },
+        } => digest_command(&state, all, user.as_deref()).await,
         Command::PlatformAdmin {
             command: PlatformAdminCommand::Grant { email },
         } => {
@@ -244,6 +265,19 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
     };
     state.close().await;
     result
+}
+
+async fn digest_command(state: &AppState, all: bool, user: Option<&str>) -> Result<(), String> {
+    let summary = kultiva::notify::digest::service::send_due(state, all, user)
+        .await
+        .map_err(|e| format!("digest: {e}"))?;
+    // Without a running service nobody else sends them: deliver what is queued now.
+    kultiva::mail::worker::drain_once(state).await?;
+    println!(
+        "digests sent: {}, nothing to say: {}, users due: {}",
+        summary.sent, summary.empty, summary.considered
+    );
+    Ok(())
 }
 
 async fn serve_forever(state: AppState) -> Result<(), String> {

@@ -112,6 +112,8 @@ impl Bound {
         let feed = crate::cache::feed::start(state.clone());
         let reaper = crate::tenancy::reaper::start(state.clone());
         let renditions = crate::garden::photos::worker::start(state.clone());
+        let webhooks = crate::garden::webhooks::worker::start(state.clone());
+        let digest = crate::notify::digest::job::start(state.clone());
         let metrics = self.metrics.map(|server| {
             let handle = server.handle();
             let service = crate::metrics::routes::private_service(state.clone());
@@ -135,6 +137,10 @@ impl Bound {
         }
         reaper.stop().await;
         renditions.stop().await;
+        webhooks.stop().await;
+        if let Some(digest) = digest {
+            digest.stop().await;
+        }
         feed.stop().await;
         if let Some(mail) = mail {
             mail.stop().await;

@@ -20,3 +20,4 @@ pub mod substrates;
 pub mod tanks;
 pub mod tasks;
 pub mod watering;
+pub mod webhooks;

@@ -74,6 +74,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::mcp::routes::activity_router())
         .push(crate::platform::preferences::routes::router())
         .push(crate::garden::calendar::routes::feed_router())
+        .push(crate::notify::digest::routes::router())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together
@@ -106,6 +107,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::tanks::routes::router())
                 .push(crate::garden::watering::routes::router())
                 .push(crate::garden::watering::routes::diagnostics_router())
+                .push(crate::garden::webhooks::routes::router())
                 .push(crate::platform::service_accounts::routes::router())
                 .push(crate::garden::photos::routes::entry_router())
                 .push(crate::garden::photos::routes::renditions_router())

@@ -99,6 +99,16 @@ async fn run(state: AppState, transport: Transport, mut stopped: watch::Receiver
     tracing::info!("mail delivery worker stopped");
 }
 
+/// Sends every due mail now, in this task (the CLI's way to deliver what it queued when no
+/// service runs).
+pub async fn drain_once(state: &AppState) -> Result<(), String> {
+    let transport = Transport::from_config(state.config())?;
+    let (_stop, stopped) = watch::channel(false);
+    drain(state, &transport, &stopped)
+        .await
+        .map_err(|e| format!("mail outbox: {e}"))
+}
+
 /// Sends due mails until none is left (or the worker is asked to stop).
 async fn drain(
     state: &AppState,

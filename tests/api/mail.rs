@@ -29,7 +29,7 @@ pub(crate) struct Sink {
     port: u16,
 }
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     let venv = std::env::var("KULTIVA_TEST_VENV").unwrap_or_else(|_| {
         panic!(
             "KULTIVA_TEST_VENV is not set: the mail tests run an aiosmtpd SMTP sink from the \

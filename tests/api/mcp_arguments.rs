@@ -111,6 +111,7 @@ const REFERENCE_ARGUMENTS: &[(&str, &[&str])] = &[
     ("list_tasks", &["status", "offset", "limit"]),
     ("get_due_care_tasks", &["urgency"]),
     ("get_harvest_readiness", &["limit"]),
+    ("list_webhooks", &["limit"]),
     ("get_mcp_activity", &["limit"]),
     ("list_pending_diary_analyses", &["limit", "include_stale"]),
     ("get_diary_entry", &["entry_key"]),
@@ -232,7 +233,7 @@ fn schemas() -> Vec<(String, Value)> {
 #[test]
 fn schemas_state_every_rule_and_the_reference_names() {
     let tools = schemas();
-    assert_eq!(tools.len(), 70);
+    assert_eq!(tools.len(), 71);
     let schema_of = |name: &str| -> &Value {
         &tools
             .iter()

@@ -84,6 +84,7 @@ const ALL_TOOLS: &[&str] = &[
     "list_pending_diary_analyses",
     "claim_diary_analysis",
     "submit_diary_analysis",
+    "list_webhooks",
 ];
 
 /// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
@@ -2068,6 +2069,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
             calls.push(call);
         }
     }
+    calls.push(("list_webhooks", json!({"limit": 3})));
     // Every tool of the registry has exactly one call (the order is the calls' dependencies').
     let mut called: Vec<&str> = calls.iter().map(|(n, _)| *n).collect();
     let mut listed = ALL_TOOLS.to_vec();
@@ -2105,6 +2107,8 @@ async fn mcp_tools_tenant_isolation_matrix() {
             // the garden's write and setup tools follow the role in A.
             let allowed = match permission_of(tool) {
                 _ if *tool == "assign_species_phase_sequence" => false,
+                // Webhook URLs are for the garden's admins (REST lists them to admins only).
+                _ if *tool == "list_webhooks" => *role == Role::Admin,
                 "mcp.setup" => *role == Role::Admin,
                 "mcp.write" => *role != Role::Viewer,
                 _ => true,

@@ -16,7 +16,7 @@ async fn call(app: &TestApp, m: Method, who: &TestUser, body: Option<Value>) -> 
 fn full() -> Value {
     json!({"units": "imperial", "locale": "de-DE", "timezone": "Europe/Berlin",
            "experience_level": "advanced", "notify_email": false, "notify_push": true,
-           "notify_care_due": true, "notify_digest": "weekly"})
+           "notify_care_due": true, "notify_digest": "weekly", "digest_hour": 6})
 }
 
 #[tokio::test]
@@ -29,7 +29,8 @@ async fn preferences_per_user() {
     assert_eq!(
         d,
         json!({"units": "metric", "locale": "en", "timezone": "UTC", "experience_level": "beginner",
-               "notify_email": true, "notify_push": false, "notify_care_due": true, "notify_digest": "daily"})
+               "notify_email": true, "notify_push": false, "notify_care_due": true, "notify_digest": "daily",
+               "digest_hour": 7})
     );
     let (s, p) = call(&app, Method::PUT, &a, Some(full())).await;
     assert_eq!((s, p.clone()), (200, full()));

@@ -63,6 +63,9 @@ pub fn base_env() -> BTreeMap<String, String> {
         ("RATE_LIMIT_AUTH_PER_MINUTE", "100000".to_owned()),
         ("RATE_LIMIT_GENERAL_PER_MINUTE", "1000000".to_owned()),
         ("RATE_LIMIT_REGISTRATION_PER_MINUTE", "1000000".to_owned()),
+        // The scheduled digest would mail every user of the shared database from any test's
+        // service; the digest tests turn it on for a database of their own.
+        ("DIGEST_SCHEDULE", "false".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

@@ -600,6 +600,22 @@ pub async fn act(
     } else {
         Vec::new()
     };
+    if let CareAction::Confirm { confirmed_on } = action {
+        crate::garden::webhooks::events::emit(
+            &mut tx,
+            tenant,
+            "care.confirmed",
+            serde_json::json!({
+                "key": row.id,
+                "plant_key": row.plant_id,
+                "reminder_type": row.reminder_type,
+                "confirmed_on": confirmed_on.map(|d| d.to_string()),
+                "next_due_on": due_on.to_string(),
+                "completed_task_keys": completed_task_keys,
+            }),
+        )
+        .await?;
+    }
     if write {
         tx.commit().await?;
     } else {

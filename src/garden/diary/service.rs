@@ -250,6 +250,21 @@ pub async fn create_entry(
         analysis_result: None,
     };
     repo::insert_entry(&mut tx, &row).await?;
+    // The text stays in the garden: receivers fetch it with a credential if they need it.
+    crate::garden::webhooks::events::emit(
+        &mut tx,
+        tenant,
+        "diary.entry_created",
+        serde_json::json!({
+            "key": row.id,
+            "entry_type": row.entry_type,
+            "title": row.title,
+            "plant_key": row.plant_id,
+            "run_key": row.run_id,
+            "entry_date": row.entry_date.to_string(),
+        }),
+    )
+    .await?;
     let entry = entry_view(&row, &[], now);
     finish(tx, commit).await?;
     Ok(entry)

@@ -171,6 +171,20 @@ pub async fn create_batch(
         warnings,
     };
     repo::insert_batch(&mut tx, &batch, day).await?;
+    crate::garden::webhooks::events::emit(
+        &mut tx,
+        tenant,
+        "harvest.recorded",
+        serde_json::json!({
+            "key": batch.key,
+            "plant_key": batch.plant_key,
+            "label": batch.label,
+            "harvest_date": batch.harvest_date,
+            "harvest_type": batch.harvest_type,
+            "wet_weight_g": batch.wet_weight_g,
+        }),
+    )
+    .await?;
     finish(tx, commit).await?;
     Ok(batch)
 }

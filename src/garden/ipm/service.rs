@@ -526,6 +526,18 @@ pub async fn apply_treatment(
         warnings,
     };
     repo::insert_application(&mut tx, &application, class.as_deref(), &classes).await?;
+    crate::garden::webhooks::events::emit(
+        &mut tx,
+        tenant,
+        "treatment.applied",
+        serde_json::json!({
+            "key": application.key,
+            "treatment_key": application.treatment_key,
+            "safety_interval_days": application.safety_interval_days,
+            "location_key": application.location_key,
+        }),
+    )
+    .await?;
     finish(tx, commit).await?;
     Ok(application)
 }

@@ -940,6 +940,18 @@ pub async fn create_plant_acknowledged(
     )
     .await?;
     let row = load(&mut tx, id).await?;
+    crate::garden::webhooks::events::emit(
+        tx.inner(),
+        tenant,
+        "plant.created",
+        serde_json::json!({
+            "key": id,
+            "name": row.name,
+            "species_key": row.species_key,
+            "phase_key": row.current_phase_key,
+        }),
+    )
+    .await?;
     tx.finish(commit).await?;
     let mut plant = resolve_now(state, tenant.id, row).await?;
     plant.placement_warnings = warnings;
@@ -1000,6 +1012,13 @@ pub async fn archive_plant(
     repo::archive(&mut tx, id, reason).await?;
     repo::close_placement(&mut tx, id, today()).await?;
     let row = load(&mut tx, id).await?;
+    crate::garden::webhooks::events::emit(
+        tx.inner(),
+        tenant,
+        "plant.archived",
+        serde_json::json!({"key": id, "name": row.name, "reason": reason}),
+    )
+    .await?;
     tx.finish(commit).await?;
     resolve_now(state, tenant.id, row).await
 }
@@ -1199,6 +1218,19 @@ pub async fn transition(
     .await?;
     let from = row.current_phase_key.clone();
     let row = load(&mut tx, id).await?;
+    crate::garden::webhooks::events::emit(
+        tx.inner(),
+        tenant,
+        "plant.phase_changed",
+        serde_json::json!({
+            "key": id,
+            "name": row.name,
+            "from_phase_key": from,
+            "phase_key": entry.phase_key,
+            "forced": decision.kind == pt::Move::Forced,
+        }),
+    )
+    .await?;
     tx.finish(commit).await?;
     Ok(Transitioned {
         plant: resolve_now(state, tenant.id, row).await?,

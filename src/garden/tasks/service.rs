@@ -415,6 +415,20 @@ pub async fn change_status(
     let row = repo::get(&mut tx, id, false)
         .await?
         .ok_or_else(|| AppError::not_found("task"))?;
+    if change.action == TaskAction::Complete {
+        crate::garden::webhooks::events::emit(
+            &mut tx,
+            tenant,
+            "task.completed",
+            serde_json::json!({
+                "key": row.task.key,
+                "name": row.task.name,
+                "plant_key": row.task.plant_key,
+                "next_occurrence_key": next_occurrence.as_ref().map(|t| t.key),
+            }),
+        )
+        .await?;
+    }
     tx.commit().await?;
     Ok(StatusOutcome {
         task: row.task,

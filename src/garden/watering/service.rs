@@ -166,6 +166,19 @@ pub async fn record_event(
         created_at: now,
     };
     repo::insert(&mut tx, &event).await?;
+    crate::garden::webhooks::events::emit(
+        &mut tx,
+        tenant,
+        "feeding.recorded",
+        serde_json::json!({
+            "key": event.key,
+            "kind": event.kind,
+            "plant_keys": event.plant_keys,
+            "volume_liters": event.volume_liters,
+            "fertilizers_used": event.fertilizers_used,
+        }),
+    )
+    .await?;
     if write {
         tx.commit().await?;
     } else {

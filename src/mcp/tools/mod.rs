@@ -20,6 +20,7 @@ pub mod runs;
 pub mod substrates;
 pub mod tasks;
 pub mod view;
+pub mod webhooks;
 
 use super::registry::Tool;
 
@@ -94,6 +95,7 @@ pub static ALL: &[&Tool] = &[
     &diary::LIST_PENDING_DIARY_ANALYSES,
     &diary::CLAIM_DIARY_ANALYSIS,
     &diary::SUBMIT_DIARY_ANALYSIS,
+    &webhooks::LIST_WEBHOOKS,
 ];
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::model::Preferences;
 pub async fn get(db: impl PgExecutor<'_>, user: Uuid) -> Result<Option<Preferences>, sqlx::Error> {
     let row = sqlx::query(
         "SELECT units, locale, timezone, experience_level, notify_email, notify_push, \
-         notify_care_due, notify_digest FROM platform.user_preferences WHERE user_id = $1",
+         notify_care_due, notify_digest, digest_hour FROM platform.user_preferences WHERE user_id = $1",
     )
     .bind(user)
     .fetch_optional(db)
@@ -23,6 +23,7 @@ pub async fn get(db: impl PgExecutor<'_>, user: Uuid) -> Result<Option<Preferenc
             notify_push: r.try_get("notify_push")?,
             notify_care_due: r.try_get("notify_care_due")?,
             notify_digest: r.try_get("notify_digest")?,
+            digest_hour: r.try_get("digest_hour")?,
         })
     })
     .transpose()
@@ -31,11 +32,11 @@ pub async fn get(db: impl PgExecutor<'_>, user: Uuid) -> Result<Option<Preferenc
 pub async fn put(db: impl PgExecutor<'_>, user: Uuid, p: &Preferences) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO platform.user_preferences (user_id, units, locale, timezone, \
-         experience_level, notify_email, notify_push, notify_care_due, notify_digest) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+         experience_level, notify_email, notify_push, notify_care_due, notify_digest, digest_hour) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
          ON CONFLICT (user_id) DO UPDATE SET units = $2, locale = $3, timezone = $4, \
          experience_level = $5, notify_email = $6, notify_push = $7, notify_care_due = $8, \
-         notify_digest = $9, updated_at = now()",
+         notify_digest = $9, digest_hour = $10, updated_at = now()",
     )
     .bind(user)
     .bind(&p.units)
@@ -46,6 +47,7 @@ pub async fn put(db: impl PgExecutor<'_>, user: Uuid, p: &Preferences) -> Result
     .bind(p.notify_push)
     .bind(p.notify_care_due)
     .bind(&p.notify_digest)
+    .bind(p.digest_hour)
     .execute(db)
     .await?;
     Ok(())

@@ -1,0 +1,197 @@
+//! Webhook endpoints of a garden: admins create, list, change, delete them and rotate their
+//! secret; every target is checked (no SSRF) before anything is stored.
+
+use uuid::Uuid;
+
+use super::model::{
+    Deliveries, MAX_PER_GARDEN, NewWebhook, Webhook, WebhookList, WebhookPatch, WebhookWithSecret,
+};
+use super::{repo, signing, target};
+use crate::error::{AppError, ErrorDetail};
+use crate::http::json::Patch;
+use crate::state::AppState;
+use crate::tenancy::{TenantRecord, TenantTx};
+
+/// Deliveries a listing shows at most.
+pub const DELIVERIES_MAX_LIMIT: i64 = 100;
+
+fn parse_key(key: &str) -> Result<Uuid, AppError> {
+    Uuid::parse_str(key).map_err(|_| AppError::not_found("webhook"))
+}
+
+/// 422 on `body.url` unless the target is an allowed one (form, then every address its name
+/// resolves to).
+async fn check_target(state: &AppState, url: &str) -> Result<(), AppError> {
+    let allow = state.config().webhook_allow_private_targets;
+    let refused = |why: target::Refused| {
+        AppError::validation(vec![ErrorDetail::new("body.url", why.0, "value_error")])
+    };
+    let parsed = target::parse(url, allow).map_err(refused)?;
+    target::resolve(&parsed, allow).await.map_err(refused)?;
+    Ok(())
+}
+
+/// Marks the garden as one the delivery worker looks into.
+async fn register_garden(state: &AppState, tenant: &TenantRecord) -> Result<(), AppError> {
+    sqlx::query(
+        "INSERT INTO platform.webhook_gardens (tenant_id) VALUES ($1) ON CONFLICT DO NOTHING",
+    )
+    .bind(tenant.id)
+    .execute(state.platform_pool())
+    .await?;
+    Ok(())
+}
+
+pub async fn create(
+    state: &AppState,
+    tenant: &TenantRecord,
+    actor: Uuid,
+    new: &NewWebhook,
+) -> Result<WebhookWithSecret, AppError> {
+    check_target(state, &new.url).await?;
+    register_garden(state, tenant).await?;
+    let secret = signing::new_secret();
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if repo::count(&mut tx).await? >= MAX_PER_GARDEN {
+        tx.rollback().await?;
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "body.url",
+            format!("a garden has at most {MAX_PER_GARDEN} webhooks; delete one first"),
+            "value_error",
+        )]));
+    }
+    let webhook = repo::insert(
+        &mut tx,
+        Uuid::now_v7(),
+        &new.url,
+        &new.events,
+        new.description.as_deref(),
+        &secret,
+        actor,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(WebhookWithSecret {
+        webhook,
+        secret: signing::show_secret(&secret),
+    })
+}
+
+pub async fn list(state: &AppState, tenant: &TenantRecord) -> Result<WebhookList, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let items = repo::list(&mut tx).await?;
+    tx.commit().await?;
+    Ok(WebhookList { items })
+}
+
+pub async fn get(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<Webhook, AppError> {
+    let id = parse_key(key)?;
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let found = repo::get(&mut tx, id).await?;
+    tx.commit().await?;
+    found.ok_or_else(|| AppError::not_found("webhook"))
+}
+
+pub async fn update(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+    patch: &WebhookPatch,
+) -> Result<Webhook, AppError> {
+    let id = parse_key(key)?;
+    if let Some(url) = &patch.url {
+        check_target(state, url).await?;
+    }
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    let Some(now) = repo::get(&mut tx, id).await? else {
+        tx.rollback().await?;
+        return Err(AppError::not_found("webhook"));
+    };
+    let description = match &patch.description {
+        Patch::Keep => now.description.clone(),
+        Patch::Clear => None,
+        Patch::Set(d) => Some(d.clone()),
+    };
+    let updated = repo::update(
+        &mut tx,
+        id,
+        patch.url.as_deref().unwrap_or(&now.url),
+        patch.events.as_deref().unwrap_or(&now.events),
+        description.as_deref(),
+        patch.enabled.unwrap_or(now.enabled),
+    )
+    .await?
+    .ok_or_else(|| AppError::not_found("webhook"))?;
+    tx.commit().await?;
+    Ok(updated)
+}
+
+pub async fn delete(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<(), AppError> {
+    let id = parse_key(key)?;
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    let gone = repo::delete(&mut tx, id).await?;
+    tx.commit().await?;
+    if gone {
+        Ok(())
+    } else {
+        Err(AppError::not_found("webhook"))
+    }
+}
+
+/// A new secret; the old one stops signing at once (deliveries still pending are signed with
+/// the new one).
+pub async fn rotate_secret(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+) -> Result<WebhookWithSecret, AppError> {
+    let id = parse_key(key)?;
+    let secret = signing::new_secret();
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    if !repo::set_secret(&mut tx, id, &secret).await? {
+        tx.rollback().await?;
+        return Err(AppError::not_found("webhook"));
+    }
+    let webhook = repo::get(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::not_found("webhook"))?;
+    tx.commit().await?;
+    Ok(WebhookWithSecret {
+        webhook,
+        secret: signing::show_secret(&secret),
+    })
+}
+
+/// The newest deliveries of an endpoint (at most `limit`), with their attempts.
+pub async fn deliveries(
+    state: &AppState,
+    tenant: &TenantRecord,
+    key: &str,
+    limit: i64,
+) -> Result<Deliveries, AppError> {
+    let id = parse_key(key)?;
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    if repo::get(&mut tx, id).await?.is_none() {
+        return Err(AppError::not_found("webhook"));
+    }
+    let items = repo::deliveries(&mut tx, id, limit.clamp(1, DELIVERIES_MAX_LIMIT)).await?;
+    tx.commit().await?;
+    Ok(Deliveries { items })
+}
+
+/// The garden's endpoints with their newest deliveries (the MCP read tool).
+pub async fn overview(
+    state: &AppState,
+    tenant: &TenantRecord,
+    per_webhook: i64,
+) -> Result<Vec<(Webhook, Deliveries)>, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    let hooks = repo::list(&mut tx).await?;
+    let mut out = Vec::with_capacity(hooks.len());
+    for hook in hooks {
+        let items = repo::deliveries(&mut tx, hook.key, per_webhook).await?;
+        out.push((hook, Deliveries { items }));
+    }
+    tx.commit().await?;
+    Ok(out)
+}

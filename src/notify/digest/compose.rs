@@ -1,0 +1,142 @@
+//! The digest's text, in German or English.
+
+/// One garden's part of a digest.
+#[derive(Debug, Clone, Default)]
+pub struct GardenDigest {
+    pub name: String,
+    pub slug: String,
+    /// (plant, care type, days overdue)
+    pub overdue: Vec<(String, String, i64)>,
+    /// (plant, care type)
+    pub due_today: Vec<(String, String)>,
+    /// (task, due day)
+    pub tasks: Vec<(String, String)>,
+}
+
+impl GardenDigest {
+    pub fn items(&self) -> usize {
+        self.overdue.len() + self.due_today.len() + self.tasks.len()
+    }
+}
+
+/// The mail's language: German for `de…`, else English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    De,
+    En,
+}
+
+impl Lang {
+    pub fn of(locale: &str) -> Self {
+        if locale.eq_ignore_ascii_case("de") || locale.to_ascii_lowercase().starts_with("de-") {
+            Self::De
+        } else {
+            Self::En
+        }
+    }
+}
+
+fn care_name(kind: &str, lang: Lang) -> String {
+    let de = match kind {
+        "watering" => "Gießen",
+        "fertilizing" => "Düngen",
+        "repotting" => "Umtopfen",
+        "pruning" => "Rückschnitt",
+        "pest_check" => "Schädlingskontrolle",
+        "overwintering" => "Überwinterung",
+        other => other,
+    };
+    let en = match kind {
+        "watering" => "watering",
+        "fertilizing" => "fertilising",
+        "repotting" => "repotting",
+        "pruning" => "pruning",
+        "pest_check" => "pest check",
+        "overwintering" => "overwintering",
+        other => other,
+    };
+    match lang {
+        Lang::De => de.to_owned(),
+        Lang::En => en.to_owned(),
+    }
+}
+
+/// Subject and text of a digest for `day` (YYYY-MM-DD).
+pub fn render(
+    lang: Lang,
+    day: &str,
+    gardens: &[GardenDigest],
+    frontend: &str,
+    unsubscribe: &str,
+) -> (String, String) {
+    let total: usize = gardens.iter().map(GardenDigest::items).sum();
+    let subject = match lang {
+        Lang::De => format!("Kultiva: {total} Aufgaben für heute ({day})"),
+        Lang::En => format!("Kultiva: {total} things to do today ({day})"),
+    };
+    let mut text = String::new();
+    text.push_str(match lang {
+        Lang::De => "Guten Morgen,\n\nhier ist, was heute in deinen Gärten ansteht.\n",
+        Lang::En => "Good morning,\n\nhere is what your gardens need today.\n",
+    });
+    for g in gardens.iter().filter(|g| g.items() > 0) {
+        text.push_str(&format!("\n== {} ==\n", g.name));
+        if !g.overdue.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Überfällige Pflege:\n",
+                Lang::En => "Care overdue:\n",
+            });
+            for (plant, kind, days) in &g.overdue {
+                let line = match lang {
+                    Lang::De => format!(
+                        "  - {plant}: {} (seit {days} Tagen fällig)\n",
+                        care_name(kind, lang)
+                    ),
+                    Lang::En => format!(
+                        "  - {plant}: {} ({days} days overdue)\n",
+                        care_name(kind, lang)
+                    ),
+                };
+                text.push_str(&line);
+            }
+        }
+        if !g.due_today.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Heute fällige Pflege:\n",
+                Lang::En => "Care due today:\n",
+            });
+            for (plant, kind) in &g.due_today {
+                text.push_str(&format!("  - {plant}: {}\n", care_name(kind, lang)));
+            }
+        }
+        if !g.tasks.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Fällige Aufgaben:\n",
+                Lang::En => "Tasks due:\n",
+            });
+            for (task, due) in &g.tasks {
+                let line = match lang {
+                    Lang::De => format!("  - {task} (fällig {due})\n"),
+                    Lang::En => format!("  - {task} (due {due})\n"),
+                };
+                text.push_str(&line);
+            }
+        }
+        let link = format!("{frontend}/gardens/{}/today", g.slug);
+        text.push_str(&match lang {
+            Lang::De => format!("Öffnen: {link}\n"),
+            Lang::En => format!("Open: {link}\n"),
+        });
+    }
+    text.push_str(&match lang {
+        Lang::De => format!(
+            "\nDiese Zusammenfassung abbestellen (ohne Anmeldung): {unsubscribe}\n\
+             Einstellungen: {frontend}/settings/notifications\n"
+        ),
+        Lang::En => format!(
+            "\nUnsubscribe from this digest (no login needed): {unsubscribe}\n\
+             Settings: {frontend}/settings/notifications\n"
+        ),
+    });
+    (subject, text)
+}

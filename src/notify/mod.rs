@@ -1,0 +1,5 @@
+//! Notifications that reach growers outside the app: the daily (or weekly) digest mail. It
+//! reads several gardens' capabilities and the platform's preferences, so it sits above both.
+//! (Webhooks belong to one garden: `garden::webhooks`.)
+
+pub mod digest;

@@ -1,0 +1,703 @@
+//! Webhooks (issue 28): endpoints only admins manage (created by a person, never an API key),
+//! targets checked against SSRF, events written in the change's own transaction and delivered
+//! to a local receiver that verifies Standard Webhooks signatures and fails on purpose, with
+//! the same `webhook-id` on retries, and an endpoint disabled (its admins told by mail) after
+//! the last attempt. Delivery tests use a database of their own: every test service runs a
+//! delivery worker, and one with other settings must not take their deliveries.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use hmac::{Hmac, KeyInit, Mac};
+use kultiva::auth::Role;
+use kultiva::tenancy::TenantRecord;
+use reqwest::Method;
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::garden::{count, phases, species};
+use crate::support::{Options, TestApp, assert_error, detail_fields, sibling_database};
+
+const TOMATO: &str = "Fixtura tomatoides";
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// One request the receiver got.
+#[derive(Debug, Clone)]
+struct Received {
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    answered: u16,
+}
+
+impl Received {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("json body")
+    }
+}
+
+/// A local HTTP receiver: answers the n-th request with `statuses[n]` (the last one after).
+struct Receiver {
+    port: u16,
+    got: Arc<Mutex<Vec<Received>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Receiver {
+    async fn start(statuses: Vec<u16>) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let got: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let seen = got.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else {
+                    return;
+                };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let (head_end, headers) = loop {
+                    let Ok(n) = sock.read(&mut chunk).await else {
+                        break (0, Vec::new());
+                    };
+                    if n == 0 {
+                        break (0, Vec::new());
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..at]).into_owned();
+                        let headers: Vec<(String, String)> = head
+                            .lines()
+                            .skip(1)
+                            .filter_map(|l| l.split_once(':'))
+                            .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))
+                            .collect();
+                        break (at + 4, headers);
+                    }
+                };
+                if head_end == 0 {
+                    continue;
+                }
+                let length: usize = headers
+                    .iter()
+                    .find(|(k, _)| k == "content-length")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(0);
+                while buf.len() < head_end + length {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let body = buf[head_end..].to_vec();
+                let answered = {
+                    let mut g = seen.lock().expect("lock");
+                    let status = *statuses.get(g.len()).or(statuses.last()).unwrap_or(&200);
+                    g.push(Received {
+                        headers,
+                        body,
+                        answered: status,
+                    });
+                    status
+                };
+                let reply = format!(
+                    "HTTP/1.1 {answered} X\r\ncontent-length: 9\r\nconnection: close\r\n\r\nreceived!"
+                );
+                let _ = sock.write_all(reply.as_bytes()).await;
+                let _ = sock.shutdown().await;
+            }
+        });
+        Self { port, got, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hook", self.port)
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.got.lock().expect("lock").clone()
+    }
+
+    async fn wait_for(&self, n: usize) -> Vec<Received> {
+        let start = Instant::now();
+        loop {
+            let got = self.received();
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                start.elapsed() < DEADLINE,
+                "{n} request(s) expected, {} arrived",
+                got.len()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Checks a request's Standard Webhooks signature with the shown secret.
+fn verify(secret: &str, r: &Received) {
+    let key = STANDARD
+        .decode(secret.strip_prefix("whsec_").expect("whsec_ prefix"))
+        .expect("base64 secret");
+    let id = r.header("webhook-id").expect("webhook-id");
+    let ts = r.header("webhook-timestamp").expect("webhook-timestamp");
+    let sig = r.header("webhook-signature").expect("webhook-signature");
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("key");
+    mac.update(format!("{id}.{ts}.").as_bytes());
+    mac.update(&r.body);
+    let want = format!("v1,{}", STANDARD.encode(mac.finalize().into_bytes()));
+    assert_eq!(sig, want, "signature of {id}");
+    let ts: i64 = ts.parse().expect("unix seconds");
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    assert!((now - ts).abs() < 300, "timestamp {ts} is now");
+}
+
+fn hooks(t: &TenantRecord) -> String {
+    format!("/api/v1/t/{}/webhooks", t.slug)
+}
+
+/// A light-mode service (the system user is admin) on a database of its own, delivering to
+/// loopback with a fast retry schedule.
+async fn delivery_app(test: &str, schedule: &str, extra: &[(&'static str, &str)]) -> TestApp {
+    let db = sibling_database(&format!("webhooks_{test}")).await;
+    let mut env = vec![
+        ("DATABASE_URL", db),
+        ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true".to_owned()),
+        ("WEBHOOK_RETRY_SCHEDULE", schedule.to_owned()),
+        ("WEBHOOK_POLL_MILLIS", "100".to_owned()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (*k, (*v).to_owned())));
+    TestApp::spawn_with(Options {
+        env,
+        ..Options::default()
+    })
+    .await
+}
+
+async fn send(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    auth: Option<&str>,
+    body: Option<&Value>,
+) -> (u16, Value) {
+    let res = app.call(method, path, auth, body).await;
+    let s = res.status().as_u16();
+    (s, res.json().await.unwrap_or(Value::Null))
+}
+
+async fn delivery_rows(app: &TestApp, t: &TenantRecord) -> Vec<(String, i32)> {
+    let sql = format!(
+        "SELECT status, attempts FROM {}.webhook_deliveries ORDER BY created_at, id",
+        t.schema_name.quoted()
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .fetch_all(app.state.platform_pool())
+        .await
+        .expect("deliveries")
+}
+
+#[tokio::test]
+async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
+    let receiver = Receiver::start(vec![500, 200]).await;
+    let app = delivery_app("deliver", "0.3,0.3,0.3", &[]).await;
+    let t = app.tenant("hooks").await;
+    let tomato = species(&app, TOMATO).await;
+    let ph = phases(&app, &tomato).await;
+
+    let (s, created) = send(
+        &app,
+        Method::POST,
+        &hooks(&t),
+        None,
+        Some(
+            &json!({"url": receiver.url(), "events": ["plant.created", "plant.phase_changed"],
+                     "description": "home assistant"}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 201, "{created}");
+    let secret = created["secret"].as_str().expect("secret").to_owned();
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let key = created["key"].as_str().expect("key").to_owned();
+    assert_eq!(created["enabled"], true);
+    // The secret is shown once: not by a read.
+    let (s, one) = send(
+        &app,
+        Method::GET,
+        &format!("{}/{key}", hooks(&t)),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert!(one.get("secret").is_none(), "{one}");
+
+    // A plant: plant.created, delivered after one failure, with the same id both times.
+    let (s, plant) = send(
+        &app,
+        Method::POST,
+        &crate::garden::plants_path(&t),
+        None,
+        Some(&json!({"species_key": tomato, "name": "Hooked tomato"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{plant}");
+    let plant_key = plant["key"].as_str().expect("key").to_owned();
+    let got = receiver.wait_for(2).await;
+    assert_eq!(got[0].answered, 500);
+    assert_eq!(got[1].answered, 200);
+    for r in &got {
+        verify(&secret, r);
+    }
+    assert_eq!(got[0].header("webhook-id"), got[1].header("webhook-id"));
+    assert!(
+        got[0]
+            .header("webhook-id")
+            .is_some_and(|id| id.starts_with("msg_"))
+    );
+    let body = got[1].json();
+    assert_eq!(body["type"], "plant.created");
+    assert_eq!(body["data"]["key"], plant_key.as_str());
+    assert_eq!(body["data"]["garden"], t.slug.as_str());
+    assert!(body["timestamp"].is_string(), "{body}");
+
+    // A rolled-back change (a dry run of the same service) queues nothing.
+    let before = count(&app, &t, "webhook_events").await;
+    let dry = kultiva::garden::plants::service::transition(
+        &app.state,
+        &t,
+        &plant_key,
+        &serde_json::from_value(json!({"target_phase_key": ph[1]})).expect("body"),
+        "test",
+        false,
+    )
+    .await;
+    assert!(dry.is_ok(), "{dry:?}");
+    assert_eq!(count(&app, &t, "webhook_events").await, before);
+
+    // The real change: plant.phase_changed, after the first one (in order).
+    let (s, moved) = send(
+        &app,
+        Method::POST,
+        &format!(
+            "{}{plant_key}/phase-transitions",
+            crate::garden::plants_path(&t)
+        ),
+        None,
+        Some(&json!({"target_phase_key": ph[1]})),
+    )
+    .await;
+    assert_eq!(s, 200, "{moved}");
+    let got = receiver.wait_for(3).await;
+    verify(&secret, &got[2]);
+    let body = got[2].json();
+    assert_eq!(body["type"], "plant.phase_changed");
+    assert_eq!(body["data"]["phase_key"], ph[1].as_str());
+    assert_ne!(got[2].header("webhook-id"), got[0].header("webhook-id"));
+
+    // An event nobody subscribed to queues nothing.
+    let (s, _) = send(
+        &app,
+        Method::POST,
+        &format!("{}{plant_key}/archive", crate::garden::plants_path(&t)),
+        None,
+        Some(&json!({"reason": "died"})),
+    )
+    .await;
+    assert_eq!(s, 200, "archive");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(receiver.received().len(), 3);
+    assert_eq!(count(&app, &t, "webhook_events").await, 2);
+
+    // The deliveries listing: newest first, with every attempt.
+    let (s, list) = send(
+        &app,
+        Method::GET,
+        &format!("{}/{key}/deliveries", hooks(&t)),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{list}");
+    let items = list["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[1]["event_type"], "plant.created");
+    assert_eq!(items[1]["status"], "delivered");
+    assert_eq!(items[1]["attempts"], 2);
+    let log = items[1]["attempt_log"].as_array().expect("log");
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0]["response_code"], 500);
+    assert_eq!(log[1]["response_code"], 200);
+    assert_eq!(log[1]["response_body"], "received!");
+    assert_eq!(items[1]["message_id"].as_str(), got[0].header("webhook-id"));
+    assert_eq!(
+        delivery_rows(&app, &t).await,
+        vec![("delivered".to_owned(), 2), ("delivered".to_owned(), 1)]
+    );
+
+    // Rotation: a new secret signs the next event; the old one no longer verifies.
+    let (s, rotated) = send(
+        &app,
+        Method::POST,
+        &format!("{}/{key}/rotate-secret", hooks(&t)),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{rotated}");
+    let new_secret = rotated["secret"].as_str().expect("secret").to_owned();
+    assert_ne!(new_secret, secret);
+    let (s, _) = send(
+        &app,
+        Method::POST,
+        &crate::garden::plants_path(&t),
+        None,
+        Some(&json!({"species_key": tomato})),
+    )
+    .await;
+    assert_eq!(s, 201);
+    let got = receiver.wait_for(4).await;
+    verify(&new_secret, &got[3]);
+    assert_eq!(got[3].json()["type"], "plant.created");
+}
+
+#[tokio::test]
+async fn the_last_failed_attempt_disables_the_endpoint_and_mails_the_admins() {
+    let sink = crate::mail::Sink::start().await;
+    let receiver = Receiver::start(vec![503]).await;
+    let db = sibling_database("webhooks_disable").await;
+    let app = crate::mail::mail_app(
+        &db,
+        &sink.url(),
+        &[
+            ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
+            ("WEBHOOK_RETRY_SCHEDULE", "0.2,0.2"),
+            ("WEBHOOK_POLL_MILLIS", "100"),
+        ],
+    )
+    .await;
+    let t = app.tenant("hookfail").await;
+    let admin = app.member(&t, Role::Admin).await;
+    let grower = app.member(&t, Role::Grower).await;
+    let tomato = species(&app, TOMATO).await;
+    let (s, created) = send(
+        &app,
+        Method::POST,
+        &hooks(&t),
+        Some(&admin.bearer()),
+        Some(&json!({"url": receiver.url(), "events": ["plant.created"]})),
+    )
+    .await;
+    assert_eq!(s, 201, "{created}");
+    let key = created["key"].as_str().expect("key").to_owned();
+    let (s, _) = send(
+        &app,
+        Method::POST,
+        &crate::garden::plants_path(&t),
+        Some(&grower.bearer()),
+        Some(&json!({"species_key": tomato})),
+    )
+    .await;
+    assert_eq!(s, 201);
+
+    // Three attempts (the first and two retries), all with one id; then no more.
+    let got = receiver.wait_for(3).await;
+    assert!(
+        got.iter()
+            .all(|r| r.header("webhook-id") == got[0].header("webhook-id"))
+    );
+    let start = Instant::now();
+    let mails = loop {
+        let found: Vec<Value> = sink
+            .messages_to(&admin.email)
+            .into_iter()
+            .filter(|m| m["subject"].as_str().is_some_and(|s| s.contains("webhook")))
+            .collect();
+        if !found.is_empty() {
+            break found;
+        }
+        assert!(start.elapsed() < DEADLINE, "no mail to the admin");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(
+        mails[0]["subject"]
+            .as_str()
+            .is_some_and(|s| s.contains("webhook") && s.contains("disabled")),
+        "{}",
+        mails[0]
+    );
+    assert!(mails[0]["text"].as_str().is_some_and(|t| t.contains(&key)));
+    let (s, hook) = send(
+        &app,
+        Method::GET,
+        &format!("{}/{key}", hooks(&t)),
+        Some(&admin.bearer()),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(hook["enabled"], false);
+    assert!(
+        hook["disabled_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("503")),
+        "{hook}"
+    );
+    assert_eq!(
+        delivery_rows(&app, &t).await,
+        vec![("failed".to_owned(), 3)]
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        receiver.received().len(),
+        3,
+        "nothing after the last attempt"
+    );
+    // Growers are not told (they cannot change webhooks).
+    assert!(
+        sink.messages_to(&grower.email)
+            .iter()
+            .all(|m| m["subject"].as_str().is_none_or(|s| !s.contains("webhook")))
+    );
+
+    // A disabled endpoint gets nothing new; enabling it again resumes.
+    let (s, _) = send(
+        &app,
+        Method::POST,
+        &crate::garden::plants_path(&t),
+        Some(&grower.bearer()),
+        Some(&json!({"species_key": tomato})),
+    )
+    .await;
+    assert_eq!(s, 201);
+    assert_eq!(count(&app, &t, "webhook_events").await, 1);
+}
+
+#[tokio::test]
+async fn only_admins_with_a_session_manage_webhooks_and_gardens_stay_apart() {
+    let app = TestApp::full_env(&[("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true")]).await;
+    let a = app.tenant("hooka").await;
+    let b = app.tenant("hookb").await;
+    let admin = app.member(&a, Role::Admin).await;
+    let grower = app.member(&a, Role::Grower).await;
+    let viewer = app.member(&a, Role::Viewer).await;
+    let admin_b = app.member(&b, Role::Admin).await;
+    let body = json!({"url": "http://127.0.0.1:9/hook", "events": ["task.completed"]});
+
+    for who in [&grower, &viewer] {
+        let res = app
+            .call(Method::POST, &hooks(&a), Some(&who.bearer()), Some(&body))
+            .await;
+        assert_error(res, 403, "FORBIDDEN").await;
+        let res = app
+            .call(Method::GET, &hooks(&a), Some(&who.bearer()), None)
+            .await;
+        assert_error(res, 403, "FORBIDDEN").await;
+    }
+    // An admin's API key cannot create one (a person must).
+    let key = app.api_key(&admin, None).await;
+    let res = app
+        .call(
+            Method::POST,
+            &hooks(&a),
+            Some(&format!("Bearer {key}")),
+            Some(&body),
+        )
+        .await;
+    let err = assert_error(res, 403, "FORBIDDEN").await;
+    assert_eq!(detail_fields(&err), vec!["authorization"]);
+    assert_eq!(count(&app, &a, "webhooks").await, 0);
+
+    let (s, created) = send(
+        &app,
+        Method::POST,
+        &hooks(&a),
+        Some(&admin.bearer()),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(s, 201, "{created}");
+    let hook = created["key"].as_str().expect("key").to_owned();
+    // The key can read, but not rotate.
+    let (s, list) = send(
+        &app,
+        Method::GET,
+        &hooks(&a),
+        Some(&format!("Bearer {key}")),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
+    assert!(list["items"][0].get("secret").is_none());
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{hook}/rotate-secret", hooks(&a)),
+            Some(&format!("Bearer {key}")),
+            None,
+        )
+        .await;
+    assert_error(res, 403, "FORBIDDEN").await;
+
+    // B's admin: A's garden does not exist for them, and A's webhook is not in B.
+    let res = app
+        .call(Method::GET, &hooks(&a), Some(&admin_b.bearer()), None)
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{}/{hook}", hooks(&b)),
+            Some(&admin_b.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let (s, list) = send(&app, Method::GET, &hooks(&b), Some(&admin_b.bearer()), None).await;
+    assert_eq!((s, list["items"].as_array().map(Vec::len)), (200, Some(0)));
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{}/{hook}", hooks(&b)),
+            Some(&admin_b.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    assert_eq!(count(&app, &a, "webhooks").await, 1);
+
+    // Update and delete by A's admin.
+    let (s, changed) = send(
+        &app,
+        Method::PATCH,
+        &format!("{}/{hook}", hooks(&a)),
+        Some(&admin.bearer()),
+        Some(
+            &json!({"enabled": false, "events": ["plant.created", "harvest.recorded"],
+                     "description": "n8n"}),
+        ),
+    )
+    .await;
+    assert_eq!(s, 200, "{changed}");
+    assert_eq!(changed["enabled"], false);
+    assert_eq!(
+        changed["events"],
+        json!(["plant.created", "harvest.recorded"])
+    );
+    assert_eq!(changed["description"], "n8n");
+    let res = app
+        .call(
+            Method::PATCH,
+            &format!("{}/{hook}", hooks(&a)),
+            Some(&admin.bearer()),
+            Some(&json!({"events": ["plant.exploded"]})),
+        )
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), vec!["body.events"]);
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{}/{hook}", hooks(&a)),
+            Some(&admin.bearer()),
+            None,
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 204);
+    assert_eq!(count(&app, &a, "webhooks").await, 0);
+    let res = app
+        .call(
+            Method::GET,
+            &format!("{}/{hook}", hooks(&a)),
+            Some(&admin.bearer()),
+            None,
+        )
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}
+
+#[tokio::test]
+async fn targets_that_could_reach_inside_are_refused_and_nothing_is_stored() {
+    // Private targets not allowed (the default).
+    let app = TestApp::spawn().await;
+    let t = app.tenant("hookssrf").await;
+    for url in [
+        "http://hooks.example.org/x",
+        "ftp://hooks.example.org/x",
+        "https://127.0.0.1/x",
+        "https://localhost:8443/x",
+        "https://10.0.0.7/x",
+        "https://192.168.1.20/x",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[::1]/x",
+        "https://[fd00::1]/x",
+        "https://[::ffff:127.0.0.1]/x",
+        "https://user:pw@hooks.example.org/x",
+        "http://127.0.0.1:8080/x",
+        "not a url",
+    ] {
+        let res = app
+            .post_json(
+                &hooks(&t),
+                &json!({"url": url, "events": ["plant.created"]}),
+            )
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), vec!["body.url"], "{url}: {err}");
+    }
+    // Loopback over http with the switch on is fine, but a private address still is not.
+    let local = TestApp::spawn_env(&[("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true")]).await;
+    let res = local
+        .post_json(
+            &hooks(&t),
+            &json!({"url": "https://10.1.2.3/x", "events": ["plant.created"]}),
+        )
+        .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+    let res = local
+        .post_json(
+            &hooks(&t),
+            &json!({"url": "http://10.1.2.3/x", "events": ["plant.created"]}),
+        )
+        .await;
+    assert_error(res, 422, "VALIDATION_ERROR").await;
+    // Bad events and bodies.
+    for body in [
+        json!({"url": "https://hooks.example.org/x", "events": []}),
+        json!({"url": "https://hooks.example.org/x", "events": ["plant.exploded"]}),
+        json!({"url": "https://hooks.example.org/x", "events": "plant.created"}),
+        json!({"url": "https://hooks.example.org/x"}),
+        json!({"events": ["plant.created"]}),
+    ] {
+        let res = app.post_json(&hooks(&t), &body).await;
+        assert_error(res, 422, "VALIDATION_ERROR").await;
+    }
+    assert_eq!(count(&app, &t, "webhooks").await, 0);
+    let marked: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM platform.webhook_gardens WHERE tenant_id = $1")
+            .bind(t.id)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("count");
+    assert_eq!(marked, 0, "a refused target marks nothing");
+}
