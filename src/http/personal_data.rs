@@ -73,6 +73,9 @@ pub struct PersonalExport {
     preferences: Option<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
     memberships: Vec<serde_json::Value>,
+    /// Sign-ins at identity providers linked to the account.
+    #[salvo(schema(value_type = Vec<Object>))]
+    identities: Vec<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
     api_keys: Vec<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
@@ -85,6 +88,9 @@ pub struct PersonalExport {
     invitations_received: Vec<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
     notifications: Vec<serde_json::Value>,
+    /// The days a digest mail was considered (sent or with nothing to say).
+    #[salvo(schema(value_type = Vec<Object>))]
+    digests: Vec<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
     sessions: Vec<serde_json::Value>,
     #[salvo(schema(value_type = Vec<Object>))]
@@ -106,7 +112,7 @@ pub struct PersonalExport {
 #[endpoint(tags("users"), operation_id = "export_me", security(["bearer" = []]),
     status_codes(200, 401, 403, 429),
     responses(
-        (status_code = 200, description = "the document (application/json, as an attachment): format, version, generated_at, account, preferences, memberships, api_keys, service_accounts, calendar_feeds, invitations_sent, invitations_received, notifications, sessions, audit, gardens[].records", body = PersonalExport),
+        (status_code = 200, description = "the document (application/json, as an attachment): format, version, generated_at, account, preferences, memberships, identities, api_keys, service_accounts, calendar_feeds, invitations_sent, invitations_received, notifications, digests, sessions, audit, gardens[].records", body = PersonalExport),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
         (status_code = 403, description = "FORBIDDEN: an API key, or not a person's account", body = ErrorBody),
         (status_code = 429, description = "RATE_LIMIT_EXCEEDED: GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR; body {error}, header Retry-After", body = ErrorBody),

@@ -139,7 +139,11 @@ fn dir_has(dir: &Path, tenant: Uuid) -> bool {
 
 #[tokio::test]
 async fn the_export_holds_the_person_and_no_secret() {
-    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let app = TestApp::full_env(&[
+        ("MCP_SERVER_ENABLED", "true"),
+        ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
+    ])
+    .await;
     let anna = app.user("anna").await;
     let home = personal_garden(&app, &anna).await;
     // A shared garden where Anna grows, beside someone else.
@@ -177,6 +181,14 @@ async fn the_export_holds_the_person_and_no_secret() {
         json!({"email": invitee, "role": "viewer"}),
     )
     .await;
+    let webhook = post(
+        &app,
+        &anna,
+        &format!("/api/v1/t/{}/webhooks", home.slug),
+        json!({"url": "http://127.0.0.1:9/hook", "events": ["plant.created"]}),
+    )
+    .await;
+    let webhook_secret = webhook["secret"].as_str().expect("secret").to_owned();
     let mine = diary_entry(&app, &anna, &home, "Anna's own note").await;
     let there = diary_entry(&app, &anna, &shared, "Anna's note in the shared garden").await;
     let bert_note = diary_entry(&app, &bert, &shared, "Bert's private thoughts").await;
@@ -205,6 +217,7 @@ async fn the_export_holds_the_person_and_no_secret() {
         .map(|m| m["slug"].as_str().expect("slug"))
         .collect();
     assert!(slugs.contains(&home.slug.as_str()) && slugs.contains(&shared.slug.as_str()));
+    assert_eq!(doc["identities"], json!([]), "no provider sign-in linked");
     let keys = doc["api_keys"].as_array().expect("api keys");
     assert_eq!(keys.len(), 1);
     assert_eq!(keys[0]["label"], "test key");
@@ -257,11 +270,13 @@ async fn the_export_holds_the_person_and_no_secret() {
     let feed_token = feed["token"].as_str().expect("feed token");
     let refresh = anna.session.refresh.clone().expect("refresh cookie");
     let refresh_secret = refresh.split('.').nth(1).expect("secret part");
+    let webhook_secret = webhook_secret.trim_start_matches("whsec_");
     for secret in [
         raw_key.as_str(),
         digest.as_str(),
         feed_token,
         refresh_secret,
+        webhook_secret,
         "$argon2",
     ] {
         assert!(!text.contains(secret), "a secret is in the export");

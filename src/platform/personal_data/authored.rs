@@ -23,6 +23,8 @@ pub struct AuthoredTable {
     pub actor_columns: &'static [&'static str],
     /// uuid columns holding an account id.
     pub account_columns: &'static [&'static str],
+    /// Columns never exported (secrets).
+    pub secret_columns: &'static [&'static str],
 }
 
 const fn by_actor(table: &'static str, columns: &'static [&'static str]) -> AuthoredTable {
@@ -31,6 +33,7 @@ const fn by_actor(table: &'static str, columns: &'static [&'static str]) -> Auth
         id_type: "uuid",
         actor_columns: columns,
         account_columns: &[],
+        secret_columns: &[],
     }
 }
 
@@ -49,18 +52,29 @@ pub const AUTHORED: &[AuthoredTable] = &[
         id_type: "boolean",
         actor_columns: &["applied_by"],
         account_columns: &[],
+        secret_columns: &[],
     },
     AuthoredTable {
         table: "diary_entries",
         id_type: "uuid",
         actor_columns: &[],
         account_columns: &["author_id", "analysis_requested_by"],
+        secret_columns: &[],
     },
     AuthoredTable {
         table: "diary_photos",
         id_type: "uuid",
         actor_columns: &[],
         account_columns: &["uploaded_by"],
+        secret_columns: &[],
+    },
+    // The endpoints a garden admin made; the signing secret stays out of any export.
+    AuthoredTable {
+        table: "webhooks",
+        id_type: "uuid",
+        actor_columns: &[],
+        account_columns: &["created_by"],
+        secret_columns: &["secret"],
     },
 ];
 
@@ -79,6 +93,15 @@ pub enum Bind {
 }
 
 impl AuthoredTable {
+    /// The row as JSON text without its secret columns (`r` is the row alias).
+    pub fn row_json(&self) -> String {
+        let mut json = "to_jsonb(r)".to_owned();
+        for column in self.secret_columns {
+            json.push_str(&format!(" - '{column}'"));
+        }
+        format!("({json})::text")
+    }
+
     /// The condition selecting the person's rows: `$1` is the actor texts (`text[]`), `$2` the
     /// account id (`uuid`).
     pub fn condition(&self) -> String {

@@ -110,6 +110,13 @@ const API_KEYS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
      FROM platform.api_keys k LEFT JOIN platform.tenants t ON t.id = k.tenant_scope_id
      WHERE k.user_id = $1";
 
+/// The sign-ins at identity providers linked to the account (no provider token is kept).
+const IDENTITIES: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'key', f.id, 'provider', f.provider, 'subject', f.subject, 'email', f.email,
+        'created_at', f.created_at, 'last_login_at', f.last_login_at)
+        ORDER BY f.created_at, f.id), '[]'::jsonb)::text
+     FROM platform.federated_identities f WHERE f.user_id = $1";
+
 const SERVICE_ACCOUNTS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
         'key', u.id, 'display_name', u.display_name, 'is_active', u.is_active,
         'created_at', u.created_at,
@@ -153,6 +160,12 @@ const NOTIFICATIONS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
      FROM platform.mail_outbox o
      WHERE o.recipient = (SELECT email FROM platform.users WHERE id = $1)";
 
+/// The days a digest mail was considered for the person (sent or with nothing to say).
+const DIGESTS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'local_date', d.local_date, 'items', d.items, 'mailed', d.mail_id IS NOT NULL,
+        'sent_at', d.sent_at) ORDER BY d.local_date), '[]'::jsonb)::text
+     FROM platform.digest_sent d WHERE d.user_id = $1";
+
 /// The audit log of the person's calls, one page (keyset on the row id).
 const AUDIT_PAGE: &str = "SELECT a.id, jsonb_build_object(
         'action', a.tool_name, 'tenant_slug', t.slug, 'api_key', a.api_key_id,
@@ -178,12 +191,14 @@ pub async fn write(state: &AppState, user: &User, sink: &mut Sink) -> Result<(),
     for (name, sql) in [
         ("preferences", PREFERENCES),
         ("memberships", MEMBERSHIPS),
+        ("identities", IDENTITIES),
         ("api_keys", API_KEYS),
         ("service_accounts", SERVICE_ACCOUNTS),
         ("calendar_feeds", CALENDAR_FEEDS),
         ("invitations_sent", INVITATIONS_SENT),
         ("invitations_received", INVITATIONS_RECEIVED),
         ("notifications", NOTIFICATIONS),
+        ("digests", DIGESTS),
     ] {
         let json = section(db, sql, user.key).await?;
         sink.put(format!(",\"{name}\":{json}")).await?;
@@ -282,7 +297,8 @@ async fn write_rows(
         .fetch_all(db)
         .await?;
     let rows_sql = format!(
-        "SELECT to_jsonb(r)::text FROM {qualified} r WHERE id = ANY($1::text[]::{}[]) ORDER BY id",
+        "SELECT {} FROM {qualified} r WHERE id = ANY($1::text[]::{}[]) ORDER BY id",
+        table.row_json(),
         table.id_type
     );
     let mut first = true;
