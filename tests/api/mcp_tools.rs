@@ -176,7 +176,12 @@ async fn plant_args(app: &TestApp, tenant: &TenantRecord) -> Vec<(&'static str, 
 }
 
 pub(crate) async fn app() -> TestApp {
-    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    // Loopback webhook targets: the isolation guard makes a (disabled) webhook per garden.
+    let app = TestApp::full_env(&[
+        ("MCP_SERVER_ENABLED", "true"),
+        ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
+    ])
+    .await;
     seeded(&app).await;
     app
 }

@@ -87,6 +87,10 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
             "tasks",
             "watering_event_plants",
             "watering_events",
+            "webhook_attempts",
+            "webhook_deliveries",
+            "webhook_events",
+            "webhooks",
         ]
     );
     assert_eq!(

@@ -19,7 +19,7 @@ pub fn router() -> Router {
         .get(list_webhooks)
         .post(create_webhook)
         .push(
-            Router::with_path("{key}")
+            Router::with_path("{webhook_key}")
                 .get(get_webhook)
                 .patch(update_webhook)
                 .delete(delete_webhook)
@@ -87,7 +87,7 @@ pub async fn list_webhooks(
     status_codes(200, 401, 403, 404),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("key" = String, Path, format = Uuid, description = "webhook key"),
+        ("webhook_key" = String, Path, format = Uuid, description = "webhook key"),
     ),
     responses(
         (status_code = 200, description = "the endpoint", body = Webhook),
@@ -97,12 +97,12 @@ pub async fn list_webhooks(
     ))]
 pub async fn get_webhook(
     _role: Requires<Admin>,
-    key: PathParam<String>,
+    webhook_key: PathParam<String>,
     depot: &mut Depot,
 ) -> Result<Json<Webhook>, AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::get(&state, tenant, &key).await?))
+    Ok(Json(service::get(&state, tenant, &webhook_key).await?))
 }
 
 /// Change an endpoint (admin): `url` (checked as on creation), `events`, `description`,
@@ -112,7 +112,7 @@ pub async fn get_webhook(
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("key" = String, Path, format = Uuid, description = "webhook key"),
+        ("webhook_key" = String, Path, format = Uuid, description = "webhook key"),
     ),
     request_body = WebhookPatchBody,
     responses(
@@ -127,14 +127,16 @@ pub async fn get_webhook(
     ))]
 pub async fn update_webhook(
     _role: Requires<Admin>,
-    key: PathParam<String>,
+    webhook_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Webhook>, AppError> {
     let state = depot.app_state()?;
     let patch: WebhookPatch = read_json(req, state.config().max_body_bytes).await?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::update(&state, tenant, &key, &patch).await?))
+    Ok(Json(
+        service::update(&state, tenant, &webhook_key, &patch).await?,
+    ))
 }
 
 /// Delete an endpoint (admin) with its pending deliveries and their history.
@@ -142,7 +144,7 @@ pub async fn update_webhook(
     status_codes(204, 401, 403, 404),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("key" = String, Path, format = Uuid, description = "webhook key"),
+        ("webhook_key" = String, Path, format = Uuid, description = "webhook key"),
     ),
     responses(
         (status_code = 204, description = "deleted"),
@@ -152,13 +154,13 @@ pub async fn update_webhook(
     ))]
 pub async fn delete_webhook(
     _role: Requires<Admin>,
-    key: PathParam<String>,
+    webhook_key: PathParam<String>,
     depot: &mut Depot,
     res: &mut Response,
 ) -> Result<(), AppError> {
     let state = depot.app_state()?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    service::delete(&state, tenant, &key).await?;
+    service::delete(&state, tenant, &webhook_key).await?;
     res.status_code(StatusCode::NO_CONTENT);
     Ok(())
 }
@@ -169,7 +171,7 @@ pub async fn delete_webhook(
     status_codes(200, 401, 403, 404),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("key" = String, Path, format = Uuid, description = "webhook key"),
+        ("webhook_key" = String, Path, format = Uuid, description = "webhook key"),
     ),
     responses(
         (status_code = 200, description = "the endpoint and its new secret (shown once)", body = WebhookWithSecret),
@@ -179,7 +181,7 @@ pub async fn delete_webhook(
     ))]
 pub async fn rotate_webhook_secret(
     _role: Requires<Admin>,
-    key: PathParam<String>,
+    webhook_key: PathParam<String>,
     depot: &mut Depot,
 ) -> Result<Json<WebhookWithSecret>, AppError> {
     let state = depot.app_state()?;
@@ -187,7 +189,9 @@ pub async fn rotate_webhook_secret(
         .principal()?
         .require_person("webhook secrets are rotated")?;
     let tenant = &depot.tenant_ctx()?.tenant;
-    Ok(Json(service::rotate_secret(&state, tenant, &key).await?))
+    Ok(Json(
+        service::rotate_secret(&state, tenant, &webhook_key).await?,
+    ))
 }
 
 /// The newest deliveries of an endpoint (admin), each with its attempts: status, duration,
@@ -196,7 +200,7 @@ pub async fn rotate_webhook_secret(
     status_codes(200, 401, 403, 404, 422),
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
-        ("key" = String, Path, format = Uuid, description = "webhook key"),
+        ("webhook_key" = String, Path, format = Uuid, description = "webhook key"),
         ("limit" = Option<i64>, Query, minimum = 1, maximum = 100, description = "most deliveries listed (default 50)"),
     ),
     responses(
@@ -208,7 +212,7 @@ pub async fn rotate_webhook_secret(
     ))]
 pub async fn list_webhook_deliveries(
     _role: Requires<Admin>,
-    key: PathParam<String>,
+    webhook_key: PathParam<String>,
     req: &mut Request,
     depot: &mut Depot,
 ) -> Result<Json<Deliveries>, AppError> {
@@ -229,6 +233,6 @@ pub async fn list_webhook_deliveries(
     };
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
-        service::deliveries(&state, tenant, &key, limit).await?,
+        service::deliveries(&state, tenant, &webhook_key, limit).await?,
     ))
 }
