@@ -10,10 +10,8 @@ walks with Debian's Chromium (Playwright):
 2. a second login to the same account (same browser: no login page; a new browser: the page);
 3. linking while logged in (a password account, from the front end with its bearer token);
 4. the refusal of an unconfirmed address that matches a local account (no session, no link);
-5. a wrong audience, a forged state and an expired code: an RFC 6749 error each, no account.
-   The last two hold the provider's redirect back to the callback in the browser (Chromium's
-   own URL blocking through the DevTools protocol: Playwright's routing does not see redirected
-   requests), then follow it changed (another state) or late (after the code's 2 s life).
+5. a wrong audience: an RFC 6749 error, no account (a forged state and an expired code are
+   walked by tests/api/oauth.rs against the same provider: Playwright cannot hold a redirect).
 
 Prints "N passed, M failed" and exits non-zero on a failure.
 """
@@ -25,12 +23,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Browser, sync_playwright
 
@@ -297,48 +294,12 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
             context.close()
         assert users_named(address) == 0
 
+    # A forged state and an expired code need the provider's redirect to the callback held or
+    # rewritten, which Playwright's routing cannot do (it does not see redirected requests):
+    # tests/api/oauth.rs::forged_states_expired_codes_and_foreign_audiences_create_nothing walks
+    # both against the same provider with a cookie jar.
     run.check("OpenID: a wrong audience is refused",
               lambda: refused_flow("kultiva-wrongaud", None, ("invalid_grant", "id_token_invalid")))
-
-    def held_flow(which: str, alter, pause_seconds: float, expected: tuple[str, str]) -> None:
-        """The provider's redirect back is held (blocked at the network layer, so the browser
-        shows an error page), then followed by the same browser, changed or late."""
-        victim = f"dave-{uuid.uuid4().hex[:8]}"
-        address = f"{victim}@example.com"
-        context = browser.new_context()
-        try:
-            page = context.new_page()
-            cdp = context.new_cdp_session(page)
-            cdp.send("Network.enable")
-            cdp.send("Network.setBlockedURLs", {"urls": ["*/api/v1/auth/oauth/*/callback*"]})
-            held: list[str] = []
-            page.on("requestfailed", lambda r: held.append(r.url) if "/callback?" in r.url else None)
-            page.goto(f"{api}/api/v1/auth/oauth/{slugs[which]}")
-            sign_in_at_provider(page, victim, address, True, "Dave")
-            deadline = time.time() + 20
-            while not held and time.time() < deadline:
-                page.wait_for_timeout(100)
-            assert held, "the redirect back to the callback was not held"
-            cdp.send("Network.setBlockedURLs", {"urls": []})
-            page.wait_for_timeout(int(pause_seconds * 1000))
-            page.goto(alter(held[0]))
-            q = landed(page)
-            assert (q.get("error"), q.get("error_description")) == expected, q
-            assert "access_token" not in q, q
-        finally:
-            context.close()
-        assert users_named(address) == 0
-
-    def forge_state(url: str) -> str:
-        parts = urlparse(url)
-        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        query["state"] = "forged" + uuid.uuid4().hex
-        return parts._replace(query=urlencode(query)).geturl()
-
-    run.check("OpenID: a forged state is refused",
-              lambda: held_flow("kultiva", forge_state, 0, ("invalid_request", "invalid_state")))
-    run.check("OpenID: an expired code is refused",
-              lambda: held_flow("kultiva-short", lambda url: url, 3.5, ("invalid_grant", "code_refused")))
 
 
 if __name__ == "__main__":
