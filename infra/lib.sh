@@ -889,3 +889,26 @@ ensure_oidc_provider() {
   fi
   export KULTIVA_TEST_OIDC_MODULES="$prefix/node_modules"
 }
+
+# axe-core (npm, pinned) for the accessibility checks of the web pages (tests/browser/web_test.py),
+# installed into .local/npm-axe; KULTIVA_TEST_AXE names its browser bundle.
+AXE_CORE_VERSION=4.14.1
+ensure_axe_core() {
+  local root prefix manifest got=""
+  root=$(kultiva_root)
+  prefix="$root/.local/npm-axe"
+  manifest="$prefix/node_modules/axe-core/package.json"
+  if [[ -f $manifest ]]; then
+    got=$(node -p 'require(process.argv[1]).version' "$manifest" 2>/dev/null || true)
+  fi
+  if [[ $got != "$AXE_CORE_VERSION" ]]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      _kv_apt_install npm || return 1
+    fi
+    _kv_log "installing axe-core@$AXE_CORE_VERSION into $prefix"
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --save-exact --loglevel=error \
+      "axe-core@$AXE_CORE_VERSION" >&2 || return 1
+  fi
+  export KULTIVA_TEST_AXE="$prefix/node_modules/axe-core/axe.min.js"
+}

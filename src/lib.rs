@@ -22,6 +22,7 @@ pub mod store;
 pub mod telemetry;
 pub mod tenancy;
 pub mod tls;
+pub mod web;
 
 pub use config::Config;
 pub use http::build_service;

@@ -206,6 +206,46 @@ pub async fn rotate(state: &AppState, presented: &RefreshToken) -> Result<Rotati
     })
 }
 
+/// A family that is still open, as [`holder`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenFamily {
+    pub user: Uuid,
+    pub remember: bool,
+    /// The account's token generation when the family was opened.
+    pub generation: Option<i32>,
+}
+
+/// Who holds this token, without rotating it: the web pages' session is a family whose token
+/// stays the same for its life (the pages' cookie never reaches the refresh route), so it ends
+/// exactly when the family does: logout, logout-all, a password change or reset, erasure.
+/// `None` for an unknown, expired, revoked or no-longer-current token.
+pub async fn holder(
+    state: &AppState,
+    presented: &RefreshToken,
+) -> Result<Option<OpenFamily>, AppError> {
+    let mut conn = state.redis().get().await.map_err(redis_down)?;
+    let fields: Vec<Option<String>> = redis::cmd("HMGET")
+        .arg(family_key(state, presented.family))
+        .arg(&["user", "current", "revoked", "remember", "gen"])
+        .query_async(&mut conn)
+        .await
+        .map_err(redis_down)?;
+    let field = |i: usize| fields.get(i).cloned().flatten();
+    let (Some(user), Some(current)) = (field(0), field(1)) else {
+        return Ok(None);
+    };
+    let current_matches: bool =
+        subtle::ConstantTimeEq::ct_eq(current.as_bytes(), presented.digest().as_bytes()).into();
+    if !current_matches || field(2).as_deref() == Some("1") {
+        return Ok(None);
+    }
+    Ok(Uuid::parse_str(&user).ok().map(|user| OpenFamily {
+        user,
+        remember: field(3).as_deref() == Some("1"),
+        generation: field(4).and_then(|g| g.parse().ok()),
+    }))
+}
+
 static REVOKE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"

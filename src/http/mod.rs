@@ -162,6 +162,10 @@ pub fn build_service(state: AppState) -> Service {
         })
         .push(docs)
         .push(api);
+    // The web pages (full mode: they need sign-in), outside the API tree and its document.
+    if config.service_mode == ServiceMode::Full {
+        root = root.push(crate::web::router());
+    }
     // Outside the API tree: not in the OpenAPI document, not rate limited.
     if config.metrics_token.is_some() {
         root = root.push(crate::metrics::routes::token_router());

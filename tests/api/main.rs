@@ -71,4 +71,5 @@ mod walkthrough_diary;
 mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
+mod web;
 mod webhooks;

@@ -10,8 +10,10 @@ walks with Debian's Chromium (Playwright):
 2. a second login to the same account (same browser: no login page; a new browser: the page);
 3. linking while logged in (a password account, from the front end with its bearer token);
 4. the refusal of an unconfirmed address that matches a local account (no session, no link);
-5. a wrong audience: an RFC 6749 error, no account (a forged state and an expired code are
-   walked by tests/api/oauth.rs against the same provider: Playwright cannot hold a redirect).
+5. a wrong audience: an RFC 6749 error, no account;
+6. a forged state and 7. an expired code: the provider's redirect back is held (its hops taken
+   one by one) and then replayed with another state, or after the code's life: an RFC 6749
+   error, no session, no account.
 
 Prints "N passed, M failed" and exits non-zero on a failure.
 """
@@ -294,13 +296,89 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
             context.close()
         assert users_named(address) == 0
 
-    # A forged state and an expired code need the provider's redirect to the callback held or
-    # rewritten, which Playwright's routing cannot do (it does not see redirected requests):
-    # tests/api/oauth.rs::forged_states_expired_codes_and_foreign_audiences_create_nothing walks
-    # both against the same provider with a cookie jar.
     run.check("OpenID: a wrong audience is refused",
               lambda: refused_flow("kultiva-wrongaud", None, ("invalid_grant", "id_token_invalid")))
 
+    def held_callback(context, which: str, who: str, address: str) -> tuple[object, str]:
+        """Walks to the provider's redirect back to the service and holds it there.
+
+        Playwright routes only the first request of a redirect chain, so the provider's hops
+        are taken one at a time: the login form's POST is fetched without following its
+        redirect (its cookies land in the context), the resume URL is then a navigation of its
+        own, fetched the same way, and its Location is the callback URL with the code and the
+        state. Nothing reaches the service's callback; the browser keeps its state cookie.
+        """
+        held: dict[str, str] = {}
+
+        def hold(route) -> None:
+            response = route.fetch(max_redirects=0)
+            location = response.headers.get("location", "")
+            if "/callback?" in location:
+                held["callback"] = location
+            else:
+                held["resume"] = location
+            # A plain page instead of the redirect; the provider's cookies still count.
+            headers = {k: v for k, v in response.headers.items() if k.lower() == "set-cookie"}
+            route.fulfill(status=200, headers=headers, content_type="text/html",
+                          body="<!doctype html><title>held</title>")
+
+        page = context.new_page()
+        page.route(lambda url: "/interaction/" in url and url.endswith("/login"), hold)
+        page.goto(f"{api}/api/v1/auth/oauth/{slugs[which]}")
+        sign_in_at_provider(page, who, address, True, "Held")
+        page.wait_for_function("document.title === 'held'", timeout=15000)
+        assert held.get("resume"), held
+        resume = held["resume"]
+        if resume.startswith("/"):
+            resume = urlparse(page.url)._replace(path="", query="", fragment="").geturl() + resume
+        page.route(lambda url: url.startswith(resume.split("?")[0]), hold)
+        page.goto(resume)
+        assert held.get("callback", "").startswith(f"{api}/api/v1/auth/oauth/"), held
+        return page, held["callback"]
+
+    def forged_state() -> None:
+        victim = f"dave-{uuid.uuid4().hex[:8]}"
+        address = f"{victim}@example.com"
+        context = browser.new_context()
+        try:
+            page, callback = held_callback(context, "kultiva", victim, address)
+            q = query_of(callback)
+            assert q.get("code") and q.get("state"), q
+            forged = callback.replace(f"state={q['state']}", "state=forged-" + uuid.uuid4().hex)
+            page.goto(forged)
+            got = landed(page)
+            assert (got.get("error"), got.get("error_description")) == ("invalid_request", "invalid_state"), got
+            assert "access_token" not in got, got
+            assert "svc_refresh" not in {c["name"] for c in context.cookies()}
+            assert users_named(address) == 0
+            # The forged try did not burn the browser's real state: the genuine redirect works.
+            page.goto(callback)
+            got = landed(page)
+            assert "error" not in got and got.get("access_token"), got
+        finally:
+            context.close()
+        assert users_named(address) == 1
+
+    run.check("OpenID: a forged state is refused and creates nothing", forged_state)
+
+    def expired_code() -> None:
+        victim = f"erin-{uuid.uuid4().hex[:8]}"
+        address = f"{victim}@example.com"
+        context = browser.new_context()
+        try:
+            # The "-short" client's codes live 2 seconds at the provider.
+            page, callback = held_callback(context, "kultiva-short", victim, address)
+            page.wait_for_timeout(3500)
+            page.goto(callback)
+            got = landed(page)
+            assert (got.get("error"), got.get("error_description")) == ("invalid_grant", "code_refused"), got
+            assert "access_token" not in got, got
+            assert "svc_refresh" not in {c["name"] for c in context.cookies()}
+        finally:
+            context.close()
+        assert users_named(address) == 0
+
+    run.check("OpenID: an expired code is refused and creates nothing", expired_code)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::model::{Preferences, PreferencesBody, PreferencesPut};
 use super::repo;
+use super::service::current;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::{parse_json, read_json, read_object};
@@ -15,15 +16,6 @@ pub fn router() -> Router {
         .get(get_preferences)
         .put(put_preferences)
         .patch(patch_preferences)
-}
-
-async fn current(
-    state: &crate::state::AppState,
-    user: uuid::Uuid,
-) -> Result<Preferences, AppError> {
-    Ok(repo::get(state.platform_pool(), user)
-        .await?
-        .unwrap_or_default())
 }
 
 /// Your preferences (the defaults until you first save them).

@@ -1,0 +1,27 @@
+//! Reading a user's preferences: the stored row, else the defaults (REST and the web pages).
+
+use uuid::Uuid;
+
+use super::model::Preferences;
+use super::repo;
+use crate::error::AppError;
+use crate::state::AppState;
+
+/// The user's preferences (the defaults until they first save them).
+pub async fn current(state: &AppState, user: Uuid) -> Result<Preferences, AppError> {
+    Ok(stored(state, user).await?.unwrap_or_default())
+}
+
+/// The preferences the user saved, if they ever did (the web pages take the language of a
+/// person who never chose one from the browser).
+pub async fn stored(state: &AppState, user: Uuid) -> Result<Option<Preferences>, AppError> {
+    Ok(repo::get(state.platform_pool(), user).await?)
+}
+
+/// Sets the user's language (the web pages' language switch); the rest stays as it was.
+pub async fn set_locale(state: &AppState, user: Uuid, locale: &str) -> Result<(), AppError> {
+    let mut prefs = current(state, user).await?;
+    locale.clone_into(&mut prefs.locale);
+    repo::put(state.platform_pool(), user, &prefs).await?;
+    Ok(())
+}

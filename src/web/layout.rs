@@ -1,0 +1,181 @@
+//! The frame every page shares (head, top bar, garden switcher, language switch, footer) and
+//! the ways a page handler answers: a page, a fragment for htmx, a redirect.
+
+use maud::{DOCTYPE, Markup, html};
+use salvo::http::HeaderValue;
+use salvo::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, LOCATION};
+use salvo::prelude::*;
+
+use super::assets;
+use super::i18n::Lang;
+use super::session::{CSRF_FIELD, WebSession};
+use crate::platform::tenants::model::Tenant;
+
+/// Only this origin: no inline script or style, no frames, forms post here only. Photos
+/// picked on a phone are previewed from `blob:` URLs.
+pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; base-uri 'none'; \
+     frame-ancestors 'none'";
+
+/// htmx without inline styles (CSP) and without `eval` (no `hx-on`, no `js:` values).
+/// Refusals (4xx) are swapped in too: they carry the sentence that says what went wrong.
+const HTMX_CONFIG: &str = r#"{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"4..","swap":true,"error":true},{"code":"...","swap":false,"error":true}]}"#;
+
+/// What the frame around a page needs.
+pub struct Frame<'a> {
+    pub lang: Lang,
+    pub title: String,
+    pub session: Option<&'a WebSession>,
+    /// The signed-in person's gardens (the switcher).
+    pub gardens: &'a [Tenant],
+    /// The garden this page belongs to.
+    pub garden: Option<&'a str>,
+    /// This page's path (the language switch returns here).
+    pub here: String,
+    /// The CSRF value of the language switch (the session's, or the visitor's).
+    pub csrf: String,
+}
+
+/// A whole page.
+pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
+    let lang = frame.lang;
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="htmx-config" content=(HTMX_CONFIG);
+                title { (frame.title) " · Kultiva" }
+                link rel="stylesheet" href=(assets::url(&assets::STYLESHEET));
+                script src=(assets::url(&assets::HTMX_JS)) defer {}
+                script src=(assets::url(&assets::SCRIPT)) defer {}
+            }
+            body {
+                a.skip href="#main" { (lang.t("skip-to-content")) }
+                header.top {
+                    a.brand href="/app" { "Kultiva" }
+                    @if let Some(session) = frame.session {
+                        nav aria-label=(lang.t("nav-label")) {
+                            @if let Some(slug) = frame.garden {
+                                a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
+                            }
+                            a href="/api/v1/docs" { (lang.t("nav-api")) }
+                            form method="post" action="/app/logout" {
+                                input type="hidden" name=(CSRF_FIELD) value=(session.csrf);
+                                button type="submit" { (lang.t("sign-out")) }
+                            }
+                        }
+                    }
+                }
+                @if frame.session.is_some() && frame.gardens.len() > 1 {
+                    nav.gardens aria-label=(lang.t("gardens-label")) {
+                        @for g in frame.gardens {
+                            @if frame.garden == Some(g.slug.as_str()) {
+                                a href=(format!("/app/g/{}", g.slug)) aria-current="page" { (g.name) }
+                            } @else {
+                                a href=(format!("/app/g/{}", g.slug)) { (g.name) }
+                            }
+                        }
+                    }
+                }
+                main id="main" {
+                    p id="offline-note" class="notice warn" role="status" hidden { (lang.t("offline-note")) }
+                    (body)
+                }
+                footer.bottom {
+                    form method="post" action="/app/lang" {
+                        input type="hidden" name=(CSRF_FIELD) value=(frame.csrf);
+                        input type="hidden" name="back" value=(frame.here);
+                        span { (lang.t("language")) ": " }
+                        @for other in Lang::ALL {
+                            @if other == lang {
+                                strong { (other.own_name()) } " "
+                            } @else {
+                                button.secondary type="submit" name="lang" value=(other.code()) lang=(other.code()) { (other.own_name()) } " "
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The hidden CSRF field of a form.
+pub fn csrf_field(value: &str) -> Markup {
+    html! { input type="hidden" name=(CSRF_FIELD) value=(value); }
+}
+
+/// Notices above a form (errors in red, news in green).
+pub fn notice(kind: &str, text: &str) -> Markup {
+    html! { p class=(format!("notice {kind}")) role=(if kind == "bad" { "alert" } else { "status" }) { (text) } }
+}
+
+fn page_headers(res: &mut Response) {
+    let headers = res.headers_mut();
+    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
+    // Pages hold personal data: never kept by a shared cache or the back button's store.
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// Answers a page (or an htmx fragment) with the pages' headers.
+pub fn render(res: &mut Response, status: StatusCode, markup: Markup) {
+    page_headers(res);
+    res.status_code(status);
+    res.render(Text::Html(markup.into_string()));
+}
+
+/// 303 to another page of this app (after a form, a sign-in, a sign-out). htmx requests get
+/// `HX-Redirect` instead, so the whole page changes rather than a fragment.
+pub fn see_other(req: &Request, res: &mut Response, location: &str) {
+    page_headers(res);
+    let Ok(value) = HeaderValue::from_str(location) else {
+        res.status_code(StatusCode::INTERNAL_SERVER_ERROR);
+        return;
+    };
+    if is_htmx(req) {
+        res.status_code(StatusCode::OK);
+        res.headers_mut().insert("hx-redirect", value);
+    } else {
+        res.status_code(StatusCode::SEE_OTHER);
+        res.headers_mut().insert(LOCATION, value);
+    }
+}
+
+/// Whether htmx sent this request (it then wants a fragment, not a page).
+pub fn is_htmx(req: &Request) -> bool {
+    req.headers()
+        .get("hx-request")
+        .is_some_and(|v| v.as_bytes() == b"true")
+}
+
+/// A local path to return to: only paths of this app (no other host, no scheme), else `/app`.
+pub fn local_path(raw: Option<&str>) -> String {
+    match raw {
+        Some(p)
+            if p.starts_with("/app")
+                && !p.starts_with("//")
+                && !p.contains('\\')
+                && !p.chars().any(char::is_control) =>
+        {
+            p.to_owned()
+        }
+        _ => "/app".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_of_this_app_are_returned_to() {
+        assert_eq!(local_path(Some("/app/g/mine")), "/app/g/mine");
+        assert_eq!(local_path(Some("//evil.example/app")), "/app");
+        assert_eq!(local_path(Some("https://evil.example/app")), "/app");
+        assert_eq!(local_path(Some("/api/v1/users/me")), "/app");
+        assert_eq!(local_path(Some("/app\\@evil")), "/app");
+        assert_eq!(local_path(None), "/app");
+    }
+}

@@ -1,0 +1,512 @@
+//! The signed-in pages of a garden: the home (garden switcher) and **Today** (care due by
+//! urgency, confirmed or snoozed in place; tasks due; plants ready to harvest; safety intervals
+//! running with their end dates; the latest diary entries). Every list comes from the service
+//! function the REST route and the tool call.
+
+use maud::{Markup, html};
+use salvo::prelude::*;
+use time::Date;
+
+use super::{PageCtx, csrf_refused, fail, here};
+use crate::auth::Role;
+use crate::error::AppError;
+use crate::garden::care::service::{self as care, CareAction, Target};
+use crate::garden::diary::model::EntryFilter;
+use crate::garden::harvest::model::Readiness;
+use crate::garden::tasks::model::{Task, TaskFilter};
+use crate::http::pagination::PageRequest;
+use crate::platform::tenants::model::Tenant;
+use crate::rules::task_status::TaskStatus;
+use crate::tenancy::context::{TenantCtx, resolve_for};
+use crate::web::forms::{Field, Posted, explain, parse};
+use crate::web::i18n::Lang;
+use crate::web::layout::{self, Frame, csrf_field, is_htmx, notice, see_other};
+use crate::web::session::{self, CSRF_FIELD, WebSession};
+
+pub fn router() -> Router {
+    Router::with_path("g/{slug}")
+        .get(today)
+        .push(Router::with_path("care/{reminder_key}/{action}").post(care_action))
+}
+
+/// Hoop: the sign-in and registration pages' posts draw from the REST routes' budget of the
+/// client address; over it, a page that says so (429) instead of the API's JSON record.
+#[handler]
+pub async fn auth_budget(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    crate::http::rate_limit::auth_limit
+        .handle(req, depot, res, ctrl)
+        .await;
+    if ctrl.is_ceased() && res.status_code == Some(StatusCode::TOO_MANY_REQUESTS) {
+        let lang = session::visitor_lang(req);
+        let err = AppError::new(crate::error::ErrorCode::RateLimitExceeded, "auth budget");
+        super::error_page(req, res, lang, &err, String::new());
+    }
+}
+
+/// The first page query of everything: up to this many entries per list.
+const LIST_LIMIT: i64 = 50;
+/// Plants whose readiness Today reads (pages of the service's list).
+const READINESS_PAGE: i64 = 100;
+const READINESS_MAX: i64 = 1_000;
+
+fn page_request(limit: i64) -> PageRequest {
+    PageRequest { skip: 0, limit }
+}
+
+/// The signed-in person, or a redirect to the sign-in that returns here.
+fn signed_in<'a>(req: &Request, res: &mut Response, ctx: &'a PageCtx) -> Option<&'a WebSession> {
+    if ctx.session.is_none() {
+        let back: String = url::form_urlencoded::byte_serialize(here(req).as_bytes()).collect();
+        session::clear(res, ctx.state.config());
+        see_other(req, res, &format!("/app/login?next={back}"));
+    }
+    ctx.session.as_ref()
+}
+
+async fn gardens_of(ctx: &PageCtx, s: &WebSession) -> Result<Vec<Tenant>, AppError> {
+    Ok(
+        crate::platform::tenants::service::active_memberships(&ctx.state, &s.principal)
+            .await?
+            .into_iter()
+            .map(|(t, role)| Tenant::from_record(&t, role))
+            .collect(),
+    )
+}
+
+/// Today's date where the person lives (their `timezone` preference; UTC when unknown).
+fn today_in(zone: &str) -> Date {
+    let now = jiff::Timestamp::now();
+    let date = jiff::tz::TimeZone::get(zone)
+        .map(|tz| now.to_zoned(tz).date())
+        .unwrap_or_else(|_| now.to_zoned(jiff::tz::TimeZone::UTC).date());
+    time::Month::try_from(date.month() as u8)
+        .ok()
+        .and_then(|m| Date::from_calendar_date(i32::from(date.year()), m, date.day() as u8).ok())
+        .unwrap_or_else(|| time::OffsetDateTime::now_utc().date())
+}
+
+/// `/app`: the person's gardens (straight into the only one).
+#[handler]
+pub async fn home(req: &mut Request, depot: &mut Depot, res: &mut Response) {
+    let ctx = match PageCtx::of(req, depot).await {
+        Ok(c) => c,
+        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    };
+    let Some(s) = signed_in(req, res, &ctx) else {
+        return;
+    };
+    let lang = ctx.lang;
+    let gardens = match gardens_of(&ctx, s).await {
+        Ok(g) => g,
+        Err(e) => return ctx.fail(req, res, e),
+    };
+    let joined = req.query::<String>("done").as_deref() == Some("joined");
+    if gardens.len() == 1 && !joined {
+        return see_other(req, res, &format!("/app/g/{}", gardens[0].slug));
+    }
+    let frame = Frame {
+        lang,
+        title: lang.t("gardens-title"),
+        session: Some(s),
+        gardens: &gardens,
+        garden: None,
+        here: here(req),
+        csrf: s.csrf.clone(),
+    };
+    let body = html! {
+        h1 { (lang.t("gardens-title")) }
+        @if joined { (notice("ok", &lang.t("invitation-joined"))) }
+        @if gardens.is_empty() {
+            p.empty { (lang.t("gardens-none")) }
+        } @else {
+            section.card {
+                ul.items {
+                    @for g in &gardens {
+                        li {
+                            span.what { a href=(format!("/app/g/{}", g.slug)) { (g.name) } }
+                            span.meta { (role_text(lang, g.role)) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    layout::render(res, StatusCode::OK, layout::document(&frame, body));
+}
+
+fn role_text(lang: Lang, role: Role) -> String {
+    lang.t(match role {
+        Role::Admin => "role-admin",
+        Role::Grower => "role-grower",
+        Role::Viewer => "role-viewer",
+    })
+}
+
+fn care_type_text(lang: Lang, kind: &str) -> String {
+    match kind {
+        "watering" => lang.t("care-watering"),
+        "fertilizing" => lang.t("care-fertilizing"),
+        "repotting" => lang.t("care-repotting"),
+        "pruning" => lang.t("care-pruning"),
+        "pest_check" => lang.t("care-pest-check"),
+        "overwintering" => lang.t("care-overwintering"),
+        other => other.to_owned(),
+    }
+}
+
+/// Everything Today shows, read before any of it is written out.
+struct TodayData {
+    overdue: Vec<crate::garden::care::model::Reminder>,
+    due_today: Vec<crate::garden::care::model::Reminder>,
+    tasks: Vec<Task>,
+    readiness: Vec<Readiness>,
+    diary: Vec<crate::garden::diary::model::EntrySummary>,
+}
+
+async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<TodayData, AppError> {
+    let state = &ctx.state;
+    let tenant = &garden.tenant;
+    let due = care::due_reminders(
+        state,
+        tenant,
+        "actionable",
+        "urgency",
+        page_request(LIST_LIMIT),
+    )
+    .await?;
+    let mut tasks = Vec::new();
+    for status in [TaskStatus::InProgress, TaskStatus::Pending] {
+        let filter = TaskFilter {
+            status: Some(status),
+            plant: None,
+            due_from: None,
+            due_to: Some(day),
+        };
+        let page = crate::garden::tasks::service::list_tasks(
+            state,
+            tenant,
+            &filter,
+            page_request(LIST_LIMIT),
+        )
+        .await?;
+        tasks.extend(page.items);
+    }
+    let mut readiness = Vec::new();
+    let mut skip = 0;
+    loop {
+        let page = crate::garden::harvest::service::readiness(
+            state,
+            tenant,
+            PageRequest {
+                skip,
+                limit: READINESS_PAGE,
+            },
+        )
+        .await?;
+        let got = page.items.len() as i64;
+        readiness.extend(page.items);
+        skip += got;
+        if got < READINESS_PAGE || skip >= page.total || skip >= READINESS_MAX {
+            break;
+        }
+    }
+    let diary = crate::garden::diary::service::list_entries(
+        state,
+        tenant,
+        &EntryFilter::default(),
+        page_request(5),
+    )
+    .await?
+    .items;
+    Ok(TodayData {
+        overdue: due.overdue.unwrap_or_default(),
+        due_today: due.due_today.unwrap_or_default(),
+        tasks,
+        readiness,
+        diary,
+    })
+}
+
+/// `/app/g/{slug}`: Today.
+#[handler]
+async fn today(req: &mut Request, depot: &mut Depot, res: &mut Response) {
+    let ctx = match PageCtx::of(req, depot).await {
+        Ok(c) => c,
+        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    };
+    let Some(s) = signed_in(req, res, &ctx) else {
+        return;
+    };
+    let lang = ctx.lang;
+    let slug = req.param::<String>("slug").unwrap_or_default();
+    let garden = match resolve_for(&ctx.state, &s.principal, &slug).await {
+        Ok(g) => g,
+        Err(e) => return ctx.fail(req, res, e),
+    };
+    let day = today_in(&s.prefs.timezone);
+    let (gardens, data) =
+        match tokio::try_join!(gardens_of(&ctx, s), read_today(&ctx, &garden, day)) {
+            Ok(both) => both,
+            Err(e) => return ctx.fail(req, res, e),
+        };
+    let news = match req.query::<String>("done").as_deref() {
+        Some("confirmed") => Some(lang.t("care-confirmed")),
+        Some("snoozed") => Some(lang.t("care-snoozed")),
+        _ => None,
+    };
+    let can_write = garden.role >= Role::Grower;
+    let frame = Frame {
+        lang,
+        title: format!("{} · {}", lang.t("nav-today"), garden.tenant.name),
+        session: Some(s),
+        gardens: &gardens,
+        garden: Some(&slug),
+        here: here(req),
+        csrf: s.csrf.clone(),
+    };
+    let body = today_body(
+        lang,
+        &slug,
+        &garden.tenant.name,
+        day,
+        &data,
+        &s.csrf,
+        can_write,
+        news.as_deref(),
+    );
+    layout::render(res, StatusCode::OK, layout::document(&frame, body));
+}
+
+#[allow(clippy::too_many_arguments)]
+fn today_body(
+    lang: Lang,
+    slug: &str,
+    name: &str,
+    day: Date,
+    data: &TodayData,
+    csrf: &str,
+    can_write: bool,
+    news: Option<&str>,
+) -> Markup {
+    let ready: Vec<&Readiness> = data.readiness.iter().filter(|r| r.ready).collect();
+    let intervals: Vec<(&Readiness, &crate::garden::harvest::model::SafetyInterval)> = data
+        .readiness
+        .iter()
+        .flat_map(|r| r.safety_intervals.iter().map(move |i| (r, i)))
+        .collect();
+    html! {
+        h1 { (lang.t("nav-today")) " · " (name) }
+        p.meta { (lang.date(day)) }
+        @if let Some(text) = news { (notice("ok", text)) }
+        section.card aria-labelledby="sec-care" {
+            h2 id="sec-care" { (lang.t("today-care")) }
+            @if data.overdue.is_empty() && data.due_today.is_empty() {
+                p.empty { (lang.t("today-care-none")) }
+            } @else {
+                ul.items {
+                    @for r in data.overdue.iter().chain(data.due_today.iter()) {
+                        (care_item(lang, slug, r, csrf, can_write))
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="sec-tasks" {
+            h2 id="sec-tasks" { (lang.t("today-tasks")) }
+            @if data.tasks.is_empty() {
+                p.empty { (lang.t("today-tasks-none")) }
+            } @else {
+                ul.items {
+                    @for t in &data.tasks {
+                        li {
+                            span.what { (t.name) }
+                            @if let Some(due) = &t.due_on {
+                                span.meta { (lang.t("due-on")) " " (lang.iso_date(due)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="sec-harvest" {
+            h2 id="sec-harvest" { (lang.t("today-harvest")) }
+            @if ready.is_empty() {
+                p.empty { (lang.t("today-harvest-none")) }
+            } @else {
+                ul.items {
+                    @for r in &ready {
+                        li { span.what { (r.plant_name) } }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="sec-safety" {
+            h2 id="sec-safety" { (lang.t("today-safety")) }
+            @if intervals.is_empty() {
+                p.empty { (lang.t("today-safety-none")) }
+            } @else {
+                ul.items {
+                    @for (plant, i) in &intervals {
+                        li {
+                            span.what { (plant.plant_name) " · " (i.treatment_name) }
+                            span.meta { (lang.t("safety-until")) " " (lang.iso_date(&i.last_blocked_day)) "; " (lang.t("safety-harvest-from")) " " (lang.iso_date(&i.safe_on)) }
+                        }
+                    }
+                }
+            }
+        }
+        section.card aria-labelledby="sec-diary" {
+            h2 id="sec-diary" { (lang.t("today-diary")) }
+            @if data.diary.is_empty() {
+                p.empty { (lang.t("today-diary-none")) }
+            } @else {
+                ul.items {
+                    @for e in &data.diary {
+                        li {
+                            span.what { (e.title.clone().unwrap_or_else(|| crate::garden::diary::model::entry_type_str(e.entry_type).to_owned())) }
+                            span.meta { (lang.iso_date(&e.entry_date)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn care_item(
+    lang: Lang,
+    slug: &str,
+    r: &crate::garden::care::model::Reminder,
+    csrf: &str,
+    can_write: bool,
+) -> Markup {
+    let action = |what: &str| format!("/app/g/{slug}/care/{}/{what}", r.reminder_key);
+    html! {
+        li id=(format!("care-{}", r.reminder_key)) {
+            span.what {
+                strong { (r.plant_name) } " · " (care_type_text(lang, &r.reminder_type))
+                " "
+                @if r.days_until_due < 0 {
+                    span.badge.overdue { (lang.t_with("care-overdue-days", &[("days", (-r.days_until_due).into())])) }
+                } @else {
+                    span.badge.due { (lang.t("care-due-today")) }
+                }
+            }
+            @if can_write {
+                span.actions {
+                    form method="post" action=(action("confirm")) hx-post=(action("confirm")) hx-target="closest li" hx-swap="outerHTML" {
+                        (csrf_field(csrf))
+                        input type="hidden" name="plant_key" value=(r.plant_key.to_string());
+                        button type="submit" { (lang.t("care-confirm")) }
+                    }
+                    form method="post" action=(action("snooze")) hx-post=(action("snooze")) hx-target="closest li" hx-swap="outerHTML" {
+                        (csrf_field(csrf))
+                        input type="hidden" name="plant_key" value=(r.plant_key.to_string());
+                        input type="hidden" name="days" value="1";
+                        button.secondary type="submit" { (lang.t("care-snooze")) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Confirms or snoozes a reminder (`POST /app/g/{slug}/care/{reminder_key}/confirm|snooze`,
+/// fields `plant_key`, `days` for a snooze): `care::act` as the REST route calls it. htmx gets
+/// the list item back as it now reads; a plain form goes back to Today.
+#[handler]
+async fn care_action(req: &mut Request, depot: &mut Depot, res: &mut Response) {
+    let ctx = match PageCtx::of(req, depot).await {
+        Ok(c) => c,
+        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    };
+    let Some(s) = signed_in(req, res, &ctx) else {
+        return;
+    };
+    let lang = ctx.lang;
+    let posted = match Posted::read(req, ctx.state.config().max_body_bytes).await {
+        Ok(p) => p,
+        Err(e) => return ctx.fail(req, res, e),
+    };
+    if !s.csrf_ok(posted.get(CSRF_FIELD)) {
+        return csrf_refused(req, res, lang);
+    }
+    let slug = req.param::<String>("slug").unwrap_or_default();
+    let reminder_key = req.param::<String>("reminder_key").unwrap_or_default();
+    let confirm = match req.param::<String>("action").as_deref() {
+        Some("confirm") => true,
+        Some("snooze") => false,
+        _ => return ctx.fail(req, res, AppError::not_found("page")),
+    };
+    let outcome = async {
+        let garden = resolve_for(&ctx.state, &s.principal, &slug).await?;
+        garden.require(Role::Grower)?;
+        let (plant_key, action) = if confirm {
+            let body: crate::garden::care::model::Confirm =
+                parse(posted.object(&[("plant_key", Field::Text)]))?;
+            (body.plant_key, CareAction::Confirm { confirmed_on: None })
+        } else {
+            let body: crate::garden::care::model::Snooze =
+                parse(posted.object(&[("plant_key", Field::Text), ("days", Field::Int)]))?;
+            (body.plant_key, CareAction::Snooze { days: body.days })
+        };
+        care::act(
+            &ctx.state,
+            &garden.tenant,
+            Target::Key {
+                reminder_key: &reminder_key,
+                plant_key,
+            },
+            &action,
+            None,
+            &format!("user:{}", s.principal.user_id),
+            true,
+        )
+        .await
+    }
+    .await;
+    match outcome {
+        Ok(done) if is_htmx(req) => {
+            let text = if confirm {
+                lang.t_with(
+                    "care-confirmed-next",
+                    &[("date", lang.iso_date(&done.reminder.due_on).into())],
+                )
+            } else {
+                lang.t_with(
+                    "care-snoozed-next",
+                    &[("date", lang.iso_date(&done.reminder.due_on).into())],
+                )
+            };
+            let item = html! {
+                li id=(format!("care-{reminder_key}")) {
+                    span.what { strong { (done.reminder.plant_name) } " · " (care_type_text(lang, &done.reminder.reminder_type)) }
+                    span.notice.ok role="status" { (text) }
+                }
+            };
+            layout::render(res, StatusCode::OK, item);
+        }
+        Ok(_) => see_other(
+            req,
+            res,
+            &format!(
+                "/app/g/{slug}?done={}",
+                if confirm { "confirmed" } else { "snoozed" }
+            ),
+        ),
+        Err(err) if is_htmx(req) => {
+            let lines = explain(lang, &err, &|_| None);
+            let item = html! {
+                li id=(format!("care-{reminder_key}")) {
+                    @for l in &lines { (notice("bad", l)) }
+                }
+            };
+            layout::render(res, err.code().status(), item);
+        }
+        Err(err) => ctx.fail(req, res, err),
+    }
+}

@@ -1,0 +1,198 @@
+//! The pages' session: the `kv_session` cookie (HttpOnly, SameSite=Lax, Secure unless
+//! `DEBUG=true`, path `/app`) holds the token of a refresh family opened by the sign-in page,
+//! never rotated and never sent to the API. A page request checks the family in Redis (still
+//! open, this token current) and the account's token generation, so logout, logout-all, a
+//! password change or reset and erasure end a web session exactly as they end an API one.
+//!
+//! Forms carry a CSRF token: for a session, an HMAC of the cookie under the service's secret;
+//! before sign-in, the value of a `kv_form` cookie of its own (double submit). Both are
+//! compared in constant time. Nothing is ever put where scripts could read it.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, KeyInit, Mac};
+use salvo::http::cookie::{Cookie, SameSite};
+use salvo::prelude::*;
+use sha2::Sha256;
+use uuid::Uuid;
+
+use super::i18n::Lang;
+use crate::auth::refresh::{self, RefreshToken};
+use crate::auth::secrets::{equal_secrets, random_secret};
+use crate::auth::{AccountType, Credential, Principal};
+use crate::config::Config;
+use crate::error::AppError;
+use crate::platform::preferences::model::Preferences;
+use crate::platform::users::model::User;
+use crate::state::AppState;
+
+pub const SESSION_COOKIE: &str = "kv_session";
+pub const FORM_COOKIE: &str = "kv_form";
+pub const LANG_COOKIE: &str = "kv_lang";
+/// The name of every form's CSRF field.
+pub const CSRF_FIELD: &str = "_csrf";
+const PATH: &str = "/app";
+
+/// A signed-in person on the pages.
+pub struct WebSession {
+    pub principal: Principal,
+    pub user: Arc<User>,
+    pub prefs: Preferences,
+    pub lang: Lang,
+    /// The family the cookie names (sign-out ends it).
+    pub family: Uuid,
+    /// The CSRF token every form of this session carries.
+    pub csrf: String,
+}
+
+impl WebSession {
+    /// Whether a form's CSRF value is this session's.
+    pub fn csrf_ok(&self, presented: Option<&str>) -> bool {
+        presented.is_some_and(|p| equal_secrets(p, &self.csrf))
+    }
+}
+
+fn cookie(name: &'static str, value: String, config: &Config) -> Cookie<'static> {
+    Cookie::build((name, value))
+        .path(PATH)
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(!config.debug)
+        .build()
+}
+
+fn csrf_of(secret: &[u8], cookie_value: &str) -> String {
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret) else {
+        return String::new();
+    };
+    mac.update(b"kultiva:web-csrf:v1:");
+    mac.update(cookie_value.as_bytes());
+    URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+}
+
+/// Sets the session cookie after a sign-in (a session cookie unless "stay signed in").
+pub fn start(res: &mut Response, config: &Config, token: &RefreshToken, remember: bool) {
+    let mut c = cookie(SESSION_COOKIE, token.to_cookie_value(), config);
+    if remember {
+        c.set_max_age(time::Duration::days(i64::from(
+            config.refresh_token_expire_days,
+        )));
+    }
+    res.add_cookie(c);
+}
+
+/// Deletes the session cookie (sign-out, or a session found over).
+pub fn clear(res: &mut Response, config: &Config) {
+    let mut c = cookie(SESSION_COOKIE, String::new(), config);
+    c.set_max_age(time::Duration::ZERO);
+    c.set_expires(time::OffsetDateTime::UNIX_EPOCH);
+    res.add_cookie(c);
+}
+
+/// The session token the request presents, if well formed.
+pub fn presented(req: &Request) -> Option<RefreshToken> {
+    req.cookie(SESSION_COOKIE)
+        .and_then(|c| RefreshToken::parse(c.value()))
+}
+
+/// The signed-in person, or `None` (no cookie, or a session that is over).
+pub async fn current(state: &AppState, req: &Request) -> Result<Option<WebSession>, AppError> {
+    let Some(token) = presented(req) else {
+        return Ok(None);
+    };
+    let Some(family) = refresh::holder(state, &token).await? else {
+        return Ok(None);
+    };
+    let Some(account) = crate::auth::account(state, family.user).await? else {
+        return Ok(None);
+    };
+    if !account.user.is_active
+        || account.user.account_type != AccountType::User
+        || family.generation != Some(account.token_generation)
+    {
+        return Ok(None);
+    }
+    // A saved `locale` preference speaks; a person who never chose one gets the browser's.
+    let stored = crate::platform::preferences::service::stored(state, family.user).await?;
+    let lang = stored
+        .as_ref()
+        .and_then(|p| Lang::parse(&p.locale))
+        .unwrap_or_else(|| visitor_lang(req));
+    let prefs = stored.unwrap_or_default();
+    let csrf = csrf_of(
+        state.config().jwt_secret_key.expose().as_bytes(),
+        &token.to_cookie_value(),
+    );
+    Ok(Some(WebSession {
+        principal: Principal {
+            user_id: family.user,
+            account_type: account.user.account_type,
+            credential: Credential::AccessToken,
+            account: Some(account.user.clone()),
+        },
+        user: account.user,
+        prefs,
+        lang,
+        family: token.family,
+        csrf,
+    }))
+}
+
+/// The language of a visitor: the switcher's cookie, else `Accept-Language`, else English.
+pub fn visitor_lang(req: &Request) -> Lang {
+    req.cookie(LANG_COOKIE)
+        .and_then(|c| Lang::parse(c.value()))
+        .or_else(|| {
+            req.headers()
+                .get("accept-language")
+                .and_then(|v| v.to_str().ok())
+                .and_then(Lang::from_accept_language)
+        })
+        .unwrap_or(Lang::En)
+}
+
+/// Remembers a visitor's language choice for a year.
+pub fn remember_lang(res: &mut Response, config: &Config, lang: Lang) {
+    let mut c = cookie(LANG_COOKIE, lang.code().to_owned(), config);
+    c.set_max_age(time::Duration::days(365));
+    res.add_cookie(c);
+}
+
+/// The CSRF value of a visitor's form (before sign-in): the `kv_form` cookie, set now when
+/// the browser has none.
+pub fn visitor_csrf(req: &Request, res: &mut Response, config: &Config) -> String {
+    if let Some(existing) = req
+        .cookie(FORM_COOKIE)
+        .map(|c| c.value().to_owned())
+        .filter(|v| v.len() == 43)
+    {
+        return existing;
+    }
+    let fresh = random_secret();
+    res.add_cookie(cookie(FORM_COOKIE, fresh.clone(), config));
+    fresh
+}
+
+/// Whether a visitor's form carries the value of its `kv_form` cookie.
+pub fn visitor_csrf_ok(req: &Request, presented: Option<&str>) -> bool {
+    match (req.cookie(FORM_COOKIE), presented) {
+        (Some(c), Some(p)) => c.value().len() == 43 && equal_secrets(p, c.value()),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_csrf_token_depends_on_the_session_and_the_secret() {
+        let one = csrf_of(b"secret-a", "family.secret-one");
+        assert_eq!(one, csrf_of(b"secret-a", "family.secret-one"));
+        assert_ne!(one, csrf_of(b"secret-a", "family.secret-two"));
+        assert_ne!(one, csrf_of(b"secret-b", "family.secret-one"));
+        assert_eq!(one.len(), 43);
+    }
+}
