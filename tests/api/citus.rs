@@ -15,14 +15,15 @@ use crate::support::{TestApp, header};
 /// The app, when its database is a Citus coordinator; `None` (and a line saying so) otherwise.
 async fn citus_app() -> Option<TestApp> {
     let app = TestApp::spawn().await;
-    let citus: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')",
-    )
-    .fetch_one(app.state.platform_pool())
-    .await
-    .expect("ask for citus");
+    let citus: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')")
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("ask for citus");
     if !citus {
-        eprintln!("SKIPPED: the test database is not a Citus coordinator (infra/test's Citus stage)");
+        eprintln!(
+            "SKIPPED: the test database is not a Citus coordinator (infra/test's Citus stage)"
+        );
         return None;
     }
     Some(app)
@@ -103,7 +104,11 @@ async fn gardens_are_distributed_schemas_and_the_platform_stays_on_the_coordinat
     .fetch_one(pool)
     .await
     .expect("platform");
-    assert_eq!(platform, (false, 0), "the platform schema is not distributed");
+    assert_eq!(
+        platform,
+        (false, 0),
+        "the platform schema is not distributed"
+    );
 
     // The garden serves: a write, a read of one statement, a snapshot (count + page).
     let site = post_site(&app, t.slug.as_str(), "Nordbeet").await;
@@ -141,7 +146,12 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
     let t = app.tenant("citus-move").await;
     let slug = t.slug.to_string();
     for i in 0..20 {
-        assert_eq!(post_site(&app, &slug, &format!("before-{i}")).await.status(), 201);
+        assert_eq!(
+            post_site(&app, &slug, &format!("before-{i}"))
+                .await
+                .status(),
+            201
+        );
     }
     let from = node_of(&app, &t).await;
     let to = workers(&app)
@@ -194,7 +204,10 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
     let moved = citus::move_garden(&app.state, &t.slug, &to)
         .await
         .expect("citus_schema_move");
-    assert_eq!((moved.moved.from.clone(), moved.moved.to.clone()), (from, to.clone()));
+    assert_eq!(
+        (moved.moved.from.clone(), moved.moved.to.clone()),
+        (from, to.clone())
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Relaxed);
 
@@ -244,7 +257,10 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
     .await
     .expect("names");
     let stored: std::collections::BTreeSet<String> = names.into_iter().collect();
-    assert_eq!(stored, acked, "the moved garden holds exactly the acknowledged writes");
+    assert_eq!(
+        stored, acked,
+        "the moved garden holds exactly the acknowledged writes"
+    );
     assert_eq!(app.site_count(&t).await, 20 + acked.len() as i64);
 
     // It keeps answering reads and writes through the same service (its pools, prepared
@@ -266,7 +282,11 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
     let again = citus::move_garden(&app.state, &t.slug, &back.moved.to).await;
     assert!(again.is_err(), "{again:?}");
     let nowhere: Node = "127.0.0.1:1".parse().expect("node");
-    assert!(citus::move_garden(&app.state, &t.slug, &nowhere).await.is_err());
+    assert!(
+        citus::move_garden(&app.state, &t.slug, &nowhere)
+            .await
+            .is_err()
+    );
     assert_eq!(app.site_count(&t).await, 22 + acked.len() as i64);
 }
 
@@ -300,7 +320,10 @@ async fn the_cli_moves_a_garden_to_a_node_and_refuses_on_plain_postgresql() {
         assert!(out.status.success(), "{stdout}{stderr}");
         assert!(stdout.contains("with citus_schema_move"), "{stdout}");
         assert_eq!(node_of(&app, &t).await.to_string(), target);
-        assert_eq!(post_site(&app, t.slug.as_str(), "moved").await.status(), 201);
+        assert_eq!(
+            post_site(&app, t.slug.as_str(), "moved").await.status(),
+            201
+        );
     } else {
         assert!(!out.status.success(), "{stdout}");
         assert!(stderr.contains("is not a Citus coordinator"), "{stderr}");
