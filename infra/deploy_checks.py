@@ -538,6 +538,43 @@ def check_dockerfile(c: Checks) -> int | None:
     return uid
 
 
+def check_citus_variants(c: Checks) -> None:
+    """The Citus variants (README "Citus"): the overlay's manifests against the Kubernetes
+    schemas, the overlay builds on infra/k8s, and the compose override's nodes."""
+    overlay = INFRA / "k8s-citus"
+    kustomization = yaml.safe_load((overlay / "kustomization.yaml").read_text())
+    resources = kustomization.get("resources", [])
+    c.check("../k8s" in resources, "k8s-citus: the overlay includes infra/k8s")
+    docs = []
+    for name in resources:
+        if name.startswith(".."):
+            continue
+        path = overlay / name
+        if c.check(path.is_file(), f"k8s-citus: resource {name} exists"):
+            docs += load_all(path)
+    for doc in docs:
+        validate_schema(c, doc, f"k8s-citus/{doc.get('kind')}", ["1.29"])
+    sets = {d["metadata"]["name"]: d for d in by_kind(docs, "StatefulSet")}
+    c.check({"citus-coordinator", "citus-worker"} <= set(sets), "k8s-citus: coordinator and worker StatefulSets")
+    for name, sts in sets.items():
+        pod = sts["spec"]["template"]["spec"]
+        args = " ".join(pod["containers"][0].get("args", []))
+        c.check("wal_level=logical" in args, f"k8s-citus: {name} runs with wal_level=logical")
+        c.check(pod.get("securityContext", {}).get("runAsNonRoot") is True, f"k8s-citus: {name} runs as non-root")
+    compose = yaml.safe_load((INFRA / "compose.citus.yaml").read_text())
+    services = compose.get("services", {})
+    for name in ("postgres", "worker1", "worker2", "citus-setup"):
+        c.check(name in services, f"compose.citus: service {name}")
+    for name in ("postgres", "worker1", "worker2"):
+        command = " ".join((services.get(name) or {}).get("command", []))
+        c.check("wal_level=logical" in command, f"compose.citus: {name} runs with wal_level=logical")
+    deps = (services.get("migrate") or {}).get("depends_on", {})
+    c.check(
+        deps.get("citus-setup", {}).get("condition") == "service_completed_successfully",
+        "compose.citus: migrate waits for citus-setup",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rendered", type=Path, help="output of `kubectl kustomize infra/k8s`")
@@ -546,6 +583,7 @@ def main() -> int:
     uid = check_dockerfile(c)
     check_kubernetes(c, opts.rendered, uid)
     check_compose(c, uid)
+    check_citus_variants(c)
     print(f"[deploy-check] deploy checks: {c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
 

@@ -11,6 +11,9 @@
 # private 3-node Redis Cluster in .local/redis-cluster (ports 27001-27003), for the cluster step.
 # ensure_second_postgres DB exports DATABASE_URL_2: the environment's, else a
 # second private cluster in .local/pg2 (port 25532+), for the two-server tests.
+# ensure_citus DB exports CITUS_DATABASE_URL (a Citus coordinator) and CITUS_WORKERS: the
+# environment's, else a private coordinator + 2 workers in .local/citus (ports 25632+), Citus
+# built from ../shared/citus when missing; returns 3 (one SKIPPED line) when neither works.
 # stop_started_services stops only private instances this shell started.
 # Messages go to stderr as "[infra] ...". Functions return non-zero on failure.
 
@@ -25,6 +28,7 @@ _KULTIVA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 # believe it started the parent's instances).
 _KULTIVA_PG_STARTED=0
 _KULTIVA_PG2_STARTED=0
+_KULTIVA_CITUS_STARTED=""
 _KULTIVA_REDIS_STARTED=0
 _KULTIVA_REDIS_CLUSTER_STARTED=0
 _KULTIVA_APT_UPDATED=0
@@ -110,7 +114,7 @@ _kv_free_port() {
 _kv_psql() {
   local url=$1
   shift
-  PGCONNECT_TIMEOUT=${PGCONNECT_TIMEOUT:-5} "$_KV_PSQL" -X -w -q -v ON_ERROR_STOP=1 -d "$url" "$@"
+  PGCONNECT_TIMEOUT=${PGCONNECT_TIMEOUT:-5} PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning" "$_KV_PSQL" -X -w -q -v ON_ERROR_STOP=1 -d "$url" "$@"
 }
 
 # Directory holding initdb/pg_ctl: the requested major version if given and
@@ -267,15 +271,16 @@ _kv_with_lock() {
 # (c) The private instance in .local/pg (or .local/$1, first port $2: the second
 # cluster of the two-server tests); prints "PORT STARTED" (STARTED=1 when this
 # call started it, 0 when it reused a running one).
+# $3: extra server options (`-c name=value …`; the Citus nodes' shared_preload_libraries).
 _kv_pg_private() {
   local pgdir=$_KULTIVA_ROOT/.local/${1:-pg} first_port=${2:-25432}
   mkdir -p "$pgdir" || return 1
   _kv_with_lock "$pgdir/.lock" _kv_pg_private_locked "$pgdir" "$pgdir/data" \
-    "$pgdir/postgres.log" "$pgdir/socket" "$first_port"
+    "$pgdir/postgres.log" "$pgdir/socket" "$first_port" "${3:-}"
 }
 
 _kv_pg_private_locked() {
-  local pgdir=$1 data=$2 log=$3 sock=$4 first_port=$5 bindir ver="" port pid lockf
+  local pgdir=$1 data=$2 log=$3 sock=$4 first_port=$5 extra=${6:-} bindir ver="" port pid lockf
 
   if [[ -f $data/PG_VERSION ]]; then ver=$(<"$data/PG_VERSION"); fi
   if ! bindir=$(_kv_pg_bindir "$ver"); then
@@ -363,7 +368,7 @@ _kv_pg_private_locked() {
   # fsync=off: throwaway local dev/test data, speed matters more than crash safety.
   # max_locks_per_transaction/max_connections: room for many parallel test databases/schemas.
   if ! _kv_pg_as "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-    -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c max_connections=200 -c max_locks_per_transaction=512 -c fsync=off" \
+    -o "-p $port -k $sock -c listen_addresses=127.0.0.1 -c max_connections=200 -c max_locks_per_transaction=512 -c fsync=off $extra" \
     start >/dev/null 2>&1 {_KV_LOCKFD}>&-; then
     tail -n 20 "$log" >&2
     _kv_die "private PostgreSQL failed to start (log: $log)"
@@ -446,6 +451,92 @@ ensure_second_postgres() {
   _kv_pg_create_db "postgres://postgres@127.0.0.1:$port/postgres" "$db" || return 1
   export DATABASE_URL_2="postgres://postgres@127.0.0.1:$port/$db"
   _kv_log "second PostgreSQL: private instance on 127.0.0.1:$port (database $db)"
+}
+
+# ---------------------------------------------------------------- Citus
+
+# True when the Citus extension is installed for the PostgreSQL whose binaries are in $1.
+_kv_citus_installed() {
+  local libdir
+  libdir=$("$1/pg_config" --pkglibdir 2>/dev/null) ||
+    libdir=$(pg_config --pkglibdir 2>/dev/null) || return 1
+  [[ -f $libdir/citus.so ]]
+}
+
+# ensure_citus DBNAME: a Citus cluster for the Citus stage of infra/test (README "Citus").
+# CITUS_DATABASE_URL from the environment is used as is (a coordinator whose database has the
+# extension and its workers added). Otherwise three private clusters on loopback under
+# .local/citus/{coordinator,worker1,worker2} (ports from 25632; wal_level=logical for
+# citus_schema_move), each with the extension in DBNAME, which starts empty every call (all
+# three dropped and made again), the workers added to the coordinator. When Citus is not
+# installed it is built from ../shared/citus (build script and source, root only); when that is
+# not possible either, prints one SKIPPED line and returns 3.
+# Exports CITUS_DATABASE_URL (the coordinator) and CITUS_WORKERS ("host:port host:port").
+ensure_citus() {
+  local db=${1:-} bindir src="" node out port started admin ports=() i
+  if [[ -z $db ]] || ! _kv_valid_dbname "$db"; then
+    _kv_die "usage: ensure_citus DBNAME (letters, digits, underscore)"
+    return 1
+  fi
+  _kv_need_pg_client || return 1
+  if [[ -n ${CITUS_DATABASE_URL:-} ]]; then
+    if ! _kv_psql "$CITUS_DATABASE_URL" -tA -c "select extversion from pg_extension where extname = 'citus'" | grep -q .; then
+      _kv_die "CITUS_DATABASE_URL is set but has no citus extension"
+      return 1
+    fi
+    CITUS_WORKERS=$(_kv_psql "$CITUS_DATABASE_URL" -tA -c \
+      "select string_agg(nodename || ':' || nodeport, ' ' order by nodeport) from pg_dist_node where groupid <> 0")
+    export CITUS_DATABASE_URL CITUS_WORKERS
+    _kv_log "Citus: using CITUS_DATABASE_URL from the environment (workers: $CITUS_WORKERS)"
+    return 0
+  fi
+  if ! bindir=$(_kv_pg_bindir); then
+    _kv_log "SKIPPED Citus: no PostgreSQL server binaries (set CITUS_DATABASE_URL)"
+    return 3
+  fi
+  if ! _kv_citus_installed "$bindir"; then
+    for i in "${KULTIVA_CITUS_SRC:-}" "$_KULTIVA_ROOT/../shared/citus" /work/shared/citus; do
+      if [[ -n $i && -x $i/build ]]; then src=$i; break; fi
+    done
+    if [[ -z $src ]] || ! _kv_is_root; then
+      _kv_log "SKIPPED Citus: not installed for $bindir and not buildable here (no ../shared/citus/build, or not root); set CITUS_DATABASE_URL"
+      return 3
+    fi
+    mkdir -p "$_KULTIVA_ROOT/.local/citus" || return 1
+    _kv_log "building Citus from $src (a few minutes; log: .local/citus/build.log)"
+    if ! "$src/build" >"$_KULTIVA_ROOT/.local/citus/build.log" 2>&1 || ! _kv_citus_installed "$bindir"; then
+      tail -n 20 "$_KULTIVA_ROOT/.local/citus/build.log" >&2
+      _kv_log "SKIPPED Citus: the build from $src failed (log: .local/citus/build.log)"
+      return 3
+    fi
+  fi
+  # Workers first (the coordinator's metadata names them); ports kept between runs.
+  for node in worker1 worker2 coordinator; do
+    if ! out=$(_kv_pg_private "citus/$node" 25632 \
+      "-c shared_preload_libraries=citus -c wal_level=logical -c max_wal_senders=20 -c max_replication_slots=20 -c citus.max_background_task_executors_per_node=2"); then
+      _kv_die "could not start the Citus node $node (log: .local/citus/$node/postgres.log)"
+      return 1
+    fi
+    read -r port started <<<"$out"
+    if [[ $started == 1 ]]; then _KULTIVA_CITUS_STARTED+=" $node"; fi
+    ports+=("$port")
+    admin="postgres://postgres@127.0.0.1:$port/postgres"
+    # Every run starts empty: the workers' copies of the last run's gardens go with the
+    # coordinator's metadata. (citus_schema_move leaves replication slots only while it runs.)
+    _kv_psql "$admin" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >&2 || return 1
+    _kv_psql "$admin" -c "CREATE DATABASE \"$db\"" >&2 || return 1
+    _kv_psql "postgres://postgres@127.0.0.1:$port/$db" -c "CREATE EXTENSION citus" >&2 || return 1
+  done
+  CITUS_DATABASE_URL="postgres://postgres@127.0.0.1:${ports[2]}/$db"
+  if ! _kv_psql "$CITUS_DATABASE_URL" -c "SELECT citus_set_coordinator_host('127.0.0.1', ${ports[2]})" \
+    -c "SELECT citus_add_node('127.0.0.1', ${ports[0]})" \
+    -c "SELECT citus_add_node('127.0.0.1', ${ports[1]})" >/dev/null; then
+    _kv_die "could not add the Citus workers to the coordinator"
+    return 1
+  fi
+  CITUS_WORKERS="127.0.0.1:${ports[0]} 127.0.0.1:${ports[1]}"
+  export CITUS_DATABASE_URL CITUS_WORKERS
+  _kv_log "Citus: coordinator 127.0.0.1:${ports[2]}, workers $CITUS_WORKERS (database $db)"
 }
 
 # ---------------------------------------------------------------- Redis
@@ -723,6 +814,10 @@ stop_started_services() {
     _kv_pg_stop_private "$_KULTIVA_ROOT/.local/pg2"
     _KULTIVA_PG2_STARTED=0
   fi
+  for i in $_KULTIVA_CITUS_STARTED; do
+    _kv_pg_stop_private "$_KULTIVA_ROOT/.local/citus/$i"
+  done
+  _KULTIVA_CITUS_STARTED=""
 
   if [[ $_KULTIVA_REDIS_CLUSTER_STARTED -eq 1 &&
     $(cat "$_KULTIVA_ROOT/.local/redis-cluster/started-by" 2>/dev/null) == "$$" ]]; then

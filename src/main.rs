@@ -170,12 +170,17 @@ enum TenantCommand {
         #[arg(long)]
         kind: Option<String>,
     },
-    /// Move a garden's schema to another placement (PostgreSQL server).
+    /// Move a garden's schema to another placement (PostgreSQL server), or on a Citus
+    /// cluster to another worker node (`--to-node host:port`, by `citus_schema_move`).
     Move {
         slug: String,
         /// The placement to move to (TENANT_PLACEMENTS).
+        #[arg(long, required_unless_present = "to_node", conflicts_with = "to_node")]
+        to: Option<String>,
+        /// The Citus worker to move to, as `host:port` as the coordinator knows it
+        /// (`pg_dist_node`).
         #[arg(long)]
-        to: String,
+        to_node: Option<String>,
     },
 }
 
@@ -461,8 +466,28 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                 eprintln!("kultiva: member {who} has no account here; not restored");
             }
         }
-        TenantCommand::Move { slug, to } => {
+        TenantCommand::Move {
+            slug,
+            to_node: Some(node),
+            ..
+        } => {
             let slug = parse(&slug)?;
+            let node: kultiva::tenancy::citus::Node = node.parse()?;
+            let done = kultiva::tenancy::citus::move_garden(state, &slug, &node)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!(
+                "moved tenant {} (schema {}) from {} to {} with citus_schema_move: {:.1}s",
+                done.slug,
+                done.schema,
+                done.moved.from,
+                done.moved.to,
+                done.moved.elapsed.as_secs_f64()
+            );
+        }
+        TenantCommand::Move { slug, to, .. } => {
+            let slug = parse(&slug)?;
+            let to = to.ok_or("--to or --to-node is required")?;
             let report = transfer::moving::move_tenant(
                 state,
                 &slug,

@@ -51,11 +51,20 @@ pub fn latest_tenant_version() -> i64 {
 }
 
 /// Applies pending platform migrations (idempotent; serialised by sqlx's own advisory lock).
+///
+/// On a dedicated session whose Citus settings keep the platform schema an ordinary schema of
+/// the coordinator (`tenancy::citus::keep_platform_local`; nothing on plain PostgreSQL).
 pub async fn migrate_platform(pool: &sqlx::PgPool) -> Result<(), MigrateError> {
     let mut migrator = Migrator::with_migrations(PLATFORM.iter().cloned().collect());
     migrator.dangerous_set_table_name("platform._sqlx_migrations");
     migrator.create_schema("platform");
-    migrator.run(pool).await
+    let mut conn = PgConnection::connect_with(&pool.connect_options()).await?;
+    super::citus::keep_platform_local(&mut conn).await?;
+    let result = migrator.run(&mut conn).await;
+    if let Err(err) = conn.close().await {
+        tracing::warn!(error = %err, "closing the platform migration connection failed");
+    }
+    result
 }
 
 /// In-process single flight: concurrent first requests of one tenant wait on one mutex instead
@@ -286,6 +295,12 @@ pub(crate) async fn apply_tenant_migrations(
     target: i64,
 ) -> Result<i64, MigrationError> {
     let quoted = schema.quoted();
+    // On a Citus coordinator the schema is made a distributed schema (placed on a worker),
+    // and its migrations go one statement at a time (README "Citus").
+    let citus = super::citus::is_citus(conn).await?;
+    if citus {
+        super::citus::distribute_tenant_schemas(conn).await?;
+    }
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "CREATE SCHEMA IF NOT EXISTS {quoted}"
     )))
@@ -297,11 +312,18 @@ pub(crate) async fn apply_tenant_migrations(
         .bind(&quoted)
         .execute(&mut *conn)
         .await?;
-    let mut migrator = Migrator::with_migrations(TENANT.iter().cloned().collect());
-    migrator.dangerous_set_table_name(format!("{quoted}._sqlx_migrations"));
-    // Locking is ours (per tenant); sqlx's lock is per database and would serialise tenants.
-    migrator.set_locking(false);
-    migrator.run_direct(Some(target), conn, false).await?;
+    let ledger = format!("{quoted}._sqlx_migrations");
+    if citus {
+        let migrations: Vec<_> = TENANT.iter().cloned().collect();
+        super::citus::apply_split(conn, &ledger, &migrations, target).await?;
+    } else {
+        let mut migrator = Migrator::with_migrations(TENANT.iter().cloned().collect());
+        migrator.dangerous_set_table_name(ledger);
+        // Locking is ours (per tenant); sqlx's lock is per database and would serialise
+        // tenants.
+        migrator.set_locking(false);
+        migrator.run_direct(Some(target), conn, false).await?;
+    }
     let reached: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT max(version) FROM {quoted}._sqlx_migrations WHERE success"
     )))

@@ -11,6 +11,7 @@ mod calculations;
 mod calendar;
 mod care;
 mod catalog;
+mod citus;
 mod cli;
 mod conventions;
 mod db_faults;
