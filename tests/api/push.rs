@@ -293,7 +293,12 @@ async fn rows_of(app: &TestApp, who: &TestUser) -> i64 {
 #[tokio::test]
 async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid_token() {
     let push = PushService::start().await;
-    let app = TestApp::full_env(&[("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true")]).await;
+    let metrics_token = "push-test-metrics-token-0123456789abcdef";
+    let app = TestApp::full_env(&[
+        ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
+        ("METRICS_TOKEN", metrics_token),
+    ])
+    .await;
     let t = app.tenant("pushg").await;
     let anna = app.member(&t, Role::Grower).await;
     let other = app.user("pusho").await;
@@ -450,6 +455,26 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
     assert_eq!(list["total"], 1, "{list}");
     assert_eq!(list["items"][0]["key"], kept_key.as_str());
     assert!(list["items"][0]["last_sent_at"].is_string(), "{list}");
+    // /metrics counts both outcomes (this test's process sends no other push message).
+    let res = app
+        .get_with(
+            "/metrics",
+            &[("authorization", &format!("Bearer {metrics_token}"))],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let scrape = res.text().await.expect("text");
+    for line in [
+        "kultiva_push_messages_total{outcome=\"delivered\"} 1",
+        "kultiva_push_messages_total{outcome=\"gone\"} 1",
+    ] {
+        assert!(scrape.lines().any(|l| l == line), "{line} in\n{scrape}");
+    }
+    assert!(scrape.contains("kultiva_digest_mails_total"), "{scrape}");
+    assert!(
+        scrape.contains("kultiva_webhook_outbox_pending"),
+        "{scrape}"
+    );
     // No mail (notify_email off), and nothing more the same day.
     let mails: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM platform.mail_outbox WHERE recipient = $1 AND kind = 'digest'",
