@@ -6,9 +6,10 @@ Redis prefix) and a local receiver (http.server, threads) that verifies every St
 signature, registers one endpoint for `diary.entry_created`, then WRITERS threads create EVENTS
 diary entries through `POST /t/{slug}/diary-entries` (each writes its event in the entry's own
 transaction). Reports:
-  - write rate: entries (= events) committed per second, and the p50/p95 of the writes;
+  - write rate: entries (= events) committed per second, and the p50/p95/p99 of the writes;
   - delivery: events delivered per second from the first write to the last arrival, and the lag
-    from an event's timestamp to its arrival (p50/p95/max), with duplicates and bad signatures.
+    from an event's timestamp to its arrival (p50/p95/p99/max), with duplicates and bad
+    signatures.
 
 Usage: loadtest/webhooks.py KULTIVA_BIN DATABASE_URL [EVENTS] [WRITERS] [POLL_MS]
 (defaults 2000 8 1000; REDIS_URL from the environment, default redis://127.0.0.1:6379/0).
@@ -191,10 +192,12 @@ def main():
             "writes_per_s": round(events / written, 1),
             "write_p50_ms": round(pct(latencies, 50) * 1000, 1),
             "write_p95_ms": round(pct(latencies, 95) * 1000, 1),
+            "write_p99_ms": round(pct(latencies, 99) * 1000, 1),
             "delivered": len(arrivals),
             "delivered_per_s": round(len(arrivals) / max(last - started, 1e-9), 1),
             "lag_p50_ms": round(pct(lags, 50) * 1000, 1),
             "lag_p95_ms": round(pct(lags, 95) * 1000, 1),
+            "lag_p99_ms": round(pct(lags, 99) * 1000, 1),
             "lag_max_ms": round(max(lags, default=float("nan")) * 1000, 1),
             "duplicates": state.duplicates,
             "bad_signatures": state.bad,

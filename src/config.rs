@@ -303,6 +303,33 @@ pub struct Config {
     pub digest_schedule: bool,
     /// `DIGEST_INTERVAL_SECONDS`: how often the digest job looks for users whose hour came (60).
     pub digest_interval: Duration,
+    /// `VAPID_PRIVATE_KEY`: the Web Push application server key, a P-256 private key as 32
+    /// bytes in base64url (what `npx web-push generate-vapid-keys` prints as the private key).
+    /// Unset: a key derived from `JWT_SECRET_KEY` (stable across restarts and replicas that
+    /// share the secret; for development and tests, see `notify::push::vapid`).
+    pub vapid_private_key: Option<Secret>,
+    /// `VAPID_SUBJECT`: the contact the push services see in the VAPID token (`mailto:` or
+    /// `https:`); default `mailto:` and the address of `MAIL_FROM`.
+    pub vapid_subject: String,
+}
+
+/// Whether `raw` is a P-256 private key as 32 bytes in base64url (padding tolerated).
+fn vapid_key_is_valid(raw: &str) -> bool {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(raw.trim().trim_end_matches('='))
+        .ok()
+        .filter(|b| b.len() == 32)
+        .is_some_and(|b| p256::SecretKey::from_slice(&b).is_ok())
+}
+
+/// `mailto:` and the bare address of `MAIL_FROM` (`Name <a@b>` or `a@b`).
+fn default_vapid_subject(mail_from: &str) -> String {
+    let address = match (mail_from.find('<'), mail_from.rfind('>')) {
+        (Some(open), Some(close)) if open < close => &mail_from[open + 1..close],
+        _ => mail_from.trim(),
+    };
+    format!("mailto:{address}")
 }
 
 /// All problems found while reading the environment.
@@ -677,6 +704,21 @@ impl Config {
         let digest_schedule = r.flag("DIGEST_SCHEDULE", true);
         let digest_interval =
             Duration::from_secs(u64::from(r.bounded("DIGEST_INTERVAL_SECONDS", 60, 1, 3600)));
+        let vapid_private_key = r.raw("VAPID_PRIVATE_KEY").map(Secret::new);
+        if let Some(key) = &vapid_private_key
+            && !vapid_key_is_valid(key.expose())
+        {
+            // The value itself stays out of the message: it is a private key.
+            r.problems.push(
+                "VAPID_PRIVATE_KEY must be a P-256 private key: 32 bytes in base64url".into(),
+            );
+        }
+        let vapid_subject = r.string("VAPID_SUBJECT", &default_vapid_subject(&mail_from));
+        if !(vapid_subject.starts_with("mailto:") || vapid_subject.starts_with("https://")) {
+            r.problems.push(format!(
+                "VAPID_SUBJECT={vapid_subject:?} must start with mailto: or https://"
+            ));
+        }
 
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
@@ -688,6 +730,8 @@ impl Config {
             webhook_timeout,
             digest_schedule,
             digest_interval,
+            vapid_private_key,
+            vapid_subject,
             database_url,
             redis,
             bind_address,

@@ -12,6 +12,7 @@ pub mod oauth;
 pub mod password;
 pub mod principal;
 pub mod refresh;
+pub mod sealed;
 pub mod secrets;
 
 use salvo::http::HeaderValue;

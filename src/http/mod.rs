@@ -75,6 +75,8 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::preferences::routes::router())
         .push(crate::garden::calendar::routes::feed_router())
         .push(crate::notify::digest::routes::router())
+        .push(crate::notify::push::routes::router())
+        .push(crate::notify::push::routes::key_router())
         .push(
             // Tenant scope: the caller is checked before the slug is resolved, so an anonymous
             // client cannot even learn which gardens exist; then the slug resolves together

@@ -75,6 +75,11 @@ struct MigrationLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PlacementLabels {
     placement: String,
 }
@@ -89,6 +94,10 @@ struct Metrics {
     refusals: Family<LimitLabels, Counter>,
     tool_calls: Family<ToolLabels, Counter>,
     migrations: Family<MigrationLabels, Counter>,
+    webhook_deliveries: Family<OutcomeLabels, Counter>,
+    webhook_outbox: Gauge,
+    digest_mails: Counter,
+    push_messages: Family<OutcomeLabels, Counter>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -137,6 +146,33 @@ impl Metrics {
              (applied, failed)",
             migrations.clone(),
         );
+        let webhook_deliveries = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "kultiva_webhook_deliveries",
+            "Webhook delivery attempts made by this process, by outcome (delivered, retry, \
+             failed: the last attempt failed and the endpoint was disabled)",
+            webhook_deliveries.clone(),
+        );
+        let webhook_outbox = Gauge::default();
+        registry.register(
+            "kultiva_webhook_outbox_pending",
+            "Pending webhook deliveries (the outbox's depth) over every garden with webhooks, \
+             as this process's delivery worker counted them at the start of its last round",
+            webhook_outbox.clone(),
+        );
+        let digest_mails = Counter::default();
+        registry.register(
+            "kultiva_digest_mails",
+            "Digest mails queued by this process (the job or the CLI)",
+            digest_mails.clone(),
+        );
+        let push_messages = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "kultiva_push_messages",
+            "Web Push messages sent by this process, by outcome (delivered, gone: the push \
+             service answered 404 or 410 and the subscription was deleted, failed)",
+            push_messages.clone(),
+        );
         Self {
             registry,
             requests,
@@ -145,6 +181,10 @@ impl Metrics {
             refusals,
             tool_calls,
             migrations,
+            webhook_deliveries,
+            webhook_outbox,
+            digest_mails,
+            push_messages,
         }
     }
 }
@@ -216,6 +256,32 @@ pub fn tenant_migration(trigger: &'static str, applied: bool) {
             trigger,
             outcome: if applied { "applied" } else { "failed" },
         })
+        .inc();
+}
+
+/// One webhook delivery attempt ended: `delivered`, `retry` or `failed`.
+pub fn webhook_delivery(outcome: &'static str) {
+    METRICS
+        .webhook_deliveries
+        .get_or_create(&OutcomeLabels { outcome })
+        .inc();
+}
+
+/// The pending webhook deliveries the worker counted at the start of a round.
+pub fn webhook_outbox_pending(n: i64) {
+    METRICS.webhook_outbox.set(n);
+}
+
+/// A digest mail was queued.
+pub fn digest_mail() {
+    METRICS.digest_mails.inc();
+}
+
+/// A Web Push message ended: `delivered`, `gone` or `failed`.
+pub fn push_message(outcome: &'static str) {
+    METRICS
+        .push_messages
+        .get_or_create(&OutcomeLabels { outcome })
         .inc();
 }
 

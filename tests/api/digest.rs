@@ -285,3 +285,121 @@ async fn the_scheduled_job_sends_at_the_chosen_hour_once_in_english() {
     assert!(digests(&sink, &no_care.email).is_empty());
     assert!(sent_rows(&two, &no_care).await.is_empty());
 }
+
+/// A zone whose local day is not the UTC day right now, and that local day: UTC-12 before
+/// noon UTC (yesterday there), UTC+14 from noon on (already tomorrow there).
+fn other_day_zone() -> (&'static str, time::Date, bool) {
+    let now = time::OffsetDateTime::now_utc();
+    if now.hour() < 12 {
+        (
+            "Etc/GMT+12",
+            (now - time::Duration::hours(12)).date(),
+            false,
+        )
+    } else {
+        (
+            "Pacific/Kiritimati",
+            (now + time::Duration::hours(14)).date(),
+            true,
+        )
+    }
+}
+
+#[tokio::test]
+async fn the_digest_names_ending_safety_intervals_and_ripe_plants_on_the_users_own_day() {
+    let sink = Sink::start().await;
+    let db = sibling_database("digest_content").await;
+    let app = mail_app(&db, &sink.url(), &[]).await;
+    // Three tomatoes in a phase that allows harvest.
+    let w = crate::ipm::world(&app, "dgc", 3).await;
+    let (sprayed, ripe) = (w.plants[0], w.plants[1]);
+    let soap = crate::ipm::catalogue_key(&app, "treatment", crate::ipm::SOAP).await; // 3 days
+    // Applied two UTC days ago: blocked through today (UTC), allowed tomorrow.
+    let (s, a) = crate::ipm::call(
+        &app,
+        Method::POST,
+        &crate::ipm::path(&w.t, "ipm/treatments"),
+        &w.grower,
+        Some(&json!({"treatment_key": soap, "plant_keys": [sprayed],
+                     "applied_at": crate::ipm::days_ago(2)})),
+    )
+    .await;
+    assert_eq!(s, 201, "{a}");
+    for indicator in ["color", "size"] {
+        let (s, o) = crate::ipm::call(
+            &app,
+            Method::POST,
+            &crate::ipm::path(&w.t, "harvest/observations"),
+            &w.grower,
+            Some(&json!({"plant_key": ripe, "indicator_type": indicator,
+                         "ripeness_assessment": "peak", "reliability_score": 1.0})),
+        )
+        .await;
+        assert_eq!(s, 201, "{o}");
+    }
+    let state = &app.state;
+    let send = |email: String| async move {
+        kultiva::notify::digest::service::send_due(state, true, Some(&email))
+            .await
+            .expect("send")
+    };
+
+    // In UTC: the interval ends today and one plant is ripe; the others are not named.
+    prefs(&app, &w.grower, json!({"timezone": "UTC", "locale": "en"})).await;
+    let done = send(w.grower.email.clone()).await;
+    assert_eq!((done.sent, done.empty), (1, 0), "{done:?}");
+    let mail = wait_digests(&sink, &w.grower.email, 1).await.remove(0);
+    // SMTP carries CRLF line ends.
+    let text = mail["text"].as_str().expect("text").replace("\r\n", "\n");
+    let tomorrow = (time::OffsetDateTime::now_utc().date() + time::Duration::days(1)).to_string();
+    assert!(
+        text.contains(&format!(
+            "Safety intervals ending today:\n  - Tomato 0: potassium fixturate \
+             (harvest allowed from {tomorrow})\nReady"
+        )),
+        "{text}"
+    );
+    // Only the ripe plant (not the sprayed one, not the green one) is ready.
+    assert!(
+        text.contains("Ready to harvest:\n  - Tomato 1\nOpen:"),
+        "{text}"
+    );
+    assert!(
+        mail["subject"]
+            .as_str()
+            .is_some_and(|s| s.contains(&today()))
+    );
+
+    // In a zone where it is another day: the digest's day, the tasks due and the intervals
+    // ending are that day's, not the UTC day's. German for a `de` locale.
+    let (zone, local, ahead) = other_day_zone();
+    prefs(&app, &w.admin, json!({"timezone": zone, "locale": "de"})).await;
+    task(&app, &w.t, &w.admin, "Lokal heute", &local.to_string()).await;
+    if !ahead {
+        // Due on the UTC day, which is tomorrow there: not yet.
+        task(&app, &w.t, &w.admin, "Erst morgen", &today()).await;
+    }
+    let done = send(w.admin.email.clone()).await;
+    assert_eq!(done.sent, 1, "{done:?}");
+    let mail = wait_digests(&sink, &w.admin.email, 1).await.remove(0);
+    let text = mail["text"].as_str().expect("text").replace("\r\n", "\n");
+    let subject = mail["subject"].as_str().expect("subject");
+    assert!(subject.contains(&local.to_string()), "{zone}: {subject}");
+    assert!(text.contains("Lokal heute"), "{zone}: {text}");
+    assert!(!text.contains("Erst morgen"), "{zone}: {text}");
+    assert!(text.contains("Erntereif:\n  - Tomato 1\n"), "{text}");
+    assert!(
+        !text.contains("Wartezeiten"),
+        "not ending on {local}: {text}"
+    );
+
+    // Nothing to say (a garden with nothing due, nothing ripe): no mail, the day recorded.
+    let quiet = app.tenant("dgquiet").await;
+    let idle = app.member(&quiet, Role::Grower).await;
+    task(&app, &quiet, &idle, "Nicht fällig", "2099-01-01").await;
+    let done = send(idle.email.clone()).await;
+    assert_eq!((done.sent, done.empty), (0, 1), "{done:?}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(digests(&sink, &idle.email).is_empty());
+    assert_eq!(sent_rows(&app, &idle).await, vec![(0, false)]);
+}

@@ -51,6 +51,7 @@ mod places;
 mod plants;
 mod preferences;
 mod protection_record;
+mod push;
 mod rate_limits;
 mod redis_cluster;
 mod reference_arguments;

@@ -701,3 +701,91 @@ async fn targets_that_could_reach_inside_are_refused_and_nothing_is_stored() {
             .expect("count");
     assert_eq!(marked, 0, "a refused target marks nothing");
 }
+
+async fn secret_columns(
+    app: &TestApp,
+    t: &TenantRecord,
+    key: &str,
+) -> (Option<Vec<u8>>, Option<String>) {
+    let sql = format!(
+        "SELECT secret, secret_encrypted FROM {}.webhooks WHERE id = $1::uuid",
+        t.schema_name.quoted()
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(key)
+        .fetch_one(app.state.platform_pool())
+        .await
+        .expect("webhook row")
+}
+
+#[tokio::test]
+async fn signing_secrets_are_sealed_at_rest_and_raw_ones_are_sealed_by_the_worker() {
+    let receiver = Receiver::start(vec![200]).await;
+    // FERNET_KEY set: secrets are sealed with it.
+    let fernet_key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+    let app = delivery_app("sealed", "0.3", &[("FERNET_KEY", fernet_key)]).await;
+    let t = app.tenant("sealed").await;
+    let tomato = species(&app, TOMATO).await;
+    let (s, created) = send(
+        &app,
+        Method::POST,
+        &hooks(&t),
+        None,
+        Some(&json!({"url": receiver.url(), "events": ["plant.created"]})),
+    )
+    .await;
+    assert_eq!(s, 201, "{created}");
+    let secret = created["secret"].as_str().expect("secret").to_owned();
+    let key = created["key"].as_str().expect("key").to_owned();
+    let raw = STANDARD
+        .decode(secret.trim_start_matches("whsec_"))
+        .expect("base64");
+    let (stored_raw, sealed) = secret_columns(&app, &t, &key).await;
+    assert!(stored_raw.is_none(), "no raw secret stored");
+    let sealed = sealed.expect("sealed secret");
+    assert!(!sealed.contains(secret.trim_start_matches("whsec_")));
+    let opened = fernet::Fernet::new(fernet_key)
+        .expect("key")
+        .decrypt(&sealed)
+        .expect("opens with FERNET_KEY");
+    assert_eq!(opened, raw);
+
+    // A row as tenant migration 0021 found it (raw, not sealed): the worker seals it before
+    // signing, and the signature still verifies with the secret shown at creation.
+    let sql = format!(
+        "UPDATE {}.webhooks SET secret = $2, secret_encrypted = NULL WHERE id = $1::uuid",
+        t.schema_name.quoted()
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(&key)
+        .bind(&raw)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("back to raw");
+    let (s, plant) = send(
+        &app,
+        Method::POST,
+        &crate::garden::plants_path(&t),
+        None,
+        Some(&json!({"species_key": tomato, "name": "Sealed tomato"})),
+    )
+    .await;
+    assert_eq!(s, 201, "{plant}");
+    let got = receiver.wait_for(1).await;
+    verify(&secret, &got[0]);
+    // The worker's next round (every 100 ms here) at the latest has sealed it.
+    let start = Instant::now();
+    let (stored_raw, sealed) = loop {
+        let columns = secret_columns(&app, &t, &key).await;
+        if columns.0.is_none() || start.elapsed() > DEADLINE {
+            break columns;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(stored_raw.is_none(), "the raw secret was cleared");
+    let opened = fernet::Fernet::new(fernet_key)
+        .expect("key")
+        .decrypt(&sealed.expect("sealed"))
+        .expect("opens");
+    assert_eq!(opened, raw);
+}

@@ -33,17 +33,12 @@ pub async fn list(state: &AppState) -> Result<Vec<Provider>, AppError> {
 }
 
 fn fernet(state: &AppState) -> Result<fernet::Fernet, AppError> {
-    state
-        .config()
-        .fernet_key
-        .as_ref()
-        .and_then(|key| fernet::Fernet::new(key.expose()))
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::StateConflict,
-                "FERNET_KEY is not configured: identity-provider secrets cannot be stored",
-            )
-        })
+    crate::auth::sealed::configured(state.config()).ok_or_else(|| {
+        AppError::new(
+            ErrorCode::StateConflict,
+            "FERNET_KEY is not configured: identity-provider secrets cannot be stored",
+        )
+    })
 }
 
 /// Adds a provider; its client secret is stored only as a Fernet token under `FERNET_KEY`.

@@ -289,9 +289,21 @@ pub async fn due_reminders(
     field: &str,
     page: PageRequest,
 ) -> Result<DueReminders, AppError> {
+    due_reminders_on(state, tenant, urgency, field, page, today()).await
+}
+
+/// [`due_reminders`] as seen on `day`: the digest asks with the reader's local day (their
+/// time zone), which is not the UTC day for several hours of every day.
+pub async fn due_reminders_on(
+    state: &AppState,
+    tenant: &TenantRecord,
+    urgency: &str,
+    field: &str,
+    page: PageRequest,
+    day: Date,
+) -> Result<DueReminders, AppError> {
     let buckets = rules::urgency_filter(urgency).ok_or_else(|| urgency_error(field))?;
     ensure_profiles(state, tenant).await?;
-    let day = today();
     // The latest day a requested bucket reaches: due today, upcoming (+2), or all.
     let until = if buckets.contains(&Urgency::NotDue) {
         None

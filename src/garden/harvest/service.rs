@@ -493,6 +493,56 @@ pub async fn plant_readiness(
     items.pop().ok_or_else(|| AppError::not_found("plant"))
 }
 
+/// The garden's live plants that are ready to harvest now (the `ready` of [`readiness`]), at
+/// most `max`: for the digest, which lists them rather than pages through them.
+pub async fn ready_plants(
+    state: &AppState,
+    tenant: &TenantRecord,
+    max: usize,
+) -> Result<Vec<Readiness>, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    let mut out = Vec::new();
+    let mut skip = 0;
+    loop {
+        let page = PageRequest {
+            skip,
+            limit: LIST_MAX_LIMIT,
+        };
+        let (plants, total) = ipm_repo::live_plants_page(&mut tx, page).await?;
+        let seen = plants.len();
+        out.extend(
+            readiness_for(state, &mut tx, &plants)
+                .await?
+                .into_iter()
+                .filter(|r| r.ready),
+        );
+        skip += LIST_MAX_LIMIT;
+        if seen == 0 || skip >= total || out.len() >= max {
+            break;
+        }
+    }
+    tx.commit().await?;
+    out.truncate(max);
+    Ok(out)
+}
+
+/// The safety intervals whose last blocked day is `day` (harvest allowed from the next day),
+/// with the plant's name: the digest's "safety intervals that end today".
+pub async fn intervals_ending_on(
+    state: &AppState,
+    tenant: &TenantRecord,
+    day: Date,
+) -> Result<Vec<(String, SafetyInterval)>, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let running = ipm_repo::intervals_overlapping(&mut tx, day, day).await?;
+    tx.commit().await?;
+    Ok(running
+        .iter()
+        .filter(|i| i.safe_on.previous_day() == Some(day))
+        .map(|i| (i.plant_name.clone(), interval_view(i, day)))
+        .collect())
+}
+
 // ---------- calendar ----------
 
 /// The garden calendar's share of harvest: harvests done within `from..=to` (kind `harvest`)

@@ -35,11 +35,11 @@ pub async fn insert(
     url: &str,
     events: &[String],
     description: Option<&str>,
-    secret: &[u8],
+    sealed_secret: &str,
     created_by: Uuid,
 ) -> Result<Webhook, sqlx::Error> {
     let sql = tx.sql(&format!(
-        "INSERT INTO tenant.webhooks (id, url, events, description, secret, created_by)
+        "INSERT INTO tenant.webhooks (id, url, events, description, secret_encrypted, created_by)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -47,7 +47,7 @@ pub async fn insert(
         .bind(url)
         .bind(events)
         .bind(description)
-        .bind(secret)
+        .bind(sealed_secret)
         .bind(created_by)
         .fetch_one(tx.conn())
         .await?;
@@ -102,11 +102,19 @@ pub async fn delete(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
     Ok(done.rows_affected() == 1)
 }
 
-pub async fn set_secret(tx: &mut TenantTx, id: Uuid, secret: &[u8]) -> Result<bool, sqlx::Error> {
-    let sql = tx.sql("UPDATE tenant.webhooks SET secret = $2, updated_at = now() WHERE id = $1");
+/// A new (sealed) secret; the raw column of a row not yet converted goes with the old one.
+pub async fn set_secret(
+    tx: &mut TenantTx,
+    id: Uuid,
+    sealed_secret: &str,
+) -> Result<bool, sqlx::Error> {
+    let sql = tx.sql(
+        "UPDATE tenant.webhooks SET secret_encrypted = $2, secret = NULL, updated_at = now()
+         WHERE id = $1",
+    );
     let done = sqlx::query(sql)
         .bind(id)
-        .bind(secret)
+        .bind(sealed_secret)
         .execute(tx.conn())
         .await?;
     Ok(done.rows_affected() == 1)
@@ -198,11 +206,49 @@ pub struct Claimed {
     pub event_id: Uuid,
     pub webhook_id: Uuid,
     pub url: String,
-    pub secret: Vec<u8>,
+    /// The secret as stored: sealed (a Fernet token), or raw in a row written before tenant
+    /// migration 0021 that the worker has not sealed yet.
+    pub secret: StoredSecret,
     pub payload: serde_json::Value,
     pub event_type: String,
     /// This attempt's number (1 for the first).
     pub attempt: i32,
+}
+
+/// Secrets still raw (written before tenant migration 0021): to be sealed.
+pub async fn raw_secrets(tx: &mut TenantTx) -> Result<Vec<(Uuid, Vec<u8>)>, sqlx::Error> {
+    let sql = tx.sql(
+        "SELECT id, secret FROM tenant.webhooks
+         WHERE secret_encrypted IS NULL AND secret IS NOT NULL",
+    );
+    sqlx::query_as(sql).fetch_all(tx.conn()).await
+}
+
+/// Replaces a raw secret with its sealed form.
+pub async fn seal_secret(tx: &mut TenantTx, id: Uuid, sealed: &str) -> Result<(), sqlx::Error> {
+    let sql = tx.sql(
+        "UPDATE tenant.webhooks SET secret_encrypted = $2, secret = NULL
+         WHERE id = $1 AND secret_encrypted IS NULL",
+    );
+    sqlx::query(sql)
+        .bind(id)
+        .bind(sealed)
+        .execute(tx.conn())
+        .await?;
+    Ok(())
+}
+
+/// Pending deliveries of the garden (the outbox's depth; the partial index holds them).
+pub async fn pending_count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
+    let sql = tx.sql("SELECT count(*) FROM tenant.webhook_deliveries WHERE status = 'pending'");
+    sqlx::query_scalar(sql).fetch_one(tx.conn()).await
+}
+
+/// A webhook's signing secret as the row holds it.
+#[derive(Debug, Clone)]
+pub enum StoredSecret {
+    Sealed(String),
+    Raw(Vec<u8>),
 }
 
 /// Leases the oldest pending delivery of each enabled endpoint when it is due (so an endpoint
@@ -230,7 +276,8 @@ pub async fn claim_due(
          SET attempts = d.attempts + 1, locked_until = now() + make_interval(secs => $2)
          FROM due, tenant.webhooks w, tenant.webhook_events e
          WHERE d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id
-         RETURNING d.id, d.event_id, d.webhook_id, w.url, w.secret, e.payload, e.type,
+         RETURNING d.id, d.event_id, d.webhook_id, w.url, w.secret, w.secret_encrypted,
+                   e.payload, e.type,
                    d.attempts",
     );
     let rows = sqlx::query(sql)
@@ -245,7 +292,13 @@ pub async fn claim_due(
                 event_id: r.try_get("event_id")?,
                 webhook_id: r.try_get("webhook_id")?,
                 url: r.try_get("url")?,
-                secret: r.try_get("secret")?,
+                secret: match r.try_get::<Option<String>, _>("secret_encrypted")? {
+                    Some(token) => StoredSecret::Sealed(token),
+                    None => StoredSecret::Raw(
+                        r.try_get::<Option<Vec<u8>>, _>("secret")?
+                            .unwrap_or_default(),
+                    ),
+                },
                 payload: r.try_get("payload")?,
                 event_type: r.try_get("type")?,
                 attempt: r.try_get("attempts")?,

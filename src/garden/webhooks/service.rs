@@ -31,6 +31,13 @@ async fn check_target(state: &AppState, url: &str) -> Result<(), AppError> {
     Ok(())
 }
 
+/// The secret sealed for storage (`auth::sealed`: `FERNET_KEY`, else the derived key).
+pub fn seal(state: &AppState, secret: &[u8]) -> Result<String, AppError> {
+    let cipher = crate::auth::sealed::with_fallback(state.config())
+        .ok_or_else(|| AppError::internal("no key to seal webhook secrets with"))?;
+    Ok(cipher.encrypt(secret))
+}
+
 /// Marks the garden as one the delivery worker looks into.
 async fn register_garden(state: &AppState, tenant: &TenantRecord) -> Result<(), AppError> {
     sqlx::query(
@@ -51,6 +58,7 @@ pub async fn create(
     check_target(state, &new.url).await?;
     register_garden(state, tenant).await?;
     let secret = signing::new_secret();
+    let sealed = seal(state, &secret)?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     if repo::count(&mut tx).await? >= MAX_PER_GARDEN {
         tx.rollback().await?;
@@ -66,7 +74,7 @@ pub async fn create(
         &new.url,
         &new.events,
         new.description.as_deref(),
-        &secret,
+        &sealed,
         actor,
     )
     .await?;
@@ -147,8 +155,9 @@ pub async fn rotate_secret(
 ) -> Result<WebhookWithSecret, AppError> {
     let id = parse_key(key)?;
     let secret = signing::new_secret();
+    let sealed = seal(state, &secret)?;
     let mut tx = TenantTx::begin(state, tenant).await?;
-    if !repo::set_secret(&mut tx, id, &secret).await? {
+    if !repo::set_secret(&mut tx, id, &sealed).await? {
         tx.rollback().await?;
         return Err(AppError::not_found("webhook"));
     }

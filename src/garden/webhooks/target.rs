@@ -1,10 +1,10 @@
-//! Where a webhook may point (no SSRF): `https://` to a name that resolves to public addresses
-//! only. Loopback, private (RFC 1918, unique-local), link-local (with the cloud metadata
-//! address 169.254.169.254), shared (100.64/10), unspecified, multicast, broadcast and
-//! documentation addresses are refused, at creation and again at every delivery (the name may
-//! resolve elsewhere by then: the delivery connects to the address checked, nothing else).
-//! With `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` (local set-ups, tests) loopback targets are
-//! allowed, over `http://` as well.
+//! Where a webhook (or a Web Push endpoint) may point (no SSRF): `https://` to a name that
+//! resolves to public addresses only. Loopback, private (RFC 1918, unique-local), link-local
+//! (with the cloud metadata address 169.254.169.254), shared (100.64/10), unspecified,
+//! multicast, broadcast and documentation addresses are refused, at creation and again at
+//! every delivery (the name may resolve elsewhere by then: the delivery connects to the
+//! address checked, nothing else). With `WEBHOOK_ALLOW_PRIVATE_TARGETS=true` (local set-ups,
+//! tests) loopback targets are allowed, over `http://` as well.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -73,7 +73,7 @@ pub async fn resolve(url: &Url, allow_loopback: bool) -> Result<SocketAddr, Refu
     for addr in &addrs {
         if let Some(why) = refused_address(addr.ip(), allow_loopback) {
             return Err(Refused(format!(
-                "resolves to a {why} address, which webhooks may not reach"
+                "resolves to a {why} address, which the service may not reach"
             )));
         }
     }

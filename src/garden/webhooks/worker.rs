@@ -19,10 +19,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::repo::{self, AttemptResult, Claimed, Outcome};
+use super::repo::{self, AttemptResult, Claimed, Outcome, StoredSecret};
 use super::{signing, target};
 use crate::mail::OutgoingMail;
 use crate::state::AppState;
+use crate::tenancy::context::migrate_if_behind;
 use crate::tenancy::{TenantRecord, TenantTx, registry};
 
 /// Deliveries leased per garden and round.
@@ -86,7 +87,8 @@ async fn run(state: AppState, mut stopped: watch::Receiver<bool>) {
     tracing::info!("webhook delivery worker stopped");
 }
 
-/// One round over every garden with webhooks; returns the attempts made.
+/// One round over every garden with webhooks; returns the attempts made. The outbox's depth
+/// (pending deliveries at the start of each garden's round) goes to `/metrics`.
 pub async fn run_once(state: &AppState, purge: bool) -> Result<usize, sqlx::Error> {
     let ids: Vec<Uuid> = sqlx::query_scalar(
         "SELECT w.tenant_id FROM platform.webhook_gardens w
@@ -95,37 +97,54 @@ pub async fn run_once(state: &AppState, purge: bool) -> Result<usize, sqlx::Erro
     .fetch_all(state.platform_pool())
     .await?;
     let mut attempts = 0;
+    let mut pending = 0;
     for id in ids {
         let Some(tenant) = registry::find_by_id(state.platform_pool(), id).await? else {
             continue;
         };
+        // A garden nobody has asked for since a deploy may be behind: its tables must have the
+        // columns the worker reads (tenant/0021's sealed secrets) before it delivers.
+        let tenant = match migrate_if_behind(state, tenant).await {
+            Ok(tenant) => tenant,
+            Err(err) => {
+                tracing::warn!(tenant = %id, error = %err, "webhook garden could not be migrated");
+                continue;
+            }
+        };
         match garden_round(state, &tenant, purge).await {
-            Ok(n) => attempts += n,
+            Ok((n, waiting)) => {
+                attempts += n;
+                pending += waiting;
+            }
             Err(err) => {
                 tracing::warn!(tenant = %tenant.slug, error = %err, "webhook deliveries of a garden failed");
             }
         }
     }
+    crate::metrics::webhook_outbox_pending(pending);
     Ok(attempts)
 }
 
+/// Attempts made, and the pending deliveries found at the start.
 async fn garden_round(
     state: &AppState,
     tenant: &TenantRecord,
     purge: bool,
-) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+) -> Result<(usize, i64), Box<dyn std::error::Error + Send + Sync>> {
+    let mut tx = TenantTx::begin(state, tenant).await?;
     if purge {
-        let mut tx = TenantTx::begin(state, tenant).await?;
         repo::purge(&mut tx).await?;
-        tx.commit().await?;
     }
+    seal_raw_secrets(state, &mut tx).await?;
+    let pending = repo::pending_count(&mut tx).await?;
+    tx.commit().await?;
     let mut total = 0;
     loop {
         let mut tx = TenantTx::begin(state, tenant).await?;
         let claimed = repo::claim_due(&mut tx, BATCH, LEASE_SECONDS).await?;
         tx.commit().await?;
         if claimed.is_empty() {
-            return Ok(total);
+            return Ok((total, pending));
         }
         total += claimed.len();
         // One attempt per endpoint at a time (each is its endpoint's oldest): concurrently.
@@ -134,6 +153,33 @@ async fn garden_round(
         for (c, result) in claimed.iter().zip(results) {
             finish(state, tenant, c, &result).await?;
         }
+    }
+}
+
+/// Seals the garden's secrets still stored raw (rows from before tenant migration 0021, which
+/// cannot seal them: SQL has no key).
+async fn seal_raw_secrets(
+    state: &AppState,
+    tx: &mut TenantTx,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    for (id, raw) in repo::raw_secrets(tx).await? {
+        let sealed = super::service::seal(state, &raw)
+            .map_err(|_| "a raw webhook secret could not be sealed")?;
+        repo::seal_secret(tx, id, &sealed).await?;
+    }
+    Ok(())
+}
+
+/// The signing key of a claimed delivery.
+fn signing_key(state: &AppState, c: &Claimed) -> Result<Vec<u8>, String> {
+    match &c.secret {
+        StoredSecret::Raw(raw) => Ok(raw.clone()),
+        StoredSecret::Sealed(token) => crate::auth::sealed::with_fallback(state.config())
+            .ok_or("no key to open webhook secrets with")?
+            .decrypt(token)
+            .map_err(|_| {
+                "the signing secret does not open with FERNET_KEY or the derived key".into()
+            }),
     }
 }
 
@@ -164,6 +210,11 @@ async fn finish(
             None => Outcome::Failed,
         }
     };
+    crate::metrics::webhook_delivery(match outcome {
+        Outcome::Delivered => "delivered",
+        Outcome::RetryIn(_) => "retry",
+        Outcome::Failed => "failed",
+    });
     let mut tx = TenantTx::begin(state, tenant).await?;
     repo::record_attempt(&mut tx, c, result, outcome).await?;
     let disabled = if outcome == Outcome::Failed {
@@ -280,6 +331,27 @@ fn tls_config() -> Option<rustls::ClientConfig> {
         .clone()
 }
 
+/// An HTTP client for one checked target: it connects to `addr` only (whatever `host` resolves
+/// to next), follows no redirect, uses no proxy, and gives up after `timeout`. Web Push
+/// deliveries (`notify::push`) use it too.
+pub fn pinned_client(
+    host: &str,
+    addr: std::net::SocketAddr,
+    timeout: std::time::Duration,
+) -> Result<reqwest::Client, String> {
+    let tls = tls_config().ok_or("no TLS client configuration")?;
+    reqwest::Client::builder()
+        .use_preconfigured_tls(tls)
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(CONNECT_TIMEOUT)
+        .timeout(timeout)
+        .no_proxy()
+        // The connection goes to the address just checked, whatever the name resolves to next.
+        .resolve(host, addr)
+        .build()
+        .map_err(|e| format!("client: {e}"))
+}
+
 async fn post(state: &AppState, c: &Claimed) -> Result<(u16, String), String> {
     let allow = state.config().webhook_allow_private_targets;
     let url = target::parse(&c.url, allow).map_err(|r| format!("target refused: {}", r.0))?;
@@ -287,22 +359,12 @@ async fn post(state: &AppState, c: &Claimed) -> Result<(u16, String), String> {
         .await
         .map_err(|r| format!("target refused: {}", r.0))?;
     let host = url.host_str().unwrap_or_default().to_owned();
-    let tls = tls_config().ok_or("no TLS client configuration")?;
-    let client = reqwest::Client::builder()
-        .use_preconfigured_tls(tls)
-        .redirect(reqwest::redirect::Policy::none())
-        .connect_timeout(CONNECT_TIMEOUT)
-        .timeout(state.config().webhook_timeout)
-        .no_proxy()
-        // The connection goes to the address just checked, whatever the name resolves to next.
-        .resolve(&host, addr)
-        .build()
-        .map_err(|e| format!("client: {e}"))?;
+    let client = pinned_client(&host, addr, state.config().webhook_timeout)?;
     let id = repo::message_id(c.event_id);
     let timestamp = time::OffsetDateTime::now_utc().unix_timestamp();
     let body =
         serde_json::to_vec(&c.payload).unwrap_or_else(|_| json!({}).to_string().into_bytes());
-    let signature = signing::sign(&c.secret, &id, timestamp, &body);
+    let signature = signing::sign(&signing_key(state, c)?, &id, timestamp, &body);
     let mut res = client
         .post(url)
         .header("content-type", "application/json")

@@ -11,11 +11,20 @@ pub struct GardenDigest {
     pub due_today: Vec<(String, String)>,
     /// (task, due day)
     pub tasks: Vec<(String, String)>,
+    /// (plant, active ingredient or treatment, first day a harvest is allowed): safety
+    /// intervals whose last blocked day is today.
+    pub intervals_ending: Vec<(String, String, String)>,
+    /// Plants ready to harvest (readiness `ready`).
+    pub ready: Vec<String>,
 }
 
 impl GardenDigest {
     pub fn items(&self) -> usize {
-        self.overdue.len() + self.due_today.len() + self.tasks.len()
+        self.overdue.len()
+            + self.due_today.len()
+            + self.tasks.len()
+            + self.intervals_ending.len()
+            + self.ready.len()
     }
 }
 
@@ -122,6 +131,28 @@ pub fn render(
                 text.push_str(&line);
             }
         }
+        if !g.intervals_ending.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Wartezeiten, die heute enden:\n",
+                Lang::En => "Safety intervals ending today:\n",
+            });
+            for (plant, what, safe_on) in &g.intervals_ending {
+                let line = match lang {
+                    Lang::De => format!("  - {plant}: {what} (Ernte ab {safe_on})\n"),
+                    Lang::En => format!("  - {plant}: {what} (harvest allowed from {safe_on})\n"),
+                };
+                text.push_str(&line);
+            }
+        }
+        if !g.ready.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Erntereif:\n",
+                Lang::En => "Ready to harvest:\n",
+            });
+            for plant in &g.ready {
+                text.push_str(&format!("  - {plant}\n"));
+            }
+        }
         let link = format!("{frontend}/gardens/{}/today", g.slug);
         text.push_str(&match lang {
             Lang::De => format!("Öffnen: {link}\n"),
@@ -139,4 +170,47 @@ pub fn render(
         ),
     });
     (subject, text)
+}
+
+/// The push message's title and one-line body: counts only (a lock screen is not the place
+/// for plant names), the details are in the app behind the link.
+pub fn push_summary(lang: Lang, gardens: &[GardenDigest]) -> (String, String) {
+    let sum = |f: fn(&GardenDigest) -> usize| gardens.iter().map(f).sum::<usize>();
+    let care = sum(|g| g.overdue.len() + g.due_today.len());
+    let tasks = sum(|g| g.tasks.len());
+    let intervals = sum(|g| g.intervals_ending.len());
+    let ready = sum(|g| g.ready.len());
+    let mut parts = Vec::new();
+    match lang {
+        Lang::De => {
+            if care > 0 {
+                parts.push(format!("{care} Pflege"));
+            }
+            if tasks > 0 {
+                parts.push(format!("{tasks} Aufgaben"));
+            }
+            if intervals > 0 {
+                parts.push(format!("{intervals} Wartezeiten enden"));
+            }
+            if ready > 0 {
+                parts.push(format!("{ready} erntereif"));
+            }
+            ("Kultiva: heute".to_owned(), parts.join(", "))
+        }
+        Lang::En => {
+            if care > 0 {
+                parts.push(format!("{care} care"));
+            }
+            if tasks > 0 {
+                parts.push(format!("{tasks} tasks"));
+            }
+            if intervals > 0 {
+                parts.push(format!("{intervals} safety intervals ending"));
+            }
+            if ready > 0 {
+                parts.push(format!("{ready} ready to harvest"));
+            }
+            ("Kultiva: today".to_owned(), parts.join(", "))
+        }
+    }
 }

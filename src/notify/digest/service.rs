@@ -7,16 +7,19 @@ use super::compose::{self, GardenDigest, Lang};
 use super::token;
 use crate::error::AppError;
 use crate::garden::care::service as care;
+use crate::garden::harvest::service as harvest;
 use crate::garden::tasks::model::{TaskFilter, TaskState};
 use crate::garden::tasks::service as tasks;
 use crate::http::pagination::PageRequest;
 use crate::mail::OutgoingMail;
+use crate::notify::push::service as push;
 use crate::state::AppState;
 use crate::tenancy::context::migrate_if_behind;
 use crate::tenancy::registry::{self, TenantStatus};
 
 /// Most lines per section and garden.
 const SECTION_MAX: i64 = 50;
+const SECTION_MAX_USIZE: usize = 50;
 
 /// A user as the digest sees them (preferences applied over the defaults).
 #[derive(Debug, Clone)]
@@ -28,6 +31,10 @@ struct Recipient {
     digest: String,
     hour: i16,
     last_sent: Option<time::Date>,
+    /// `notify_email`: the digest goes out as a mail.
+    mail: bool,
+    /// `notify_push`: the digest goes to the user's push subscriptions as well.
+    push: bool,
 }
 
 /// What a run did.
@@ -68,12 +75,15 @@ pub async fn send_due(
                 coalesce(p.timezone, u.timezone) AS timezone,
                 coalesce(p.notify_digest, 'daily') AS digest,
                 coalesce(p.digest_hour, 7::smallint) AS hour,
+                coalesce(p.notify_email, true) AS mail,
+                coalesce(p.notify_push, false) AS push,
                 (SELECT max(s.local_date) FROM platform.digest_sent s WHERE s.user_id = u.id)
                     AS last_sent
          FROM platform.users u
          LEFT JOIN platform.user_preferences p ON p.user_id = u.id
          WHERE u.account_type = 'user' AND u.is_active AND u.email IS NOT NULL
-           AND coalesce(p.notify_email, true) AND coalesce(p.notify_care_due, true)
+           AND (coalesce(p.notify_email, true) OR coalesce(p.notify_push, false))
+           AND coalesce(p.notify_care_due, true)
            AND coalesce(p.notify_digest, 'daily') <> 'off'
            AND ($1::text IS NULL OR u.email = lower($1))
            AND EXISTS (SELECT 1 FROM platform.memberships m WHERE m.user_id = u.id)
@@ -92,6 +102,8 @@ pub async fn send_due(
             digest: r.try_get("digest")?,
             hour: r.try_get("hour")?,
             last_sent: r.try_get("last_sent")?,
+            mail: r.try_get("mail")?,
+            push: r.try_get("push")?,
         };
         let (day, hour, weekday) = local_now(&who.timezone);
         if who.last_sent.is_some_and(|d| d >= day)
@@ -123,10 +135,11 @@ async fn send_one(
     who: &Recipient,
     day: time::Date,
 ) -> Result<Option<bool>, AppError> {
-    let gardens = collect(state, who.id).await?;
+    let gardens = collect(state, who.id, day).await?;
     let items: usize = gardens.iter().map(GardenDigest::items).sum();
     let mut tx = state.platform_pool().begin().await?;
-    let mail_id = if items > 0 {
+    let lang = Lang::of(&who.locale);
+    let mail_id = if items > 0 && who.mail {
         let secret = state.config().jwt_secret_key.expose().as_bytes().to_vec();
         let frontend = &state.config().frontend_url;
         let link = format!(
@@ -134,8 +147,7 @@ async fn send_one(
             token::issue(&secret, who.id)
         );
         let day_text = day.to_string();
-        let (subject, body) =
-            compose::render(Lang::of(&who.locale), &day_text, &gardens, frontend, &link);
+        let (subject, body) = compose::render(lang, &day_text, &gardens, frontend, &link);
         Some(
             crate::mail::enqueue(
                 &mut tx,
@@ -167,11 +179,59 @@ async fn send_one(
         return Ok(None);
     }
     tx.commit().await?;
+    if mail_id.is_some() {
+        crate::metrics::digest_mail();
+    }
+    if items > 0 && who.push {
+        push_digest(state, who, day, lang, &gardens).await;
+    }
     Ok(Some(items > 0))
 }
 
-/// What is due in each garden the user belongs to.
-async fn collect(state: &AppState, user: Uuid) -> Result<Vec<GardenDigest>, AppError> {
+/// The day's digest as a push message to each of the user's subscriptions, after the day is
+/// recorded: a push service that is down loses that day's message (the mail, when on, still
+/// went), rather than sending it twice. Failures are logged, never the run's error.
+async fn push_digest(
+    state: &AppState,
+    who: &Recipient,
+    day: time::Date,
+    lang: Lang,
+    gardens: &[GardenDigest],
+) {
+    let (title, body) = compose::push_summary(lang, gardens);
+    let frontend = &state.config().frontend_url;
+    // One garden: its page; several: the front end's start page.
+    let url = match gardens.iter().filter(|g| g.items() > 0).collect::<Vec<_>>()[..] {
+        [one] => format!("{frontend}/gardens/{}/today", one.slug),
+        _ => format!("{frontend}/"),
+    };
+    let payload = serde_json::json!({
+        "type": "digest",
+        "day": day.to_string(),
+        "title": title,
+        "body": body,
+        "url": url,
+        "tag": format!("kultiva-digest-{day}"),
+    });
+    match push::send_to_user(state, who.id, &payload).await {
+        Ok(s) if s.delivered + s.removed + s.failed > 0 => tracing::info!(
+            user = %who.id,
+            delivered = s.delivered,
+            removed = s.removed,
+            failed = s.failed,
+            "digest push sent"
+        ),
+        Ok(_) => {}
+        Err(err) => tracing::warn!(user = %who.id, error = %err, "digest push not sent"),
+    }
+}
+
+/// What is due in each garden the user belongs to on `today`, the user's local day.
+async fn collect(
+    state: &AppState,
+    user: Uuid,
+    today: time::Date,
+) -> Result<Vec<GardenDigest>, AppError> {
     let ids: Vec<Uuid> = sqlx::query_scalar(
         "SELECT m.tenant_id FROM platform.memberships m
          JOIN platform.tenants t ON t.id = m.tenant_id AND t.status = 'active'
@@ -180,7 +240,6 @@ async fn collect(state: &AppState, user: Uuid) -> Result<Vec<GardenDigest>, AppE
     .bind(user)
     .fetch_all(state.platform_pool())
     .await?;
-    let today = care::today();
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let Some(tenant) = registry::find_by_id(state.platform_pool(), id).await? else {
@@ -194,7 +253,8 @@ async fn collect(state: &AppState, user: Uuid) -> Result<Vec<GardenDigest>, AppE
             skip: 0,
             limit: SECTION_MAX,
         };
-        let due = care::due_reminders(state, &tenant, "actionable", "urgency", page).await?;
+        let due =
+            care::due_reminders_on(state, &tenant, "actionable", "urgency", page, today).await?;
         let filter = TaskFilter {
             status: None,
             plant: None,
@@ -202,6 +262,8 @@ async fn collect(state: &AppState, user: Uuid) -> Result<Vec<GardenDigest>, AppE
             due_to: Some(today),
         };
         let open = tasks::list_tasks(state, &tenant, &filter, page).await?;
+        let ending = harvest::intervals_ending_on(state, &tenant, today).await?;
+        let ready = harvest::ready_plants(state, &tenant, SECTION_MAX_USIZE).await?;
         out.push(GardenDigest {
             name: tenant.name.clone(),
             slug: tenant.slug.to_string(),
@@ -223,6 +285,15 @@ async fn collect(state: &AppState, user: Uuid) -> Result<Vec<GardenDigest>, AppE
                 .filter(|t| matches!(t.status, TaskState::Pending | TaskState::InProgress))
                 .map(|t| (t.name, t.due_on.unwrap_or_default()))
                 .collect(),
+            intervals_ending: ending
+                .into_iter()
+                .take(SECTION_MAX_USIZE)
+                .map(|(plant, i)| {
+                    let what = i.active_ingredient.unwrap_or(i.treatment_name);
+                    (plant, what, i.safe_on)
+                })
+                .collect(),
+            ready: ready.into_iter().map(|r| r.plant_name).collect(),
         });
     }
     Ok(out)

@@ -74,7 +74,7 @@ pub const AUTHORED: &[AuthoredTable] = &[
         id_type: "uuid",
         actor_columns: &[],
         account_columns: &["created_by"],
-        secret_columns: &["secret"],
+        secret_columns: &["secret", "secret_encrypted"],
     },
 ];
 

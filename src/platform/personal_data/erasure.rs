@@ -391,9 +391,9 @@ async fn carry_out(state: &AppState, account: &User, plan: Plan) -> Result<Erase
     .bind(user)
     .fetch_all(&mut *tx)
     .await?;
-    // Keys, e-mail tokens, feeds and preferences go with the row (ON DELETE CASCADE); what
-    // others keep that names it as maker (gardens, service accounts, invitations) is kept
-    // without it (ON DELETE SET NULL).
+    // Keys, e-mail tokens, feeds, preferences and push subscriptions go with the row (ON
+    // DELETE CASCADE); what others keep that names it as maker (gardens, service accounts,
+    // invitations) is kept without it (ON DELETE SET NULL).
     sqlx::query("DELETE FROM platform.users WHERE id = $1")
         .bind(user)
         .execute(&mut *tx)

@@ -166,6 +166,13 @@ const DIGESTS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
         'sent_at', d.sent_at) ORDER BY d.local_date), '[]'::jsonb)::text
      FROM platform.digest_sent d WHERE d.user_id = $1";
 
+/// The person's Web Push subscriptions: the push service's host only (the endpoint's path is
+/// a capability of the push service, and the browser's keys stay with the service).
+const PUSH_SUBSCRIPTIONS: &str = "SELECT coalesce(jsonb_agg(jsonb_build_object(
+        'key', s.id, 'endpoint_host', s.endpoint_host, 'created_at', s.created_at,
+        'last_sent_at', s.last_sent_at) ORDER BY s.created_at, s.id), '[]'::jsonb)::text
+     FROM platform.push_subscriptions s WHERE s.user_id = $1";
+
 /// The audit log of the person's calls, one page (keyset on the row id).
 const AUDIT_PAGE: &str = "SELECT a.id, jsonb_build_object(
         'action', a.tool_name, 'tenant_slug', t.slug, 'api_key', a.api_key_id,
@@ -199,6 +206,7 @@ pub async fn write(state: &AppState, user: &User, sink: &mut Sink) -> Result<(),
         ("invitations_received", INVITATIONS_RECEIVED),
         ("notifications", NOTIFICATIONS),
         ("digests", DIGESTS),
+        ("push_subscriptions", PUSH_SUBSCRIPTIONS),
     ] {
         let json = section(db, sql, user.key).await?;
         sink.put(format!(",\"{name}\":{json}")).await?;

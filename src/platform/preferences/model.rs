@@ -33,7 +33,7 @@ pub struct Preferences {
     pub experience_level: String,
     /// E-mail notifications.
     pub notify_email: bool,
-    /// Push notifications.
+    /// Web Push: the digest also goes to your browsers (`/users/me/push-subscriptions`).
     pub notify_push: bool,
     /// Reminders of due care (watering, fertilising, …).
     pub notify_care_due: bool,
