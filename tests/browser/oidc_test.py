@@ -350,14 +350,15 @@ def checks(run: Run, browser: Browser, api: str, front: str, slugs: dict[str, st
             assert (got.get("error"), got.get("error_description")) == ("invalid_request", "invalid_state"), got
             assert "access_token" not in got, got
             assert "svc_refresh" not in {c["name"] for c in context.cookies()}
-            assert users_named(address) == 0
-            # The forged try did not burn the browser's real state: the genuine redirect works.
+            # The state is single-use: the forged try spent it, so even the genuine redirect
+            # replayed afterwards signs nobody in.
             page.goto(callback)
             got = landed(page)
-            assert "error" not in got and got.get("access_token"), got
+            assert (got.get("error"), got.get("error_description")) == ("invalid_request", "invalid_state"), got
+            assert "svc_refresh" not in {c["name"] for c in context.cookies()}
         finally:
             context.close()
-        assert users_named(address) == 1
+        assert users_named(address) == 0
 
     run.check("OpenID: a forged state is refused and creates nothing", forged_state)
 
