@@ -171,12 +171,14 @@ struct TodayData {
 async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<TodayData, AppError> {
     let state = &ctx.state;
     let tenant = &garden.tenant;
-    let due = care::due_reminders(
+    // Due on the person's own day (their time zone), as the digest counts it.
+    let due = care::due_reminders_on(
         state,
         tenant,
         "actionable",
         "urgency",
         page_request(LIST_LIMIT),
+        day,
     )
     .await?;
     let mut tasks = Vec::new();
