@@ -7,7 +7,7 @@
 use maud::{Markup, html};
 use salvo::prelude::*;
 
-use super::{PageCtx, csrf_refused, fail, here};
+use super::{PageCtx, csrf_refused, here};
 use crate::auth::accounts::model::{EmailToken, Login, Registration, ResetAddress, ResetConfirm};
 use crate::auth::accounts::service;
 use crate::error::{AppError, ErrorCode};
@@ -121,9 +121,8 @@ fn sign_in_form(
 
 #[handler]
 async fn sign_in_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let next = local_path(req.query::<String>("next").as_deref());
     if ctx.session.is_some() {
@@ -150,18 +149,10 @@ async fn sign_in_page(req: &mut Request, depot: &mut Depot, res: &mut Response) 
 
 #[handler]
 async fn sign_in(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some((ctx, posted)) = PageCtx::posted(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, form_max(&ctx)).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
-    };
-    if !session::visitor_csrf_ok(req, posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let next = local_path(posted.get("next"));
     let outcome = async {
         let form: Login = parse(posted.object(&[
@@ -217,9 +208,8 @@ fn sign_up_form(lang: Lang, csrf: &str, email: &str, name: &str, errors: &[Strin
 
 #[handler]
 async fn sign_up_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     if ctx.session.is_some() {
         return see_other(req, res, "/app");
@@ -239,18 +229,10 @@ async fn sign_up_page(req: &mut Request, depot: &mut Depot, res: &mut Response) 
 
 #[handler]
 async fn sign_up(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some((ctx, posted)) = PageCtx::posted(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, form_max(&ctx)).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
-    };
-    if !session::visitor_csrf_ok(req, posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let form: Result<Registration, AppError> = parse(posted.object(&[
         ("email", Field::Text),
         ("password", Field::Text),
@@ -317,9 +299,8 @@ async fn sign_up(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 
 #[handler]
 async fn sign_out(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let posted = match Posted::read(req, form_max(&ctx)).await {
         Ok(p) => p,
@@ -344,17 +325,9 @@ async fn sign_out(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 /// `locale` preference (the same record `PATCH /user-preferences` writes).
 #[handler]
 async fn set_lang(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some((ctx, posted)) = PageCtx::posted(req, depot, res).await else {
+        return;
     };
-    let posted = match Posted::read(req, form_max(&ctx)).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
-    };
-    if !ctx.csrf_ok(req, posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, ctx.lang);
-    }
     let back = local_path(posted.get("back"));
     let Some(lang) = posted.get("lang").and_then(Lang::parse) else {
         return see_other(req, res, &back);
@@ -378,9 +351,8 @@ async fn set_lang(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 
 #[handler]
 async fn verify_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
     let token = req.query::<String>("token").unwrap_or_default();
@@ -407,18 +379,10 @@ async fn verify_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 
 #[handler]
 async fn verify(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some((ctx, posted)) = PageCtx::posted(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, form_max(&ctx)).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
-    };
-    if !ctx.csrf_ok(req, posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let outcome = async {
         let EmailToken(token) = parse(posted.object(&[("token", Field::Text)]))?;
         service::verify_email(&ctx.state, &token).await
@@ -480,9 +444,8 @@ fn reset_confirm_form(lang: Lang, csrf: &str, token: &str, errors: &[String]) ->
 
 #[handler]
 async fn reset_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let csrf = ctx.csrf(req, res);
     let body = match req.query::<String>("token").filter(|t| !t.is_empty()) {
@@ -504,18 +467,10 @@ async fn reset_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 /// mail (the same answer whether or not the address has an account).
 #[handler]
 async fn reset(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some((ctx, posted)) = PageCtx::posted(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, form_max(&ctx)).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
-    };
-    if !ctx.csrf_ok(req, posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let csrf = ctx.csrf(req, res);
     if posted.get("token").is_some() {
         let outcome = async {
@@ -584,9 +539,8 @@ async fn reset(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 
 #[handler]
 async fn invitation_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
     let token = req.query::<String>("token").unwrap_or_default();
@@ -622,9 +576,8 @@ async fn invitation_page(req: &mut Request, depot: &mut Depot, res: &mut Respons
 
 #[handler]
 async fn accept_invitation(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let lang = ctx.lang;
     let posted = match Posted::read(req, form_max(&ctx)).await {

@@ -7,7 +7,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use time::Date;
 
-use super::{PageCtx, csrf_refused, fail, here};
+use super::{PageCtx, csrf_refused, here};
 use crate::auth::Role;
 use crate::error::AppError;
 use crate::garden::care::service::{self as care, CareAction, Target};
@@ -93,9 +93,8 @@ fn today_in(zone: &str) -> Date {
 /// `/app`: the person's gardens (straight into the only one).
 #[handler]
 pub async fn home(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let Some(s) = signed_in(req, res, &ctx) else {
         return;
@@ -237,9 +236,8 @@ async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<Toda
 /// `/app/g/{slug}`: Today.
 #[handler]
 async fn today(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let Some(s) = signed_in(req, res, &ctx) else {
         return;
@@ -422,9 +420,8 @@ fn care_item(
 /// the list item back as it now reads; a plain form goes back to Today.
 #[handler]
 async fn care_action(req: &mut Request, depot: &mut Depot, res: &mut Response) {
-    let ctx = match PageCtx::of(req, depot).await {
-        Ok(c) => c,
-        Err(e) => return fail(req, res, session::visitor_lang(req), e),
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
     };
     let Some(s) = signed_in(req, res, &ctx) else {
         return;

@@ -9,7 +9,7 @@ use salvo::http::HeaderValue;
 use salvo::http::header::CONTENT_SECURITY_POLICY;
 use salvo::prelude::*;
 
-use super::forms::code_text;
+use super::forms::{Posted, code_text};
 use super::i18n::Lang;
 use super::layout::{self, Frame, PAGE_CSP};
 use super::session::{self, WebSession};
@@ -38,6 +38,39 @@ pub struct PageCtx {
 }
 
 impl PageCtx {
+    /// The context, or `None` once the error page is written (the handler just returns).
+    pub async fn or_fail(req: &Request, depot: &Depot, res: &mut Response) -> Option<Self> {
+        match Self::of(req, depot).await {
+            Ok(ctx) => Some(ctx),
+            Err(e) => {
+                fail(req, res, session::visitor_lang(req), e);
+                None
+            }
+        }
+    }
+
+    /// A posted form with its context, once its CSRF value is this request's; `None` once the
+    /// refusal or error page is written.
+    pub async fn posted(
+        req: &mut Request,
+        depot: &Depot,
+        res: &mut Response,
+    ) -> Option<(Self, Posted)> {
+        let ctx = Self::or_fail(req, depot, res).await?;
+        let posted = match Posted::read(req, ctx.state.config().max_body_bytes).await {
+            Ok(p) => p,
+            Err(e) => {
+                ctx.fail(req, res, e);
+                return None;
+            }
+        };
+        if !ctx.csrf_ok(req, posted.get(session::CSRF_FIELD)) {
+            csrf_refused(req, res, ctx.lang);
+            return None;
+        }
+        Some((ctx, posted))
+    }
+
     pub async fn of(req: &Request, depot: &Depot) -> Result<Self, AppError> {
         let state = depot.app_state()?;
         let session = session::current(&state, req).await?;
