@@ -106,7 +106,10 @@ impl Bound {
     /// Serves (with the mail delivery, tool-audit and photo rendition workers beside it) until the handle stops the server, then
     /// stops the worker and closes the state's pools.
     pub async fn serve(self, state: AppState) {
-        let service = build_service(state.clone());
+        // The web pages need sign-in: full mode only.
+        let pages = (state.config().service_mode == crate::config::ServiceMode::Full)
+            .then(crate::web::router);
+        let service = build_service(state.clone(), pages);
         let mail = crate::mail::worker::start(state.clone());
         let audit = crate::mcp::audit::start(state.clone());
         let feed = crate::cache::feed::start(state.clone());

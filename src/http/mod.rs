@@ -150,9 +150,11 @@ impl Handler for BodyLimit {
     }
 }
 
-/// The whole service: hoops, API, docs, and the catcher that gives unmatched routes, wrong
-/// methods and panics the same error record as everything else.
-pub fn build_service(state: AppState) -> Service {
+/// The whole service: hoops, API, docs, the pages the face above hands in (`pages`: the web
+/// app's router in full mode; `http` does not import the faces above it), and the catcher
+/// that gives unmatched routes, wrong methods and panics the same error record as everything
+/// else.
+pub fn build_service(state: AppState, pages: Option<Router>) -> Service {
     let config = state.config().clone();
     let api = api_router(config.service_mode);
     let docs = openapi::router(&api, config.service_mode, config.mcp_server_enabled);
@@ -164,9 +166,9 @@ pub fn build_service(state: AppState) -> Service {
         })
         .push(docs)
         .push(api);
-    // The web pages (full mode: they need sign-in), outside the API tree and its document.
-    if config.service_mode == ServiceMode::Full {
-        root = root.push(crate::web::router());
+    // The web pages, outside the API tree and its document.
+    if let Some(pages) = pages {
+        root = root.push(pages);
     }
     // Outside the API tree: not in the OpenAPI document, not rate limited.
     if config.metrics_token.is_some() {
