@@ -50,15 +50,8 @@ pub struct RunSummary {
 
 /// The user's local day, hour and weekday (Monday = 1) now; an unknown zone is UTC.
 fn local_now(zone: &str) -> (time::Date, i8, i8) {
-    let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
-    let now = jiff::Timestamp::now().to_zoned(tz);
-    let date = time::Date::from_calendar_date(
-        i32::from(now.year()),
-        time::Month::try_from(u8::try_from(now.month()).unwrap_or(1))
-            .unwrap_or(time::Month::January),
-        u8::try_from(now.day()).unwrap_or(1),
-    )
-    .unwrap_or_else(|_| time::OffsetDateTime::now_utc().date());
+    let now = crate::platform::preferences::service::local_now(zone);
+    let date = crate::platform::preferences::service::day_of(&now);
     (date, now.hour(), now.weekday().to_monday_one_offset())
 }
 

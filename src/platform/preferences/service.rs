@@ -25,3 +25,20 @@ pub async fn set_locale(state: &AppState, user: Uuid, locale: &str) -> Result<()
     repo::put(state.platform_pool(), user, &prefs).await?;
     Ok(())
 }
+
+/// Now in a person's time zone (their `timezone` preference; an unknown zone is UTC).
+pub fn local_now(zone: &str) -> jiff::Zoned {
+    let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
+    jiff::Timestamp::now().to_zoned(tz)
+}
+
+/// The calendar day of a local time, as the rest of the service counts days.
+pub fn day_of(now: &jiff::Zoned) -> time::Date {
+    time::Date::from_calendar_date(
+        i32::from(now.year()),
+        time::Month::try_from(u8::try_from(now.month()).unwrap_or(1))
+            .unwrap_or(time::Month::January),
+        u8::try_from(now.day()).unwrap_or(1),
+    )
+    .unwrap_or_else(|_| time::OffsetDateTime::now_utc().date())
+}

@@ -78,18 +78,6 @@ async fn gardens_of(ctx: &PageCtx, s: &WebSession) -> Result<Vec<Tenant>, AppErr
     )
 }
 
-/// Today's date where the person lives (their `timezone` preference; UTC when unknown).
-fn today_in(zone: &str) -> Date {
-    let now = jiff::Timestamp::now();
-    let date = jiff::tz::TimeZone::get(zone)
-        .map(|tz| now.to_zoned(tz).date())
-        .unwrap_or_else(|_| now.to_zoned(jiff::tz::TimeZone::UTC).date());
-    time::Month::try_from(date.month() as u8)
-        .ok()
-        .and_then(|m| Date::from_calendar_date(i32::from(date.year()), m, date.day() as u8).ok())
-        .unwrap_or_else(|| time::OffsetDateTime::now_utc().date())
-}
-
 /// `/app`: the person's gardens (straight into the only one).
 #[handler]
 pub async fn home(req: &mut Request, depot: &mut Depot, res: &mut Response) {
@@ -248,7 +236,10 @@ async fn today(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         Ok(g) => g,
         Err(e) => return ctx.fail(req, res, e),
     };
-    let day = today_in(&s.prefs.timezone);
+    // Today's date where the person lives (their `timezone` preference).
+    let day = crate::platform::preferences::service::day_of(
+        &crate::platform::preferences::service::local_now(&s.prefs.timezone),
+    );
     let (gardens, data) =
         match tokio::try_join!(gardens_of(&ctx, s), read_today(&ctx, &garden, day)) {
             Ok(both) => both,
