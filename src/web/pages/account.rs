@@ -7,7 +7,7 @@
 use maud::{Markup, html};
 use salvo::prelude::*;
 
-use super::{PageCtx, csrf_refused, here};
+use super::{PageCtx, csrf_refused, here, url_escape};
 use crate::auth::accounts::model::{EmailToken, Login, Registration, ResetAddress, ResetConfirm};
 use crate::auth::accounts::service;
 use crate::error::{AppError, ErrorCode};
@@ -619,9 +619,4 @@ async fn accept_invitation(req: &mut Request, depot: &mut Depot, res: &mut Respo
             );
         }
     }
-}
-
-/// Percent-encodes a query value.
-fn url_escape(raw: &str) -> String {
-    url::form_urlencoded::byte_serialize(raw.as_bytes()).collect()
 }

@@ -7,7 +7,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use time::Date;
 
-use super::{PageCtx, csrf_refused, here};
+use super::{PageCtx, csrf_refused, here, url_escape};
 use crate::auth::Role;
 use crate::error::AppError;
 use crate::garden::care::service::{self as care, CareAction, Target};
@@ -61,7 +61,7 @@ fn page_request(limit: i64) -> PageRequest {
 /// The signed-in person, or a redirect to the sign-in that returns here.
 fn signed_in<'a>(req: &Request, res: &mut Response, ctx: &'a PageCtx) -> Option<&'a WebSession> {
     if ctx.session.is_none() {
-        let back: String = url::form_urlencoded::byte_serialize(here(req).as_bytes()).collect();
+        let back = url_escape(&here(req));
         session::clear(res, ctx.state.config());
         see_other(req, res, &format!("/app/login?next={back}"));
     }

@@ -166,3 +166,8 @@ pub fn csrf_refused(req: &Request, res: &mut Response, lang: Lang) {
     };
     layout::render(res, err.code().status(), layout::document(&frame, body));
 }
+
+/// Percent-encodes a query value.
+pub fn url_escape(raw: &str) -> String {
+    url::form_urlencoded::byte_serialize(raw.as_bytes()).collect()
+}
