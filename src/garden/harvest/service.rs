@@ -500,6 +500,17 @@ pub async fn ready_plants(
     tenant: &TenantRecord,
     max: usize,
 ) -> Result<Vec<Readiness>, AppError> {
+    readiness_where(state, tenant, max, |r| r.ready).await
+}
+
+/// The readiness of the garden's live plants that `keep` keeps, at most `max`, read in one
+/// snapshot (the digest's ripe plants; the Today page's ripe plants and running intervals).
+pub async fn readiness_where(
+    state: &AppState,
+    tenant: &TenantRecord,
+    max: usize,
+    keep: impl Fn(&Readiness) -> bool,
+) -> Result<Vec<Readiness>, AppError> {
     let mut tx = TenantTx::snapshot(state, tenant).await?;
     let mut out = Vec::new();
     let mut skip = 0;
@@ -514,7 +525,7 @@ pub async fn ready_plants(
             readiness_for(state, &mut tx, &plants)
                 .await?
                 .into_iter()
-                .filter(|r| r.ready),
+                .filter(|r| keep(r)),
         );
         skip += LIST_MAX_LIMIT;
         if seen == 0 || skip >= total || out.len() >= max {

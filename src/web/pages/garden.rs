@@ -50,9 +50,8 @@ pub async fn auth_budget(
 
 /// The first page query of everything: up to this many entries per list.
 const LIST_LIMIT: i64 = 50;
-/// Plants whose readiness Today reads (pages of the service's list).
-const READINESS_PAGE: i64 = 100;
-const READINESS_MAX: i64 = 1_000;
+/// Most plants Today lists as ready or under a safety interval.
+const READINESS_MAX: usize = 1_000;
 
 fn page_request(limit: i64) -> PageRequest {
     PageRequest { skip: 0, limit }
@@ -185,25 +184,12 @@ async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<Toda
         .await?;
         tasks.extend(page.items);
     }
-    let mut readiness = Vec::new();
-    let mut skip = 0;
-    loop {
-        let page = crate::garden::harvest::service::readiness(
-            state,
-            tenant,
-            PageRequest {
-                skip,
-                limit: READINESS_PAGE,
-            },
-        )
+    // Only what Today shows: plants ready to harvest and plants with an interval running.
+    let readiness =
+        crate::garden::harvest::service::readiness_where(state, tenant, READINESS_MAX, |r| {
+            r.ready || !r.safety_intervals.is_empty()
+        })
         .await?;
-        let got = page.items.len() as i64;
-        readiness.extend(page.items);
-        skip += got;
-        if got < READINESS_PAGE || skip >= page.total || skip >= READINESS_MAX {
-            break;
-        }
-    }
     let diary = crate::garden::diary::service::list_entries(
         state,
         tenant,
