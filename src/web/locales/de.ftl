@@ -90,6 +90,8 @@ due-on = fällig am
 safety-until = gesperrt bis
 safety-harvest-from = Ernte ab
 
+safety-source = Quelle
+
 care-watering = Gießen
 care-fertilizing = Düngen
 care-repotting = Umtopfen

@@ -90,6 +90,8 @@ due-on = due
 safety-until = blocked until
 safety-harvest-from = harvest from
 
+safety-source = source
+
 care-watering = Watering
 care-fertilizing = Fertilising
 care-repotting = Repotting

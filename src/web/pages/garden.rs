@@ -330,7 +330,9 @@ fn today_body(
                     @for (plant, i) in &intervals {
                         li {
                             span.what { (plant.plant_name) " · " (i.treatment_name) }
-                            span.meta { (lang.t("safety-until")) " " (lang.iso_date(&i.last_blocked_day)) "; " (lang.t("safety-harvest-from")) " " (lang.iso_date(&i.safe_on)) }
+                            span.meta { (lang.t("safety-until")) " " (lang.iso_date(&i.last_blocked_day)) "; " (lang.t("safety-harvest-from")) " " (lang.iso_date(&i.safe_on))
+                                @if let Some(source) = &i.interval_source { " (" (lang.t("safety-source")) ": " (source) ")" }
+                            }
                         }
                     }
                 }
