@@ -207,6 +207,58 @@ async fn pages_carry_their_policy_speak_the_browsers_language_and_serve_their_fi
         assert!(cache.contains("immutable"), "{file}: {cache}");
         assert!(!asset.bytes().await.expect("bytes").is_empty());
     }
+    // Assets go gzipped to a browser that takes gzip (the same bytes once inflated); a page
+    // never does (its CSRF value beside reflected text would be exposed to BREACH).
+    let htmx = files.iter().find(|f| f.contains("/htmx-")).expect("htmx");
+    let plain = app.get(htmx).await.bytes().await.expect("bytes");
+    let zipped = app
+        .client
+        .get(app.url(htmx))
+        .header("accept-encoding", "br;q=1.0, gzip;q=0.8")
+        .send()
+        .await
+        .expect("asset");
+    assert_eq!(
+        crate::support::header(&zipped, "content-encoding").as_deref(),
+        Some("gzip")
+    );
+    assert_eq!(
+        crate::support::header(&zipped, "vary").as_deref(),
+        Some("accept-encoding")
+    );
+    let zipped = zipped.bytes().await.expect("bytes");
+    assert!(
+        zipped.len() * 2 < plain.len(),
+        "{} vs {}",
+        zipped.len(),
+        plain.len()
+    );
+    let mut inflated = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&zipped[..]),
+        &mut inflated,
+    )
+    .expect("gunzip");
+    assert_eq!(inflated, plain.to_vec());
+    let refused = app
+        .client
+        .get(app.url(htmx))
+        .header("accept-encoding", "gzip;q=0, identity")
+        .send()
+        .await
+        .expect("asset");
+    assert_eq!(crate::support::header(&refused, "content-encoding"), None);
+    let page_zipped = app
+        .client
+        .get(app.url("/app/login"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(
+        crate::support::header(&page_zipped, "content-encoding"),
+        None
+    );
     assert_eq!(
         app.get("/app/assets/htmx-000000.js")
             .await

@@ -115,17 +115,20 @@ pub async fn count(tx: &mut GardenTx, status: Option<RunStatus>) -> Result<i64, 
     .await
 }
 
+/// The time is bound, not `now()`: Citus refuses a non-immutable function inside CASE or
+/// coalesce in an UPDATE of a distributed table.
 pub async fn set_status(tx: &mut GardenTx, id: Uuid, to: RunStatus) -> Result<(), sqlx::Error> {
     sqlx::query(tx.sql(
         "UPDATE tenant.planting_runs SET status = $2, \
-         started_at = CASE WHEN $3 THEN coalesce(started_at, now()) ELSE started_at END, \
-         completed_at = CASE WHEN $4 THEN now() ELSE completed_at END, updated_at = now() \
+         started_at = CASE WHEN $3 THEN coalesce(started_at, $5) ELSE started_at END, \
+         completed_at = CASE WHEN $4 THEN $5 ELSE completed_at END, updated_at = $5 \
          WHERE id = $1",
     ))
     .bind(id)
     .bind(to.as_str())
     .bind(to.starts())
     .bind(to.ends())
+    .bind(time::OffsetDateTime::now_utc())
     .execute(tx.conn())
     .await?;
     Ok(())

@@ -208,7 +208,8 @@ pub async fn update(tx: &mut TenantTx, id: Uuid, u: &Update<'_>) -> Result<(), s
     Ok(())
 }
 
-/// Moves a task to `to`, setting the timestamps the move sets.
+/// Moves a task to `to`, setting the timestamps the move sets. The time is bound, not `now()`:
+/// Citus refuses a non-immutable function inside CASE in an UPDATE of a distributed table.
 pub async fn set_status(
     tx: &mut TenantTx,
     id: Uuid,
@@ -218,12 +219,12 @@ pub async fn set_status(
     notes: Option<&str>,
 ) -> Result<(), sqlx::Error> {
     let sql = tx.sql(
-        "UPDATE tenant.tasks SET status = $2, updated_at = now(), \
-           started_at = CASE WHEN $3 = 'start' THEN now() ELSE started_at END, \
-           completed_at = CASE WHEN $3 = 'complete' THEN now() \
+        "UPDATE tenant.tasks SET status = $2, updated_at = $6, \
+           started_at = CASE WHEN $3 = 'start' THEN $6 ELSE started_at END, \
+           completed_at = CASE WHEN $3 = 'complete' THEN $6 \
                                WHEN $3 = 'reopen' THEN NULL ELSE completed_at END, \
            completion_notes = CASE WHEN $3 = 'complete' THEN $4 ELSE completion_notes END, \
-           reopened_at = CASE WHEN $3 = 'reopen' THEN now() ELSE reopened_at END, \
+           reopened_at = CASE WHEN $3 = 'reopen' THEN $6 ELSE reopened_at END, \
            reopened_from_status = CASE WHEN $3 = 'reopen' THEN $5 ELSE reopened_from_status END \
          WHERE id = $1",
     );
@@ -233,6 +234,7 @@ pub async fn set_status(
         .bind(action.as_str())
         .bind(notes)
         .bind(from.as_str())
+        .bind(time::OffsetDateTime::now_utc())
         .execute(tx.conn())
         .await?;
     Ok(())

@@ -348,8 +348,8 @@ pub async fn record_attempt(
     let sql = tx.sql(
         "UPDATE tenant.webhook_deliveries
          SET status = $3, locked_until = NULL, last_status_code = $4, last_error = $5,
-             next_attempt_at = now() + make_interval(secs => $6),
-             finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
+             next_attempt_at = $7 + make_interval(secs => $6),
+             finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE $7 END
          WHERE id = $1 AND attempts = $2",
     );
     sqlx::query(sql)
@@ -359,6 +359,8 @@ pub async fn record_attempt(
         .bind(result.response_code)
         .bind(&result.error)
         .bind(retry)
+        // Bound, not `now()`: Citus refuses a non-immutable function inside CASE here.
+        .bind(time::OffsetDateTime::now_utc())
         .execute(tx.conn())
         .await?;
     Ok(())
