@@ -419,9 +419,19 @@ pub fn db_unavailable(err: &sqlx::Error) -> bool {
         | sqlx::Error::PoolClosed
         | sqlx::Error::Io(_)
         | sqlx::Error::Tls(_) => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|c| is_unavailable_sqlstate(&c)),
+        sqlx::Error::Database(db) => {
+            db.code().is_some_and(|c| is_unavailable_sqlstate(&c)) || citus_node_lost(db.message())
+        }
         _ => false,
     }
+}
+
+/// Citus's answer when the part of a transaction on a worker failed: the worker went away, or
+/// the garden's tables left it (moved off this cluster, or dropped) while the transaction ran.
+/// Citus reports it as `XX000` with this text, so the text is what tells it from a fault of the
+/// statement; either way a retry finds the garden where it is now.
+pub fn citus_node_lost(message: &str) -> bool {
+    message.starts_with("failure on connection marked as essential")
 }
 
 /// True when a statement failed because a garden's schema, or a table of it, is not on the
@@ -725,6 +735,10 @@ mod tests {
         for code in ["23505", "42P01", "40001", "57014", "XX000"] {
             assert!(!is_unavailable_sqlstate(code), "{code}");
         }
+        assert!(citus_node_lost(
+            "failure on connection marked as essential: 127.0.0.1:25632"
+        ));
+        assert!(!citus_node_lost("relation \"t_x.sites\" does not exist"));
     }
 
     #[test]

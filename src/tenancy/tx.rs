@@ -94,7 +94,13 @@ enum GateRefusal {
 }
 
 fn gate_refusal(err: &sqlx::Error) -> Option<GateRefusal> {
-    match err.as_database_error().and_then(|e| e.code())?.as_ref() {
+    let db = err.as_database_error()?;
+    // On Citus the gate lock runs on the garden's worker too; a garden moved off the cluster
+    // meanwhile fails there, which Citus reports as the lost node.
+    if crate::error::citus_node_lost(db.message()) {
+        return Some(GateRefusal::Closed);
+    }
+    match db.code()?.as_ref() {
         "42P01" | "3F000" => Some(GateRefusal::Closed),
         "55P03" => Some(GateRefusal::Busy),
         _ => None,

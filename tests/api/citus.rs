@@ -329,3 +329,59 @@ async fn the_cli_moves_a_garden_to_a_node_and_refuses_on_plain_postgresql() {
         assert!(stderr.contains("is not a Citus coordinator"), "{stderr}");
     }
 }
+
+/// Kultiva's own move (`tenant move --to`) relies on its write gate, which does not hold a
+/// Citus garden's writes back (acknowledged writes were lost when it was tried): it refuses a
+/// Citus database as source or target and changes nothing.
+#[tokio::test]
+async fn kultivas_own_move_refuses_a_citus_database_and_changes_nothing() {
+    if citus_app().await.is_none() {
+        return;
+    }
+    let second = crate::support::second_server_url().await;
+    let app = TestApp::spawn_with(crate::support::Options {
+        env: vec![("TENANT_PLACEMENTS", format!("second={second}"))],
+        ..crate::support::Options::default()
+    })
+    .await;
+    let t = app.tenant("citus-own-move").await;
+    assert_eq!(
+        post_site(&app, t.slug.as_str(), "before").await.status(),
+        201
+    );
+    let sites = app.site_count(&t).await;
+    let err = kultiva::tenancy::transfer::moving::move_tenant(
+        &app.state,
+        &t.slug,
+        "second",
+        kultiva::tenancy::transfer::moving::MoveOptions::default(),
+    )
+    .await
+    .expect_err("a move off Citus is refused");
+    let said = err.to_string();
+    assert!(
+        said.contains("is a Citus database") && said.contains("--to-node"),
+        "{said}"
+    );
+    // Nothing changed: the garden is where it was, nothing was made on the other server,
+    // and it serves reads and writes.
+    let placement: String =
+        sqlx::query_scalar("SELECT placement FROM platform.tenants WHERE id = $1")
+            .bind(t.id)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("registry");
+    assert_eq!(placement, "primary");
+    let on_second: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)")
+            .bind(t.schema_name.as_str())
+            .fetch_one(app.state.placements().get("second").expect("second").pool())
+            .await
+            .expect("second server");
+    assert!(!on_second, "no schema was made on the other server");
+    assert_eq!(
+        post_site(&app, t.slug.as_str(), "after").await.status(),
+        201
+    );
+    assert_eq!(app.site_count(&t).await, sites + 1);
+}

@@ -358,6 +358,22 @@ async fn preflight(
             target.name()
         )));
     }
+    // Kultiva's move relies on its write gate (a table lock) holding every write of the garden
+    // back while it copies. On Citus the garden's rows live on a worker and that lock did not
+    // hold them all: a test moving a garden off a coordinator under writes lost acknowledged
+    // ones. So a move never starts from or into a Citus database; Citus moves gardens itself.
+    for (side, conn) in [
+        (&tenant.placement, &mut *src),
+        (&target.name().to_owned(), dst),
+    ] {
+        if crate::tenancy::citus::is_citus(conn).await? {
+            return Err(TransferError::Refused(format!(
+                "placement {side:?} is a Citus database: Kultiva's own move does not run on \
+                 Citus; move a garden between the cluster's workers with --to-node, or take it \
+                 off the cluster with tenant export and tenant import"
+            )));
+        }
+    }
     if schema_exists(dst, &tenant.schema_name).await? {
         return Err(TransferError::Refused(format!(
             "placement {:?} already has a schema {}; nothing was changed (drop it there if it \
