@@ -107,6 +107,36 @@ fn render_limited(
     res.render(Json(RateLimitBody { error }));
 }
 
+/// The general budget for a face that knows its caller itself (the web pages read their
+/// session cookie): the account's bucket when `user` is known, else the client IP's, as
+/// [`general_limit`] counts API requests. Over the limit it renders the 429 (with
+/// `Retry-After`), stops the chain and returns false.
+pub async fn general_budget_of(
+    state: &AppState,
+    req: &Request,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+    user: Option<uuid::Uuid>,
+) -> bool {
+    if state.config().service_mode == ServiceMode::Light {
+        return true;
+    }
+    match user {
+        Some(user) => {
+            let identity = format!("acct:{user}");
+            enforce(state, res, ctrl, Limit::General, &identity, "account", 1)
+                .await
+                .is_none()
+        }
+        None => {
+            let address = client_identity(state, req);
+            enforce(state, res, ctrl, Limit::General, &address, "client IP", 1)
+                .await
+                .is_none()
+        }
+    }
+}
+
 /// Draws `cost` requests from a bucket; over the limit, renders the 429, stops the chain and
 /// returns the wait.
 async fn enforce(

@@ -123,6 +123,10 @@ fn page_headers(res: &mut Response) {
 pub fn render(res: &mut Response, status: StatusCode, markup: Markup) {
     page_headers(res);
     res.status_code(status);
+    // The page replaces whatever a hoop wrote before it (the API's JSON 429 of a rate limit):
+    // salvo appends to a body and keeps a content type already set.
+    let _ = res.take_body();
+    res.headers_mut().remove(salvo::http::header::CONTENT_TYPE);
     res.render(Text::Html(markup.into_string()));
 }
 

@@ -19,8 +19,12 @@ use salvo::prelude::*;
 pub fn router() -> Router {
     Router::with_path("app")
         .hoop(pages::frame_headers)
-        .get(pages::garden::home)
         .push(Router::with_path("assets/{file}").get(assets::serve))
-        .push(pages::account::router())
-        .push(pages::garden::router())
+        .push(
+            Router::new()
+                .hoop(pages::page_budget)
+                .get(pages::garden::home)
+                .push(pages::account::router())
+                .push(pages::garden::router()),
+        )
 }

@@ -36,6 +36,7 @@ pub const CSRF_FIELD: &str = "_csrf";
 const PATH: &str = "/app";
 
 /// A signed-in person on the pages.
+#[derive(Clone)]
 pub struct WebSession {
     pub principal: Principal,
     pub user: Arc<User>,

@@ -851,3 +851,75 @@ async fn the_mailed_links_lead_to_the_pages_confirmation_and_reset_end_to_end() 
     b.sign_in(&email, "a brand new password").await;
     assert!(sink.messages_to(&unknown).is_empty());
 }
+
+/// Pages draw from the general budget as API requests do: a signed-in person's account, a
+/// visitor's address. Spent, the answer is a 429 page with `Retry-After` and the handler does
+/// not run; the asset files are outside the budget.
+#[tokio::test]
+async fn pages_draw_from_the_general_budget_per_account_and_per_address() {
+    const BUDGET: usize = 8;
+    let app = TestApp::full_env(&[
+        ("RATE_LIMIT_GENERAL_PER_MINUTE", "8"),
+        ("RATE_LIMIT_AUTH_PER_MINUTE", "100"),
+    ])
+    .await;
+    let user = app.user("web-budget").await;
+    let mut person = Browser::new(&app, "en");
+    person.sign_in(&user.email, crate::support::PASSWORD).await;
+    // Signed in, the person's pages count against their account.
+    let mut served = 0;
+    let refused = loop {
+        let page = person.get("/app").await;
+        if page.status == 429 {
+            break page;
+        }
+        // Home sends a person with one garden on to it.
+        assert!(matches!(page.status, 200 | 303), "{}", page.body);
+        served += 1;
+        assert!(served <= BUDGET, "never limited");
+    };
+    assert_eq!(served, BUDGET, "the account's whole budget, no more");
+    assert!(refused.header("content-type").starts_with("text/html"));
+    assert!(
+        refused.body.starts_with("<!DOCTYPE html>") && !refused.body.contains(r#""error""#),
+        "a page alone, not the API's JSON before it: {}",
+        refused.body
+    );
+    assert!(
+        refused
+            .header("retry-after")
+            .parse::<u64>()
+            .is_ok_and(|s| s >= 1)
+    );
+    assert!(
+        refused
+            .header("content-security-policy")
+            .contains("script-src 'self'")
+    );
+    // The address still has budget left (the sign-in page and post, and the API's register
+    // and login, took four): a visitor from it is served, then refused.
+    let mut visitor = Browser::new(&app, "en");
+    let mut visitor_served = 0;
+    loop {
+        let page = visitor.get("/app/login").await;
+        if page.status == 429 {
+            break;
+        }
+        assert_eq!(page.status, 200, "{}", page.body);
+        visitor_served += 1;
+        assert!(visitor_served <= BUDGET, "never limited");
+    }
+    assert!(
+        visitor_served < BUDGET,
+        "{visitor_served}: the address's own bucket"
+    );
+    // Assets are not counted.
+    let sheet = regex::Regex::new(r#"href="(/app/assets/app-[0-9a-f]+\.css)""#)
+        .expect("pattern")
+        .captures(&refused.body)
+        .expect("stylesheet")[1]
+        .to_owned();
+    for _ in 0..3 {
+        assert_eq!(app.get(&sheet).await.status().as_u16(), 200);
+    }
+}

@@ -129,6 +129,8 @@ def main() -> int:
         DEBUG="true",
         RUST_LOG="warn",
         REDIS_KEY_PREFIX=f"web-browser-{os.getpid()}",
+        # The walk's pages come from one address and one person faster than anyone browses.
+        RATE_LIMIT_GENERAL_PER_MINUTE="100000",
         JWT_SECRET_KEY=env.get("JWT_SECRET_KEY", "browser-test-secret-0123456789abcdef01234567"),
     )
     log = out / "web-server.log"

@@ -30,6 +30,45 @@ pub async fn frame_headers(
         .insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
 }
 
+/// The session the budget hoop read, kept for the page handler (one lookup per request).
+#[derive(Clone)]
+struct ReadSession(Option<WebSession>);
+
+/// Hoop: every page and form post draws from the general budget, as an API request does: the
+/// signed-in person's account, else the client address. Spent, the 429 (with `Retry-After`)
+/// is a page in the visitor's language, and the handler never runs.
+#[handler]
+pub async fn page_budget(
+    req: &mut Request,
+    depot: &mut Depot,
+    res: &mut Response,
+    ctrl: &mut FlowCtrl,
+) {
+    let read = async {
+        let state = depot.app_state()?;
+        let session = session::current(&state, req).await?;
+        Ok::<_, AppError>((state, session))
+    };
+    let (state, session) = match read.await {
+        Ok(found) => found,
+        Err(e) => {
+            fail(req, res, session::visitor_lang(req), e);
+            ctrl.skip_rest();
+            return;
+        }
+    };
+    let user = session.as_ref().map(|s| s.principal.user_id);
+    if !crate::http::rate_limit::general_budget_of(&state, req, res, ctrl, user).await {
+        let lang = session
+            .as_ref()
+            .map_or_else(|| session::visitor_lang(req), |s| s.lang);
+        let err = AppError::new(crate::error::ErrorCode::RateLimitExceeded, "page budget");
+        error_page(req, res, lang, &err, String::new());
+        return;
+    }
+    depot.insert_typed(ReadSession(session));
+}
+
 /// What every page handler starts from.
 pub struct PageCtx {
     pub state: AppState,
@@ -73,7 +112,10 @@ impl PageCtx {
 
     pub async fn of(req: &Request, depot: &Depot) -> Result<Self, AppError> {
         let state = depot.app_state()?;
-        let session = session::current(&state, req).await?;
+        let session = match depot.get_typed::<ReadSession>() {
+            Ok(read) => read.0.clone(),
+            Err(_) => session::current(&state, req).await?,
+        };
         let lang = session
             .as_ref()
             .map_or_else(|| session::visitor_lang(req), |s| s.lang);
