@@ -1,5 +1,6 @@
 //! Reading a user's preferences: the stored row, else the defaults (REST and the web pages).
 
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::model::Preferences;
@@ -16,6 +17,31 @@ pub async fn current(state: &AppState, user: Uuid) -> Result<Preferences, AppErr
 /// person who never chose one from the browser).
 pub async fn stored(state: &AppState, user: Uuid) -> Result<Option<Preferences>, AppError> {
     Ok(repo::get(state.platform_pool(), user).await?)
+}
+
+/// Replaces the user's preferences with a whole, checked record (`PUT /user-preferences`).
+pub async fn put(state: &AppState, user: Uuid, prefs: &Preferences) -> Result<(), AppError> {
+    repo::put(state.platform_pool(), user, prefs).await?;
+    Ok(())
+}
+
+/// Changes some of the user's preferences (`PATCH /user-preferences` and the settings page):
+/// the given fields laid over the stored record, then read as a whole record, so the checks are
+/// those of a PUT and a field sent as null is refused like a missing one.
+pub async fn patch(
+    state: &AppState,
+    user: Uuid,
+    changes: Map<String, Value>,
+) -> Result<Preferences, AppError> {
+    let mut merged = current(state, user).await?.to_map();
+    for (k, v) in changes {
+        merged.insert(k, v);
+    }
+    let bytes = serde_json::to_vec(&Value::Object(merged))
+        .map_err(|e| AppError::internal(format!("preferences: {e}")))?;
+    let prefs: Preferences = crate::http::json::parse_json(&bytes)?;
+    put(state, user, &prefs).await?;
+    Ok(prefs)
 }
 
 /// Sets the user's language (the web pages' language switch); the rest stays as it was.
