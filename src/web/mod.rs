@@ -23,4 +23,8 @@ pub fn router() -> Router {
         .push(Router::with_path("assets/{file}").get(assets::serve))
         .push(pages::account::router())
         .push(pages::garden::router())
+        .push(pages::places::router())
+        .push(pages::calendar::router())
+        .push(pages::members::router())
+        .push(pages::settings::router())
 }
