@@ -887,6 +887,15 @@ async fn garden_settings_let_admins_manage_members_and_refuse_everyone_else() {
         .await;
     assert_eq!(sent.status, 303, "{}", sent.body);
     assert_eq!(open_invitations(&app, &auth, &slug).await, 1);
+    let twice = a
+        .post(
+            &format!("{settings}/invitations"),
+            &[("_csrf", &csrf), ("email", invited), ("role", "viewer")],
+        )
+        .await;
+    assert_eq!(twice.status, 409);
+    assert!(twice.has("already belongs to a member or has an open invitation"));
+    assert_eq!(open_invitations(&app, &auth, &slug).await, 1);
 
     // Change a role.
     let changed = a
@@ -1029,6 +1038,11 @@ async fn garden_settings_let_admins_manage_members_and_refuse_everyone_else() {
         )
         .await;
     assert_eq!(leave.status, 409, "{}", leave.body);
+    assert!(
+        leave.has("The last administrator of a garden can be neither removed"),
+        "{}",
+        leave.body
+    );
     assert_eq!(
         role_of(&members(&app, &auth, &slug).await, &admin.key),
         "admin"

@@ -313,3 +313,5 @@ members-done-role = Rolle geändert.
 members-done-removed = Mitglied entfernt.
 members-done-account-created = Dienstkonto erstellt.
 members-done-account-removed = Dienstkonto entfernt; sein Schlüssel gilt hier nicht mehr.
+members-last-admin = Der letzte Administrator eines Gartens kann weder entfernt noch herabgestuft werden: Mach zuerst jemand anderen zum Administrator. Es wurde nichts geändert.
+members-invite-duplicate = Diese Adresse gehört schon einem Mitglied oder hat eine offene Einladung. Es wurde nichts gesendet.

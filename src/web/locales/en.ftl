@@ -313,3 +313,5 @@ members-done-role = Role changed.
 members-done-removed = Member removed.
 members-done-account-created = Service account created.
 members-done-account-removed = Service account removed; its key no longer works here.
+members-last-admin = The last administrator of a garden can be neither removed nor demoted: make someone else an administrator first. Nothing was changed.
+members-invite-duplicate = This address already belongs to a member or has an open invitation. Nothing was sent.

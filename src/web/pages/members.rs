@@ -13,7 +13,7 @@ use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
 use super::settings::API_DOCS;
 use super::{PageCtx, csrf_refused};
 use crate::auth::{AccountType, Role};
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 use crate::http::pagination::PageRequest;
 use crate::platform::service_accounts::model::{NewServiceAccount, ServiceAccount};
 use crate::platform::service_accounts::service as service_accounts;
@@ -370,8 +370,15 @@ async fn act(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             show(req, res, &ctx, &scope, StatusCode::CREATED, &extras).await;
         }
         Err(err) if shown_on_form(&err) => {
+            let errors = match (what.as_str(), err.code()) {
+                ("members", ErrorCode::StateConflict) => vec![lang.t("members-last-admin")],
+                ("invitations", ErrorCode::DuplicateEntry) => {
+                    vec![lang.t("members-invite-duplicate")]
+                }
+                _ => explain(lang, &err, &label(lang)),
+            };
             let extras = Extras {
-                errors: explain(lang, &err, &label(lang)),
+                errors,
                 ..Extras::default()
             };
             show(req, res, &ctx, &scope, err.code().status(), &extras).await;
