@@ -54,8 +54,13 @@ pub async fn set_locale(state: &AppState, user: Uuid, locale: &str) -> Result<()
 
 /// Now in a person's time zone (their `timezone` preference; an unknown zone is UTC).
 pub fn local_now(zone: &str) -> jiff::Zoned {
+    local_at(zone, jiff::Timestamp::now())
+}
+
+/// A moment in a person's time zone (an unknown zone is UTC).
+pub fn local_at(zone: &str, at: jiff::Timestamp) -> jiff::Zoned {
     let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
-    jiff::Timestamp::now().to_zoned(tz)
+    at.to_zoned(tz)
 }
 
 /// The calendar day of a local time, as the rest of the service counts days.

@@ -11,7 +11,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use time::{Date, Duration, Month};
 
-use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
 use super::{PageCtx, csrf_refused};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
@@ -260,7 +260,7 @@ fn body(
             @if feed.active {
                 p.meta {
                     (lang.t("calendar-feed-active"))
-                    @if let Some(at) = feed.rotated_at { " " (lang.t("calendar-feed-since")) " " (lang.date(at.date())) }
+                    @if let Some(at) = feed.rotated_at { " " (lang.t("calendar-feed-since")) " " (lang.date(local_day(scope.s, at))) }
                 }
                 div.actions {
                     @if grower {

@@ -9,7 +9,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 
 use super::garden::role_text;
-use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
 use super::settings::API_DOCS;
 use super::{PageCtx, csrf_refused};
 use crate::auth::{AccountType, Role};
@@ -199,7 +199,7 @@ fn body(lang: Lang, scope: &GardenScope<'_>, data: &MembersData, extras: &Extras
                     ul.items {
                         @for i in &data.invitations {
                             li {
-                                span.what { (i.email) br; span.meta { (role_text(lang, i.role)) " · " (lang.t("members-invitation-until")) " " (lang.date(i.expires_at.date())) } }
+                                span.what { (i.email) br; span.meta { (role_text(lang, i.role)) " · " (lang.t("members-invitation-until")) " " (lang.date(local_day(scope.s, i.expires_at))) } }
                                 form.inline method="post" action=(format!("{base}/invitations/{}/withdraw", i.key)) {
                                     (csrf_field(csrf))
                                     button.secondary type="submit" aria-label=(lang.t_with("members-withdraw-named", &[("email", i.email.clone().into())])) { (lang.t("members-withdraw")) }
@@ -240,7 +240,7 @@ fn body(lang: Lang, scope: &GardenScope<'_>, data: &MembersData, extras: &Extras
                                     br;
                                     span.meta {
                                         @for k in &a.api_keys { code { (k.key_prefix) "…" } " " }
-                                        @if let Some(used) = a.last_used_at { " · " (lang.t("settings-key-used")) " " (lang.date(used.date())) }
+                                        @if let Some(used) = a.last_used_at { " · " (lang.t("settings-key-used")) " " (lang.date(local_day(scope.s, used))) }
                                     }
                                 }
                                 form.inline method="post" action=(format!("{base}/service-accounts/{}/remove", a.key)) {

@@ -104,6 +104,15 @@ pub fn shown_on_form(err: &AppError) -> bool {
         && status != StatusCode::UNAUTHORIZED
 }
 
+/// The calendar day of a moment where the person lives (their `timezone` preference).
+pub fn local_day(s: &WebSession, at: time::OffsetDateTime) -> time::Date {
+    use crate::platform::preferences::service::{day_of, local_at};
+    match jiff::Timestamp::from_second(at.unix_timestamp()) {
+        Ok(ts) => day_of(&local_at(&s.prefs.timezone, ts)),
+        Err(_) => at.date(),
+    }
+}
+
 /// The path and a `done` news key: where a form returns after it worked (POST-redirect-GET).
 pub fn done(path: &str, news: &str) -> String {
     format!("{path}?done={news}")

@@ -9,7 +9,7 @@
 use maud::{Markup, html};
 use salvo::prelude::*;
 
-use super::scope::{done, open_personal, page, shown_on_form};
+use super::scope::{done, local_day, open_personal, page, shown_on_form};
 use super::{PageCtx, csrf_refused};
 use crate::auth::accounts::service as accounts;
 use crate::auth::api_keys::model::{ApiKey, NewApiKey};
@@ -205,8 +205,8 @@ fn body(
                                 br;
                                 span.meta {
                                     (k.tenant_scope.clone().unwrap_or_else(|| lang.t("settings-key-all-gardens")))
-                                    " · " (lang.t("settings-key-created")) " " (lang.date(k.created_at.date()))
-                                    @if let Some(used) = k.last_used_at { " · " (lang.t("settings-key-used")) " " (lang.date(used.date())) }
+                                    " · " (lang.t("settings-key-created")) " " (lang.date(local_day(s, k.created_at)))
+                                    @if let Some(used) = k.last_used_at { " · " (lang.t("settings-key-used")) " " (lang.date(local_day(s, used))) }
                                 }
                             }
                             form method="post" action=(format!("/app/settings/api-keys/{}/revoke", k.key)) {
