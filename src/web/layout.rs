@@ -59,7 +59,10 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                         nav aria-label=(lang.t("nav-label")) {
                             @if let Some(slug) = frame.garden {
                                 a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
+                                a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
+                                a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
                             }
+                            a href="/app/settings" { (lang.t("nav-settings")) }
                             a href="/api/v1/docs" { (lang.t("nav-api")) }
                             form method="post" action="/app/logout" {
                                 input type="hidden" name=(CSRF_FIELD) value=(session.csrf);

@@ -25,6 +25,10 @@ pub fn router() -> Router {
                 .hoop(pages::page_budget)
                 .get(pages::garden::home)
                 .push(pages::account::router())
-                .push(pages::garden::router()),
+                .push(pages::garden::router())
+                .push(pages::places::router())
+                .push(pages::calendar::router())
+                .push(pages::members::router())
+                .push(pages::settings::router()),
         )
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::http::json::{FromJson, JsonFields};
-use crate::platform::users::routes::{matches_locale, matches_timezone};
+use crate::platform::users::model::{matches_locale, matches_timezone};
 
 pub const UNITS: &[(&str, &str)] = &[("metric", "metric"), ("imperial", "imperial")];
 pub const EXPERIENCE: &[(&str, &str)] = &[

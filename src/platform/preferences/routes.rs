@@ -1,14 +1,12 @@
 //! REST face of `/api/v1/user-preferences` (the caller's own; any signed-in caller).
 
 use salvo::prelude::*;
-use serde_json::Value;
 
 use super::model::{Preferences, PreferencesBody, PreferencesPut};
-use super::repo;
-use super::service::current;
+use super::service::{self, current};
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
-use crate::http::json::{parse_json, read_json, read_object};
+use crate::http::json::{read_json, read_object};
 
 pub fn router() -> Router {
     Router::with_path("user-preferences")
@@ -52,7 +50,7 @@ pub async fn put_preferences(
     principal.require_account_wide()?;
     let user = principal.user_id;
     let prefs: Preferences = read_json(req, state.config().max_body_bytes).await?;
-    repo::put(state.platform_pool(), user, &prefs).await?;
+    service::put(&state, user, &prefs).await?;
     Ok(Json(prefs))
 }
 
@@ -78,15 +76,5 @@ pub async fn patch_preferences(
     principal.require_account_wide()?;
     let user = principal.user_id;
     let body = read_object(req, state.config().max_body_bytes).await?;
-    // The body laid over the stored record, then read as a whole record: the same checks as
-    // PUT, and a field sent as null is refused like a missing one.
-    let mut merged = current(&state, user).await?.to_map();
-    for (k, v) in body {
-        merged.insert(k, v);
-    }
-    let bytes = serde_json::to_vec(&Value::Object(merged))
-        .map_err(|e| AppError::internal(format!("preferences: {e}")))?;
-    let prefs: Preferences = parse_json(&bytes)?;
-    repo::put(state.platform_pool(), user, &prefs).await?;
-    Ok(Json(prefs))
+    Ok(Json(service::patch(&state, user, body).await?))
 }

@@ -3,3 +3,4 @@
 pub mod model;
 pub mod repo;
 pub mod routes;
+pub mod service;

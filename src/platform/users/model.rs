@@ -3,7 +3,9 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 use crate::auth::principal::AccountType;
+use crate::http::json::{FromJson, JsonFields, Patch};
 
 /// An e-mail address, trimmed and lower-cased; validated on construction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -90,6 +92,104 @@ pub struct Credentials {
 pub struct AccountStatus {
     pub user: User,
     pub token_generation: i32,
+}
+
+/// The fields of a profile change (`PATCH /users/me`, the settings page); an omitted field
+/// stays as it was.
+pub struct ProfileForm {
+    pub display_name: Option<String>,
+    pub locale: Option<String>,
+    pub timezone: Option<String>,
+    pub avatar_url: Patch<String>,
+}
+
+pub(crate) fn matches_locale(v: &str) -> bool {
+    let mut parts = v.split('-');
+    let lang_ok = parts
+        .next()
+        .is_some_and(|p| (2..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_lowercase()));
+    lang_ok
+        && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+pub(crate) fn matches_timezone(v: &str) -> bool {
+    let mut parts = v.split('/');
+    let first_ok = parts.next().is_some_and(|p| {
+        p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
+    });
+    let rest: Vec<&str> = parts.collect();
+    first_ok
+        && rest.len() <= 2
+        && rest.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
+        })
+}
+
+/// `http://` or `https://` and at least one more character, none of them blank.
+fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.chars().any(crate::http::json::is_blank))
+}
+
+impl FromJson for ProfileForm {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let display_name = f.patch_text("display_name", 120);
+        let locale = f.patch_text("locale", 35);
+        let timezone = f.patch_text("timezone", 64);
+        let avatar_url = f.patch_clearable("avatar_url", 500);
+        if let Some(Some(l)) = &locale
+            && !matches_locale(l)
+        {
+            f.reject_field(
+                "locale",
+                "must be a language tag such as de or en-GB",
+                "value_error",
+            );
+        }
+        if let Some(Some(t)) = &timezone
+            && !matches_timezone(t)
+        {
+            f.reject_field(
+                "timezone",
+                "must be an IANA time zone name such as Europe/Berlin",
+                "value_error",
+            );
+        }
+        if let Some(Patch::Set(url)) = &avatar_url
+            && !is_http_url(url)
+        {
+            f.reject_field("avatar_url", "must be an http(s) URL", "value_error");
+        }
+        Some(Self {
+            display_name: display_name?,
+            locale: locale?,
+            timezone: timezone?,
+            avatar_url: avatar_url?,
+        })
+    }
+}
+
+/// A password change: the current password (checked like a login) and the new one.
+pub struct PasswordForm {
+    pub current: String,
+    pub new: String,
+}
+
+impl FromJson for PasswordForm {
+    fn from_json(f: &mut JsonFields) -> Option<Self> {
+        let current = f.secret("current_password", 1, PASSWORD_MAX_CHARS);
+        let new = f.secret("new_password", PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS);
+        Some(Self {
+            current: current?,
+            new: new?,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,12 @@
 
 use salvo::prelude::*;
 
-use super::model::User;
-use super::repo::{self, ProfileChange};
+use super::model::{PasswordForm, ProfileForm, User};
+use super::{repo, service};
 use crate::auth::accounts::service as accounts;
-use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
-use crate::http::json::{FromJson, JsonFields, Patch, read_json};
+use crate::http::json::read_json;
 
 pub fn router() -> Router {
     Router::with_path("users/me")
@@ -72,85 +71,6 @@ pub struct ProfileUpdate {
     pub avatar_url: Option<String>,
 }
 
-struct ProfileForm {
-    display_name: Option<String>,
-    locale: Option<String>,
-    timezone: Option<String>,
-    avatar_url: Patch<String>,
-}
-
-pub(crate) fn matches_locale(v: &str) -> bool {
-    let mut parts = v.split('-');
-    let lang_ok = parts
-        .next()
-        .is_some_and(|p| (2..=3).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_lowercase()));
-    lang_ok
-        && parts.all(|p| (2..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()))
-}
-
-pub(crate) fn matches_timezone(v: &str) -> bool {
-    let mut parts = v.split('/');
-    let first_ok = parts.next().is_some_and(|p| {
-        p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-            && p.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
-    });
-    let rest: Vec<&str> = parts.collect();
-    first_ok
-        && rest.len() <= 2
-        && rest.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'))
-        })
-}
-
-/// `http://` or `https://` and at least one more character, none of them blank.
-fn is_http_url(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    rest.is_some_and(|r| !r.is_empty() && !r.chars().any(crate::http::json::is_blank))
-}
-
-impl FromJson for ProfileForm {
-    fn from_json(f: &mut JsonFields) -> Option<Self> {
-        let display_name = f.patch_text("display_name", 120);
-        let locale = f.patch_text("locale", 35);
-        let timezone = f.patch_text("timezone", 64);
-        let avatar_url = f.patch_clearable("avatar_url", 500);
-        if let Some(Some(l)) = &locale
-            && !matches_locale(l)
-        {
-            f.reject_field(
-                "locale",
-                "must be a language tag such as de or en-GB",
-                "value_error",
-            );
-        }
-        if let Some(Some(t)) = &timezone
-            && !matches_timezone(t)
-        {
-            f.reject_field(
-                "timezone",
-                "must be an IANA time zone name such as Europe/Berlin",
-                "value_error",
-            );
-        }
-        if let Some(Patch::Set(url)) = &avatar_url
-            && !is_http_url(url)
-        {
-            f.reject_field("avatar_url", "must be an http(s) URL", "value_error");
-        }
-        Some(Self {
-            display_name: display_name?,
-            locale: locale?,
-            timezone: timezone?,
-            avatar_url: avatar_url?,
-        })
-    }
-}
-
 /// Change your display name, locale, time zone or avatar.
 #[endpoint(tags("users"), operation_id = "update_me", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 413, 415, 422),
@@ -168,25 +88,9 @@ pub async fn update_me(req: &mut Request, depot: &mut Depot) -> Result<Json<User
     let state = depot.app_state()?;
     depot.principal()?.require_account_wide()?;
     let form: ProfileForm = read_json(req, state.config().max_body_bytes).await?;
-    let avatar = match &form.avatar_url {
-        Patch::Keep => None,
-        Patch::Clear => Some(None),
-        Patch::Set(url) => Some(Some(url.as_str())),
-    };
-    let user = repo::update_profile(
-        state.platform_pool(),
-        depot.principal()?.user_id,
-        &ProfileChange {
-            display_name: form.display_name.as_deref(),
-            locale: form.locale.as_deref(),
-            timezone: form.timezone.as_deref(),
-            avatar_url: avatar,
-        },
-    )
-    .await?
-    .ok_or_else(|| AppError::not_found("user"))?;
-    state.caches().forget_user(user.key);
-    Ok(Json(user))
+    Ok(Json(
+        service::update_profile(&state, depot.principal()?.user_id, &form).await?,
+    ))
 }
 
 /// Body of `POST /users/me/password`.
@@ -206,22 +110,6 @@ pub struct PasswordChange {
         pattern = r"^[^\u0000-\u001F\u007F-\u009F]*$"
     ))]
     pub new_password: String,
-}
-
-struct PasswordForm {
-    current: String,
-    new: String,
-}
-
-impl FromJson for PasswordForm {
-    fn from_json(f: &mut JsonFields) -> Option<Self> {
-        let current = f.secret("current_password", 1, PASSWORD_MAX_CHARS);
-        let new = f.secret("new_password", PASSWORD_MIN_CHARS, PASSWORD_MAX_CHARS);
-        Some(Self {
-            current: current?,
-            new: new?,
-        })
-    }
 }
 
 /// Change your password. Every session ends, this one included: log in again.

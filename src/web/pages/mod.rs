@@ -2,7 +2,12 @@
 //! (state, language, session) and the error page.
 
 pub mod account;
+pub mod calendar;
 pub mod garden;
+pub mod members;
+pub mod places;
+pub mod scope;
+pub mod settings;
 
 use maud::html;
 use salvo::http::HeaderValue;
