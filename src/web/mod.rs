@@ -23,4 +23,5 @@ pub fn router() -> Router {
         .push(Router::with_path("assets/{file}").get(assets::serve))
         .push(pages::account::router())
         .push(pages::garden::router())
+        .push(pages::plants::router())
 }

@@ -74,4 +74,5 @@ mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
 mod web;
+mod web_plants;
 mod webhooks;

@@ -58,7 +58,11 @@ fn page_request(limit: i64) -> PageRequest {
 }
 
 /// The signed-in person, or a redirect to the sign-in that returns here.
-fn signed_in<'a>(req: &Request, res: &mut Response, ctx: &'a PageCtx) -> Option<&'a WebSession> {
+pub(super) fn signed_in<'a>(
+    req: &Request,
+    res: &mut Response,
+    ctx: &'a PageCtx,
+) -> Option<&'a WebSession> {
     if ctx.session.is_none() {
         let back = url_escape(&here(req));
         session::clear(res, ctx.state.config());
@@ -67,7 +71,7 @@ fn signed_in<'a>(req: &Request, res: &mut Response, ctx: &'a PageCtx) -> Option<
     ctx.session.as_ref()
 }
 
-async fn gardens_of(ctx: &PageCtx, s: &WebSession) -> Result<Vec<Tenant>, AppError> {
+pub(super) async fn gardens_of(ctx: &PageCtx, s: &WebSession) -> Result<Vec<Tenant>, AppError> {
     Ok(
         crate::platform::tenants::service::active_memberships(&ctx.state, &s.principal)
             .await?
@@ -133,7 +137,7 @@ fn role_text(lang: Lang, role: Role) -> String {
     })
 }
 
-fn care_type_text(lang: Lang, kind: &str) -> String {
+pub(super) fn care_type_text(lang: Lang, kind: &str) -> String {
     match kind {
         "watering" => lang.t("care-watering"),
         "fertilizing" => lang.t("care-fertilizing"),

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod garden;
+pub mod plants;
 
 use maud::html;
 use salvo::http::HeaderValue;
