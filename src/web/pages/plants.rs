@@ -1886,7 +1886,16 @@ async fn diary_post(req: &mut Request, depot: &mut Depot, res: &mut Response) {
                 {
                     tracing::warn!(error = %undo, "web: a diary entry whose photo was refused stays");
                 }
-                return Err(e);
+                // A picture the checks refuse is named as the form's photo field.
+                return Err(if e.code() == ErrorCode::ValidationError {
+                    AppError::validation(vec![crate::error::ErrorDetail::new(
+                        "photo",
+                        e.to_string(),
+                        "value_error",
+                    )])
+                } else {
+                    e
+                });
             }
         }
         Ok(())
