@@ -340,6 +340,15 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         # A first plant through the pages: species search (a GET form), place, name.
         page.locator("main a.button", has_text=t["new"]).click()
         page.wait_for_url("**/plants/new")
+        if lang == "en":
+            # With JavaScript the results follow the typing in place (htmx), the page stays.
+            marker = page.evaluate("window.__kept = Math.random()")
+            page.locator("#species_q").press_sequentially("Solanum lycop", delay=20)
+            page.wait_for_function(
+                "() => { const r = document.querySelectorAll('#species-results label');"
+                " return r.length >= 1 && [...r].every(l => l.textContent.includes('lycop')); }"
+            )
+            assert page.evaluate("window.__kept") == marker
         page.fill("#species_q", "Solanum lycopersicum")
         page.press("#species_q", "Enter")
         page.wait_for_url("**species_q=**")

@@ -889,6 +889,8 @@ async fn create_post(req: &mut Request, depot: &mut Depot, res: &mut Response) {
 /// Everything a plant's page shows, read before any of it is written out.
 struct PlantData {
     plant: Plant,
+    /// The species as the page's language names it (its catalogue record).
+    species: String,
     status: PhaseStatus,
     phase_names: HashMap<String, String>,
     history: Vec<PhaseHistoryEntry>,
@@ -985,10 +987,18 @@ async fn read_plant(o: &Open, key: &str) -> Result<PlantData, AppError> {
                     .collect()
             })
             .unwrap_or_default();
+    let species = crate::catalog::engine::service::get(
+        state,
+        &crate::catalog::species::model::SPECIES,
+        &plant.species.key,
+    )
+    .await
+    .map_or_else(|_| plant_species(&plant), |v| species_label(lang, &v));
     let mut applications = applications.items;
     applications.sort_by_key(|a| std::cmp::Reverse(a.applied_at));
     Ok(PlantData {
         plant,
+        species,
         status,
         phase_names,
         history: history.items,
@@ -1102,7 +1112,7 @@ fn plant_body(o: &Open, d: &PlantData, done: Option<&str>, failed: Option<&Failu
         section.card aria-labelledby="sec-about" {
             h2 id="sec-about" { (lang.t("pl-about")) }
             dl.facts {
-                dt { (lang.t("pl-species")) } dd { (plant_species(p)) }
+                dt { (lang.t("pl-species")) } dd { (d.species) }
                 dt { (lang.t("pl-place")) }
                 dd {
                     @match (&p.location_name, &p.slot_code) {
