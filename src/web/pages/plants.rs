@@ -481,15 +481,20 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         }
         Err(e) => return o.fail(req, res, e),
     };
+    let names = phase_names(state, lang, all.iter().map(|p| p.species_key.as_str())).await;
+    let phase_text = |key: &str, recorded: Option<&String>| {
+        names
+            .get(key)
+            .or(recorded)
+            .cloned()
+            .unwrap_or_else(|| key.to_owned())
+    };
     let mut phases: Vec<(String, String)> = Vec::new();
     for p in &all {
         if let Some(k) = &p.current_phase_key
             && !phases.iter().any(|(pk, _)| pk == k)
         {
-            phases.push((
-                k.clone(),
-                p.current_phase_name.clone().unwrap_or_else(|| k.clone()),
-            ));
+            phases.push((k.clone(), phase_text(k, p.current_phase_name.as_ref())));
         }
     }
     let query_of = |skip: i64| {
@@ -551,7 +556,8 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             } @else {
                 ul.items {
                     @for p in &plants.items {
-                        (plant_item(lang, &o.base(), p, location_name(p.location_key)))
+                        (plant_item(lang, &o.base(), p, location_name(p.location_key),
+                            p.current_phase_key.as_deref().map(|k| phase_text(k, p.current_phase_name.as_ref()))))
                     }
                 }
                 p.meta { (lang.t_with("pl-showing", &[("first", first.into()), ("last", last.into()), ("total", plants.total.into())])) }
@@ -575,7 +581,13 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     layout::render(res, StatusCode::OK, layout::document(&frame, body));
 }
 
-fn plant_item(lang: Lang, base: &str, p: &PlantSummary, location: Option<String>) -> Markup {
+fn plant_item(
+    lang: Lang,
+    base: &str,
+    p: &PlantSummary,
+    location: Option<String>,
+    phase: Option<String>,
+) -> Markup {
     html! {
         li {
             span.what {
@@ -583,13 +595,44 @@ fn plant_item(lang: Lang, base: &str, p: &PlantSummary, location: Option<String>
                 br;
                 span.meta {
                     (p.species_name.clone().unwrap_or_else(|| p.species_key.clone()))
-                    @if let Some(phase_now) = &p.current_phase_name { " · " (phase_now) }
+                    @if let Some(phase_now) = &phase { " · " (phase_now) }
                     @if let Some(l) = &location { " · " (l) }
                     @if let Some(d) = &p.planted_on { " · " (lang.t("pl-planted")) " " (lang.iso_date(d)) }
                 }
             }
         }
     }
+}
+
+/// Phase names in the page's language, by phase key, from the sequences the species run on
+/// (read from the catalogue's cache); a species that left the catalogue names none.
+async fn phase_names(
+    state: &crate::state::AppState,
+    lang: Lang,
+    species: impl Iterator<Item = &str>,
+) -> HashMap<String, String> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut names = HashMap::new();
+    for key in species {
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let Ok(s) = crate::catalog::species::service::phase_sequence_of(state, key).await else {
+            continue;
+        };
+        for e in &s.sequence.entries {
+            let own = match lang {
+                Lang::De => e.display_name_de.clone(),
+                Lang::En => e.display_name_en.clone(),
+            };
+            names.insert(
+                e.phase_key.clone(),
+                own.unwrap_or_else(|| e.phase_name.clone()),
+            );
+        }
+    }
+    names
 }
 
 /// The garden's locations (key, name), for filters and forms.
@@ -967,26 +1010,7 @@ async fn read_plant(o: &Open, key: &str) -> Result<PlantData, AppError> {
     }
     // The phases' names (the species' sequence; none when it left the catalogue).
     let lang = o.lang();
-    let phase_names =
-        crate::catalog::species::service::phase_sequence_of(state, &plant.species.key)
-            .await
-            .map(|s| {
-                s.sequence
-                    .entries
-                    .iter()
-                    .map(|e| {
-                        let own = match lang {
-                            Lang::De => e.display_name_de.clone(),
-                            Lang::En => e.display_name_en.clone(),
-                        };
-                        (
-                            e.phase_key.clone(),
-                            own.unwrap_or_else(|| e.phase_name.clone()),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+    let phase_names = phase_names(state, lang, std::iter::once(plant.species.key.as_str())).await;
     let species = crate::catalog::engine::service::get(
         state,
         &crate::catalog::species::model::SPECIES,
