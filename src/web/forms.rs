@@ -9,9 +9,20 @@ use super::i18n::Lang;
 use crate::error::{AppError, ErrorCode};
 use crate::http::json::{FromJson, JsonFields};
 
-/// The text fields of a posted form (urlencoded or multipart), first value of each name.
+/// The text fields of a posted form (urlencoded or multipart), first value of each name, and
+/// the files of a multipart form (a file input left empty sends none).
 pub struct Posted {
     fields: Vec<(String, String)>,
+    files: Vec<PostedFile>,
+}
+
+/// One file of a multipart form, read into memory (the form's size limit bounds it).
+pub struct PostedFile {
+    /// The form field it came in.
+    pub field: String,
+    /// The type the browser declared.
+    pub content_type: Option<String>,
+    pub bytes: Vec<u8>,
 }
 
 impl Posted {
@@ -26,7 +37,29 @@ impl Posted {
                 fields.push((name.clone(), first.clone()));
             }
         }
-        Ok(Self { fields })
+        let mut files = Vec::new();
+        for (name, parts) in data.files.iter_all() {
+            for part in parts {
+                // An empty file input still sends a part: no name, no bytes.
+                if part.size() == 0 && part.name().is_none_or(str::is_empty) {
+                    continue;
+                }
+                let bytes = tokio::fs::read(part.path())
+                    .await
+                    .map_err(|e| AppError::malformed(format!("the form could not be read: {e}")))?;
+                files.push(PostedFile {
+                    field: name.clone(),
+                    content_type: part.content_type().map(|m| m.to_string()),
+                    bytes,
+                });
+            }
+        }
+        Ok(Self { fields, files })
+    }
+
+    /// The files sent in the named field.
+    pub fn files(&self, field: &str) -> impl Iterator<Item = &PostedFile> {
+        self.files.iter().filter(move |f| f.field == field)
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
@@ -54,6 +87,18 @@ impl Posted {
                         .parse::<i64>()
                         .map_or_else(|_| Value::String(v.to_owned()), Value::from),
                 ),
+                (Field::Number, Some(v)) if v.trim().is_empty() => None,
+                // A decimal comma (as German is typed) or point; anything else goes on as text
+                // and the reader refuses it as a type error.
+                (Field::Number, Some(v)) => Some(
+                    v.trim()
+                        .replace(',', ".")
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .and_then(serde_json::Number::from_f64)
+                        .map_or_else(|| Value::String(v.to_owned()), Value::Number),
+                ),
             };
             if let Some(value) = value {
                 map.insert((*name).to_owned(), value);
@@ -72,6 +117,8 @@ pub enum Field {
     Optional,
     /// A whole number.
     Int,
+    /// A decimal number (point or comma), absent when left empty.
+    Number,
     /// A checkbox: true when sent.
     Checkbox,
 }

@@ -59,6 +59,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                         nav aria-label=(lang.t("nav-label")) {
                             @if let Some(slug) = frame.garden {
                                 a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
+                                a href=(format!("/app/g/{slug}/plants")) { (lang.t("nav-plants")) }
                                 a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
                                 a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
                             }

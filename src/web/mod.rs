@@ -26,6 +26,7 @@ pub fn router() -> Router {
                 .get(pages::garden::home)
                 .push(pages::account::router())
                 .push(pages::garden::router())
+                .push(pages::plants::router())
                 .push(pages::places::router())
                 .push(pages::calendar::router())
                 .push(pages::members::router())

@@ -75,4 +75,5 @@ mod walkthrough_garden3;
 mod watering;
 mod web;
 mod web_settings;
+mod web_plants;
 mod webhooks;

@@ -16,8 +16,10 @@ use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
 use crate::http::roles::{Admin, Requires};
 
-/// Whether a request is a photo upload (`POST /api/v1/t/{slug}/diary-entries/{entry}/photos`),
-/// which the body limit lets through up to `PHOTO_MAX_UPLOAD_MB`.
+/// Whether a request is a photo upload (`POST /api/v1/t/{slug}/diary-entries/{entry}/photos`,
+/// or the web page's diary form with photos, `POST /app/g/{slug}/plants/{plant}/diary`), which
+/// the body limit lets through up to `PHOTO_MAX_UPLOAD_MB` (the page's handler bounds its form
+/// by the same limit).
 pub fn is_upload(method: &salvo::http::Method, path: &str) -> bool {
     if method != salvo::http::Method::POST {
         return false;
@@ -26,6 +28,7 @@ pub fn is_upload(method: &salvo::http::Method, path: &str) -> bool {
     matches!(
         parts.as_slice(),
         ["", "api", "v1", "t", slug, "diary-entries", entry, "photos"]
+            | ["", "app", "g", slug, "plants", entry, "diary"]
             if !slug.is_empty() && !entry.is_empty()
     )
 }

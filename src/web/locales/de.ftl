@@ -315,3 +315,157 @@ members-done-account-created = Dienstkonto erstellt.
 members-done-account-removed = Dienstkonto entfernt; sein Schlüssel gilt hier nicht mehr.
 members-last-admin = Der letzte Administrator eines Gartens kann weder entfernt noch herabgestuft werden: Mach zuerst jemand anderen zum Administrator. Es wurde nichts geändert.
 members-invite-duplicate = Diese Adresse gehört schon einem Mitglied oder hat eine offene Einladung. Es wurde nichts gesendet.
+
+## plants pages
+nav-plants = Pflanzen
+pl-list-title = Deine Pflanzen
+pl-all-plants = Alle Pflanzen
+pl-new = Neue Pflanze(n)
+pl-new-title = Neue Pflanze(n)
+pl-filters = Pflanzen filtern
+pl-search-name = Name enthält
+pl-all = Alle
+pl-filter = Anzeigen
+pl-none = Keine Pflanze passt. Lege eine mit „Neue Pflanze(n)“ an.
+pl-showing = Pflanzen { $first } bis { $last } von { $total }
+pl-pages = Seiten
+pl-previous = Vorige Seite
+pl-next = Nächste Seite
+pl-planted = gepflanzt
+pl-created-many = { $count ->
+    [one] 1 Pflanze angelegt.
+   *[other] { $count } Pflanzen angelegt.
+}
+pl-species = Art
+pl-species-search = Art suchen (deutscher, englischer oder lateinischer Name)
+pl-search = Suchen
+pl-species-none = Keine Art gefunden. Suche mit einem anderen Namen.
+pl-name = Name
+pl-name-hint = Freiwillig: leer bleibt es der Name der Art. Mehrere Pflanzen werden nummeriert (Name 1, Name 2, …).
+pl-count = Wie viele Pflanzen
+pl-location = Standort
+pl-slot = Platz
+pl-substrate = Substrat
+pl-planted-on = Gepflanzt am
+pl-none-chosen = Keiner
+pl-create = Anlegen
+pl-acknowledge = Ich kenne diesen Konflikt und mache trotzdem weiter.
+pl-about = Über diese Pflanze
+pl-place = Ort
+pl-no-place = Noch kein Ort
+pl-none-recorded = Nichts eingetragen
+pl-archived = Archiviert
+pl-form-refused = Nichts wurde gespeichert: siehe das Formular unten.
+pl-phase = Phase
+pl-phase-none = Diese Pflanze hat noch keine Phase.
+pl-phase-days = Tag { $days } von etwa { $expected }
+pl-timeline = Verlauf der Phasen
+pl-days = { $days ->
+    [one] 1 Tag
+   *[other] { $days } Tage
+}
+pl-phase-target = Wechseln zur Phase
+pl-phase-next = nächste
+pl-phase-move = Phase wechseln
+pl-safety-none = Keine Wartezeit läuft: Ernten ist erlaubt.
+pl-days-left = { $days ->
+    [one] noch 1 Tag
+   *[other] noch { $days } Tage
+}
+pl-no-source = keine Quelle eingetragen
+pl-care-log = Pflegeprotokoll
+pl-care-none = Noch keine Pflege eingetragen.
+pl-care-action-confirmed = erledigt
+pl-care-action-snoozed = verschoben
+pl-watering = Gießen und Düngen
+pl-watering-add = Gießen oder Düngen eintragen
+pl-watering-none = Noch kein Gießen eingetragen.
+pl-volume = Wasser (Liter)
+pl-fertilizer = Dünger
+pl-fertilizer-none = Keiner (nur Wasser)
+pl-fertilizer-amount = Düngermenge (ml oder g)
+pl-ec = EC der Gabe (mS/cm)
+pl-ph = pH der Gabe
+pl-notes = Notizen
+pl-save = Speichern
+pl-kind-watering = Gießen
+pl-kind-feeding = Düngen
+pl-ipm = Schädlinge, Krankheiten und Behandlungen
+pl-inspections = Kontrollen
+pl-inspection-add = Kontrolle eintragen
+pl-inspections-none = Noch keine Kontrolle eingetragen.
+pl-pressure = Befallsdruck
+pl-pressure-none = keiner
+pl-pressure-low = gering
+pl-pressure-medium = mittel
+pl-pressure-high = hoch
+pl-pressure-critical = kritisch
+pl-symptom = Was du gesehen hast
+pl-treatments = Behandlungen
+pl-treatment-add = Behandlung eintragen
+pl-treatments-none = Noch keine Behandlung eingetragen.
+pl-treatment = Behandlung
+pl-choose = Bitte wählen…
+pl-treatment-hint = Eine Behandlung mit Wartezeit sperrt die Ernte dieser Pflanze, bis die Wartezeit vorbei ist.
+pl-interval-days = { $days ->
+    [0] keine Wartezeit
+    [one] Wartezeit 1 Tag
+   *[other] Wartezeit { $days } Tage
+}
+pl-dose = Menge
+pl-dose-unit = Einheit der Menge
+pl-unit-ml-per-l = ml pro Liter
+pl-unit-g-per-l = g pro Liter
+pl-unit-ml = ml
+pl-unit-g = g
+pl-unit-count = Stück
+pl-harvests = Ernten
+pl-harvest-add = Ernte eintragen
+pl-harvests-none = Noch keine Ernte eingetragen.
+pl-wet-weight = Frischgewicht (Gramm)
+pl-harvest-type = Art der Ernte
+pl-harvest-type-partial = teilweise
+pl-harvest-type-final = endgültig
+pl-harvest-type-continuous = fortlaufend
+pl-harvest-date = Erntetag
+pl-batch-label = Bezeichnung
+pl-harvest-refused = Ernte abgelehnt: Eine Wartezeit läuft noch. Nichts wurde gespeichert.
+pl-karenz-line = { $treatment }: { $days ->
+    [one] noch 1 Tag
+   *[other] noch { $days } Tage
+}. Keine Ernte bis einschließlich { $until }; ernten darfst du ab { $from }.
+pl-details = Einzelheiten
+pl-diary = Tagebuch
+pl-diary-add = Tagebucheintrag schreiben
+pl-diary-none = Noch kein Tagebucheintrag.
+pl-title = Titel
+pl-text = Eintrag
+pl-entry-type = Art des Eintrags
+pl-entry-note = Notiz
+pl-entry-observation = Beobachtung
+pl-entry-measurement = Messung
+pl-entry-care = Pflege
+pl-entry-problem = Problem
+pl-entry-harvest = Ernte
+pl-entry-milestone = Meilenstein
+pl-photos = Fotos
+pl-photos-hint = Auf dem Handy öffnet sich die Kamera. JPEG, PNG oder WebP.
+pl-photo-alt = Foto { $n } dieses Eintrags
+pl-photo-pending = Foto wird vorbereitet…
+pl-done-created = Pflanze angelegt.
+pl-done-moved = Phase gewechselt.
+pl-done-watered = Gießen eingetragen.
+pl-done-inspected = Kontrolle eingetragen.
+pl-done-harvested = Ernte eingetragen.
+pl-done-noted = Tagebucheintrag gespeichert.
+pl-done-treated = Behandlung eingetragen.
+pl-done-treated-interval = Behandlung eingetragen. Ihre Wartezeit von { $days } Tagen (Quelle: { $source }) sperrt die Ernte bis einschließlich { $until }; ernten darfst du ab { $from }.
+pl-err-rotation = Auf diesem Platz wuchs zu kurz zuvor dieselbe Pflanzenfamilie (Fruchtfolge). Wähle einen anderen Platz oder bestätige unten, um trotzdem zu pflanzen.
+pl-err-companion = Neben diesem Platz wächst ein unverträglicher Nachbar. Wähle einen anderen Platz oder bestätige unten, um trotzdem zu pflanzen.
+pl-err-resistance = Die Wirkstoffgruppe dieser Behandlung wurde zuletzt zu oft eingesetzt. Wähle eine andere Behandlung oder bestätige unten, um sie trotzdem anzuwenden.
+pl-err-substrate = Diese Substratcharge kann nicht noch einmal verwendet werden.
+pl-err-phase = Dieser Phasenwechsel ist für diese Pflanze nicht erlaubt.
+pl-err-photo-type = Dieser Fototyp wird nicht angenommen: nimm JPEG, PNG oder WebP.
+pl-err-photo-bad = Dieses Foto konnte nicht als Bild gelesen werden.
+pl-err-photo-quota = Der Fotospeicher des Gartens ist voll.
+pl-err-karenz = Eine Wartezeit sperrt die Ernte.

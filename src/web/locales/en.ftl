@@ -315,3 +315,157 @@ members-done-account-created = Service account created.
 members-done-account-removed = Service account removed; its key no longer works here.
 members-last-admin = The last administrator of a garden can be neither removed nor demoted: make someone else an administrator first. Nothing was changed.
 members-invite-duplicate = This address already belongs to a member or has an open invitation. Nothing was sent.
+
+## plants pages
+nav-plants = Plants
+pl-list-title = Your plants
+pl-all-plants = All plants
+pl-new = New plant(s)
+pl-new-title = New plant(s)
+pl-filters = Filter plants
+pl-search-name = Name contains
+pl-all = All
+pl-filter = Show
+pl-none = No plant matches. Create one with "New plant(s)".
+pl-showing = Plants { $first } to { $last } of { $total }
+pl-pages = Pages
+pl-previous = Previous page
+pl-next = Next page
+pl-planted = planted
+pl-created-many = { $count ->
+    [one] 1 plant created.
+   *[other] { $count } plants created.
+}
+pl-species = Species
+pl-species-search = Search a species (name, Latin or common)
+pl-search = Search
+pl-species-none = No species found. Search by another name.
+pl-name = Name
+pl-name-hint = Optional: the species' name when left empty. Several plants are numbered (Name 1, Name 2, …).
+pl-count = How many plants
+pl-location = Location
+pl-slot = Slot
+pl-substrate = Substrate
+pl-planted-on = Planted on
+pl-none-chosen = None
+pl-create = Create
+pl-acknowledge = I know about this conflict and want to go ahead.
+pl-about = About this plant
+pl-place = Place
+pl-no-place = No place yet
+pl-none-recorded = None recorded
+pl-archived = Archived
+pl-form-refused = Nothing was saved: see the form below.
+pl-phase = Phase
+pl-phase-none = This plant has no phase yet.
+pl-phase-days = day { $days } of about { $expected }
+pl-timeline = Phase timeline
+pl-days = { $days ->
+    [one] 1 day
+   *[other] { $days } days
+}
+pl-phase-target = Move to phase
+pl-phase-next = next
+pl-phase-move = Change phase
+pl-safety-none = No safety interval is running: harvesting is allowed.
+pl-days-left = { $days ->
+    [one] 1 day left
+   *[other] { $days } days left
+}
+pl-no-source = no source recorded
+pl-care-log = Care log
+pl-care-none = No care recorded yet.
+pl-care-action-confirmed = done
+pl-care-action-snoozed = moved
+pl-watering = Watering and feeding
+pl-watering-add = Record a watering or feeding
+pl-watering-none = No watering recorded yet.
+pl-volume = Water (litres)
+pl-fertilizer = Fertiliser
+pl-fertilizer-none = None (water only)
+pl-fertilizer-amount = Fertiliser amount (ml or g)
+pl-ec = EC as fed (mS/cm)
+pl-ph = pH as fed
+pl-notes = Notes
+pl-save = Save
+pl-kind-watering = Watering
+pl-kind-feeding = Feeding
+pl-ipm = Pests, diseases and treatments
+pl-inspections = Inspections
+pl-inspection-add = Record an inspection
+pl-inspections-none = No inspection recorded yet.
+pl-pressure = Pest pressure
+pl-pressure-none = none
+pl-pressure-low = low
+pl-pressure-medium = medium
+pl-pressure-high = high
+pl-pressure-critical = critical
+pl-symptom = What you saw
+pl-treatments = Treatments
+pl-treatment-add = Record a treatment
+pl-treatments-none = No treatment recorded yet.
+pl-treatment = Treatment
+pl-choose = Choose…
+pl-treatment-hint = A treatment with a safety interval blocks harvesting this plant until the interval has passed.
+pl-interval-days = { $days ->
+    [0] no safety interval
+    [one] safety interval 1 day
+   *[other] safety interval { $days } days
+}
+pl-dose = Dose
+pl-dose-unit = Dose unit
+pl-unit-ml-per-l = ml per litre
+pl-unit-g-per-l = g per litre
+pl-unit-ml = ml
+pl-unit-g = g
+pl-unit-count = pieces
+pl-harvests = Harvests
+pl-harvest-add = Record a harvest
+pl-harvests-none = No harvest recorded yet.
+pl-wet-weight = Fresh weight (grams)
+pl-harvest-type = Kind of harvest
+pl-harvest-type-partial = partial
+pl-harvest-type-final = final
+pl-harvest-type-continuous = continuous
+pl-harvest-date = Harvest day
+pl-batch-label = Label
+pl-harvest-refused = Harvest refused: a safety interval is still running. Nothing was saved.
+pl-karenz-line = { $treatment }: { $days ->
+    [one] 1 day left
+   *[other] { $days } days left
+}. No harvest until { $until }; harvesting is allowed from { $from }.
+pl-details = Details
+pl-diary = Diary
+pl-diary-add = Write a diary entry
+pl-diary-none = No diary entry yet.
+pl-title = Title
+pl-text = Entry
+pl-entry-type = Kind of entry
+pl-entry-note = Note
+pl-entry-observation = Observation
+pl-entry-measurement = Measurement
+pl-entry-care = Care
+pl-entry-problem = Problem
+pl-entry-harvest = Harvest
+pl-entry-milestone = Milestone
+pl-photos = Photos
+pl-photos-hint = On a phone this opens the camera. JPEG, PNG or WebP.
+pl-photo-alt = Photo { $n } of this entry
+pl-photo-pending = Photo being prepared…
+pl-done-created = Plant created.
+pl-done-moved = Phase changed.
+pl-done-watered = Watering recorded.
+pl-done-inspected = Inspection recorded.
+pl-done-harvested = Harvest recorded.
+pl-done-noted = Diary entry saved.
+pl-done-treated = Treatment recorded.
+pl-done-treated-interval = Treatment recorded. Its safety interval of { $days } days (source: { $source }) blocks harvesting until { $until }; harvesting is allowed from { $from }.
+pl-err-rotation = The same plant family grew in this slot too recently (crop rotation). Choose another slot, or confirm below to plant anyway.
+pl-err-companion = An incompatible neighbour grows next to this slot. Choose another slot, or confirm below to plant anyway.
+pl-err-resistance = This treatment's resistance group was used too often recently. Choose another treatment, or confirm below to apply it anyway.
+pl-err-substrate = This substrate batch cannot be used again.
+pl-err-phase = This phase change is not allowed for this plant.
+pl-err-photo-type = This photo's type is not accepted: use JPEG, PNG or WebP.
+pl-err-photo-bad = This photo could not be read as a picture.
+pl-err-photo-quota = The garden's photo storage is full.
+pl-err-karenz = Harvesting is blocked by a safety interval.

@@ -137,7 +137,7 @@ pub(super) fn role_text(lang: Lang, role: Role) -> String {
     })
 }
 
-fn care_type_text(lang: Lang, kind: &str) -> String {
+pub(super) fn care_type_text(lang: Lang, kind: &str) -> String {
     match kind {
         "watering" => lang.t("care-watering"),
         "fertilizing" => lang.t("care-fertilizing"),

@@ -6,6 +6,7 @@ pub mod calendar;
 pub mod garden;
 pub mod members;
 pub mod places;
+pub mod plants;
 pub mod scope;
 pub mod settings;
 
