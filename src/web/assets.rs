@@ -33,11 +33,10 @@ impl Asset {
     fn gzipped(&self) -> &[u8] {
         self.gzipped.get_or_init(|| {
             let mut enc = GzEncoder::new(Vec::new(), Compression::best());
-            // Writing into a Vec cannot fail; on the impossible error, serve it uncompressed.
-            match enc.write_all(self.bytes).and_then(|()| enc.finish()) {
-                Ok(out) => out,
-                Err(_) => Vec::new(),
-            }
+            // Writing into a Vec cannot fail; on the impossible error (empty), serve it as is.
+            enc.write_all(self.bytes)
+                .and_then(|()| enc.finish())
+                .unwrap_or_default()
         })
     }
 }

@@ -74,6 +74,6 @@ mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
 mod web;
-mod web_settings;
 mod web_plants;
+mod web_settings;
 mod webhooks;
