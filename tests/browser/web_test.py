@@ -310,112 +310,6 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
     run.check("web: the keyboard alone signs in and confirms care", keyboard_only)
     places_calendar_settings(run, browser, base, pages, email, state)
 
-
-def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
-    """Places (a site, a location, a slot), Calendar (the feed made and fetched) and Settings
-    (an API key made and used; a member invited) on a phone, in English and then in German;
-    screenshots of Places and Settings on a phone and a desktop."""
-
-    def walk() -> None:
-        context = browser.new_context(viewport=PHONE, locale="en-GB")
-        page = context.new_page()
-        watch = Watch(page, base)
-        try:
-            slug = state["slug"]
-            page.goto(f"{base}/app/login")
-            page.fill("#email", email)
-            page.fill("#password", PASSWORD)
-            page.click("main button[type=submit]")
-            page.wait_for_url(f"{base}/app/g/**")
-            # The person chose German earlier: back to English from the footer.
-            if page.locator("html").get_attribute("lang") != "en":
-                page.locator("footer button", has_text="English").click()
-                page.wait_for_selector("html[lang=en]")
-
-            page.goto(f"{base}/app/g/{slug}/places")
-            pages.check(page, "places-empty")
-            page.locator("#sec-sites ~ details.add > summary").click()
-            page.fill("#site-name", "Balcony")
-            page.select_option("#site-kind", "balcony")
-            page.locator("#sec-sites ~ details.add button[type=submit]").click()
-            page.wait_for_url("**done=site-created")
-            site_add = page.locator(".site > details.add").first
-            site_add.locator("summary").click()
-            site_add.locator("input[name=name]").fill("Planter box")
-            site_add.locator("select[name=kind]").select_option("container")
-            site_add.locator("button[type=submit]").click()
-            page.wait_for_url("**done=location-created")
-            slot_add = page.locator("ul.tree > li details.add", has=page.locator("input[name=code]")).first
-            slot_add.locator("summary").click()
-            slot_add.locator("input[name=code]").fill("BOX1_A1")
-            slot_add.locator("button[type=submit]").click()
-            page.wait_for_url("**done=slot-created")
-            assert page.locator("code", has_text="BOX1_A1").count() == 1, page.content()
-            # A refusal said plainly: the site still has its location.
-            edit = page.locator(".site > details.edit").first
-            edit.locator("summary").click()
-            edit.locator("form[action$=delete] button").click()
-            page.wait_for_selector("text=This site still has locations")
-            pages.check(page, "places-refused")
-            # The refusal's own status (409) is the one error the browser may log for it.
-            watch.errors = [e for e in watch.errors if "status of 409" not in e]
-            page.goto(f"{base}/app/g/{slug}/places")
-            pages.check(page, "places")
-            page.set_viewport_size(DESKTOP)
-            pages.check(page, "places")
-            page.set_viewport_size(PHONE)
-
-            page.goto(f"{base}/app/g/{slug}/calendar")
-            pages.check(page, "calendar")
-            page.locator("form[action$='/feed/create'] button").click()
-            page.wait_for_selector("#feed-url")
-            feed = page.locator("#feed-url").input_value()
-            assert "/api/v1/calendar/feeds/" in feed, feed
-            with urllib.request.urlopen(feed, timeout=20) as res:
-                assert res.status == 200 and res.read().startswith(b"BEGIN:VCALENDAR")
-            pages.check(page, "calendar-feed")
-            page.locator("a[rel=next]").click()
-            page.wait_for_url("**month=**")
-            pages.check(page, "calendar-next")
-
-            page.goto(f"{base}/app/settings")
-            pages.check(page, "settings")
-            page.locator("#sec-keys ~ details.add > summary").click()
-            page.fill("#key-label", "Phone")
-            page.locator("#sec-keys ~ details.add button[type=submit]").click()
-            page.wait_for_selector("#new-key")
-            raw = page.locator("#new-key").input_value()
-            assert raw.startswith("svc_"), raw
-            status, body = call("GET", f"{base}/api/v1/tenants", token=raw)
-            assert status == 200, (status, body)
-            pages.check(page, "settings-key")
-            page.goto(f"{base}/app/settings")
-            assert raw not in page.content(), "a key is shown once"
-            page.set_viewport_size(DESKTOP)
-            pages.check(page, "settings")
-            page.set_viewport_size(PHONE)
-
-            page.goto(f"{base}/app/g/{slug}/settings")
-            pages.check(page, "members")
-            page.fill("#invite-email", f"friend-{uuid.uuid4().hex[:6]}@example.com")
-            page.locator("#sec-invite ~ form button[type=submit]").click()
-            page.wait_for_url("**done=invited")
-            pages.check(page, "members-invited")
-
-            # German: the footer's switch, then the same pages once more.
-            page.locator("footer button", has_text="Deutsch").click()
-            page.wait_for_selector("html[lang=de]")
-            assert "Mitglieder" in page.locator("h1").inner_text()
-            for path, name in ((f"/app/g/{slug}/places", "places-de"), (f"/app/g/{slug}/calendar", "calendar-de"),
-                               ("/app/settings", "settings-de")):
-                page.goto(f"{base}{path}")
-                pages.check(page, name)
-            watch.assert_clean()
-        finally:
-            context.close()
-
-    run.check("web: places, calendar and settings (phone, English and German)", walk)
-
     def plants_through_the_pages() -> None:
         context, page, watch = new_phone()
         try:
@@ -533,6 +427,112 @@ def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages
 
     run.check("web: plants through the pages: create, water, treat, refused harvest, diary photo (de, en)",
               plants_through_the_pages)
+
+
+def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
+    """Places (a site, a location, a slot), Calendar (the feed made and fetched) and Settings
+    (an API key made and used; a member invited) on a phone, in English and then in German;
+    screenshots of Places and Settings on a phone and a desktop."""
+
+    def walk() -> None:
+        context = browser.new_context(viewport=PHONE, locale="en-GB")
+        page = context.new_page()
+        watch = Watch(page, base)
+        try:
+            slug = state["slug"]
+            page.goto(f"{base}/app/login")
+            page.fill("#email", email)
+            page.fill("#password", PASSWORD)
+            page.click("main button[type=submit]")
+            page.wait_for_url(f"{base}/app/g/**")
+            # The person chose German earlier: back to English from the footer.
+            if page.locator("html").get_attribute("lang") != "en":
+                page.locator("footer button", has_text="English").click()
+                page.wait_for_selector("html[lang=en]")
+
+            page.goto(f"{base}/app/g/{slug}/places")
+            pages.check(page, "places-empty")
+            page.locator("#sec-sites ~ details.add > summary").click()
+            page.fill("#site-name", "Balcony")
+            page.select_option("#site-kind", "balcony")
+            page.locator("#sec-sites ~ details.add button[type=submit]").click()
+            page.wait_for_url("**done=site-created")
+            site_add = page.locator(".site > details.add").first
+            site_add.locator("summary").click()
+            site_add.locator("input[name=name]").fill("Planter box")
+            site_add.locator("select[name=kind]").select_option("container")
+            site_add.locator("button[type=submit]").click()
+            page.wait_for_url("**done=location-created")
+            slot_add = page.locator("ul.tree > li details.add", has=page.locator("input[name=code]")).first
+            slot_add.locator("summary").click()
+            slot_add.locator("input[name=code]").fill("BOX1_A1")
+            slot_add.locator("button[type=submit]").click()
+            page.wait_for_url("**done=slot-created")
+            assert page.locator("code", has_text="BOX1_A1").count() == 1, page.content()
+            # A refusal said plainly: the site still has its location.
+            edit = page.locator(".site > details.edit").first
+            edit.locator("summary").click()
+            edit.locator("form[action$=delete] button").click()
+            page.wait_for_selector("text=This site still has locations")
+            pages.check(page, "places-refused")
+            # The refusal's own status (409) is the one error the browser may log for it.
+            watch.errors = [e for e in watch.errors if "status of 409" not in e]
+            page.goto(f"{base}/app/g/{slug}/places")
+            pages.check(page, "places")
+            page.set_viewport_size(DESKTOP)
+            pages.check(page, "places")
+            page.set_viewport_size(PHONE)
+
+            page.goto(f"{base}/app/g/{slug}/calendar")
+            pages.check(page, "calendar")
+            page.locator("form[action$='/feed/create'] button").click()
+            page.wait_for_selector("#feed-url")
+            feed = page.locator("#feed-url").input_value()
+            assert "/api/v1/calendar/feeds/" in feed, feed
+            with urllib.request.urlopen(feed, timeout=20) as res:
+                assert res.status == 200 and res.read().startswith(b"BEGIN:VCALENDAR")
+            pages.check(page, "calendar-feed")
+            page.locator("a[rel=next]").click()
+            page.wait_for_url("**month=**")
+            pages.check(page, "calendar-next")
+
+            page.goto(f"{base}/app/settings")
+            pages.check(page, "settings")
+            page.locator("#sec-keys ~ details.add > summary").click()
+            page.fill("#key-label", "Phone")
+            page.locator("#sec-keys ~ details.add button[type=submit]").click()
+            page.wait_for_selector("#new-key")
+            raw = page.locator("#new-key").input_value()
+            assert raw.startswith("svc_"), raw
+            status, body = call("GET", f"{base}/api/v1/tenants", token=raw)
+            assert status == 200, (status, body)
+            pages.check(page, "settings-key")
+            page.goto(f"{base}/app/settings")
+            assert raw not in page.content(), "a key is shown once"
+            page.set_viewport_size(DESKTOP)
+            pages.check(page, "settings")
+            page.set_viewport_size(PHONE)
+
+            page.goto(f"{base}/app/g/{slug}/settings")
+            pages.check(page, "members")
+            page.fill("#invite-email", f"friend-{uuid.uuid4().hex[:6]}@example.com")
+            page.locator("#sec-invite ~ form button[type=submit]").click()
+            page.wait_for_url("**done=invited")
+            pages.check(page, "members-invited")
+
+            # German: the footer's switch, then the same pages once more.
+            page.locator("footer button", has_text="Deutsch").click()
+            page.wait_for_selector("html[lang=de]")
+            assert "Mitglieder" in page.locator("h1").inner_text()
+            for path, name in ((f"/app/g/{slug}/places", "places-de"), (f"/app/g/{slug}/calendar", "calendar-de"),
+                               ("/app/settings", "settings-de")):
+                page.goto(f"{base}{path}")
+                pages.check(page, name)
+            watch.assert_clean()
+        finally:
+            context.close()
+
+    run.check("web: places, calendar and settings (phone, English and German)", walk)
 
 
 PLANT_TEXTS = {
