@@ -13,7 +13,7 @@ use crate::catalog::engine::service;
 use crate::catalog::phases::model::ResolvedSequence;
 use crate::catalog::rotation::model::RULE;
 use crate::catalog::species::model::{CULTIVAR, SPECIES};
-use crate::catalog::species::service::{SpeciesSequence, phase_sequence_in};
+use crate::catalog::species::service::{SpeciesSequence, phase_sequence_in, phase_sequence_of};
 use crate::error::{AppError, ErrorDetail};
 use crate::state::AppState;
 
@@ -66,12 +66,13 @@ pub async fn species_with_sequence(
 }
 
 /// The sequence a species runs on now; `None` when the species is gone from the catalogue.
+/// From memory while the catalogue is unchanged: readiness asks it once per species of the
+/// garden, and a page or digest over hundreds of plants must not read the catalogue each time.
 pub async fn sequence_of(
     state: &AppState,
     key: &str,
 ) -> Result<Option<ResolvedSequence>, AppError> {
-    let mut db = state.platform_pool().acquire().await?;
-    match phase_sequence_in(&mut db, key).await {
+    match phase_sequence_of(state, key).await {
         Ok(s) => Ok(Some(s.sequence)),
         Err(e) if e.code() == crate::error::ErrorCode::EntityNotFound => Ok(None),
         Err(e) => Err(e),
