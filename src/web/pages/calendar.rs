@@ -11,8 +11,8 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use time::{Date, Duration, Month};
 
+use super::PageCtx;
 use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
-use super::{PageCtx, csrf_refused};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::calendar::feeds;
@@ -20,10 +20,9 @@ use crate::garden::calendar::model::{FeedSecret, FeedStatus, Window};
 use crate::garden::calendar::service as calendar;
 use crate::garden::contracts::CalendarEvent;
 use crate::platform::preferences::service::{day_of, local_now};
-use crate::web::forms::{Posted, explain};
+use crate::web::forms::explain;
 use crate::web::i18n::Lang;
 use crate::web::layout::{csrf_field, notice, see_other};
-use crate::web::session::CSRF_FIELD;
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/calendar")
@@ -299,13 +298,10 @@ async fn feed_action(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, ctx.state.config().max_body_bytes).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
+    // The feed forms carry nothing but their CSRF value.
+    let Some(_form) = ctx.form_of(req, res, scope.s).await else {
+        return;
     };
-    if !scope.s.csrf_ok(posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let state = &ctx.state;
     let tenant = scope.garden.tenant.id;
     let principal = &scope.s.principal;

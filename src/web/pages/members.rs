@@ -8,10 +8,10 @@
 use maud::{Markup, html};
 use salvo::prelude::*;
 
+use super::PageCtx;
 use super::garden::role_text;
 use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
 use super::settings::API_DOCS;
-use super::{PageCtx, csrf_refused};
 use crate::auth::{AccountType, Role};
 use crate::error::{AppError, ErrorCode};
 use crate::http::pagination::PageRequest;
@@ -23,7 +23,6 @@ use crate::platform::tenants::service as tenants;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{csrf_field, notice, see_other};
-use crate::web::session::CSRF_FIELD;
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/settings")
@@ -347,13 +346,9 @@ async fn act(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, ctx.state.config().max_body_bytes).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
+    let Some(posted) = ctx.form_of(req, res, scope.s).await else {
+        return;
     };
-    if !scope.s.csrf_ok(posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let what = req.param::<String>("what").unwrap_or_default();
     let key = req.param::<String>("key").unwrap_or_default();
     let action = req.param::<String>("action");

@@ -116,6 +116,28 @@ impl PageCtx {
         Some((ctx, posted))
     }
 
+    /// The posted form of a page that found its session first, once the form's CSRF value is
+    /// that session's; `None` once the refusal or error page is written.
+    pub async fn form_of(
+        &self,
+        req: &mut Request,
+        res: &mut Response,
+        s: &WebSession,
+    ) -> Option<Posted> {
+        let posted = match Posted::read(req, self.state.config().max_body_bytes).await {
+            Ok(p) => p,
+            Err(e) => {
+                self.fail(req, res, e);
+                return None;
+            }
+        };
+        if !s.csrf_ok(posted.get(session::CSRF_FIELD)) {
+            csrf_refused(req, res, self.lang);
+            return None;
+        }
+        Some(posted)
+    }
+
     pub async fn of(req: &Request, depot: &Depot) -> Result<Self, AppError> {
         let state = depot.app_state()?;
         let session = match depot.get_typed::<ReadSession>() {

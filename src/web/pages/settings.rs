@@ -9,8 +9,8 @@
 use maud::{Markup, html};
 use salvo::prelude::*;
 
+use super::PageCtx;
 use super::scope::{done, local_day, open_personal, page, shown_on_form};
-use super::{PageCtx, csrf_refused};
 use crate::auth::accounts::service as accounts;
 use crate::auth::api_keys::model::{ApiKey, NewApiKey};
 use crate::auth::api_keys::service as api_keys;
@@ -21,7 +21,7 @@ use crate::platform::users::model::{PasswordForm, ProfileForm};
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{csrf_field, notice, see_other};
-use crate::web::session::{self, CSRF_FIELD, WebSession};
+use crate::web::session::{self, WebSession};
 
 pub fn router() -> Router {
     Router::with_path("settings")
@@ -350,13 +350,9 @@ async fn act(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         return;
     };
     let lang = ctx.lang;
-    let posted = match Posted::read(req, ctx.state.config().max_body_bytes).await {
-        Ok(p) => p,
-        Err(e) => return ctx.fail(req, res, e),
+    let Some(posted) = ctx.form_of(req, res, s).await else {
+        return;
     };
-    if !s.csrf_ok(posted.get(CSRF_FIELD)) {
-        return csrf_refused(req, res, lang);
-    }
     let what = req.param::<String>("what").unwrap_or_default();
     match perform(&ctx, s, &posted, &what).await {
         Ok(Outcome::Done(news)) => {
