@@ -16,27 +16,27 @@ use crate::support::{PASSWORD, TestApp, TestUser, set_cookies, unique_slug};
 
 const TOMATO: &str = "Fixtura tomatoides";
 
-/// A browser without JavaScript: its cookies, its language.
-struct Browser<'a> {
+/// A browser without JavaScript: its cookies, its language (shared by the web test modules).
+pub(crate) struct Browser<'a> {
     app: &'a TestApp,
-    cookies: BTreeMap<String, String>,
+    pub(crate) cookies: BTreeMap<String, String>,
     lang: &'static str,
 }
 
 /// One answer: status, headers, the page.
-struct Page {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    set_cookies: BTreeMap<String, (String, String)>,
-    body: String,
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) headers: reqwest::header::HeaderMap,
+    pub(crate) set_cookies: BTreeMap<String, (String, String)>,
+    pub(crate) body: String,
 }
 
 impl Page {
-    fn location(&self) -> Option<&str> {
+    pub(crate) fn location(&self) -> Option<&str> {
         self.headers.get("location").and_then(|v| v.to_str().ok())
     }
 
-    fn header(&self, name: &str) -> &str {
+    pub(crate) fn header(&self, name: &str) -> &str {
         self.headers
             .get(name)
             .and_then(|v| v.to_str().ok())
@@ -44,16 +44,20 @@ impl Page {
     }
 
     /// The CSRF value of the page's first form.
-    fn csrf(&self) -> String {
+    pub(crate) fn csrf(&self) -> String {
         let re = regex::Regex::new(r#"name="_csrf" value="([^"]*)""#).expect("pattern");
         re.captures(&self.body)
             .map(|c| c[1].to_owned())
             .unwrap_or_else(|| panic!("no CSRF field in {}", self.body))
     }
+
+    pub(crate) fn has(&self, text: &str) -> bool {
+        self.body.contains(text)
+    }
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp, lang: &'static str) -> Self {
+    pub(crate) fn new(app: &'a TestApp, lang: &'static str) -> Self {
         Self {
             app,
             cookies: BTreeMap::new(),
@@ -61,7 +65,7 @@ impl<'a> Browser<'a> {
         }
     }
 
-    fn cookie_header(&self) -> String {
+    pub(crate) fn cookie_header(&self) -> String {
         self.cookies
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -69,7 +73,7 @@ impl<'a> Browser<'a> {
             .join("; ")
     }
 
-    async fn send(&mut self, req: reqwest::RequestBuilder) -> Page {
+    pub(crate) async fn send(&mut self, req: reqwest::RequestBuilder) -> Page {
         let mut req = req.header("accept-language", self.lang);
         if !self.cookies.is_empty() {
             req = req.header("cookie", self.cookie_header());
@@ -91,12 +95,12 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn get(&mut self, path: &str) -> Page {
+    pub(crate) async fn get(&mut self, path: &str) -> Page {
         let req = self.app.client.get(self.app.url(path));
         self.send(req).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
         let req = self
             .app
             .client
@@ -106,7 +110,7 @@ impl<'a> Browser<'a> {
         self.send(req).await
     }
 
-    async fn htmx_post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub(crate) async fn htmx_post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
         let req = self
             .app
             .client
@@ -117,8 +121,53 @@ impl<'a> Browser<'a> {
         self.send(req).await
     }
 
+    /// A multipart form as a phone's browser sends it: text fields and files.
+    pub(crate) async fn post_multipart(
+        &mut self,
+        path: &str,
+        form: &[(&str, &str)],
+        files: &[(&str, &str, &str, Vec<u8>)],
+    ) -> Page {
+        let boundary = "----kultiva-test-boundary-7MA4YWxkTrZu0gW";
+        let mut body: Vec<u8> = Vec::new();
+        for (name, value) in form {
+            body.extend_from_slice(
+                format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+                )
+                .as_bytes(),
+            );
+        }
+        for (name, filename, content_type, bytes) in files {
+            body.extend_from_slice(
+                format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n"
+                )
+                .as_bytes(),
+            );
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        let req = self
+            .app
+            .client
+            .post(self.app.url(path))
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(body);
+        self.send(req).await
+    }
+
+    /// The page's CSRF value (the session's: every page of a session carries the same).
+    pub(crate) async fn csrf(&mut self, path: &str) -> String {
+        self.get(path).await.csrf()
+    }
+
     /// Signs in through the page and follows the redirect home.
-    async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+    pub(crate) async fn sign_in(&mut self, email: &str, password: &str) -> Page {
         let form = self.get("/app/login").await;
         let csrf = form.csrf();
         let done = self
@@ -133,7 +182,7 @@ impl<'a> Browser<'a> {
 }
 
 /// A form body as a browser sends it.
-fn encode(form: &[(&str, &str)]) -> String {
+pub(crate) fn encode(form: &[(&str, &str)]) -> String {
     url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish()

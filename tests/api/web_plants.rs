@@ -5,8 +5,6 @@
 //! diary entry with a photo sent as multipart), each with what a refused form leaves (nothing),
 //! CSRF, and another garden's plant (404, nothing written).
 
-use std::collections::BTreeMap;
-
 use image::ImageFormat;
 use kultiva::auth::Role;
 use kultiva::tenancy::TenantRecord;
@@ -14,146 +12,10 @@ use uuid::Uuid;
 
 use crate::garden::{bed, count, phases, species};
 use crate::ipm::{SOAP, catalogue_key};
-use crate::support::{PASSWORD, TestApp, set_cookies};
+use crate::support::{PASSWORD, TestApp};
+use crate::web::Browser;
 
 const TOMATO: &str = "Fixtura tomatoides";
-
-/// A browser without JavaScript: its cookies and language.
-struct Browser<'a> {
-    app: &'a TestApp,
-    cookies: BTreeMap<String, String>,
-    lang: &'static str,
-}
-
-struct Page {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    body: String,
-}
-
-impl Page {
-    fn location(&self) -> &str {
-        self.headers
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    }
-
-    fn csrf(&self) -> String {
-        let re = regex::Regex::new(r#"name="_csrf" value="([^"]*)""#).expect("pattern");
-        re.captures(&self.body)
-            .map(|c| c[1].to_owned())
-            .unwrap_or_else(|| panic!("no CSRF field in {}", self.body))
-    }
-}
-
-fn encode(form: &[(&str, &str)]) -> String {
-    url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(form)
-        .finish()
-}
-
-impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp, lang: &'static str) -> Self {
-        Self {
-            app,
-            cookies: BTreeMap::new(),
-            lang,
-        }
-    }
-
-    async fn send(&mut self, req: reqwest::RequestBuilder) -> Page {
-        let mut req = req.header("accept-language", self.lang);
-        if !self.cookies.is_empty() {
-            let jar = self
-                .cookies
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("; ");
-            req = req.header("cookie", jar);
-        }
-        let res = req.send().await.expect("request sent");
-        for (name, (value, line)) in set_cookies(&res) {
-            if value.is_empty() || line.to_ascii_lowercase().contains("max-age=0") {
-                self.cookies.remove(&name);
-            } else {
-                self.cookies.insert(name, value);
-            }
-        }
-        Page {
-            status: res.status().as_u16(),
-            headers: res.headers().clone(),
-            body: res.text().await.expect("body"),
-        }
-    }
-
-    async fn get(&mut self, path: &str) -> Page {
-        let req = self.app.client.get(self.app.url(path));
-        self.send(req).await
-    }
-
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
-        let req = self
-            .app
-            .client
-            .post(self.app.url(path))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(encode(form));
-        self.send(req).await
-    }
-
-    /// A multipart form as a phone's browser sends it: text fields and files.
-    async fn post_multipart(
-        &mut self,
-        path: &str,
-        form: &[(&str, &str)],
-        files: &[(&str, &str, &str, Vec<u8>)],
-    ) -> Page {
-        let boundary = "----kultiva-test-boundary-7MA4YWxkTrZu0gW";
-        let mut body: Vec<u8> = Vec::new();
-        for (name, value) in form {
-            body.extend_from_slice(
-                format!(
-                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
-                )
-                .as_bytes(),
-            );
-        }
-        for (name, filename, content_type, bytes) in files {
-            body.extend_from_slice(
-                format!(
-                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n"
-                )
-                .as_bytes(),
-            );
-            body.extend_from_slice(bytes);
-            body.extend_from_slice(b"\r\n");
-        }
-        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-        let req = self
-            .app
-            .client
-            .post(self.app.url(path))
-            .header(
-                "content-type",
-                format!("multipart/form-data; boundary={boundary}"),
-            )
-            .body(body);
-        self.send(req).await
-    }
-
-    async fn sign_in(&mut self, email: &str) {
-        let csrf = self.get("/app/login").await.csrf();
-        let done = self
-            .post(
-                "/app/login",
-                &[("_csrf", &csrf), ("email", email), ("password", PASSWORD)],
-            )
-            .await;
-        assert_eq!(done.status, 303, "{}", done.body);
-    }
-}
 
 /// A plant made through the service (the REST route's function), with its key.
 async fn plant(app: &TestApp, t: &TenantRecord, name: &str, location: Option<Uuid>) -> Uuid {
@@ -194,7 +56,7 @@ async fn the_plant_list_filters_pages_and_creates_one_or_many_plants() {
     let list = format!("/app/g/{slug}/plants");
     let new = format!("{list}/new");
     let mut b = Browser::new(&app, "en");
-    b.sign_in(&grower.email).await;
+    b.sign_in(&grower.email, PASSWORD).await;
 
     // Empty at first; the garden's navigation links here.
     let page = b.get(&list).await;
@@ -270,7 +132,7 @@ async fn the_plant_list_filters_pages_and_creates_one_or_many_plants() {
 
     // A viewer reads the list but gets no create form, and a create post is refused.
     let mut v = Browser::new(&app, "en");
-    v.sign_in(&viewer.email).await;
+    v.sign_in(&viewer.email, PASSWORD).await;
     let seen = v.get(&list).await;
     assert_eq!(seen.status, 200);
     assert!(!seen.body.contains(&format!(r#"href="{new}""#)));
@@ -296,13 +158,18 @@ async fn the_plant_list_filters_pages_and_creates_one_or_many_plants() {
         .await;
     assert_eq!(one.status, 303, "{}", one.body);
     assert!(
-        one.location().starts_with(&format!("{list}/"))
-            && one.location().ends_with("?done=created"),
-        "{}",
         one.location()
+            .unwrap_or_default()
+            .starts_with(&format!("{list}/"))
+            && one
+                .location()
+                .unwrap_or_default()
+                .ends_with("?done=created"),
+        "{}",
+        one.location().unwrap_or_default()
     );
     assert_eq!(count(&app, &t, "plants").await, 1);
-    let shown = b.get(one.location()).await;
+    let shown = b.get(one.location().unwrap_or_default()).await;
     assert_eq!(shown.status, 200);
     assert!(shown.body.contains("Plant created."), "{}", shown.body);
     assert!(shown.body.contains("Web bed"), "{}", shown.body);
@@ -320,9 +187,12 @@ async fn the_plant_list_filters_pages_and_creates_one_or_many_plants() {
         )
         .await;
     assert_eq!(many.status, 303, "{}", many.body);
-    assert_eq!(many.location(), format!("{list}?done=created&n=3"));
+    assert_eq!(
+        many.location().unwrap_or_default(),
+        format!("{list}?done=created&n=3")
+    );
     assert_eq!(count(&app, &t, "plants").await, 4);
-    let all = b.get(many.location()).await;
+    let all = b.get(many.location().unwrap_or_default()).await;
     assert!(all.body.contains("3 plants created."), "{}", all.body);
     for name in ["Row 1", "Row 2", "Row 3", "Bed tomato"] {
         assert!(all.body.contains(name), "{name}: {}", all.body);
@@ -365,7 +235,7 @@ async fn the_plant_list_filters_pages_and_creates_one_or_many_plants() {
 
     // German.
     let mut de = Browser::new(&app, "de");
-    de.sign_in(&grower.email).await;
+    de.sign_in(&grower.email, PASSWORD).await;
     let german = de.get(&list).await;
     assert!(german.body.contains("Neue Pflanze(n)"), "{}", german.body);
     assert!(german.body.contains("Pflanzen 1 bis 25 von 28"));
@@ -382,7 +252,7 @@ async fn a_plants_page_records_phase_water_inspection_treatment_and_refuses_the_
     let slug = t.slug.as_str().to_owned();
     let page_path = format!("/app/g/{slug}/plants/{p}");
     let mut b = Browser::new(&app, "en");
-    b.sign_in(&grower.email).await;
+    b.sign_in(&grower.email, PASSWORD).await;
 
     let page = b.get(&page_path).await;
     assert_eq!(page.status, 200, "{}", page.body);
@@ -421,10 +291,13 @@ async fn a_plants_page_records_phase_water_inspection_treatment_and_refuses_the_
         )
         .await;
     assert_eq!(moved.status, 303, "{}", moved.body);
-    assert_eq!(moved.location(), format!("{page_path}?done=moved#phase"));
+    assert_eq!(
+        moved.location().unwrap_or_default(),
+        format!("{page_path}?done=moved#phase")
+    );
     assert_eq!(history().await, 2);
     assert!(
-        b.get(moved.location())
+        b.get(moved.location().unwrap_or_default())
             .await
             .body
             .contains("Phase changed.")
@@ -453,7 +326,7 @@ async fn a_plants_page_records_phase_water_inspection_treatment_and_refuses_the_
         .await;
     assert_eq!(watered.status, 303, "{}", watered.body);
     assert_eq!(count(&app, &t, "watering_events").await, 1);
-    let shown = b.get(watered.location()).await;
+    let shown = b.get(watered.location().unwrap_or_default()).await;
     assert!(shown.body.contains("Watering recorded."));
     assert!(shown.body.contains("1.5 l"), "{}", shown.body);
 
@@ -496,7 +369,7 @@ async fn a_plants_page_records_phase_water_inspection_treatment_and_refuses_the_
     let today = time::OffsetDateTime::now_utc().date();
     let last = Browser::date_en(today + time::Duration::days(2));
     let from = Browser::date_en(today + time::Duration::days(3));
-    let shown = b.get(treated.location()).await;
+    let shown = b.get(treated.location().unwrap_or_default()).await;
     assert!(
         shown
             .body
@@ -538,7 +411,7 @@ async fn a_plants_page_records_phase_water_inspection_treatment_and_refuses_the_
     assert_eq!(count(&app, &t, "harvest_batches").await, 0);
     // The same in German.
     let mut de = Browser::new(&app, "de");
-    de.sign_in(&grower.email).await;
+    de.sign_in(&grower.email, PASSWORD).await;
     let dcsrf = de.get(&page_path).await.csrf();
     let abgelehnt = de
         .post(
@@ -634,7 +507,7 @@ async fn a_diary_entry_with_a_photo_from_the_phone_and_what_a_refused_one_leaves
     let page_path = format!("/app/g/{slug}/plants/{p}");
     let diary = format!("{page_path}/diary");
     let mut b = Browser::new(&app, "en");
-    b.sign_in(&grower.email).await;
+    b.sign_in(&grower.email, PASSWORD).await;
     let csrf = b.get(&page_path).await.csrf();
     let png = crate::photos::encode(&crate::photos::picture(64, 48), ImageFormat::Png);
     let jpeg = crate::photos::encode(&crate::photos::picture(80, 60), ImageFormat::Jpeg);
@@ -695,7 +568,10 @@ async fn a_diary_entry_with_a_photo_from_the_phone_and_what_a_refused_one_leaves
         )
         .await;
     assert_eq!(done.status, 303, "{}", done.body);
-    assert_eq!(done.location(), format!("{page_path}?done=noted#diary"));
+    assert_eq!(
+        done.location().unwrap_or_default(),
+        format!("{page_path}?done=noted#diary")
+    );
     assert_eq!(count(&app, &t, "diary_entries").await, 1);
     assert_eq!(count(&app, &t, "diary_photos").await, 2);
     // Without a photo (the empty file input still sends its part).
@@ -710,7 +586,7 @@ async fn a_diary_entry_with_a_photo_from_the_phone_and_what_a_refused_one_leaves
     assert_eq!(count(&app, &t, "diary_entries").await, 2);
     assert_eq!(count(&app, &t, "diary_photos").await, 2);
 
-    let shown = b.get(done.location()).await;
+    let shown = b.get(done.location().unwrap_or_default()).await;
     assert!(shown.body.contains("Diary entry saved."));
     assert!(shown.body.contains("First flowers"), "{}", shown.body);
 
@@ -746,7 +622,7 @@ async fn a_diary_entry_with_a_photo_from_the_phone_and_what_a_refused_one_leaves
     let other = app.tenant("wpdiaryo").await;
     let stranger = app.member(&other, Role::Grower).await;
     let mut s = Browser::new(&app, "en");
-    s.sign_in(&stranger.email).await;
+    s.sign_in(&stranger.email, PASSWORD).await;
     let foreign = s
         .get(&format!(
             "/app/g/{}/photos/{photo_key}/512",

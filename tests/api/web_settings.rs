@@ -4,114 +4,13 @@
 //! checked as carefully (a post without the form's CSRF value, a member below the needed role,
 //! another person's garden, a wrong current password: refused, nothing written).
 
-use std::collections::BTreeMap;
-
 use kultiva::auth::Role;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::species;
-use crate::support::{PASSWORD, TestApp, TestUser, set_cookies};
-
-/// A browser without JavaScript: its cookies and language.
-struct Browser<'a> {
-    app: &'a TestApp,
-    cookies: BTreeMap<String, String>,
-    lang: &'static str,
-}
-
-struct Page {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    body: String,
-}
-
-impl Page {
-    fn location(&self) -> Option<&str> {
-        self.headers.get("location").and_then(|v| v.to_str().ok())
-    }
-
-    fn csrf(&self) -> String {
-        let re = regex::Regex::new(r#"name="_csrf" value="([^"]*)""#).expect("pattern");
-        re.captures(&self.body)
-            .map(|c| c[1].to_owned())
-            .unwrap_or_else(|| panic!("no CSRF field in {}", self.body))
-    }
-
-    fn has(&self, text: &str) -> bool {
-        self.body.contains(text)
-    }
-}
-
-impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp, lang: &'static str) -> Self {
-        Self {
-            app,
-            cookies: BTreeMap::new(),
-            lang,
-        }
-    }
-
-    async fn send(&mut self, req: reqwest::RequestBuilder) -> Page {
-        let mut req = req.header("accept-language", self.lang);
-        if !self.cookies.is_empty() {
-            let jar = self
-                .cookies
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect::<Vec<_>>()
-                .join("; ");
-            req = req.header("cookie", jar);
-        }
-        let res = req.send().await.expect("request sent");
-        for (name, (value, line)) in set_cookies(&res) {
-            if value.is_empty() || line.to_ascii_lowercase().contains("max-age=0") {
-                self.cookies.remove(&name);
-            } else {
-                self.cookies.insert(name, value);
-            }
-        }
-        Page {
-            status: res.status().as_u16(),
-            headers: res.headers().clone(),
-            body: res.text().await.expect("body"),
-        }
-    }
-
-    async fn get(&mut self, path: &str) -> Page {
-        let req = self.app.client.get(self.app.url(path));
-        self.send(req).await
-    }
-
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let req = self
-            .app
-            .client
-            .post(self.app.url(path))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body);
-        self.send(req).await
-    }
-
-    async fn sign_in(&mut self, email: &str, password: &str) {
-        let csrf = self.get("/app/login").await.csrf();
-        let done = self
-            .post(
-                "/app/login",
-                &[("_csrf", &csrf), ("email", email), ("password", password)],
-            )
-            .await;
-        assert_eq!(done.status, 303, "{}", done.body);
-    }
-
-    /// The page's CSRF value (the session's: every page of a session carries the same).
-    async fn csrf(&mut self, path: &str) -> String {
-        self.get(path).await.csrf()
-    }
-}
+use crate::support::{PASSWORD, TestApp, TestUser};
+use crate::web::Browser;
 
 async fn personal_slug(app: &TestApp, user: &TestUser) -> String {
     sqlx::query_scalar(
