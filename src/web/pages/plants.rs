@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use super::garden::{care_type_text, gardens_of, signed_in};
+use super::garden::{care_type_text, signed_in};
+use super::scope::{GardenScope, open_garden};
 use super::{PageCtx, csrf_refused, here, url_escape};
 use crate::auth::Role;
 use crate::catalog::engine::service::ListParams;
@@ -30,7 +31,7 @@ use crate::garden::watering::model::WateringEvent;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::PageRequest;
 use crate::platform::tenants::model::Tenant;
-use crate::tenancy::context::{TenantCtx, resolve_for};
+use crate::tenancy::context::TenantCtx;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{self, Frame, csrf_field, notice, see_other};
@@ -119,27 +120,18 @@ impl Open {
 /// The garden of the request for its signed-in member; `None` once the redirect to the sign-in
 /// or the error page is written.
 async fn open(req: &Request, res: &mut Response, ctx: PageCtx) -> Option<Open> {
-    let s = signed_in(req, res, &ctx)?;
-    let slug = req.param::<String>("slug").unwrap_or_default();
-    let garden = match resolve_for(&ctx.state, &s.principal, &slug).await {
-        Ok(g) => g,
-        Err(e) => {
-            ctx.fail(req, res, e);
-            return None;
-        }
-    };
-    let gardens = match gardens_of(&ctx, s).await {
-        Ok(g) => g,
-        Err(e) => {
-            ctx.fail(req, res, e);
-            return None;
-        }
-    };
+    let scope = open_garden(req, res, &ctx).await?;
     let (user, csrf, tz) = (
-        s.principal.user_id,
-        s.csrf.clone(),
-        s.prefs.timezone.clone(),
+        scope.s.principal.user_id,
+        scope.s.csrf.clone(),
+        scope.s.prefs.timezone.clone(),
     );
+    let GardenScope {
+        slug,
+        garden,
+        gardens,
+        ..
+    } = scope;
     Some(Open {
         ctx,
         garden,
