@@ -447,7 +447,21 @@ pub fn garden_schema_gone(err: &sqlx::Error) -> bool {
     };
     db.code()
         .is_some_and(|c| matches!(c.as_ref(), "42P01" | "3F000"))
-        && crate::tenancy::names::names_a_tenant_schema(db.message())
+        && names_a_tenant_schema(db.message())
+}
+
+/// Whether a database message names a garden's schema (`tenancy::names::SchemaName`) (`"t_<32 hex digits>…"`), as
+/// PostgreSQL's "relation … does not exist" and "schema … does not exist" do. A statement
+/// template that escaped the rendering names `tenant.`, not such a schema.
+pub fn names_a_tenant_schema(message: &str) -> bool {
+    message.match_indices("\"t_").any(|(at, _)| {
+        let hex = &message.as_bytes()[at + 3..];
+        hex.len() >= 33
+            && hex[..32]
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+            && matches!(hex[32], b'.' | b'"')
+    })
 }
 
 impl From<sqlx::Error> for AppError {
@@ -468,70 +482,8 @@ impl From<sqlx::Error> for AppError {
     }
 }
 
-/// Provisioning or dropping a tenant: a lost database is a 503 like anywhere else; callers
-/// answer the refusals they expect (slug taken, unknown tenant) before falling back on this.
-impl From<crate::tenancy::provision::ProvisionError> for AppError {
-    fn from(err: crate::tenancy::provision::ProvisionError) -> Self {
-        use crate::tenancy::provision::ProvisionError;
-        match err {
-            ProvisionError::Database(db) => db.into(),
-            ProvisionError::Migration(err) => err.into(),
-            err @ ProvisionError::Moving(_) => Self::unavailable("this garden", err),
-            other => Self::internal(other),
-        }
-    }
-}
 
-/// A garden export or import over HTTP: a damaged file is the client's (422), a garden being
-/// moved or a slug in use a conflict (409); what the service itself failed at stays a 500.
-impl From<crate::tenancy::transfer::TransferError> for AppError {
-    fn from(err: crate::tenancy::transfer::TransferError) -> Self {
-        use crate::tenancy::provision::ProvisionError;
-        use crate::tenancy::transfer::TransferError;
-        match err {
-            TransferError::NotFound(_) => Self::not_found("tenant"),
-            TransferError::BadFile(reason) => Self::new(
-                ErrorCode::ValidationError,
-                "the file is not a readable garden export",
-            )
-            .with_details(vec![ErrorDetail::new(
-                "body",
-                reason,
-                "export_file_invalid",
-            )]),
-            err @ (TransferError::NotActive(..)
-            | TransferError::Refused(_)
-            | TransferError::Busy(_)) => Self::new(ErrorCode::StateConflict, err.to_string()),
-            TransferError::Provision(ProvisionError::SlugTaken(slug)) => {
-                Self::duplicate(format!("a tenant with slug {slug} exists"))
-            }
-            TransferError::Provision(err) => err.into_app_error(),
-            TransferError::Migration(err) => err.into(),
-            TransferError::Database(err) => err.into(),
-            err @ TransferError::Unreachable(..) => Self::unavailable("the garden's database", err),
-            other => Self::internal(other),
-        }
-    }
-}
 
-/// A tenant migration (provisioning, or on demand before a request): a lost database is a
-/// 503, a garden being moved too (retry once the move is done); anything else is ours.
-impl From<crate::tenancy::migrate::MigrationError> for AppError {
-    fn from(err: crate::tenancy::migrate::MigrationError) -> Self {
-        use crate::tenancy::migrate::MigrationError;
-        use sqlx::migrate::MigrateError;
-        match err {
-            MigrationError::Database(db)
-            | MigrationError::Migrate(
-                MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
-            ) => db.into(),
-            err @ (MigrationError::Moving(_) | MigrationError::Busy(_)) => {
-                Self::unavailable("this garden", err)
-            }
-            other => Self::internal(other),
-        }
-    }
-}
 
 /// True when a Redis error means the server cannot be reached (refused, dropped, timed out),
 /// or a Redis Cluster cannot serve right now: no node reachable, `CLUSTERDOWN`, a master down,
@@ -558,16 +510,6 @@ pub fn redis_unavailable(err: &redis::RedisError) -> bool {
         )
 }
 
-impl From<redis::RedisError> for AppError {
-    fn from(err: redis::RedisError) -> Self {
-        crate::metrics::redis_error(crate::metrics::RedisUse::Request);
-        if redis_unavailable(&err) {
-            Self::unavailable("session store", err)
-        } else {
-            Self::internal(err)
-        }
-    }
-}
 
 /// Catcher goal: statuses raised outside handlers (unknown route, wrong method, body limit,
 /// panic) get the same error record as everything else.

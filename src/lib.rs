@@ -1,6 +1,34 @@
 //! Kultiva: a multi-tenant plant-cultivation backend. `main.rs` is a thin CLI over this library;
-//! tests build the same service through [`http::build_service`].
+//! tests build the same service through [`app::build_service`].
+//!
+//! Data flows one way: a face (`http` routes, `mcp` tools, `web` pages) calls a service, a
+//! service calls its repository and the pure rules, a repository talks to the store. REST, MCP
+//! and the pages are three faces over one service layer: a tool or a page never writes SQL,
+//! and a service never touches salvo's request types.
+//!
+//! ## Layers
+//! Bottom to top. A module uses only modules of the layers below it, and within a line only
+//! the modules named before it; `tests/api/layers.rs` reads every `crate::` path of `src/` and
+//! fails on one that points the wrong way. A `routes.rs` of a capability is part of the REST
+//! face (`http`). No capability uses another capability's REST face or tool module: helpers
+//! that several of them need live in `http` (routes) and `mcp::tools::shared` (tools).
+//!
+//! 1. the error type, shared values, pure rules: `error`, `values`, `rules`, `progress`
+//! 2. configuration: `config`, `telemetry`, `tls`
+//! 3. stores and process counters: `metrics`, `store`
+//! 4. shared state: `state`
+//! 5. caches, tenancy, mail: `cache`, `tenancy`, `mail`
+//! 6. identity: `auth`, `platform`
+//! 7. services (and their repositories): `catalog`, `garden`, `calculations`, `notify`
+//! 8. faces: `http`, `mcp`, `web`
+//! 9. the service assembled, and its start: `app`, `serve`, `main`, `lib`
+//!
+//! ## Where things go
+//! Where a lower layer needs something of a higher one, the higher one provides it: a
+//! conversion into [`error::AppError`] lives beside the error it converts, and shared state
+//! holds lower-layer types only.
 
+pub mod app;
 pub mod auth;
 pub mod cache;
 pub mod calculations;
@@ -22,8 +50,9 @@ pub mod store;
 pub mod telemetry;
 pub mod tenancy;
 pub mod tls;
+pub mod values;
 pub mod web;
 
 pub use config::Config;
-pub use http::build_service;
+pub use app::build_service;
 pub use state::AppState;

@@ -23,7 +23,7 @@ use salvo::server::ServerHandle;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::error::{AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_SECONDS};
-use crate::http::build_service;
+use crate::app::build_service;
 use crate::state::AppState;
 
 /// How long the server keeps accepting (and serving normally) after the signal, the filter

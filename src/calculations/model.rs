@@ -7,7 +7,7 @@ use salvo::oapi::ToSchema;
 use serde_json::Value;
 
 use crate::garden::substrates::model::SubstrateType;
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::rules::calculations::{
     DliInput, EcCorrectionInput, FieldProblem, GddInput, SlotCapacityInput, VpdInput, WaterMixInput,
 };

@@ -19,29 +19,14 @@ pub struct CalendarEvent {
     /// `task`, `care_reminder`, `phase`, `sowing`, `harvest`, `treatment`, …
     pub kind: &'static str,
     /// The day it falls on (all-day events; the garden's days).
-    #[serde(with = "crate::garden::contracts::iso_date")]
+    #[serde(with = "crate::values::dates::iso_date")]
     pub date: Date,
     /// Present for an event that spans days (a sowing window, a safety interval): inclusive.
-    #[serde(with = "crate::garden::contracts::iso_date::option")]
+    #[serde(with = "crate::values::dates::iso_date::option")]
     pub end_date: Option<Date>,
     pub title: String,
     pub plant_key: Option<uuid::Uuid>,
     pub detail: Option<String>,
 }
 
-/// The nutrient-plan targets that apply to a plant today: the plan assigned to the plant, else
-/// its run's, and within it the phase entry for the plant's current phase and week.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PhaseTargets {
-    pub plan_key: String,
-    pub plan_name: String,
-    /// `plant` (assigned to the plant) or `run` (inherited from its planting run).
-    pub source: &'static str,
-    pub phase_key: String,
-    pub target_ec_ms: Option<f64>,
-    pub reference_ec_ms: Option<f64>,
-    pub ph_min: Option<f64>,
-    pub ph_max: Option<f64>,
-}
-
-time::serde::format_description!(pub iso_date, Date, "[year]-[month]-[day]");
+pub use crate::rules::feeding_diagnostics::PhaseTargets;

@@ -6,7 +6,7 @@ use time::Date;
 use time::macros::format_description;
 use uuid::Uuid;
 
-use crate::http::json::{JsonFields, Patch};
+use crate::values::json::{JsonFields, Patch};
 
 fn as_key(v: &Value) -> Option<Uuid> {
     v.as_str().and_then(|s| Uuid::parse_str(s.trim()).ok())
@@ -150,7 +150,7 @@ pub fn patch_number(
 }
 
 fn int_in(f: &mut JsonFields, name: &str, v: &Value, min: i64, max: i64) -> Option<i64> {
-    match crate::http::json::whole_number(v) {
+    match crate::values::json::whole_number(v) {
         Some(n) if (min..=max).contains(&n) => Some(n),
         Some(_) => {
             f.reject_field(

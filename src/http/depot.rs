@@ -48,3 +48,8 @@ impl Handler for InjectState {
         depot.insert_typed(self.0.clone());
     }
 }
+
+/// Who a REST write is recorded as: `user:<id>` of the calling principal.
+pub fn actor(depot: &Depot) -> Result<String, AppError> {
+    Ok(format!("user:{}", depot.principal()?.user_id))
+}

@@ -3,6 +3,7 @@
 
 use salvo::Request;
 use time::Date;
+use uuid::Uuid;
 
 use crate::error::{AppError, ErrorDetail};
 
@@ -15,6 +16,20 @@ pub fn date_query(req: &Request, name: &str) -> Result<Option<Date>, AppError> {
             AppError::validation(vec![ErrorDetail::new(
                 format!("query.{name}"),
                 "must be a date (YYYY-MM-DD)",
+                "value_error",
+            )])
+        }),
+    }
+}
+
+/// A UUID query parameter (`None` when absent; 422 naming `query.<name>` when malformed).
+pub fn uuid_query(req: &Request, name: &str) -> Result<Option<Uuid>, AppError> {
+    match req.queries().get(name) {
+        None => Ok(None),
+        Some(raw) => crate::garden::plants::model::parse_key(raw).map(Some).ok_or_else(|| {
+            AppError::validation(vec![ErrorDetail::new(
+                format!("query.{name}"),
+                "must be a key (UUID)",
                 "value_error",
             )])
         }),

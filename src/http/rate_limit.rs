@@ -98,7 +98,7 @@ fn render_limited(
         "rate limit exceeded: at most {} {what} per minute per {per}",
         state.rate_limits().per_minute(limit)
     );
-    crate::metrics::rate_limited(limit);
+    crate::metrics::rate_limited(limit.label());
     let seconds = retry_after.as_micros().div_ceil(1_000_000).max(1);
     let seconds = u64::try_from(seconds).unwrap_or(u64::MAX);
     res.status_code(StatusCode::TOO_MANY_REQUESTS);

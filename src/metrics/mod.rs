@@ -25,8 +25,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-use crate::state::AppState;
-use crate::store::rate_limit::Limit;
 
 pub use labels::RedisUse;
 
@@ -80,8 +78,8 @@ struct OutcomeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct PlacementLabels {
-    placement: String,
+pub(crate) struct PlacementLabels {
+    pub(crate) placement: String,
 }
 
 type LatencyFamily = Family<LatencyLabels, Histogram, fn() -> Histogram>;
@@ -224,14 +222,8 @@ pub fn redis_error(during: RedisUse) {
         .inc();
 }
 
-/// A request refused with 429 by `limit`.
-pub fn rate_limited(limit: Limit) {
-    let limit = match limit {
-        Limit::Auth => "auth",
-        Limit::General => "general",
-        Limit::Registration => "registration",
-        Limit::RegistrationPerClient => "registration_client",
-    };
+/// A request refused with 429 by the limit of that name (`auth`, `general`, …).
+pub fn rate_limited(limit: &'static str) {
     METRICS.refusals.get_or_create(&LimitLabels { limit }).inc();
 }
 
@@ -285,83 +277,8 @@ pub fn push_message(outcome: &'static str) {
         .inc();
 }
 
-/// The pool gauges of every placement, sampled now.
-fn pool_registry(state: &AppState) -> Registry {
-    let mut registry = Registry::default();
-    let open = Family::<PlacementLabels, Gauge>::default();
-    let idle = Family::<PlacementLabels, Gauge>::default();
-    let in_use = Family::<PlacementLabels, Gauge>::default();
-    let max = Family::<PlacementLabels, Gauge>::default();
-    let read_open = Family::<PlacementLabels, Gauge>::default();
-    let read_in_use = Family::<PlacementLabels, Gauge>::default();
-    let read_max = Family::<PlacementLabels, Gauge>::default();
-    let placements = state.placements();
-    for name in placements.names() {
-        let Some(placement) = placements.get(name) else {
-            continue;
-        };
-        let pool = placement.pool();
-        let labels = PlacementLabels {
-            placement: name.to_owned(),
-        };
-        let size = i64::from(pool.size());
-        let idle_now = i64::try_from(pool.num_idle()).unwrap_or(i64::MAX);
-        open.get_or_create(&labels).set(size);
-        idle.get_or_create(&labels).set(idle_now);
-        // Sampled apart, so a connection may move in between: never report below zero.
-        in_use.get_or_create(&labels).set((size - idle_now).max(0));
-        max.get_or_create(&labels)
-            .set(i64::from(pool.options().get_max_connections()));
-        let reads = placement.reads().status();
-        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-        read_open.get_or_create(&labels).set(gauge(reads.open));
-        read_in_use
-            .get_or_create(&labels)
-            .set(gauge(reads.open.saturating_sub(reads.idle)));
-        read_max.get_or_create(&labels).set(gauge(reads.max));
-    }
-    registry.register(
-        "kultiva_db_pool_open_connections",
-        "Connections the placement's pool holds open (idle and in use)",
-        open,
-    );
-    registry.register(
-        "kultiva_db_pool_idle_connections",
-        "Open connections of the placement's pool waiting for work",
-        idle,
-    );
-    registry.register(
-        "kultiva_db_pool_in_use_connections",
-        "Connections of the placement's pool lent out to requests",
-        in_use,
-    );
-    registry.register(
-        "kultiva_db_pool_max_connections",
-        "The placement's pool size limit (DB_MAX_CONNECTIONS)",
-        max,
-    );
-    registry.register(
-        "kultiva_db_read_pool_open_connections",
-        "Connections the placement's read pool (single-statement garden reads) holds open",
-        read_open,
-    );
-    registry.register(
-        "kultiva_db_read_pool_in_use_connections",
-        "Connections of the placement's read pool lent out to reads",
-        read_in_use,
-    );
-    registry.register(
-        "kultiva_db_read_pool_max_connections",
-        "The placement's read pool size limit (DB_READ_CONNECTIONS)",
-        read_max,
-    );
-    registry
-}
-
-/// The scrape: every series in the Prometheus text format.
-pub fn render(state: &AppState) -> Result<String, std::fmt::Error> {
-    let mut out = String::with_capacity(16 * 1024);
-    prometheus_text::encode(&mut out, &METRICS.registry)?;
-    prometheus_text::encode(&mut out, &pool_registry(state))?;
-    Ok(out)
+/// The process's counters and histograms in the Prometheus text format (the scrape adds the
+/// pool gauges it samples from the state: `metrics::routes`).
+pub fn encode_counters(out: &mut String) -> std::fmt::Result {
+    prometheus_text::encode(out, &METRICS.registry)
 }

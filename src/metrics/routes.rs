@@ -14,6 +14,12 @@ use salvo::prelude::*;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use prometheus_client::encoding::prometheus_text;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+use super::PlacementLabels;
 use crate::error::{AppError, ErrorCode, catch_error};
 use crate::http::depot::{DepotExt, InjectState};
 use crate::state::AppState;
@@ -47,7 +53,7 @@ fn bearer_matches(authorization: Option<&HeaderValue>, expected: &str) -> bool {
 }
 
 fn write_scrape(state: &AppState, res: &mut Response) -> Result<(), AppError> {
-    let body = super::render(state).map_err(|_| AppError::internal("encoding the metrics"))?;
+    let body = render(state).map_err(|_| AppError::internal("encoding the metrics"))?;
     res.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static(super::CONTENT_TYPE));
     res.body(body);
@@ -114,4 +120,85 @@ mod tests {
         ));
         assert!(!bearer_matches(Some(&header("Bearer ")), TOKEN));
     }
+}
+
+/// The pool gauges of every placement, sampled now.
+fn pool_registry(state: &AppState) -> Registry {
+    let mut registry = Registry::default();
+    let open = Family::<PlacementLabels, Gauge>::default();
+    let idle = Family::<PlacementLabels, Gauge>::default();
+    let in_use = Family::<PlacementLabels, Gauge>::default();
+    let max = Family::<PlacementLabels, Gauge>::default();
+    let read_open = Family::<PlacementLabels, Gauge>::default();
+    let read_in_use = Family::<PlacementLabels, Gauge>::default();
+    let read_max = Family::<PlacementLabels, Gauge>::default();
+    let placements = state.placements();
+    for name in placements.names() {
+        let Some(placement) = placements.get(name) else {
+            continue;
+        };
+        let pool = placement.pool();
+        let labels = PlacementLabels {
+            placement: name.to_owned(),
+        };
+        let size = i64::from(pool.size());
+        let idle_now = i64::try_from(pool.num_idle()).unwrap_or(i64::MAX);
+        open.get_or_create(&labels).set(size);
+        idle.get_or_create(&labels).set(idle_now);
+        // Sampled apart, so a connection may move in between: never report below zero.
+        in_use.get_or_create(&labels).set((size - idle_now).max(0));
+        max.get_or_create(&labels)
+            .set(i64::from(pool.options().get_max_connections()));
+        let reads = placement.reads().status();
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        read_open.get_or_create(&labels).set(gauge(reads.open));
+        read_in_use
+            .get_or_create(&labels)
+            .set(gauge(reads.open.saturating_sub(reads.idle)));
+        read_max.get_or_create(&labels).set(gauge(reads.max));
+    }
+    registry.register(
+        "kultiva_db_pool_open_connections",
+        "Connections the placement's pool holds open (idle and in use)",
+        open,
+    );
+    registry.register(
+        "kultiva_db_pool_idle_connections",
+        "Open connections of the placement's pool waiting for work",
+        idle,
+    );
+    registry.register(
+        "kultiva_db_pool_in_use_connections",
+        "Connections of the placement's pool lent out to requests",
+        in_use,
+    );
+    registry.register(
+        "kultiva_db_pool_max_connections",
+        "The placement's pool size limit (DB_MAX_CONNECTIONS)",
+        max,
+    );
+    registry.register(
+        "kultiva_db_read_pool_open_connections",
+        "Connections the placement's read pool (single-statement garden reads) holds open",
+        read_open,
+    );
+    registry.register(
+        "kultiva_db_read_pool_in_use_connections",
+        "Connections of the placement's read pool lent out to reads",
+        read_in_use,
+    );
+    registry.register(
+        "kultiva_db_read_pool_max_connections",
+        "The placement's read pool size limit (DB_READ_CONNECTIONS)",
+        read_max,
+    );
+    registry
+}
+
+/// The scrape: every series in the Prometheus text format.
+pub fn render(state: &AppState) -> Result<String, std::fmt::Error> {
+    let mut out = String::with_capacity(16 * 1024);
+    super::encode_counters(&mut out)?;
+    prometheus_text::encode(&mut out, &pool_registry(state))?;
+    Ok(out)
 }

@@ -13,7 +13,22 @@
 use serde::Serialize;
 
 use super::calculations::round;
-use crate::garden::contracts::PhaseTargets;
+
+/// The nutrient-plan targets that apply to a plant today: the plan assigned to the plant, else
+/// its run's, and within it the phase entry for the plant's current phase and week. Defined
+/// here, where it is judged; the garden offers it as `garden::contracts::PhaseTargets`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PhaseTargets {
+    pub plan_key: String,
+    pub plan_name: String,
+    /// `plant` (assigned to the plant) or `run` (inherited from its planting run).
+    pub source: &'static str,
+    pub phase_key: String,
+    pub target_ec_ms: Option<f64>,
+    pub reference_ec_ms: Option<f64>,
+    pub ph_min: Option<f64>,
+    pub ph_max: Option<f64>,
+}
 
 /// The band within which a series counts as stable (mS/cm for EC, pH units for pH).
 pub const TREND_BAND: f64 = 0.1;

@@ -44,11 +44,11 @@ pub struct SowingInput {
 /// The frost dates used, in the requested year.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Frost {
-    #[serde(with = "crate::garden::contracts::iso_date")]
+    #[serde(with = "crate::values::dates::iso_date")]
     pub last: Date,
-    #[serde(with = "crate::garden::contracts::iso_date")]
+    #[serde(with = "crate::values::dates::iso_date")]
     pub eisheilige: Date,
-    #[serde(with = "crate::garden::contracts::iso_date::option")]
+    #[serde(with = "crate::values::dates::iso_date::option")]
     pub first: Option<Date>,
 }
 
@@ -57,9 +57,9 @@ pub struct Frost {
 pub struct Bar {
     pub phase: &'static str,
     pub color: &'static str,
-    #[serde(with = "crate::garden::contracts::iso_date")]
+    #[serde(with = "crate::values::dates::iso_date")]
     pub start_date: Date,
-    #[serde(with = "crate::garden::contracts::iso_date")]
+    #[serde(with = "crate::values::dates::iso_date")]
     pub end_date: Date,
 }
 

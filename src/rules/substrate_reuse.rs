@@ -10,7 +10,7 @@ use serde::Serialize;
 use time::{Date, Duration, OffsetDateTime};
 
 // Calendar dates as `YYYY-MM-DD` in JSON.
-time::serde::format_description!(pub iso_date, Date, "[year]-[month]-[day]");
+use crate::values::dates::iso_date;
 
 pub const DISPOSABLE: &[&str] = &["rockwool_plug", "peat"];
 /// EC drift above this (mS/cm) from the substrate's base EC blocks reuse.

@@ -66,6 +66,18 @@ pub enum Limit {
     RegistrationPerClient,
 }
 
+impl Limit {
+    /// The limit's name in metrics and logs.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Auth => "auth",
+            Self::General => "general",
+            Self::Registration => "registration",
+            Self::RegistrationPerClient => "registration_client",
+        }
+    }
+}
+
 /// Client addresses remembered as over their general budget (at most this many at once).
 const MAX_BLOCKED: usize = 100_000;
 

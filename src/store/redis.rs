@@ -375,6 +375,18 @@ pub async fn verify_mode(target: &RedisTarget) -> Result<(), String> {
     }
 }
 
+/// A Redis failure in a request: counted, then a 503 when the server cannot be reached.
+impl From<redis::RedisError> for crate::error::AppError {
+    fn from(err: redis::RedisError) -> crate::error::AppError {
+        crate::metrics::redis_error(crate::metrics::RedisUse::Request);
+        if crate::error::redis_unavailable(&err) {
+            crate::error::AppError::unavailable("session store", err)
+        } else {
+            crate::error::AppError::internal(err)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@ use time::OffsetDateTime;
 
 use super::names::SchemaName;
 use super::registry::{self, MigrationTrigger, TenantRecord};
+use crate::error::AppError;
 use crate::progress::Progress;
 use crate::state::AppState;
 
@@ -389,4 +390,23 @@ pub async fn migrate_all_tenants_with(
         ));
     }
     Ok(report)
+}
+
+/// A tenant migration (provisioning, or on demand before a request): a lost database is a
+/// 503, a garden being moved too (retry once the move is done); anything else is ours.
+impl From<crate::tenancy::migrate::MigrationError> for AppError {
+    fn from(err: crate::tenancy::migrate::MigrationError) -> AppError {
+        use crate::tenancy::migrate::MigrationError;
+        use sqlx::migrate::MigrateError;
+        match err {
+            MigrationError::Database(db)
+            | MigrationError::Migrate(
+                MigrateError::Execute(db) | MigrateError::ExecuteMigration(db, _),
+            ) => db.into(),
+            err @ (MigrationError::Moving(_) | MigrationError::Busy(_)) => {
+                AppError::unavailable("this garden", err)
+            }
+            other => AppError::internal(other),
+        }
+    }
 }

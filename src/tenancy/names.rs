@@ -114,19 +114,6 @@ impl SchemaName {
     }
 }
 
-/// Whether a database message names a garden's schema (`"t_<32 hex digits>…"`), as
-/// PostgreSQL's "relation … does not exist" and "schema … does not exist" do. A statement
-/// template that escaped the rendering names `tenant.`, not such a schema.
-pub fn names_a_tenant_schema(message: &str) -> bool {
-    message.match_indices("\"t_").any(|(at, _)| {
-        let hex = &message.as_bytes()[at + 3..];
-        hex.len() >= 33
-            && hex[..32]
-                .iter()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-            && matches!(hex[32], b'.' | b'"')
-    })
-}
 
 impl fmt::Display for SchemaName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -137,6 +124,7 @@ impl fmt::Display for SchemaName {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::names_a_tenant_schema;
 
     #[test]
     fn tenant_schemas_are_recognised_in_database_messages() {

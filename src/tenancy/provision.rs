@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::migrate::{self, MigrationError};
 use super::names::TenantSlug;
 use super::registry::{self, MigrationTrigger, TenantRecord, TenantStatus};
+use crate::error::AppError;
 use crate::state::AppState;
 
 #[derive(Debug, thiserror::Error)]
@@ -235,4 +236,18 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
             "a dropped garden's photo files are left to the storage sweep");
     }
     Ok(())
+}
+
+/// Provisioning or dropping a tenant: a lost database is a 503 like anywhere else; callers
+/// answer the refusals they expect (slug taken, unknown tenant) before falling back on this.
+impl From<crate::tenancy::provision::ProvisionError> for AppError {
+    fn from(err: crate::tenancy::provision::ProvisionError) -> AppError {
+        use crate::tenancy::provision::ProvisionError;
+        match err {
+            ProvisionError::Database(db) => db.into(),
+            ProvisionError::Migration(err) => err.into(),
+            err @ ProvisionError::Moving(_) => AppError::unavailable("this garden", err),
+            other => AppError::internal(other),
+        }
+    }
 }

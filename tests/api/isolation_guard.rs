@@ -1,7 +1,7 @@
 //! The isolation guard, generated from the API itself.
 //!
 //! Routes: every route the live router serves under `/api/v1/t/{slug}/` (walked from
-//! `kultiva::http::api_router`, so a route missing from the OpenAPI document is caught too),
+//! `kultiva::app::api_router`, so a route missing from the OpenAPI document is caught too),
 //! with its minimum role from the document's `x-min-role` (see `src/http/roles.rs`). For each:
 //! a non-member (JWT, unscoped API key, and a key scoped to another of the caller's gardens)
 //! gets the 404 an unknown slug gets, body for body; an anonymous caller 401; a path id of
@@ -456,7 +456,7 @@ fn walk(router: &salvo::Router, path: &[String], method: Option<String>, out: &m
 fn garden_routes() -> Vec<Served> {
     let mut all = Vec::new();
     walk(
-        &kultiva::http::api_router(ServiceMode::Full),
+        &kultiva::app::api_router(ServiceMode::Full),
         &[],
         None,
         &mut all,

@@ -2,7 +2,7 @@ use salvo::oapi::ToSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::platform::users::model::Email;
 
 pub const DISPLAY_NAME_MAX: usize = 120;

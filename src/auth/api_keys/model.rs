@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::auth::secrets::{SecretHash, random_secret};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 /// Every key starts with this.
 pub const KEY_PREFIX: &str = "svc_";

@@ -4,7 +4,7 @@ use salvo::oapi::ToSchema;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 /// What the login page needs to offer a provider.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -6,7 +6,7 @@ use salvo::oapi::{KnownFormat, RefOr};
 use serde_json::{Map, Value};
 
 use crate::error::ErrorDetail;
-use crate::http::json::is_blank;
+use crate::values::json::is_blank;
 
 /// The schema pattern of a single-line text (at least one visible character, no controls).
 pub const LINE_PATTERN: &str = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$";
@@ -285,7 +285,7 @@ fn check_value(
                 "type_error",
             ),
         },
-        Kind::Int(min, max) => match crate::http::json::whole_number(&value) {
+        Kind::Int(min, max) => match crate::values::json::whole_number(&value) {
             Some(i) if (min..=max).contains(&i) => Some(Value::from(i)),
             Some(_) => bad(
                 errors,

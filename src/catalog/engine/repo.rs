@@ -8,7 +8,7 @@ use sqlx::{PgConnection, Row};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 
 /// A record as stored: `data` holds every field but the references.
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use super::fields::{Field, Kind, Mode, check_object};
 use super::repo::{self, Conditions, Deleted, KnowledgeDoc, NewRow, Stored};
 use super::spec::{FilterHow, KindSpec, NaturalKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::names::normalise;
 use crate::state::AppState;
 

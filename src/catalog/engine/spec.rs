@@ -114,3 +114,8 @@ pub fn ordered(doc: &Map<String, Value>, min: &str, max: &str, errors: &mut Vec<
         ));
     }
 }
+
+/// A catalogue kind as a type, so its schemas can be named in endpoint signatures.
+pub trait Catalogued: Send + Sync + 'static {
+    fn spec() -> &'static KindSpec;
+}

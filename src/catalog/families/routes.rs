@@ -4,7 +4,7 @@ use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
 use super::model::{FAMILY, FamilyKind};
-use crate::catalog::engine::http::{ListQuery, Record, records};
+use crate::catalog::engine::routes::{ListQuery, Record, records};
 use crate::catalog::engine::service;
 use crate::catalog::species::model::{SPECIES, SpeciesKind};
 use crate::error::{AppError, ErrorBody};

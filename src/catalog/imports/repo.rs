@@ -5,7 +5,7 @@ use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use super::model::{ImportJob, ImportStatus};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 
 const COLUMNS: &str =
     "id, kind, status, row_count, errors, preview, summary, created_at, confirmed_at";

@@ -19,7 +19,7 @@ use crate::catalog::seed::load::{SeedError, index, load_in};
 use crate::catalog::seed::validate::{SeedRecord, ValidSeed, reference_name, to_doc};
 use crate::catalog::seed::{FILES, SeedFile};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::names::normalise;
 use crate::state::AppState;
 

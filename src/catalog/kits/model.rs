@@ -1,7 +1,7 @@
 //! The starter kit kind.
 
 use crate::catalog::engine::fields::{Field, Kind};
-use crate::catalog::engine::http::Catalogued;
+use crate::catalog::engine::spec::Catalogued;
 use crate::catalog::engine::spec::{Filter, FilterHow, KindSpec, NaturalKey};
 use crate::catalog::vocab::*;
 

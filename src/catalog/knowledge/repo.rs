@@ -5,7 +5,7 @@
 use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 
 /// One matching text.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::repo;
 use crate::error::{AppError, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 
 pub const Q_MAX: usize = 200;

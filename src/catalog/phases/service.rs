@@ -10,7 +10,7 @@ use super::model::{GrowthPhase, PHASE, ResolvedEntry, ResolvedSequence, SEQUENCE
 use crate::catalog::engine::repo::Conditions;
 use crate::catalog::engine::service::{self, ListParams};
 use crate::error::AppError;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 
 fn str_of(v: &Value, f: &str) -> Option<String> {

@@ -4,7 +4,7 @@ use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
 use super::model::{RULE, RuleKind};
-use crate::catalog::engine::http::{ListQuery, Record, records};
+use crate::catalog::engine::routes::{ListQuery, Record, records};
 use crate::catalog::engine::service::{self, ListParams};
 use crate::catalog::families::model::FAMILY;
 use crate::error::{AppError, ErrorBody};

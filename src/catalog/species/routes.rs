@@ -5,7 +5,7 @@ use salvo::prelude::*;
 
 use super::model::{CULTIVAR, CultivarKind, SPECIES, SpeciesKind};
 use super::service::SpeciesSequence;
-use crate::catalog::engine::http::{ListQuery, Record, records};
+use crate::catalog::engine::routes::{ListQuery, Record, records};
 use crate::catalog::engine::service;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;

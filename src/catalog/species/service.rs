@@ -14,7 +14,7 @@ use crate::catalog::engine::{repo, service};
 use crate::catalog::phases::model::{ResolvedSequence, SEQUENCE};
 use crate::catalog::phases::service::resolved_by_id;
 use crate::error::{AppError, ErrorCode};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::names::genus;
 use crate::rules::sequence_selection::{SelectionInput, select};
 use crate::state::AppState;

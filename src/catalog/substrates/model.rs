@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::catalog::engine::fields::{Field, Kind};
-use crate::catalog::engine::http::Catalogued;
+use crate::catalog::engine::spec::Catalogued;
 use crate::catalog::engine::spec::{Filter, FilterHow, KindSpec, KnowledgeText, NaturalKey, text};
 use crate::catalog::vocab::*;
 use crate::error::ErrorDetail;

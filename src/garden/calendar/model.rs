@@ -234,8 +234,8 @@ pub struct GardenSettingsBody {
     pub timezone: Option<String>,
 }
 
-impl crate::http::json::FromJson for GardenSettings {
-    fn from_json(f: &mut crate::http::json::JsonFields) -> Option<Self> {
+impl crate::values::json::FromJson for GardenSettings {
+    fn from_json(f: &mut crate::values::json::JsonFields) -> Option<Self> {
         let zone = match f.raw("hardiness_zone") {
             None => {
                 f.reject_field(

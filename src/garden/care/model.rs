@@ -5,7 +5,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields::key;
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 pub const NOTES_MAX: usize = 2000;
 pub const SNOOZE_MAX: i64 = 30;

@@ -16,7 +16,7 @@ use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::tasks::model::date_str;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::care::{self as rules, Hemisphere, Urgency};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::garden::fields::opt_key;
 use crate::garden::ipm::input::{opt_past_date, text_list};
-use crate::http::json::{FromJson, JsonFields, Patch, is_blank, parse_json};
+use crate::values::json::{FromJson, JsonFields, Patch, is_blank, parse_json};
 
 pub const TEXT_MAX: usize = 10_000;
 /// An entry's title: one line.
@@ -161,7 +161,7 @@ pub fn measurements(f: &mut JsonFields, name: &'static str) -> Option<Map<String
             let n = v.as_f64().filter(|x| x.is_finite());
             // A count is an integer as JSON Schema counts them (`12.0` too), stored as `12`.
             let stored = if k == "leaf_count" {
-                crate::http::json::whole_number(&v).map(Value::from)
+                crate::values::json::whole_number(&v).map(Value::from)
             } else {
                 Some(v)
             };

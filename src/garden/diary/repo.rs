@@ -8,7 +8,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{EntryFilter, entry_type_str};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::diary_analysis::AnalysisState;
 use crate::tenancy::TenantTx;
 

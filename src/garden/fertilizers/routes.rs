@@ -9,7 +9,7 @@ use super::model::{FertilizerType, Form, GardenFertilizer, LIST_MAX_LIMIT, Owner
 use super::service::{self, Query};
 use crate::calculations::model::MixingProtocolBody;
 use crate::calculations::service::{self as calculations, ProductSource};
-use crate::catalog::engine::http::{Body, CreateShape, PatchShape};
+use crate::catalog::engine::routes::{Body, CreateShape, PatchShape};
 use crate::catalog::fertilizers::model::{FERTILIZER_TYPES, FORMS, FertilizerKind};
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;

@@ -10,7 +10,7 @@ use crate::catalog::engine::fields::{Mode, check_object};
 use crate::catalog::engine::service::{self as catalog, ListParams};
 use crate::catalog::fertilizers::model::FERTILIZER;
 use crate::error::{AppError, ErrorCode};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 

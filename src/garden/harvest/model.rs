@@ -9,7 +9,7 @@ use crate::garden::ipm::input::{
     opt_choice, opt_instant, opt_line, opt_number, opt_past_day, text_list,
 };
 use crate::garden::plants::model::opt_uuid;
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::rules::harvest::{GRADES, STAGES};
 
 pub const NOTES_MAX: usize = 2000;

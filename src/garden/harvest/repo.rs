@@ -7,7 +7,7 @@ use time::Date;
 use uuid::Uuid;
 
 use super::model::{HarvestBatch, Observation};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
 
 fn enum_of<T: serde::de::DeserializeOwned>(s: String) -> Result<T, sqlx::Error> {

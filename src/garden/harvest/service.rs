@@ -20,7 +20,7 @@ use crate::garden::ipm::input::today;
 use crate::garden::ipm::repo::{self as ipm_repo, Interval, PlantFacts};
 use crate::garden::ipm::service::{parse_key, require_plants};
 use crate::garden::plants::catalog;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::{harvest as rules, karenz};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};

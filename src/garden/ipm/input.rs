@@ -7,7 +7,7 @@ use time::format_description::well_known::Rfc3339;
 use time::{Date, Duration, OffsetDateTime};
 
 use crate::error::AppError;
-use crate::http::json::{FromJson, JsonFields, is_blank, parse_json};
+use crate::values::json::{FromJson, JsonFields, is_blank, parse_json};
 
 /// The earliest date or instant accepted.
 pub const EARLIEST: Date = time::macros::date!(1900 - 01 - 01);

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::input::{object_list, opt_choice, opt_instant, opt_line, opt_number, text_list};
 use crate::catalog::ipm::model::{APPLICATION, PLANT_PARTS};
 use crate::garden::plants::model::{opt_uuid, req_key};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 pub const NOTES_MAX: usize = 2000;
 pub const WHO_MAX: usize = 200;

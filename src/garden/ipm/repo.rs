@@ -8,7 +8,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{Application, Finding, Inspection, TouchedPlant};
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::karenz;
 use crate::tenancy::TenantTx;
 

@@ -3,18 +3,16 @@
 
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
-use uuid::Uuid;
 
 use super::model::*;
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
-use crate::garden::plants::model::parse_key;
-use crate::garden::plants::routes::actor;
+use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
-use crate::http::query::date_query;
+use crate::http::query::{date_query, uuid_query};
 
 pub fn router() -> Router {
     Router::with_path("ipm")
@@ -31,20 +29,6 @@ pub fn router() -> Router {
                 .post(apply_treatment)
                 .push(Router::with_path("{application_key}").get(get_treatment_application)),
         )
-}
-
-/// A UUID query parameter (`None` when absent; 422 naming `query.<name>` when malformed).
-pub fn uuid_query(req: &Request, name: &str) -> Result<Option<Uuid>, AppError> {
-    match req.queries().get(name) {
-        None => Ok(None),
-        Some(raw) => parse_key(raw).map(Some).ok_or_else(|| {
-            AppError::validation(vec![ErrorDetail::new(
-                format!("query.{name}"),
-                "must be a key (UUID)",
-                "value_error",
-            )])
-        }),
-    }
 }
 
 /// Inspections, newest first. `plant` also lists the inspections of the location the plant

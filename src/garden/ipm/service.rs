@@ -12,7 +12,7 @@ use crate::catalog::engine::service as catalogue;
 use crate::catalog::ipm::model::{self as treatment_model, DISEASE, PEST, TREATMENT};
 use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::bbch;
 use crate::rules::karenz;
 use crate::rules::resistance::{self, Verdict};

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::catalog::engine::fields::{Field, Kind};
-use crate::catalog::engine::http::Catalogued;
+use crate::catalog::engine::spec::Catalogued;
 use crate::catalog::engine::spec::{KindSpec, NaturalKey};
 use crate::error::ErrorDetail;
 use crate::rules::plan_coverage::{PLAN_PHASES, WEEK_MAX};

@@ -11,7 +11,7 @@ use super::model::{
     PhaseTargetsBody, PlanBodyKind, PlanSummary, PlantCoverage, PlantPlan, TargetsPatch,
 };
 use super::service::{self, Query};
-use crate::catalog::engine::http::{Body, CreateShape};
+use crate::catalog::engine::routes::{Body, CreateShape};
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
 use crate::http::json::{has_json_body, read_object};

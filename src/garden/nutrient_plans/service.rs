@@ -28,7 +28,7 @@ use crate::catalog::engine::service as catalog;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::PhaseTargets;
 use crate::garden::fertilizers::service as fertilizers;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::names::normalise;
 use crate::rules::plan_coverage::{self, PlanEntry, coarse_phase};
 use crate::state::AppState;

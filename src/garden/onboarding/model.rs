@@ -5,7 +5,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 /// One step of a garden's start.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -5,7 +5,7 @@ use salvo::prelude::*;
 use super::model::{Applied, ApplyKit, ApplyKitBody, Status};
 use super::service;
 use crate::error::{AppError, ErrorBody};
-use crate::garden::plants::routes::actor;
+use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 use crate::http::roles::{Admin, Requires};

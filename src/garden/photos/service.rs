@@ -15,7 +15,7 @@ use super::repo::{self, PhotoRow};
 use super::storage::{self, PhotoStorage, StorageKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::diary::service::Editor;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 

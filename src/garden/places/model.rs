@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use crate::garden::fields;
 use crate::garden::sites::model::{DESCRIPTION_MAX, NAME_MAX};
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 /// Location types (domain 1.6), for the schema.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]

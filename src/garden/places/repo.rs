@@ -7,8 +7,8 @@ use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use super::model::{Location, LocationConditions, NewLocation, NewSlot, Slot};
-use crate::http::json::Patch;
-use crate::http::pagination::PageRequest;
+use crate::values::json::Patch;
+use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
 
 const LOC_COLUMNS: &str = "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, \

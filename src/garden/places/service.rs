@@ -10,8 +10,8 @@ use super::model::{
 use super::repo::{self, LocationFilter};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::sites::repo as sites;
-use crate::http::json::Patch;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 

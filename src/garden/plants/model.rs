@@ -6,7 +6,7 @@ use serde_json::Value;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields, Patch, is_blank};
+use crate::values::json::{FromJson, JsonFields, Patch, is_blank};
 
 pub const NAME_MAX: usize = 120;
 pub const NOTES_MAX: usize = 2000;

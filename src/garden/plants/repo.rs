@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::model::{ArchiveReason, PhaseHistoryEntry};
 use crate::garden::statements::GardenTx;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 
 /// A plant row with what one statement can join: place names, batch, open history row,
 /// history size and run.

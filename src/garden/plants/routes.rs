@@ -10,7 +10,7 @@ use super::repo::{Archived, Filter};
 use super::service::{self, HISTORY_MAX_LIMIT, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
-use crate::http::depot::DepotExt;
+use crate::http::depot::{DepotExt, actor};
 use crate::http::json::is_blank;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
@@ -31,11 +31,6 @@ pub fn router() -> Router {
                 .push(Router::with_path("phase-history").get(get_phase_history))
                 .push(Router::with_path("phase-transitions").post(transition_phase)),
         )
-}
-
-/// `user:<key>`: who made a change on the REST face.
-pub fn actor(depot: &Depot) -> Result<String, AppError> {
-    Ok(format!("user:{}", depot.principal()?.user_id))
 }
 
 /// Longest text filter (name part, species key, phase key).

@@ -7,7 +7,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::plants::model::{opt_key, opt_past_date, opt_uuid, req_key};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::rules::run_status::RunStatus;
 
 pub const NAME_MAX: usize = 200;

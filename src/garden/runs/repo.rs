@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::model::{NewRun, PhaseCount, Run, RunEntry, RunType};
 use crate::garden::statements::GardenTx;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::run_status::RunStatus;
 
 const COLUMNS: &str = "r.id, r.name, r.run_type, r.status, r.location_id, r.substrate_batch_id, \

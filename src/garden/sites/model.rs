@@ -3,7 +3,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

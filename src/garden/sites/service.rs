@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::model::{NewSite, Site, SitePatch};
 use super::repo;
 use crate::error::{AppError, ErrorCode};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 

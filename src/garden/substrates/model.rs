@@ -5,7 +5,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields;
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 use crate::rules::substrate_mix::{COMPONENTS_MAX, IRRIGATION, LEVELS, SubstrateProps, TYPES};
 
 pub const NAME_MAX: usize = 120;
@@ -434,7 +434,7 @@ pub struct SubstrateBatch {
     pub label: String,
     pub volume_liters: Option<f64>,
     /// YYYY-MM-DD.
-    #[serde(with = "crate::rules::substrate_reuse::iso_date::option")]
+    #[serde(with = "crate::values::dates::iso_date::option")]
     #[salvo(schema(value_type = Option<String>, format = Date))]
     pub mixed_on: Option<Date>,
     /// Completed growing cycles.

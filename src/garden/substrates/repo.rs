@@ -9,8 +9,8 @@ use uuid::Uuid;
 use super::model::{
     NewBatch, Reading, StoredProps, Substrate, SubstrateBatch, SubstrateScope, TENANT_PREFIX,
 };
-use crate::http::json::Patch;
-use crate::http::pagination::PageRequest;
+use crate::values::json::Patch;
+use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
 
 const SUB_COLUMNS: &str = "id, name, type, is_mix, properties";

@@ -16,7 +16,7 @@ use super::repo::{self, BatchReuseFacts};
 use crate::catalog::engine::service::{self as catalog, ListParams};
 use crate::catalog::substrates::model::SUBSTRATE;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::substrate_mix::{self, Component, SubstrateProps};
 use crate::rules::substrate_reuse::{self, BatchFacts, Reusability, SubstrateFacts};
 use crate::state::AppState;
@@ -599,10 +599,10 @@ pub async fn patch_substrate(
                 .collect(),
         ));
     }
-    let pick = |p: &crate::http::json::Patch<String>, cur: &Option<String>| match p {
-        crate::http::json::Patch::Keep => cur.clone(),
-        crate::http::json::Patch::Clear => None,
-        crate::http::json::Patch::Set(v) => Some(v.clone()),
+    let pick = |p: &crate::values::json::Patch<String>, cur: &Option<String>| match p {
+        crate::values::json::Patch::Keep => cur.clone(),
+        crate::values::json::Patch::Clear => None,
+        crate::values::json::Patch::Set(v) => Some(v.clone()),
     };
     let mut props = current.props.clone();
     if let Some(v) = patch.ph_base {

@@ -8,7 +8,7 @@ use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
 
 use crate::garden::fields;
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 /// A closed list of snake_case names as a Rust enum: `ALL`, `as_str`, `parse`.
 #[macro_export]

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::*;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
 
 /// A tank row with what its state and schedule are computed from.

@@ -5,7 +5,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields::{opt_choice, opt_date, opt_key, patch_choice, patch_key};
-use crate::http::json::{FromJson, JsonFields, Patch, is_blank};
+use crate::values::json::{FromJson, JsonFields, Patch, is_blank};
 use crate::rules::task_status::{TaskAction, TaskStatus};
 
 pub const NAME_MAX: usize = 200;
@@ -320,7 +320,7 @@ fn recurrence(f: &mut JsonFields) -> Option<Option<RecurrenceIn>> {
     };
     let every_days = match map.remove("every_days") {
         None | Some(Value::Null) => None,
-        Some(v) => match crate::http::json::whole_number(&v) {
+        Some(v) => match crate::values::json::whole_number(&v) {
             Some(n) if (1..=365).contains(&n) => Some(n as i32),
             _ => {
                 f.reject_field(

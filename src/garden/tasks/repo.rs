@@ -6,7 +6,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::*;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::task_status::{TaskAction, TaskStatus};
 use crate::tenancy::TenantTx;
 

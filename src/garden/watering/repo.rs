@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::*;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::rules::runoff::RunoffAnalysis;
 use crate::tenancy::TenantTx;
 

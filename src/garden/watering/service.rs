@@ -8,7 +8,7 @@ use super::model::*;
 use super::repo::{self, Filter};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::PhaseTargets;
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::rules::calculations::round;
 use crate::rules::feeding_diagnostics::{self, Sample};
 use crate::rules::runoff::{self, RunoffAnalysis, RunoffInput};

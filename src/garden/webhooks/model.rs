@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::events::EVENT_TYPES;
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 /// Longest endpoint URL.
 pub const URL_MAX: usize = 2000;

@@ -8,7 +8,7 @@ use super::model::{
 };
 use super::{repo, signing, target};
 use crate::error::{AppError, ErrorDetail};
-use crate::http::json::Patch;
+use crate::values::json::Patch;
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 

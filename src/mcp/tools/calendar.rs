@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::plants::tenant;
+use super::shared::bound;
 use crate::garden::calendar::service::{self, SowingQuery};
 use crate::mcp::args::{Arg, ArgKind, Args, KEY, QUERY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
@@ -70,7 +70,7 @@ pub static GET_SOWING_CALENDAR: Tool = Tool {
 };
 
 async fn get_sowing_calendar(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let q = SowingQuery {
         zone: args.text("zone").map(|z| z.trim().to_owned()),
         site_key: args.text("site_key").map(|k| k.trim().to_owned()),

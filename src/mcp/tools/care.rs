@@ -3,8 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::places::tool_error;
-use super::plants::{actor, tenant};
+use super::shared::{actor, bound, tool_error};
 use crate::garden::care::model::{CareLogEntry, Reminder};
 use crate::garden::care::service::{self, CareAction, Target};
 use crate::http::pagination::PageRequest;
@@ -71,7 +70,7 @@ pub static GET_DUE_CARE_TASKS: Tool = Tool {
 };
 
 async fn get_due_care_tasks(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let urgency = args.text("urgency").unwrap_or("actionable");
     let page = PageRequest {
         skip: args.int("offset").unwrap_or(0),
@@ -180,7 +179,7 @@ fn entry_view(e: &CareLogEntry) -> Value {
 }
 
 async fn get_plant_care_log(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let plant = args.key("plant_key");
     let items = service::care_log(
         ctx.state,
@@ -240,7 +239,7 @@ pub static CONFIRM_CARE_TASK: Tool = Tool {
 };
 
 async fn confirm_care_task(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let plant = args.key("plant_key");
     let reminder_type = args.key("reminder_type");
     let out = service::act(

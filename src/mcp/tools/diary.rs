@@ -6,9 +6,7 @@ use serde_json::{Map, Value, json};
 use time::Date;
 use uuid::Uuid;
 
-use super::ipm::key_arg;
-use super::places::{bound, tool_error};
-use super::plants::actor;
+use super::shared::{actor, bound, key_arg, tool_error};
 use super::view::{counted, page};
 use crate::auth::principal::AccountType;
 use crate::garden::diary::model::{

@@ -5,8 +5,7 @@
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::places::{bound, tool_error};
-use super::plants::actor;
+use super::shared::{actor, bound, tool_error};
 use super::view::compact;
 use crate::error::AppError;
 use crate::garden::watering::model::{

@@ -3,9 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::ipm::{body_of, key_arg};
-use super::places::{bound, tool_error};
-use super::plants::actor;
+use super::shared::{actor, body_of, bound, key_arg, tool_error};
 use super::view::counted;
 use crate::garden::harvest::model::{HARVEST_TYPES, HarvestBatch, NewBatch, Readiness};
 use crate::garden::harvest::service;

@@ -2,17 +2,16 @@
 //! (the resistance rule applies). They read their arguments through the same body readers as
 //! the REST routes and call the same services.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::places::{bound, tool_error};
-use super::plants::actor;
+use super::shared::{actor, body_of, bound, key_arg, tool_error};
 use super::view::counted;
 use crate::garden::ipm::model::{
     Application, DOSE_UNITS, FINDINGS_MAX, Inspection, LIST_MAX, NewApplication, NewInspection,
     PRESSURE, SEVERITY, SYMPTOM_MAX,
 };
 use crate::garden::ipm::service;
-use crate::http::json::{FromJson, parse_json};
+use crate::http::json::parse_json;
 use crate::http::pagination::PageRequest;
 use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY, NOTES, key_list};
 use crate::mcp::envelope::{ToolError, ToolOutput};
@@ -21,26 +20,7 @@ use crate::tool_handler;
 
 const PLANT_KEY: Arg = Arg::required("plant_key", KEY, "Plant key.");
 
-/// A key argument that is not a UUID names nothing: `not_found`, as for another garden's key.
-pub(crate) fn key_arg(args: &Args, name: &str, what: &str) -> Result<(), ToolError> {
-    match args.text(name) {
-        Some(raw) if uuid::Uuid::parse_str(raw.trim()).is_err() => Err(ToolError::not_found(what)),
-        _ => Ok(()),
-    }
-}
 
-/// Reads the tool's acting arguments with the REST body reader of `T` (same checks, same
-/// messages; field names without the `body.` prefix).
-pub(crate) fn body_of<T: FromJson>(args: &Args, rename: &[(&str, &str)]) -> Result<T, ToolError> {
-    let mut map: Map<String, Value> = args.acting();
-    for (from, to) in rename {
-        if let Some(v) = map.remove(*from) {
-            map.insert((*to).to_owned(), v);
-        }
-    }
-    let bytes = serde_json::to_vec(&Value::Object(map)).unwrap_or_default();
-    parse_json::<T>(&bytes).map_err(tool_error)
-}
 
 fn inspection_line(i: &Inspection) -> String {
     let named: Vec<String> = i

@@ -17,6 +17,7 @@ pub mod photos;
 pub mod places;
 pub mod plants;
 pub mod runs;
+pub mod shared;
 pub mod substrates;
 pub mod tasks;
 pub mod view;

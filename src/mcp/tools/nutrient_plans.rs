@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::places::{bound, tool_error};
+use super::shared::{bound, tool_error};
 use super::view::{compact, counted, page, paged};
 use crate::garden::fertilizers::model::{GardenFertilizer, Owner};
 use crate::garden::fertilizers::service as fertilizers;

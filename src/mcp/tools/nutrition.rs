@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::places::{bound, tool_error};
+use super::shared::{bound, tool_error};
 use super::view::compact;
 use crate::calculations::model::{MixingProtocolBody, ProductChoice};
 use crate::calculations::service::{self, ProductSource};

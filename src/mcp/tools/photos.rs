@@ -5,8 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::ipm::key_arg;
-use super::places::{bound, tool_error};
+use super::shared::{bound, key_arg, tool_error};
 use crate::garden::photos::model::PHOTOS_PER_ENTRY_MAX;
 use crate::garden::photos::service::{self, Selection, TooLarge};
 use crate::mcp::args::{self, Arg, ArgKind, Args, KEY};

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::shared::{bound, tool_error};
 use super::view::compact;
-use crate::error::AppError;
 use crate::garden::places::model::{Location, LocationDetail, Slot};
 use crate::garden::places::service as places;
 use crate::garden::sites::model::{NewSite, SiteKind};
@@ -13,32 +13,9 @@ use crate::mcp::args::{Arg, ArgKind, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::zones::ZONE_NAMES;
-use crate::tenancy::TenantRecord;
 use crate::tool_handler;
 
-/// The garden a tenant-scoped call is bound to (the dispatcher always binds one).
-pub fn bound<'a>(ctx: &'a Ctx<'_>) -> Result<&'a TenantRecord, ToolError> {
-    ctx.tenant
-        .as_ref()
-        .map(|t| &t.record)
-        .ok_or_else(|| ToolError::not_found("tenant"))
-}
 
-/// A service error as a tool error, with field names as the tool's arguments name them
-/// (`components[0].fraction`, not `body.components[0].fraction`).
-pub fn tool_error(err: AppError) -> ToolError {
-    let mut e = ToolError::from(err);
-    if let Some(Value::Array(details)) = e.details.as_mut() {
-        for d in details {
-            if let Some(f) = d.get("field").and_then(Value::as_str)
-                && let Some(rest) = f.strip_prefix("body.")
-            {
-                d["field"] = json!(rest);
-            }
-        }
-    }
-    e
-}
 
 fn location_view(l: &Location) -> Value {
     compact(

@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use super::shared::{actor, bound};
 use super::view::{compact, counted, page, paged};
 use crate::garden::plants::model::{
     ArchiveReason, LocationBody, Plant, PlantingCheck, SubstrateBody, TransitionBody,
@@ -15,19 +16,9 @@ use crate::garden::plants::service;
 use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
-use crate::tenancy::TenantRecord;
 use crate::tool_handler;
 
-pub(crate) fn tenant<'a>(ctx: &'a Ctx<'_>) -> Result<&'a TenantRecord, ToolError> {
-    ctx.tenant
-        .as_ref()
-        .map(|t| &t.record)
-        .ok_or_else(|| ToolError::not_found("tenant"))
-}
 
-pub(crate) fn actor(ctx: &Ctx<'_>) -> String {
-    format!("mcp:{}", ctx.principal.user_id)
-}
 
 /// An optional key argument that must be a UUID: anything else names nothing (`not_found`).
 fn uuid_arg(args: &Args, name: &str, what: &str) -> Result<Option<Uuid>, ToolError> {
@@ -121,7 +112,7 @@ pub static LIST_PLANTS: Tool = Tool {
 };
 
 async fn list_plants(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let page = page(&args);
     let filter = Filter {
         name: args.text("query").map(|q| q.trim().to_owned()),
@@ -174,7 +165,7 @@ pub static GET_PLANT: Tool = Tool {
 };
 
 async fn get_plant(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let p = service::get_plant(ctx.state, t, args.key("plant_key")).await?;
     let summary = format!("{}.", describe(&p));
     Ok(plant_links(
@@ -209,7 +200,7 @@ pub static LIST_PLANTS_AT_LOCATION: Tool = Tool {
 };
 
 async fn list_plants_at_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let site = uuid_arg(&args, "site_key", "site")?;
     let location = uuid_arg(&args, "location_key", "location")?;
     let slot = uuid_arg(&args, "slot_key", "slot")?;
@@ -256,7 +247,7 @@ pub static GET_PLANT_PHASE_STATUS: Tool = Tool {
 };
 
 async fn get_plant_phase_status(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let key = args.key("plant_key");
     let s = service::phase_status(ctx.state, t, key).await?;
     let summary = match &s.phase {
@@ -297,7 +288,7 @@ pub static GET_PLANT_PHASE_HISTORY: Tool = Tool {
 };
 
 async fn get_plant_phase_history(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let key = args.key("plant_key");
     let page = page(&args);
     let h = service::phase_history(ctx.state, t, key, page).await?;
@@ -344,7 +335,7 @@ pub static ARCHIVE_PLANT: Tool = Tool {
 };
 
 async fn archive_plant(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let reason = args
         .text("termination_type")
         .and_then(ArchiveReason::parse)
@@ -432,7 +423,7 @@ pub static VALIDATE_PLANTING: Tool = Tool {
 };
 
 async fn validate_planting(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let check = PlantingCheck {
         species_key: args.text("species_key").map(|s| s.trim().to_owned()),
         location_key: uuid_arg(&args, "location_key", "location")?,
@@ -460,7 +451,7 @@ async fn validate_planting(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Tool
 }
 
 async fn set_plant_location(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let body = LocationBody {
         site_key: uuid_arg(&args, "site_key", "site")?,
         location_key: uuid_arg(&args, "location_key", "location")?,
@@ -515,7 +506,7 @@ pub static SET_PLANT_SUBSTRATE: Tool = Tool {
 };
 
 async fn set_plant_substrate(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let body = SubstrateBody {
         substrate_batch_key: uuid_arg(&args, "substrate_batch_key", "substrate batch")?,
         substrate_key: args.text("substrate_key").map(|s| s.trim().to_owned()),
@@ -578,7 +569,7 @@ pub static TRANSITION_PLANT_PHASE: Tool = Tool {
 };
 
 async fn transition_plant_phase(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let body = TransitionBody {
         target_phase_key: args.key("target_phase_key").to_owned(),
         reason: args.text("reason").map(str::to_owned),

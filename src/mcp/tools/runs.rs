@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::plants::tenant;
+use super::shared::bound;
 use super::view::{compact, counted, page, paged};
 use crate::garden::runs::service;
 use crate::mcp::args::{self, Arg, ArgKind, Args};
@@ -37,7 +37,7 @@ pub static LIST_PLANTING_RUNS: Tool = Tool {
 };
 
 async fn list_planting_runs(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let page = page(&args);
     let status = args.text("status").and_then(RunStatus::parse);
     let listed = service::list_runs(ctx.state, t, status, page).await?;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::places::{bound, tool_error};
+use super::shared::{bound, tool_error};
 use super::view::{compact, counted, page, paged};
 use crate::garden::substrates::model::{
     MixComponent, MixRequest, NewMix, Substrate, SubstrateBatch, SubstrateScope,

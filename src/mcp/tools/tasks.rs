@@ -2,8 +2,7 @@
 
 use serde_json::Value;
 
-use super::places::tool_error;
-use super::plants::tenant;
+use super::shared::{bound, tool_error};
 use super::view::{compact, counted, page, paged};
 use crate::garden::tasks::model::TaskFilter;
 use crate::garden::tasks::service;
@@ -46,7 +45,7 @@ pub static LIST_TASKS: Tool = Tool {
 };
 
 async fn list_tasks(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
-    let t = tenant(ctx)?;
+    let t = bound(ctx)?;
     let page = page(&args);
     let filter = TaskFilter {
         status: args.text("status").and_then(TaskStatus::parse),

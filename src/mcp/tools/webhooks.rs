@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::places::{bound, tool_error};
+use super::shared::{bound, tool_error};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode};
 use crate::garden::webhooks::service;

@@ -10,7 +10,7 @@ use crate::garden::care::service as care;
 use crate::garden::harvest::service as harvest;
 use crate::garden::tasks::model::{TaskFilter, TaskState};
 use crate::garden::tasks::service as tasks;
-use crate::http::pagination::PageRequest;
+use crate::values::page::PageRequest;
 use crate::mail::OutgoingMail;
 use crate::notify::push::service as push;
 use crate::state::AppState;

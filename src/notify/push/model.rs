@@ -8,7 +8,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 pub const ENDPOINT_MAX: usize = 2000;
 /// Subscriptions a person may hold (browsers and devices).

@@ -7,7 +7,7 @@ use uuid::Uuid;
 use crate::auth::principal::{AccountType, Principal};
 use crate::auth::refresh;
 use crate::error::{AppError, ErrorCode};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::platform::tenants::repo as tenants;
 use crate::platform::users::model::User;
 use crate::platform::users::repo as users;

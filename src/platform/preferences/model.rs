@@ -4,7 +4,7 @@ use salvo::oapi::ToSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::platform::users::model::{matches_locale, matches_timezone};
 
 pub const UNITS: &[(&str, &str)] = &[("metric", "metric"), ("imperial", "imperial")];

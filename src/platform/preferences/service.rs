@@ -39,7 +39,7 @@ pub async fn patch(
     }
     let bytes = serde_json::to_vec(&Value::Object(merged))
         .map_err(|e| AppError::internal(format!("preferences: {e}")))?;
-    let prefs: Preferences = crate::http::json::parse_json(&bytes)?;
+    let prefs: Preferences = crate::values::json::parse_json(&bytes)?;
     put(state, user, &prefs).await?;
     Ok(prefs)
 }

@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::auth::principal::Role;
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 /// Characters of a service account's name.
 pub const NAME_MAX: usize = 100;

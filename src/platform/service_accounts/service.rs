@@ -16,7 +16,7 @@ use crate::auth::api_keys::model::{ApiKey, RawApiKey};
 use crate::auth::api_keys::repo::{self as keys, NewKeyRow};
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::platform::tenants::repo as memberships;
 use crate::platform::tenants::service::may_grant;
 use crate::platform::users::model::User;

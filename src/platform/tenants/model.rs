@@ -4,7 +4,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::auth::principal::{AccountType, Role};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
 
 /// A tenant (garden) as one of its members sees it.

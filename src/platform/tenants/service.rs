@@ -6,7 +6,7 @@ use super::model::{Member, NewTenant, Tenant, TenantChange};
 use super::repo;
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::http::pagination::{Page, PageRequest};
+use crate::values::page::{Page, PageRequest};
 use crate::platform::grants::{self, MemberChange};
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};

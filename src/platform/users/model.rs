@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 use crate::auth::principal::AccountType;
-use crate::http::json::{FromJson, JsonFields, Patch};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 /// An e-mail address, trimmed and lower-cased; validated on construction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -134,7 +134,7 @@ fn is_http_url(url: &str) -> bool {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"));
-    rest.is_some_and(|r| !r.is_empty() && !r.chars().any(crate::http::json::is_blank))
+    rest.is_some_and(|r| !r.is_empty() && !r.chars().any(crate::values::json::is_blank))
 }
 
 impl FromJson for ProfileForm {

@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::model::{ProfileForm, User};
 use super::repo::{self, ProfileChange};
 use crate::error::AppError;
-use crate::http::json::Patch;
+use crate::values::json::Patch;
 use crate::state::AppState;
 
 /// Changes the caller's display name, locale, time zone or avatar; an omitted field stays.

@@ -17,6 +17,7 @@ use sqlx::{ConnectOptions, Connection, PgConnection};
 
 use super::migrate::MigrationError;
 use super::provision::ProvisionError;
+use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::store::pg::Placement;
 
 #[derive(Debug, thiserror::Error)]
@@ -135,6 +136,38 @@ pub(crate) async fn same_database(
 /// inside a value is written as `\n`).
 pub(crate) fn count_rows(chunk: &[u8]) -> u64 {
     chunk.iter().filter(|b| **b == b'\n').count() as u64
+}
+
+/// A garden export or import over HTTP: a damaged file is the client's (422), a garden being
+/// moved or a slug in use a conflict (409); what the service itself failed at stays a 500.
+impl From<crate::tenancy::transfer::TransferError> for AppError {
+    fn from(err: crate::tenancy::transfer::TransferError) -> AppError {
+        use crate::tenancy::provision::ProvisionError;
+        use crate::tenancy::transfer::TransferError;
+        match err {
+            TransferError::NotFound(_) => AppError::not_found("tenant"),
+            TransferError::BadFile(reason) => AppError::new(
+                ErrorCode::ValidationError,
+                "the file is not a readable garden export",
+            )
+            .with_details(vec![ErrorDetail::new(
+                "body",
+                reason,
+                "export_file_invalid",
+            )]),
+            err @ (TransferError::NotActive(..)
+            | TransferError::Refused(_)
+            | TransferError::Busy(_)) => AppError::new(ErrorCode::StateConflict, err.to_string()),
+            TransferError::Provision(ProvisionError::SlugTaken(slug)) => {
+                AppError::duplicate(format!("a tenant with slug {slug} exists"))
+            }
+            TransferError::Provision(err) => err.into_app_error(),
+            TransferError::Migration(err) => err.into(),
+            TransferError::Database(err) => err.into(),
+            err @ TransferError::Unreachable(..) => AppError::unavailable("the garden's database", err),
+            other => AppError::internal(other),
+        }
+    }
 }
 
 #[cfg(test)]

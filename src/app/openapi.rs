@@ -11,8 +11,8 @@ use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema};
 use salvo::prelude::*;
 use serde_json::{Value, json};
 
-use super::health::VERSION;
-use super::roles::{self, MIN_ROLE_EXTENSION};
+use crate::http::health::VERSION;
+use crate::http::roles::{self, MIN_ROLE_EXTENSION};
 use crate::auth::Role;
 use crate::config::ServiceMode;
 use crate::error::ErrorBody;

@@ -17,16 +17,11 @@ use serde_json::{Map, Value};
 
 use super::fields::{Shape, object_schema};
 use super::service::{ListParams, Q_MAX};
-use super::spec::{FilterHow, KindSpec};
+use super::spec::{Catalogued, FilterHow, KindSpec};
 use crate::error::AppError;
 use crate::http::depot::DepotExt;
 use crate::http::json::read_object;
 use crate::http::pagination::{MAX_SKIP, PageRequest};
-
-/// A catalogue kind as a type, so its schemas can be named in endpoint signatures.
-pub trait Catalogued: Send + Sync + 'static {
-    fn spec() -> &'static KindSpec;
-}
 
 /// Registers a named schema once and answers a reference to it.
 fn named(
@@ -251,16 +246,16 @@ macro_rules! catalog_routes {
             use salvo::oapi::extract::PathParam;
             use salvo::prelude::*;
 
-            use $crate::catalog::engine::http::{Body, CreateShape, ListQuery, PatchShape, Record};
+            use $crate::catalog::engine::routes::{Body, CreateShape, ListQuery, PatchShape, Record};
             use $crate::catalog::engine::service;
             use $crate::error::{AppError, ErrorBody};
             use $crate::http::depot::DepotExt;
-            use $crate::http::pagination::Page;
+            use $crate::values::page::Page;
 
             type Kind = super::$kind;
 
             fn spec() -> &'static $crate::catalog::engine::spec::KindSpec {
-                <Kind as $crate::catalog::engine::http::Catalogued>::spec()
+                <Kind as $crate::catalog::engine::spec::Catalogued>::spec()
             }
 
             /// Reads for every caller; writes for platform admins.
@@ -294,7 +289,7 @@ macro_rules! catalog_routes {
             ) -> Result<Json<Page<Record<Kind>>>, AppError> {
                 let state = depot.app_state()?;
                 let page = service::list(&state, spec(), &query.params, None, query.page).await?;
-                Ok(Json($crate::catalog::engine::http::records(page)))
+                Ok(Json($crate::catalog::engine::routes::records(page)))
             }
 
             #[doc = concat!("Get one of the ", $label, ".")]
@@ -390,8 +385,8 @@ macro_rules! catalog_routes {
 /// A page of JSON records as a page of typed records.
 pub fn records<K: Catalogued>(
     listed: super::service::Listed,
-) -> crate::http::pagination::Page<Record<K>> {
-    crate::http::pagination::Page::new(
+) -> crate::values::page::Page<Record<K>> {
+    crate::values::page::Page::new(
         listed.items.into_iter().map(Record::new).collect(),
         listed.total,
         listed.page,
