@@ -56,7 +56,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::tenants::routes::my_invitations_router())
         .push(crate::platform::tenants::routes::invitation_token_router())
-        .push(crate::platform::admin::routes::router())
+        .push(crate::platform::admin::routes::router().push(crate::auth::oauth::routes::admin_router()))
         .append(&mut crate::catalog::routers())
         .push(crate::calculations::routes::router())
         .push(crate::mcp::routes::router())

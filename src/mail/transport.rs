@@ -21,67 +21,7 @@ use crate::rules::mail::redacted_recipient;
 /// Longest wait for any single step of an SMTP conversation.
 pub const SMTP_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Checks an `SMTP_URL` without ever repeating it (it may hold a password).
-pub fn check_smtp_url(raw: &str) -> Result<(), String> {
-    let url = url::Url::parse(raw)
-        .map_err(|_| "SMTP_URL is not a URL like smtp://user:pass@host:port".to_owned())?;
-    let scheme = url.scheme();
-    if scheme != "smtp" && scheme != "smtps" {
-        return Err("SMTP_URL must start with smtp:// or smtps://".into());
-    }
-    let host = url
-        .host()
-        .ok_or_else(|| "SMTP_URL names no host".to_owned())?;
-    let mut tls = None;
-    for (key, value) in url.query_pairs() {
-        if key != "tls" || tls.is_some() {
-            return Err(
-                "SMTP_URL accepts one query parameter: tls=required or tls=opportunistic".into(),
-            );
-        }
-        tls = Some(value.into_owned());
-    }
-    match (scheme, tls.as_deref()) {
-        (_, None) | ("smtp", Some("required" | "opportunistic")) => {}
-        ("smtps", Some(_)) => {
-            return Err("SMTP_URL: smtps:// is always TLS; drop the tls parameter".into());
-        }
-        _ => return Err("SMTP_URL: tls must be `required` or `opportunistic`".into()),
-    }
-    let loopback = match host {
-        // smtp is no "special" scheme to the URL parser: an IPv4 address arrives as a name.
-        url::Host::Domain(name) => {
-            name.eq_ignore_ascii_case("localhost")
-                || name
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        }
-        url::Host::Ipv4(ip) => ip.is_loopback(),
-        url::Host::Ipv6(ip) => ip.is_loopback(),
-    };
-    let plain = scheme == "smtp" && tls.as_deref() != Some("required");
-    let credentials = !url.username().is_empty() || url.password().is_some();
-    if plain && credentials && !loopback {
-        return Err(
-            "SMTP_URL sends credentials in clear text to a remote host; use smtps:// or \
-             smtp://…?tls=required"
-                .into(),
-        );
-    }
-    if credentials && (url.username().is_empty() || url.password().is_none()) {
-        return Err("SMTP_URL needs both user and password, or neither".into());
-    }
-    AsyncSmtpTransport::<Tokio1Executor>::from_url(raw)
-        .map(|_| ())
-        .map_err(|_| "SMTP_URL is not usable as an SMTP server address".to_owned())
-}
 
-/// Checks `MAIL_FROM` (`Name <address>` or a bare address).
-pub fn check_mail_from(raw: &str) -> Result<(), String> {
-    Mailbox::from_str(raw).map(|_| ()).map_err(|e| {
-        format!("MAIL_FROM={raw:?} is not a mailbox like `Kultiva <no-reply@example.org>`: {e}")
-    })
-}
 
 /// Why an attempt failed.
 #[derive(Debug, Clone)]
@@ -179,6 +119,7 @@ fn build_message(from: &Mailbox, mail: &Claimed) -> Result<Message, DeliveryErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{check_mail_from, check_smtp_url};
 
     #[test]
     fn smtp_urls_are_checked() {

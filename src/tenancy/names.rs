@@ -121,6 +121,30 @@ impl fmt::Display for SchemaName {
     }
 }
 
+/// The slug reader of request bodies and tool arguments, here with the slug's rules.
+impl crate::values::json::JsonFields {
+    /// An optional tenant slug; absent or null mean "none". Anything that is not slug-shaped is
+    /// refused; a reserved name is slug-shaped (it simply names no garden).
+    pub fn opt_slug(&mut self, name: &'static str) -> Option<Option<String>> {
+        let Some(value) = self.take(name) else {
+            return Some(None);
+        };
+        match value {
+            serde_json::Value::String(raw) => match TenantSlug::parse(&raw) {
+                Ok(_) | Err(SlugError::Reserved) => Some(Some(raw)),
+                Err(err) => {
+                    self.reject(name, err.to_string(), "value_error");
+                    None
+                }
+            },
+            _ => {
+                self.reject(name, "must be a string", "type_error");
+                None
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -106,13 +106,13 @@ impl JsonFields {
         self.map.get(name).is_some_and(|v| !v.is_null())
     }
 
-    fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {
+    pub(crate) fn reject(&mut self, name: &str, reason: impl Into<String>, code: &str) {
         self.errors
             .push(ErrorDetail::new(field_path(name), reason, code));
     }
 
     /// The raw value; `None` when absent or null.
-    fn take(&mut self, name: &'static str) -> Option<Value> {
+    pub(crate) fn take(&mut self, name: &'static str) -> Option<Value> {
         self.known.push(name);
         match self.map.remove(name) {
             None | Some(Value::Null) => None,
@@ -179,26 +179,6 @@ impl JsonFields {
         }
     }
 
-    /// An optional tenant slug; absent or null mean "none". Anything that is not slug-shaped is
-    /// refused; a reserved name is slug-shaped (it simply names no garden).
-    pub fn opt_slug(&mut self, name: &'static str) -> Option<Option<String>> {
-        let Some(value) = self.take(name) else {
-            return Some(None);
-        };
-        match value {
-            Value::String(raw) => match crate::tenancy::TenantSlug::parse(&raw) {
-                Ok(_) | Err(crate::tenancy::names::SlugError::Reserved) => Some(Some(raw)),
-                Err(err) => {
-                    self.reject(name, err.to_string(), "value_error");
-                    None
-                }
-            },
-            _ => {
-                self.reject(name, "must be a string", "type_error");
-                None
-            }
-        }
-    }
 
     /// A required value from a fixed list of names.
     pub fn choice<T: Copy>(&mut self, name: &'static str, options: &[(&str, T)]) -> Option<T> {

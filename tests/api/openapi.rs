@@ -146,7 +146,7 @@ async fn docs_pages_are_served() {
         !html.contains("http://") && !html.contains("https://"),
         "{html}"
     );
-    let bundle = format!("/api/v1/redoc/assets/{}", kultiva::http::redoc::BUNDLE_FILE);
+    let bundle = format!("/api/v1/redoc/assets/{}", kultiva::app::redoc::BUNDLE_FILE);
     assert!(
         html.contains(&format!("<script src=\"{bundle}\"></script>")),
         "{html}"

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::catalog::engine::fields::{Field, Kind};
 use crate::catalog::engine::spec::Catalogued;
 use crate::catalog::engine::spec::{KindSpec, NaturalKey};
-use crate::error::ErrorDetail;
+use crate::error::{AppError, ErrorDetail};
 use crate::rules::plan_coverage::{PLAN_PHASES, WEEK_MAX};
 use crate::rules::substrate_mix::TYPES;
 
@@ -514,4 +514,81 @@ pub struct PlantCoverage {
     /// Whether an entry names the current phase (null without a plan or a phase).
     pub current_phase_covered_by_name: Option<bool>,
     pub coverage: crate::rules::plan_coverage::Coverage,
+}
+
+/// The optional `name` of a clone (`prefix` `body.` for REST, empty for a tool).
+pub fn clone_name(
+    map: &serde_json::Map<String, Value>,
+    prefix: &str,
+) -> Result<Option<String>, AppError> {
+    let mut details = Vec::new();
+    for k in map.keys().filter(|k| *k != "name") {
+        details.push(ErrorDetail::new(
+            format!("{prefix}{k}"),
+            "unknown field",
+            "extra_forbidden",
+        ));
+    }
+    let name = match map.get("name") {
+        None => None,
+        Some(Value::String(s))
+            if !s.trim().is_empty()
+                && s.chars().count() <= NAME_MAX
+                && !s.chars().any(char::is_control) =>
+        {
+            Some(s.trim().to_owned())
+        }
+        Some(_) => {
+            details.push(ErrorDetail::new(
+                format!("{prefix}name"),
+                format!("must be a text of 1 to {NAME_MAX} characters without control characters"),
+                "value_error",
+            ));
+            None
+        }
+    };
+    if details.is_empty() {
+        Ok(name)
+    } else {
+        Err(AppError::validation(details))
+    }
+}
+
+/// Reads an assignment target (`prefix` `body.` for REST, empty for a tool): plant_key and
+/// run_key, each a UUID when given. That exactly one is given is checked by the service after
+/// the keys are looked up (another garden's key is a 404 first).
+pub fn assign_target(
+    map: &serde_json::Map<String, Value>,
+    prefix: &str,
+) -> Result<AssignTarget, AppError> {
+    let mut details = Vec::new();
+    for k in map.keys().filter(|k| *k != "plant_key" && *k != "run_key") {
+        details.push(ErrorDetail::new(
+            format!("{prefix}{k}"),
+            "unknown field",
+            "extra_forbidden",
+        ));
+    }
+    let mut key = |name: &str| match map.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if uuid::Uuid::parse_str(s).is_ok() => uuid::Uuid::parse_str(s).ok(),
+        Some(_) => {
+            details.push(ErrorDetail::new(
+                format!("{prefix}{name}"),
+                "must be a key (UUID)",
+                "value_error",
+            ));
+            None
+        }
+    };
+    let plant = key("plant_key");
+    let run = key("run_key");
+    if !details.is_empty() {
+        return Err(AppError::validation(details));
+    }
+    Ok(AssignTarget {
+        plant,
+        run,
+        field_prefix: prefix.to_owned(),
+    })
 }

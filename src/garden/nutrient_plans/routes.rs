@@ -4,10 +4,10 @@
 
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
-use serde_json::Value;
 
 use super::model::{
-    AssignBody, AssignTarget, Assignment, CloneBody, LIST_MAX_LIMIT, NAME_MAX, NutrientPlan, Owner,
+    assign_target, clone_name,
+    AssignBody, Assignment, CloneBody, LIST_MAX_LIMIT, NutrientPlan, Owner,
     PhaseTargetsBody, PlanBodyKind, PlanSummary, PlantCoverage, PlantPlan, TargetsPatch,
 };
 use super::service::{self, Query};
@@ -198,43 +198,6 @@ pub async fn clone_plan(
     Ok(Json(copy))
 }
 
-/// The optional `name` of a clone (`prefix` `body.` for REST, empty for a tool).
-pub fn clone_name(
-    map: &serde_json::Map<String, Value>,
-    prefix: &str,
-) -> Result<Option<String>, AppError> {
-    let mut details = Vec::new();
-    for k in map.keys().filter(|k| *k != "name") {
-        details.push(ErrorDetail::new(
-            format!("{prefix}{k}"),
-            "unknown field",
-            "extra_forbidden",
-        ));
-    }
-    let name = match map.get("name") {
-        None => None,
-        Some(Value::String(s))
-            if !s.trim().is_empty()
-                && s.chars().count() <= NAME_MAX
-                && !s.chars().any(char::is_control) =>
-        {
-            Some(s.trim().to_owned())
-        }
-        Some(_) => {
-            details.push(ErrorDetail::new(
-                format!("{prefix}name"),
-                format!("must be a text of 1 to {NAME_MAX} characters without control characters"),
-                "value_error",
-            ));
-            None
-        }
-    };
-    if details.is_empty() {
-        Ok(name)
-    } else {
-        Err(AppError::validation(details))
-    }
-}
 
 /// Set `target_ec_ms` and/or `reference_ec_ms` of one phase of a plan the garden owns: an
 /// omitted field stays, null is refused (a target can never be cleared). A global template is
@@ -267,44 +230,6 @@ pub async fn set_phase_targets(
     ))
 }
 
-/// Reads an assignment target (`prefix` `body.` for REST, empty for a tool): plant_key and
-/// run_key, each a UUID when given. That exactly one is given is checked by the service after
-/// the keys are looked up (another garden's key is a 404 first).
-pub fn assign_target(
-    map: &serde_json::Map<String, Value>,
-    prefix: &str,
-) -> Result<AssignTarget, AppError> {
-    let mut details = Vec::new();
-    for k in map.keys().filter(|k| *k != "plant_key" && *k != "run_key") {
-        details.push(ErrorDetail::new(
-            format!("{prefix}{k}"),
-            "unknown field",
-            "extra_forbidden",
-        ));
-    }
-    let mut key = |name: &str| match map.get(name) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if uuid::Uuid::parse_str(s).is_ok() => uuid::Uuid::parse_str(s).ok(),
-        Some(_) => {
-            details.push(ErrorDetail::new(
-                format!("{prefix}{name}"),
-                "must be a key (UUID)",
-                "value_error",
-            ));
-            None
-        }
-    };
-    let plant = key("plant_key");
-    let run = key("run_key");
-    if !details.is_empty() {
-        return Err(AppError::validation(details));
-    }
-    Ok(AssignTarget {
-        plant,
-        run,
-        field_prefix: prefix.to_owned(),
-    })
-}
 
 /// Assign the plan (a template or the garden's own) to a plant or a planting run; it replaces
 /// the plan the plant or run had. A plant follows its own plan, else its run's.

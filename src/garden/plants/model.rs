@@ -6,6 +6,8 @@ use serde_json::Value;
 use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
+use super::repo::{Archived, Filter};
+use crate::error::{AppError, ErrorDetail};
 use crate::values::json::{FromJson, JsonFields, Patch, is_blank};
 
 pub const NAME_MAX: usize = 120;
@@ -889,3 +891,82 @@ pub struct PhaseStatus {
     /// The phase keys the plant may move to now.
     pub allowed_targets: Vec<String>,
 }
+
+/// Longest text filter (name part, species key, phase key).
+const FILTER_TEXT_MAX: usize = 100;
+
+fn query_error(name: &str, reason: &str) -> ErrorDetail {
+    ErrorDetail::new(format!("query.{name}"), reason, "value_error")
+}
+
+/// Reads the list filters (`q` answers a query parameter by name) exactly as the document states them; every bad one is its own
+/// detail. A filter sent empty (`slot=`) is malformed like any other bad value: it is refused,
+/// not read as "no filter".
+pub fn filter_from(q: impl Fn(&str) -> Option<String>) -> Result<Filter, AppError> {
+    let mut errors = Vec::new();
+    let mut uuid = |n: &str| -> Option<Uuid> {
+        let raw = q(n)?;
+        let key = parse_key(&raw);
+        if key.is_none() {
+            errors.push(query_error(n, "must be a key (UUID)"));
+        }
+        key
+    };
+    let site_id = uuid("site");
+    let location_id = uuid("location");
+    let slot_id = uuid("slot");
+    let run_id = uuid("run");
+    // Checked as sent (the schema's maxLength and pattern), then trimmed; blank means none.
+    let mut text = |n: &str, max: usize| -> Option<String> {
+        let raw = q(n)?;
+        if raw.chars().count() > max || raw.chars().any(char::is_control) {
+            errors.push(query_error(
+                n,
+                &format!("at most {max} characters, no control characters"),
+            ));
+            return None;
+        }
+        let trimmed = raw.trim_matches(is_blank);
+        (!trimmed.is_empty()).then(|| trimmed.to_owned())
+    };
+    let name = text("name", FILTER_TEXT_MAX);
+    let species_key = text("species", FILTER_TEXT_MAX);
+    let phase_key = text("phase", FILTER_TEXT_MAX);
+    let status = match q("status") {
+        None => None,
+        Some(s) if PlantStatusFilter::ALL.contains(&s.as_str()) => Some(s),
+        Some(_) => {
+            errors.push(query_error(
+                "status",
+                "must be one of: active, disposed, given_away, died",
+            ));
+            None
+        }
+    };
+    let archived = match q("archived").as_deref() {
+        // An archive status names archived plants: they are not hidden then.
+        None if status.as_deref().is_some_and(|s| s != "active") => Archived::Include,
+        None | Some("false") => Archived::Exclude,
+        Some("true") => Archived::Only,
+        Some("any") => Archived::Include,
+        Some(_) => {
+            errors.push(query_error("archived", "must be false, true or any"));
+            Archived::Exclude
+        }
+    };
+    if !errors.is_empty() {
+        return Err(AppError::validation(errors));
+    }
+    Ok(Filter {
+        name,
+        species_key,
+        site_id,
+        location_id,
+        slot_id,
+        phase_key,
+        status,
+        archived,
+        run_id,
+    })
+}
+

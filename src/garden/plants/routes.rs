@@ -3,15 +3,12 @@
 
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
-use uuid::Uuid;
 
 use super::model::*;
-use super::repo::{Archived, Filter};
 use super::service::{self, HISTORY_MAX_LIMIT, LIST_MAX_LIMIT};
 use crate::auth::Role;
-use crate::error::{AppError, ErrorBody, ErrorDetail};
+use crate::error::{AppError, ErrorBody};
 use crate::http::depot::{DepotExt, actor};
-use crate::http::json::is_blank;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
 
@@ -31,85 +28,6 @@ pub fn router() -> Router {
                 .push(Router::with_path("phase-history").get(get_phase_history))
                 .push(Router::with_path("phase-transitions").post(transition_phase)),
         )
-}
-
-/// Longest text filter (name part, species key, phase key).
-const FILTER_TEXT_MAX: usize = 100;
-
-fn query_error(name: &str, reason: &str) -> ErrorDetail {
-    ErrorDetail::new(format!("query.{name}"), reason, "value_error")
-}
-
-/// Reads the list filters exactly as the document states them; every bad one is its own
-/// detail. A filter sent empty (`slot=`) is malformed like any other bad value: it is refused,
-/// not read as "no filter".
-pub fn filter_from(req: &Request) -> Result<Filter, AppError> {
-    let q = |n: &str| req.queries().get(n).cloned();
-    let mut errors = Vec::new();
-    let mut uuid = |n: &str| -> Option<Uuid> {
-        let raw = q(n)?;
-        let key = parse_key(&raw);
-        if key.is_none() {
-            errors.push(query_error(n, "must be a key (UUID)"));
-        }
-        key
-    };
-    let site_id = uuid("site");
-    let location_id = uuid("location");
-    let slot_id = uuid("slot");
-    let run_id = uuid("run");
-    // Checked as sent (the schema's maxLength and pattern), then trimmed; blank means none.
-    let mut text = |n: &str, max: usize| -> Option<String> {
-        let raw = q(n)?;
-        if raw.chars().count() > max || raw.chars().any(char::is_control) {
-            errors.push(query_error(
-                n,
-                &format!("at most {max} characters, no control characters"),
-            ));
-            return None;
-        }
-        let trimmed = raw.trim_matches(is_blank);
-        (!trimmed.is_empty()).then(|| trimmed.to_owned())
-    };
-    let name = text("name", FILTER_TEXT_MAX);
-    let species_key = text("species", FILTER_TEXT_MAX);
-    let phase_key = text("phase", FILTER_TEXT_MAX);
-    let status = match q("status") {
-        None => None,
-        Some(s) if PlantStatusFilter::ALL.contains(&s.as_str()) => Some(s),
-        Some(_) => {
-            errors.push(query_error(
-                "status",
-                "must be one of: active, disposed, given_away, died",
-            ));
-            None
-        }
-    };
-    let archived = match q("archived").as_deref() {
-        // An archive status names archived plants: they are not hidden then.
-        None if status.as_deref().is_some_and(|s| s != "active") => Archived::Include,
-        None | Some("false") => Archived::Exclude,
-        Some("true") => Archived::Only,
-        Some("any") => Archived::Include,
-        Some(_) => {
-            errors.push(query_error("archived", "must be false, true or any"));
-            Archived::Exclude
-        }
-    };
-    if !errors.is_empty() {
-        return Err(AppError::validation(errors));
-    }
-    Ok(Filter {
-        name,
-        species_key,
-        site_id,
-        location_id,
-        slot_id,
-        phase_key,
-        status,
-        archived,
-        run_id,
-    })
 }
 
 /// List the garden's plants (oldest first). Archived plants only with `archived=true|any` or
@@ -142,7 +60,7 @@ pub async fn list_plants(
 ) -> Result<Json<Page<PlantSummary>>, AppError> {
     let state = depot.app_state()?;
     let page = PageRequest::from_request(req, LIST_MAX_LIMIT)?;
-    let filter = filter_from(req)?;
+    let filter = filter_from(|n| req.queries().get(n).cloned())?;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
         service::list_plants(&state, tenant, &filter, page).await?,

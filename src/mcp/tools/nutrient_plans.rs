@@ -10,7 +10,7 @@ use super::view::{compact, counted, page, paged};
 use crate::garden::fertilizers::model::{GardenFertilizer, Owner};
 use crate::garden::fertilizers::service as fertilizers;
 use crate::garden::nutrient_plans::model::{AssignTarget, NutrientPlan, PlanSummary, TargetsPatch};
-use crate::garden::nutrient_plans::routes::{assign_target, clone_name};
+use crate::garden::nutrient_plans::model::{assign_target, clone_name};
 use crate::garden::nutrient_plans::service::{self, Query};
 use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolOutput};

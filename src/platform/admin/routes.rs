@@ -13,6 +13,7 @@ use crate::platform::users::model::User;
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 
+/// `/admin` and its platform-admin gate; `app` adds the identity providers' routes.
 pub fn router() -> Router {
     Router::with_path("admin")
         .hoop(crate::auth::require_platform_admin)
@@ -30,7 +31,6 @@ pub fn router() -> Router {
                 .push(crate::http::personal_data::admin_router()),
         )
         .push(Router::with_path("service-accounts").get(admin_list_service_accounts))
-        .push(crate::auth::oauth::routes::admin_router())
 }
 
 /// A search text from the query: trimmed, at most 100 characters, no control characters.

@@ -434,7 +434,7 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     };
     let state = &o.ctx.state;
     let tenant = &o.garden.tenant;
-    let filter = crate::garden::plants::routes::filter_from(req);
+    let filter = crate::garden::plants::model::filter_from(|n| req.queries().get(n).cloned());
     let request = PageRequest {
         skip,
         limit: PAGE_SIZE,
