@@ -611,10 +611,7 @@ impl Config {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
         let password_hash_concurrency = r.bounded("PASSWORD_HASH_CONCURRENCY", cores, 1, 256);
         let smtp_url = r.raw("SMTP_URL").map(Secret::new);
-        if let Some(Err(why)) = smtp_url
-            .as_ref()
-            .map(|url| check_smtp_url(url.expose()))
-        {
+        if let Some(Err(why)) = smtp_url.as_ref().map(|url| check_smtp_url(url.expose())) {
             r.problems.push(why);
         }
         let mail_from = r.string("MAIL_FROM", DEFAULT_MAIL_FROM);
@@ -917,9 +914,11 @@ pub fn check_smtp_url(raw: &str) -> Result<(), String> {
 
 /// Checks `MAIL_FROM` (`Name <address>` or a bare address).
 pub fn check_mail_from(raw: &str) -> Result<(), String> {
-    <lettre::message::Mailbox as std::str::FromStr>::from_str(raw).map(|_| ()).map_err(|e| {
-        format!("MAIL_FROM={raw:?} is not a mailbox like `Kultiva <no-reply@example.org>`: {e}")
-    })
+    <lettre::message::Mailbox as std::str::FromStr>::from_str(raw)
+        .map(|_| ())
+        .map_err(|e| {
+            format!("MAIL_FROM={raw:?} is not a mailbox like `Kultiva <no-reply@example.org>`: {e}")
+        })
 }
 
 #[cfg(test)]

@@ -482,9 +482,6 @@ impl From<sqlx::Error> for AppError {
     }
 }
 
-
-
-
 /// True when a Redis error means the server cannot be reached (refused, dropped, timed out),
 /// or a Redis Cluster cannot serve right now: no node reachable, `CLUSTERDOWN`, a master down,
 /// slots moving (`MOVED`/`ASK`/`TRYAGAIN` left after the client's own retries), a replica
@@ -509,7 +506,6 @@ pub fn redis_unavailable(err: &redis::RedisError) -> bool {
                 )
         )
 }
-
 
 /// Catcher goal: statuses raised outside handlers (unknown route, wrong method, body limit,
 /// panic) get the same error record as everything else.

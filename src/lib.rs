@@ -53,6 +53,6 @@ pub mod tls;
 pub mod values;
 pub mod web;
 
-pub use config::Config;
 pub use app::build_service;
+pub use config::Config;
 pub use state::AppState;

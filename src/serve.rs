@@ -22,8 +22,8 @@ use salvo::server::ServerHandle;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::error::{AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_SECONDS};
 use crate::app::build_service;
+use crate::error::{AppError, ErrorCode, UNAVAILABLE_RETRY_AFTER_SECONDS};
 use crate::state::AppState;
 
 /// How long the server keeps accepting (and serving normally) after the signal, the filter
@@ -111,7 +111,7 @@ impl Bound {
             .then(crate::web::router);
         let service = build_service(state.clone(), pages);
         let mail = crate::mail::worker::start(state.clone());
-        let audit = crate::mcp::audit::start(state.clone());
+        let audit = crate::state::audit::start(state.clone());
         let feed = crate::cache::feed::start(state.clone());
         let reaper = crate::tenancy::reaper::start(state.clone());
         let renditions = crate::garden::photos::worker::start(state.clone());

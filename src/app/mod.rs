@@ -10,8 +10,8 @@ use salvo::prelude::*;
 
 use crate::config::ServiceMode;
 use crate::error::catch_error;
-use crate::state::AppState;
 use crate::http::{cors, depot, headers, health, observe, personal_data, rate_limit, roles};
+use crate::state::AppState;
 use crate::tenancy::context::tenant_hoop;
 
 /// The `/auth` sub-tree: in light mode only API-key management exists there.
@@ -56,7 +56,10 @@ pub fn api_router(mode: ServiceMode) -> Router {
         .push(crate::platform::tenants::routes::router())
         .push(crate::platform::tenants::routes::my_invitations_router())
         .push(crate::platform::tenants::routes::invitation_token_router())
-        .push(crate::platform::admin::routes::router().push(crate::auth::oauth::routes::admin_router()))
+        .push(
+            crate::platform::admin::routes::router()
+                .push(crate::auth::oauth::routes::admin_router()),
+        )
         .append(&mut crate::catalog::routers())
         .push(crate::calculations::routes::router())
         .push(crate::mcp::routes::router())

@@ -11,12 +11,12 @@ use salvo::oapi::{self, OpenApi, RefOr, SecurityScheme, ToSchema};
 use salvo::prelude::*;
 use serde_json::{Value, json};
 
-use crate::http::health::VERSION;
-use crate::http::roles::{self, MIN_ROLE_EXTENSION};
 use crate::auth::Role;
 use crate::config::ServiceMode;
 use crate::error::ErrorBody;
 use crate::error::RateLimitBody;
+use crate::http::health::VERSION;
+use crate::http::roles::{self, MIN_ROLE_EXTENSION};
 
 pub const OPENAPI_PATH: &str = "/api/v1/openapi.json";
 

@@ -7,12 +7,12 @@ use salvo::oapi::ToSchema;
 use serde_json::Value;
 
 use crate::garden::substrates::model::SubstrateType;
-use crate::values::json::{FromJson, JsonFields};
 use crate::rules::calculations::{
     DliInput, EcCorrectionInput, FieldProblem, GddInput, SlotCapacityInput, VpdInput, WaterMixInput,
 };
 use crate::rules::mixing_protocol::PRODUCTS_MAX;
 use crate::rules::runoff::RunoffInput;
+use crate::values::json::{FromJson, JsonFields};
 
 /// A required number; null, absent or not a number is refused.
 fn number(f: &mut JsonFields, name: &'static str) -> Option<f64> {

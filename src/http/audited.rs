@@ -11,8 +11,8 @@ use uuid::Uuid;
 
 use crate::auth::{Credential, Principal};
 use crate::error::AppError;
-use crate::mcp::audit::{self, AuditEntry};
 use crate::state::AppState;
+use crate::state::audit::{self, AuditEntry};
 
 /// The account's hourly budget of garden exports, imports and personal exports together
 /// (`GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR`): beyond it 429 with `Retry-After`. Counted in
@@ -68,7 +68,7 @@ pub async fn record(
         },
         tenant_id,
         tool_name: action.to_owned(),
-        input_hash: crate::mcp::dispatch::args_hash(args),
+        input_hash: crate::values::json::args_hash(args),
         response_bytes: i32::try_from(bytes).unwrap_or(i32::MAX),
         duration_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
         status,

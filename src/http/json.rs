@@ -61,4 +61,3 @@ pub fn render_rendered(res: &mut Response, document: salvo::hyper::body::Bytes) 
     );
     res.body(salvo::http::ResBody::Once(document));
 }
-

@@ -26,12 +26,14 @@ pub fn date_query(req: &Request, name: &str) -> Result<Option<Date>, AppError> {
 pub fn uuid_query(req: &Request, name: &str) -> Result<Option<Uuid>, AppError> {
     match req.queries().get(name) {
         None => Ok(None),
-        Some(raw) => crate::garden::plants::model::parse_key(raw).map(Some).ok_or_else(|| {
-            AppError::validation(vec![ErrorDetail::new(
-                format!("query.{name}"),
-                "must be a key (UUID)",
-                "value_error",
-            )])
-        }),
+        Some(raw) => crate::garden::plants::model::parse_key(raw)
+            .map(Some)
+            .ok_or_else(|| {
+                AppError::validation(vec![ErrorDetail::new(
+                    format!("query.{name}"),
+                    "must be a key (UUID)",
+                    "value_error",
+                )])
+            }),
     }
 }

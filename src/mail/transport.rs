@@ -21,8 +21,6 @@ use crate::rules::mail::redacted_recipient;
 /// Longest wait for any single step of an SMTP conversation.
 pub const SMTP_TIMEOUT: Duration = Duration::from_secs(20);
 
-
-
 /// Why an attempt failed.
 #[derive(Debug, Clone)]
 pub struct DeliveryError {

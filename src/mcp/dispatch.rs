@@ -12,11 +12,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 
 use super::args;
-use super::audit::{self, AuditEntry};
 use super::envelope::{ImageBlock, ToolError, ToolErrorCode, WriteMeta};
 use super::idempotency::{self, Begin};
 use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
@@ -24,8 +22,10 @@ use crate::auth::principal::{Credential, Principal, Role};
 use crate::cache::Memberships;
 use crate::error::AppError;
 use crate::state::AppState;
+use crate::state::audit::{self, AuditEntry};
 use crate::tenancy::context::resolve_for;
 use crate::tenancy::registry::TenantKind;
+use crate::values::json::args_hash;
 
 /// The tenants a caller may address through the tool server, with its role in each: active
 /// memberships, narrowed to the key's `tenant_scope` (the rule of
@@ -88,11 +88,6 @@ pub async fn listed_tools(
         })
         .collect();
     Ok((tools, tenants))
-}
-
-/// SHA-256 of the canonical JSON of arguments (object keys sorted: serde_json's map is ordered).
-pub fn args_hash(args: &Value) -> String {
-    hex::encode(Sha256::digest(serde_json::to_vec(args).unwrap_or_default()))
 }
 
 /// How a call ended, for the audit row.

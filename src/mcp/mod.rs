@@ -6,7 +6,6 @@
 //! `audit` row per call; tools (`tools/`) only call the same services as the REST routes.
 
 pub mod args;
-pub mod audit;
 pub mod dispatch;
 pub mod envelope;
 pub mod idempotency;

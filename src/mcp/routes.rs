@@ -8,7 +8,6 @@ use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 use serde_json::{Value, json};
 
-use super::audit::Activity;
 use super::dispatch;
 use super::envelope::{ToolError, ToolErrorCode};
 use super::registry::BoundTenant;
@@ -19,6 +18,7 @@ use crate::error::{AppError, ErrorBody, ErrorCode, now_rfc3339};
 use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
 use crate::state::AppState;
+use crate::state::audit::Activity;
 
 pub fn router() -> Router {
     Router::with_path("mcp")
@@ -62,7 +62,7 @@ pub async fn my_mcp_activity(
 ) -> Result<Json<Page<Activity>>, AppError> {
     let (state, principal) = caller(depot)?;
     let page = PageRequest::from_request(req, ACTIVITY_MAX_LIMIT)?;
-    let (items, total) = super::audit::activity(
+    let (items, total) = crate::state::audit::activity(
         state.platform_pool(),
         principal.user_id,
         principal.tenant_scope(),

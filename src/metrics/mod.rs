@@ -25,7 +25,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
-
 pub use labels::RedisUse;
 
 /// `Content-Type` of a scrape: the Prometheus text format, version 0.0.4.

@@ -2,8 +2,6 @@
 //! that is behind), on provisioning, and in bulk from the CLI; every path goes through
 //! [`migrate_tenant`], which runs at most once per tenant at a time across all replicas.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
@@ -66,37 +64,6 @@ pub async fn migrate_platform(pool: &sqlx::PgPool) -> Result<(), MigrateError> {
         tracing::warn!(error = %err, "closing the platform migration connection failed");
     }
     result
-}
-
-/// In-process single flight: concurrent first requests of one tenant wait on one mutex instead
-/// of each opening a dedicated connection to wait on the advisory lock.
-#[derive(Debug, Default)]
-pub struct TenantMigrations {
-    locks: Mutex<HashMap<uuid::Uuid, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-impl TenantMigrations {
-    fn lock_for(&self, tenant: uuid::Uuid) -> Arc<tokio::sync::Mutex<()>> {
-        let mut locks = self
-            .locks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        locks.entry(tenant).or_default().clone()
-    }
-
-    fn release(&self, tenant: uuid::Uuid) {
-        let mut locks = self
-            .locks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Drop the entry when nobody else holds or waits on it, so the map stays small.
-        if locks
-            .get(&tenant)
-            .is_some_and(|l| Arc::strong_count(l) == 1)
-        {
-            locks.remove(&tenant);
-        }
-    }
 }
 
 /// What a migration call did.

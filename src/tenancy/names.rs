@@ -114,7 +114,6 @@ impl SchemaName {
     }
 }
 
-
 impl fmt::Display for SchemaName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(&self.0)

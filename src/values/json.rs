@@ -179,7 +179,6 @@ impl JsonFields {
         }
     }
 
-
     /// A required value from a fixed list of names.
     pub fn choice<T: Copy>(&mut self, name: &'static str, options: &[(&str, T)]) -> Option<T> {
         let allowed = || {
@@ -372,6 +371,14 @@ impl JsonFields {
 }
 
 /// Answers a JSON document already rendered (kept by a cache): the bytes go out as they are, a
+/// SHA-256 of the canonical JSON of arguments (object keys sorted: serde_json's map is ordered).
+pub fn args_hash(args: &Value) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(
+        serde_json::to_vec(args).unwrap_or_default(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

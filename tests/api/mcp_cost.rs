@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kultiva::auth::Role;
-use kultiva::mcp::audit::{self, AuditEntry};
+use kultiva::state::audit::{self, AuditEntry};
 use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};

@@ -346,9 +346,9 @@ async fn wait_for_audit(app: &TestApp, account: Uuid, n: i64) {
 /// this, every row an earlier call queued is in the table (the worker writes in order), so an
 /// absent row is absent for good. The marker is removed again.
 async fn audit_barrier(app: &TestApp, account: Uuid) {
-    kultiva::mcp::audit::record(
+    kultiva::state::audit::record(
         &app.state,
-        kultiva::mcp::audit::AuditEntry {
+        kultiva::state::audit::AuditEntry {
             account_id: account,
             api_key_id: None,
             tenant_id: None,
@@ -1997,7 +1997,7 @@ async fn audit_purge_deletes_rows_past_the_90_day_retention() {
     }
     // Every test service's audit worker also purges (at start, then hourly), so another one
     // may have taken the old row first: what counts is that it is gone and the others stay.
-    kultiva::mcp::audit::purge(pool).await.expect("purge");
+    kultiva::state::audit::purge(pool).await.expect("purge");
     let left: Vec<String> = sqlx::query_scalar(
         "SELECT tool_name FROM platform.mcp_audit_log WHERE account_id = $1 ORDER BY created_at",
     )

@@ -20,8 +20,8 @@ use crate::config::Config;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
-use crate::mcp::audit::{self, AuditEntry};
 use crate::state::AppState;
+use crate::state::audit::{self, AuditEntry};
 
 /// Binds the flow to the browser that started it; sent only to the OAuth paths. `Lax`, since
 /// the provider's redirect back is a cross-site top-level navigation.
@@ -89,7 +89,7 @@ async fn record(state: &AppState, provider: &str, event: &Event, started: Instan
         api_key_id: None,
         tenant_id: None,
         tool_name: event.action.to_owned(),
-        input_hash: crate::mcp::dispatch::args_hash(&json!({ "provider": provider })),
+        input_hash: crate::values::json::args_hash(&json!({ "provider": provider })),
         response_bytes: 0,
         duration_ms: i32::try_from(started.elapsed().as_millis()).unwrap_or(i32::MAX),
         status,

@@ -2,7 +2,7 @@
 //! validator, one repository, one service and one route template serve every kind.
 
 pub mod fields;
-pub mod routes;
 pub mod repo;
+pub mod routes;
 pub mod service;
 pub mod spec;

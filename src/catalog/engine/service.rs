@@ -13,9 +13,9 @@ use super::fields::{Field, Kind, Mode, check_object};
 use super::repo::{self, Conditions, Deleted, KnowledgeDoc, NewRow, Stored};
 use super::spec::{FilterHow, KindSpec, NaturalKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::PageRequest;
 use crate::rules::names::normalise;
 use crate::state::AppState;
+use crate::values::page::PageRequest;
 
 /// The raw list parameters of a request: `q` and the kind's filters as sent.
 #[derive(Debug, Clone, Default)]

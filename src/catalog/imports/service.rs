@@ -19,9 +19,9 @@ use crate::catalog::seed::load::{SeedError, index, load_in};
 use crate::catalog::seed::validate::{SeedRecord, ValidSeed, reference_name, to_doc};
 use crate::catalog::seed::{FILES, SeedFile};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::rules::names::normalise;
 use crate::state::AppState;
+use crate::values::page::{Page, PageRequest};
 
 fn csv_error(reason: impl Into<String>) -> AppError {
     AppError::validation(vec![ErrorDetail::new("body.csv", reason, "value_error")])

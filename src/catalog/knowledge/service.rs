@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use super::repo;
 use crate::error::{AppError, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
+use crate::values::page::{Page, PageRequest};
 
 pub const Q_MAX: usize = 200;
 pub const LANGUAGES: &[&str] = &["de", "en"];

@@ -10,8 +10,8 @@ use super::model::{GrowthPhase, PHASE, ResolvedEntry, ResolvedSequence, SEQUENCE
 use crate::catalog::engine::repo::Conditions;
 use crate::catalog::engine::service::{self, ListParams};
 use crate::error::AppError;
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
+use crate::values::page::{Page, PageRequest};
 
 fn str_of(v: &Value, f: &str) -> Option<String> {
     v.get(f).and_then(Value::as_str).map(str::to_owned)

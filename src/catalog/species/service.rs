@@ -14,10 +14,10 @@ use crate::catalog::engine::{repo, service};
 use crate::catalog::phases::model::{ResolvedSequence, SEQUENCE};
 use crate::catalog::phases::service::resolved_by_id;
 use crate::error::{AppError, ErrorCode};
-use crate::values::page::PageRequest;
 use crate::rules::names::genus;
 use crate::rules::sequence_selection::{SelectionInput, select};
 use crate::state::AppState;
+use crate::values::page::PageRequest;
 
 /// The link field of the binding.
 pub const BINDING: &str = "phase_sequence_key";

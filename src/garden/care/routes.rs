@@ -7,8 +7,8 @@ use super::model::*;
 use super::service::{self, CareAction, LOG_MAX_LIMIT, Target};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
-use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
+use crate::http::depot::actor;
 use crate::http::json::read_json;
 use crate::http::pagination::PageRequest;
 

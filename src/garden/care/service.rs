@@ -16,10 +16,10 @@ use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::tasks::model::date_str;
-use crate::values::page::PageRequest;
 use crate::rules::care::{self as rules, Hemisphere, Urgency};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::PageRequest;
 
 pub const LOG_MAX_LIMIT: i64 = 200;
 /// Projected occurrences of one reminder in a calendar window, at most.

@@ -8,9 +8,9 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{EntryFilter, entry_type_str};
-use crate::values::page::PageRequest;
 use crate::rules::diary_analysis::AnalysisState;
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 /// A stored entry with its analysis columns.
 #[derive(Debug, Clone)]

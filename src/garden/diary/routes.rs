@@ -11,10 +11,10 @@ use super::service::{self, Author, Editor, LIST_MAX_LIMIT, Marker};
 use crate::auth::Role;
 use crate::auth::principal::{AccountType, Credential};
 use crate::error::{AppError, ErrorBody, ErrorDetail};
-use crate::http::query::uuid_query;
 use crate::http::depot::DepotExt;
 use crate::http::json::{is_blank, read_json};
 use crate::http::pagination::{Page, PageRequest};
+use crate::http::query::uuid_query;
 use crate::rules::diary_analysis::AnalysisState;
 
 pub fn router() -> Router {

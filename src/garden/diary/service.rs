@@ -14,11 +14,11 @@ use crate::garden::ipm::input::today;
 use crate::garden::ipm::service::require_plants;
 use crate::garden::photos::repo::{PhotoDescriptor, descriptors_for_entries};
 use crate::garden::photos::service::require_photos_of_entry;
-use crate::values::json::Patch;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::diary_analysis::{self as rule, AnalysisState, ClaimVerdict, SubmitVerdict};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 100;
 

@@ -10,9 +10,9 @@ use crate::catalog::engine::fields::{Mode, check_object};
 use crate::catalog::engine::service::{self as catalog, ListParams};
 use crate::catalog::fertilizers::model::FERTILIZER;
 use crate::error::{AppError, ErrorCode};
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 /// A fertiliser key: a global catalogue UUID or `tenant:<uuid>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use crate::garden::ipm::input::{
     opt_choice, opt_instant, opt_line, opt_number, opt_past_day, text_list,
 };
 use crate::garden::plants::model::opt_uuid;
-use crate::values::json::{FromJson, JsonFields};
 use crate::rules::harvest::{GRADES, STAGES};
+use crate::values::json::{FromJson, JsonFields};
 
 pub const NOTES_MAX: usize = 2000;
 pub const WEIGHT_MAX: f64 = 1_000_000.0;

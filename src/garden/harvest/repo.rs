@@ -7,8 +7,8 @@ use time::Date;
 use uuid::Uuid;
 
 use super::model::{HarvestBatch, Observation};
-use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 fn enum_of<T: serde::de::DeserializeOwned>(s: String) -> Result<T, sqlx::Error> {
     serde_json::from_value(Value::String(s)).map_err(|e| sqlx::Error::Decode(e.into()))

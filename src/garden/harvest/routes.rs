@@ -10,12 +10,12 @@ use super::repo::BatchFilter;
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorBody};
-use crate::http::query::uuid_query;
-use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
+use crate::http::depot::actor;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
 use crate::http::query::date_query;
+use crate::http::query::uuid_query;
 
 pub fn router() -> Router {
     Router::with_path("harvest")

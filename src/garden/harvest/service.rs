@@ -20,10 +20,10 @@ use crate::garden::ipm::input::today;
 use crate::garden::ipm::repo::{self as ipm_repo, Interval, PlantFacts};
 use crate::garden::ipm::service::{parse_key, require_plants};
 use crate::garden::plants::catalog;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::{harvest as rules, karenz};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

@@ -8,9 +8,9 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{Application, Finding, Inspection, TouchedPlant};
-use crate::values::page::PageRequest;
 use crate::rules::karenz;
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 // ---------- plants and locations ----------
 

@@ -12,12 +12,12 @@ use crate::catalog::engine::service as catalogue;
 use crate::catalog::ipm::model::{self as treatment_model, DISEASE, PEST, TREATMENT};
 use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::rules::bbch;
 use crate::rules::karenz;
 use crate::rules::resistance::{self, Verdict};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 100;
 

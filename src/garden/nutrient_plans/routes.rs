@@ -6,9 +6,8 @@ use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
 
 use super::model::{
-    assign_target, clone_name,
-    AssignBody, Assignment, CloneBody, LIST_MAX_LIMIT, NutrientPlan, Owner,
-    PhaseTargetsBody, PlanBodyKind, PlanSummary, PlantCoverage, PlantPlan, TargetsPatch,
+    AssignBody, Assignment, CloneBody, LIST_MAX_LIMIT, NutrientPlan, Owner, PhaseTargetsBody,
+    PlanBodyKind, PlanSummary, PlantCoverage, PlantPlan, TargetsPatch, assign_target, clone_name,
 };
 use super::service::{self, Query};
 use crate::catalog::engine::routes::{Body, CreateShape};
@@ -198,7 +197,6 @@ pub async fn clone_plan(
     Ok(Json(copy))
 }
 
-
 /// Set `target_ec_ms` and/or `reference_ec_ms` of one phase of a plan the garden owns: an
 /// omitted field stays, null is refused (a target can never be cleared). A global template is
 /// 403: clone it first.
@@ -229,7 +227,6 @@ pub async fn set_phase_targets(
         service::set_phase_targets(&state, tenant, &plan_key, &patch, "body.", true).await?,
     ))
 }
-
 
 /// Assign the plan (a template or the garden's own) to a plant or a planting run; it replaces
 /// the plan the plant or run had. A plant follows its own plan, else its run's.

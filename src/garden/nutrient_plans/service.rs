@@ -28,11 +28,11 @@ use crate::catalog::engine::service as catalog;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::PhaseTargets;
 use crate::garden::fertilizers::service as fertilizers;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::names::normalise;
 use crate::rules::plan_coverage::{self, PlanEntry, coarse_phase};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 // ---------------------------------------------------------------------------------------------
 // Templates.

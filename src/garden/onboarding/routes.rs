@@ -5,8 +5,8 @@ use salvo::prelude::*;
 use super::model::{Applied, ApplyKit, ApplyKitBody, Status};
 use super::service;
 use crate::error::{AppError, ErrorBody};
-use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
+use crate::http::depot::actor;
 use crate::http::json::read_json;
 use crate::http::roles::{Admin, Requires};
 

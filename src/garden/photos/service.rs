@@ -15,9 +15,9 @@ use super::repo::{self, PhotoRow};
 use super::storage::{self, PhotoStorage, StorageKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::diary::service::Editor;
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = PHOTOS_PER_ENTRY_MAX;
 

@@ -7,9 +7,9 @@ use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use super::model::{Location, LocationConditions, NewLocation, NewSlot, Slot};
+use crate::tenancy::TenantTx;
 use crate::values::json::Patch;
 use crate::values::page::PageRequest;
-use crate::tenancy::TenantTx;
 
 const LOC_COLUMNS: &str = "l.id, l.site_id, l.parent_id, l.depth, l.name, l.kind, l.description, \
      l.frost_exposed, l.climate_zone, l.light_situation, l.area_sqm, l.created_at, l.updated_at";

@@ -10,10 +10,10 @@ use super::model::{
 use super::repo::{self, LocationFilter};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::sites::repo as sites;
-use crate::values::json::Patch;
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 
 /// The reuse check of a batch before plants go into it (re-exported so the plants capability
 /// finds both placement checks here).

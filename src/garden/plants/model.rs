@@ -969,4 +969,3 @@ pub fn filter_from(q: impl Fn(&str) -> Option<String>) -> Result<Filter, AppErro
         run_id,
     })
 }
-

@@ -16,12 +16,12 @@ use crate::catalog::phases::model::ResolvedSequence;
 use crate::catalog::species::service::SpeciesSequence;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::statements::{self, GardenTx};
-use crate::values::json::Patch;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::phase_transition::{self as pt, Current, Decision};
 use crate::rules::{companion, rotation};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

@@ -7,8 +7,8 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::plants::model::{opt_key, opt_past_date, opt_uuid, req_key};
-use crate::values::json::{FromJson, JsonFields};
 use crate::rules::run_status::RunStatus;
+use crate::values::json::{FromJson, JsonFields};
 
 pub const NAME_MAX: usize = 200;
 pub const NOTES_MAX: usize = 2000;

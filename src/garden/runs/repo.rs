@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::model::{NewRun, PhaseCount, Run, RunEntry, RunType};
 use crate::garden::statements::GardenTx;
-use crate::values::page::PageRequest;
 use crate::rules::run_status::RunStatus;
+use crate::values::page::PageRequest;
 
 const COLUMNS: &str = "r.id, r.name, r.run_type, r.status, r.location_id, r.substrate_batch_id, \
     r.planned_quantity, r.planned_start_date, r.started_at, r.completed_at, r.notes, \

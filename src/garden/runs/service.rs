@@ -11,10 +11,10 @@ use crate::garden::plants::model::StartPhase;
 use crate::garden::plants::service::{Creation, insert_plant};
 use crate::garden::plants::{catalog, places};
 use crate::garden::statements::GardenTx;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::run_status::{RunOp, RunStatus};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 100;
 

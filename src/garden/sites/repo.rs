@@ -6,9 +6,9 @@ use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 use super::model::{NewSite, Site, SiteKind, SitePatch};
+use crate::tenancy::TenantTx;
 use crate::values::json::Patch;
 use crate::values::page::PageRequest;
-use crate::tenancy::TenantTx;
 
 const COLUMNS: &str = "id, name, kind, description, climate_zone, created_at, updated_at";
 

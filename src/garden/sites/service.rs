@@ -5,9 +5,9 @@ use uuid::Uuid;
 use super::model::{NewSite, Site, SitePatch};
 use super::repo;
 use crate::error::{AppError, ErrorCode};
-use crate::values::page::{Page, PageRequest};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

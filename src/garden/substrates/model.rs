@@ -5,8 +5,8 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields;
-use crate::values::json::{FromJson, JsonFields, Patch};
 use crate::rules::substrate_mix::{COMPONENTS_MAX, IRRIGATION, LEVELS, SubstrateProps, TYPES};
+use crate::values::json::{FromJson, JsonFields, Patch};
 
 pub const NAME_MAX: usize = 120;
 pub const KEY_MAX: usize = 200;

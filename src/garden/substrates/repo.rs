@@ -9,9 +9,9 @@ use uuid::Uuid;
 use super::model::{
     NewBatch, Reading, StoredProps, Substrate, SubstrateBatch, SubstrateScope, TENANT_PREFIX,
 };
+use crate::tenancy::TenantTx;
 use crate::values::json::Patch;
 use crate::values::page::PageRequest;
-use crate::tenancy::TenantTx;
 
 const SUB_COLUMNS: &str = "id, name, type, is_mix, properties";
 

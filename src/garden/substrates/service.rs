@@ -16,11 +16,11 @@ use super::repo::{self, BatchReuseFacts};
 use crate::catalog::engine::service::{self as catalog, ListParams};
 use crate::catalog::substrates::model::SUBSTRATE;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::rules::substrate_mix::{self, Component, SubstrateProps};
 use crate::rules::substrate_reuse::{self, BatchFacts, Reusability, SubstrateFacts};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

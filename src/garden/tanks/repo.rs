@@ -6,8 +6,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::*;
-use crate::values::page::PageRequest;
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 /// A tank row with what its state and schedule are computed from.
 #[derive(Debug, Clone)]

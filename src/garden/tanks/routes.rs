@@ -7,8 +7,8 @@ use salvo::prelude::*;
 use super::model::*;
 use super::service::{self, LIST_MAX_LIMIT};
 use crate::error::{AppError, ErrorBody};
-use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
+use crate::http::depot::actor;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
 

@@ -7,12 +7,12 @@ use uuid::Uuid;
 use super::model::*;
 use super::repo::{self, TankRow};
 use crate::error::{AppError, ErrorDetail};
-use crate::values::json::Patch;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::calculations::round;
 use crate::rules::tank_maintenance;
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

@@ -5,8 +5,8 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::fields::{opt_choice, opt_date, opt_key, patch_choice, patch_key};
-use crate::values::json::{FromJson, JsonFields, Patch, is_blank};
 use crate::rules::task_status::{TaskAction, TaskStatus};
+use crate::values::json::{FromJson, JsonFields, Patch, is_blank};
 
 pub const NAME_MAX: usize = 200;
 pub const INSTRUCTION_MAX: usize = 5000;

@@ -6,9 +6,9 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::*;
-use crate::values::page::PageRequest;
 use crate::rules::task_status::{TaskAction, TaskStatus};
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 const COLUMNS: &str = "id, name, instruction, category, priority, status, plant_id, due_on, \
      assigned_to, checklist, recurrence_kind, recurrence_every_days, recurrence_end_on, \

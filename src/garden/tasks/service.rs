@@ -8,12 +8,12 @@ use super::repo;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::plants::catalog;
-use crate::values::json::Patch;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::hst;
 use crate::rules::task_status::{TaskAction, TaskStatus};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::json::Patch;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 100;
 /// Projected occurrences of one recurring task in a calendar window, at most.

@@ -9,10 +9,10 @@ use uuid::Uuid;
 use crate::garden::contracts::PhaseTargets;
 use crate::garden::fields;
 use crate::garden::tanks::model::{NOTES_MAX, number_value, opt_timestamp, required_number};
-use crate::values::json::{FromJson, JsonFields, is_blank};
 use crate::name_enum;
 use crate::rules::feeding_diagnostics::{Series, TargetComparison};
 use crate::rules::runoff::RunoffAnalysis;
+use crate::values::json::{FromJson, JsonFields, is_blank};
 
 name_enum!(
     /// How the water reached the plant.

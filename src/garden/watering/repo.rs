@@ -7,9 +7,9 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::*;
-use crate::values::page::PageRequest;
 use crate::rules::runoff::RunoffAnalysis;
 use crate::tenancy::TenantTx;
+use crate::values::page::PageRequest;
 
 const COLUMNS: &str = "e.id, e.occurred_at, e.application_method, e.is_supplemental, e.run_id, \
     e.tank_id, e.tank_fill_id, e.volume_liters, e.ec_before_ms, e.ec_after_ms, e.ph_before, \

@@ -11,8 +11,8 @@ use super::model::*;
 use super::repo::Filter;
 use super::service::{self, LIST_MAX_LIMIT, WINDOW_DEFAULT_DAYS};
 use crate::error::{AppError, ErrorBody, ErrorDetail};
-use crate::http::depot::actor;
 use crate::http::depot::DepotExt;
+use crate::http::depot::actor;
 use crate::http::json::read_json;
 use crate::http::pagination::{Page, PageRequest};
 

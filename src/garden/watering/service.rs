@@ -8,12 +8,12 @@ use super::model::*;
 use super::repo::{self, Filter};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::PhaseTargets;
-use crate::values::page::{Page, PageRequest};
 use crate::rules::calculations::round;
 use crate::rules::feeding_diagnostics::{self, Sample};
 use crate::rules::runoff::{self, RunoffAnalysis, RunoffInput};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 pub const WINDOW_DEFAULT_DAYS: i64 = 14;

@@ -8,9 +8,9 @@ use super::model::{
 };
 use super::{repo, signing, target};
 use crate::error::{AppError, ErrorDetail};
-use crate::values::json::Patch;
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
+use crate::values::json::Patch;
 
 /// Deliveries a listing shows at most.
 pub const DELIVERIES_MAX_LIMIT: i64 = 100;

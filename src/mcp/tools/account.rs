@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use crate::mcp::args::{self, Args};
-use crate::mcp::audit;
 use crate::mcp::dispatch::visible_tenants;
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{BoundTenant, Ctx, Permission, Scope, Tool};
+use crate::state::audit;
 use crate::tool_handler;
 
 pub static LIST_TENANTS: Tool = Tool {

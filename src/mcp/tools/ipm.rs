@@ -20,8 +20,6 @@ use crate::tool_handler;
 
 const PLANT_KEY: Arg = Arg::required("plant_key", KEY, "Plant key.");
 
-
-
 fn inspection_line(i: &Inspection) -> String {
     let named: Vec<String> = i
         .findings

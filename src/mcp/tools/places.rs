@@ -15,8 +15,6 @@ use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::zones::ZONE_NAMES;
 use crate::tool_handler;
 
-
-
 fn location_view(l: &Location) -> Value {
     compact(
         json!({

@@ -18,8 +18,6 @@ use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tool_handler;
 
-
-
 /// An optional key argument that must be a UUID: anything else names nothing (`not_found`).
 fn uuid_arg(args: &Args, name: &str, what: &str) -> Result<Option<Uuid>, ToolError> {
     match args.text(name) {

@@ -10,12 +10,12 @@ use crate::garden::care::service as care;
 use crate::garden::harvest::service as harvest;
 use crate::garden::tasks::model::{TaskFilter, TaskState};
 use crate::garden::tasks::service as tasks;
-use crate::values::page::PageRequest;
 use crate::mail::OutgoingMail;
 use crate::notify::push::service as push;
 use crate::state::AppState;
 use crate::tenancy::context::migrate_if_behind;
 use crate::tenancy::registry::{self, TenantStatus};
+use crate::values::page::PageRequest;
 
 /// Most lines per section and garden.
 const SECTION_MAX: i64 = 50;

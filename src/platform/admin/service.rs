@@ -7,13 +7,13 @@ use uuid::Uuid;
 use crate::auth::principal::{AccountType, Principal};
 use crate::auth::refresh;
 use crate::error::{AppError, ErrorCode};
-use crate::values::page::{Page, PageRequest};
 use crate::platform::tenants::repo as tenants;
 use crate::platform::users::model::User;
 use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::TenantSlug;
 use crate::tenancy::registry::{self, TenantKind, TenantRecord, TenantStatus};
+use crate::values::page::{Page, PageRequest};
 
 /// A tenant as the platform admin sees it.
 #[derive(Debug, Clone, serde::Serialize, salvo::oapi::ToSchema)]

@@ -16,7 +16,6 @@ use crate::auth::api_keys::model::{ApiKey, RawApiKey};
 use crate::auth::api_keys::repo::{self as keys, NewKeyRow};
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::platform::tenants::repo as memberships;
 use crate::platform::tenants::service::may_grant;
 use crate::platform::users::model::User;
@@ -24,6 +23,7 @@ use crate::platform::users::repo::{self as users, NewAccount};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::tenancy::context::TenantCtx;
+use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 

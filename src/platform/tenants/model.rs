@@ -4,8 +4,8 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::auth::principal::{AccountType, Role};
-use crate::values::json::{FromJson, JsonFields};
 use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
+use crate::values::json::{FromJson, JsonFields};
 
 /// A tenant (garden) as one of its members sees it.
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -6,12 +6,12 @@ use super::model::{Member, NewTenant, Tenant, TenantChange};
 use super::repo;
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::values::page::{Page, PageRequest};
 use crate::platform::grants::{self, MemberChange};
 use crate::state::AppState;
 use crate::tenancy::context::{TenantCtx, resolve_for};
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
 use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
+use crate::values::page::{Page, PageRequest};
 
 pub async fn create(
     state: &AppState,

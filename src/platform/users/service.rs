@@ -5,8 +5,8 @@ use uuid::Uuid;
 use super::model::{ProfileForm, User};
 use super::repo::{self, ProfileChange};
 use crate::error::AppError;
-use crate::values::json::Patch;
 use crate::state::AppState;
+use crate::values::json::Patch;
 
 /// Changes the caller's display name, locale, time zone or avatar; an omitted field stays.
 pub async fn update_profile(

@@ -164,7 +164,9 @@ impl From<crate::tenancy::transfer::TransferError> for AppError {
             TransferError::Provision(err) => err.into_app_error(),
             TransferError::Migration(err) => err.into(),
             TransferError::Database(err) => err.into(),
-            err @ TransferError::Unreachable(..) => AppError::unavailable("the garden's database", err),
+            err @ TransferError::Unreachable(..) => {
+                AppError::unavailable("the garden's database", err)
+            }
             other => AppError::internal(other),
         }
     }

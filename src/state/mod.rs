@@ -1,6 +1,9 @@
 //! Everything a request may need, built once at start and shared (cheap to clone).
 
-use std::sync::Arc;
+pub mod audit;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::auth::jwt::JwtKeys;
 use crate::auth::password::PasswordHasherPool;
@@ -8,7 +11,6 @@ use crate::config::Config;
 use crate::store::pg::Placements;
 use crate::store::rate_limit::RateLimits;
 use crate::store::redis::{self, RedisPool, SharedRedis};
-use crate::tenancy::migrate::TenantMigrations;
 
 #[derive(Clone, Debug)]
 pub struct AppState(Arc<Inner>);
@@ -19,14 +21,14 @@ struct Inner {
     placements: Placements,
     redis: RedisPool,
     shared_redis: SharedRedis,
-    tenant_migrations: TenantMigrations,
+    tenant_migrations: KeyedLocks,
     passwords: PasswordHasherPool,
     jwt: JwtKeys,
     light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
     mail_signal: tokio::sync::Notify,
     rate_limits: RateLimits,
     rate_leases: crate::store::rate_lease::RateLeases,
-    mcp_audit: crate::mcp::audit::AuditSink,
+    mcp_audit: crate::state::audit::AuditSink,
     caches: crate::cache::Caches,
 }
 
@@ -66,14 +68,14 @@ impl AppState {
             placements,
             redis,
             shared_redis,
-            tenant_migrations: TenantMigrations::default(),
+            tenant_migrations: KeyedLocks::default(),
             passwords,
             jwt,
             light_identity: tokio::sync::OnceCell::new(),
             mail_signal: tokio::sync::Notify::new(),
             rate_limits,
             rate_leases: crate::store::rate_lease::RateLeases::default(),
-            mcp_audit: crate::mcp::audit::AuditSink::default(),
+            mcp_audit: crate::state::audit::AuditSink::default(),
             caches: crate::cache::Caches::new(),
         })))
     }
@@ -120,7 +122,7 @@ impl AppState {
     }
 
     /// Where tool calls leave their audit rows.
-    pub fn mcp_audit(&self) -> &crate::mcp::audit::AuditSink {
+    pub fn mcp_audit(&self) -> &crate::state::audit::AuditSink {
         &self.0.mcp_audit
     }
 
@@ -151,7 +153,7 @@ impl AppState {
         &self.0.caches
     }
 
-    pub fn tenant_migrations(&self) -> &TenantMigrations {
+    pub fn tenant_migrations(&self) -> &KeyedLocks {
         &self.0.tenant_migrations
     }
 
@@ -189,6 +191,38 @@ pub fn redis_key(prefix: &str, kind: &str, tag: &str, rest: &[&str]) -> String {
         key.push_str(part);
     }
     key
+}
+
+/// In-process single flight by key: concurrent callers of one key wait on one mutex (tenant
+/// migrations: the first requests of a garden, instead of each opening a dedicated connection
+/// to wait on the advisory lock). `release` drops a key nobody holds or waits on.
+#[derive(Debug, Default)]
+pub struct KeyedLocks {
+    locks: Mutex<HashMap<uuid::Uuid, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl KeyedLocks {
+    pub fn lock_for(&self, tenant: uuid::Uuid) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        locks.entry(tenant).or_default().clone()
+    }
+
+    pub fn release(&self, tenant: uuid::Uuid) {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Drop the entry when nobody else holds or waits on it, so the map stays small.
+        if locks
+            .get(&tenant)
+            .is_some_and(|l| Arc::strong_count(l) == 1)
+        {
+            locks.remove(&tenant);
+        }
+    }
 }
 
 #[cfg(test)]

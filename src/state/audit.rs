@@ -1,4 +1,5 @@
-//! The audit trail of tool calls. A call hands its row to a bounded channel; the audit worker
+//! The audit trail of tool calls (and of audited REST writes and sign-in events): every face
+//! writes to it, so it sits with the shared state. A call hands its row to a bounded channel; the audit worker
 //! of the serving process writes rows in batches (one INSERT for all rows queued, up to
 //! [`BATCH`], so auditing adds no round trip to a call) and deletes rows past the 90-day
 //! retention once an hour. On a graceful shutdown the server first finishes its requests, then
