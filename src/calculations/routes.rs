@@ -34,6 +34,15 @@ fn input<T>(input: Option<T>) -> Result<T, AppError> {
 }
 
 /// Vapour-pressure deficit of air and leaf (Tetens; leaf temperature = air + offset), judged against the phase's range, with the humidity that reaches the range's midpoint.
+///
+/// Body: `air_temp_c` (°C, −50 to 60), `humidity_percent` (0–100), `leaf_temp_offset_c` (leaf − air,
+/// −10 to 10; default 0), `phase` (`seedling, vegetative, flowering, flushing, ripening, dormancy,
+/// other`; default vegetative). SVP(T) = 0.6108·e^(17.27·T/(T+237.3)) kPa. `air_vpd_kpa` =
+/// SVP(T_air)·(1 − RH/100); `vpd_kpa` (leaf VPD, the one judged) = SVP(T_air + offset) −
+/// SVP(T_air)·RH/100, 4 decimals. `status` low/optimal/high against the phase's range in kPa:
+/// seedling and dormancy 0.4–0.8; vegetative, flushing and other 0.8–1.2; flowering 1.0–1.5;
+/// ripening 1.2–1.6. `target_kpa` is the midpoint; `humidity_for_target_percent` = (SVP_leaf −
+/// target) ÷ SVP_air × 100, clamped 0–100; a `recommendation`. Nothing is stored.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_vpd",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = VpdBody,
@@ -52,6 +61,9 @@ pub async fn vpd(req: &mut Request, depot: &mut Depot) -> Result<Json<VpdResult>
 }
 
 /// Growing degree days: Σ max(0, (max + min)/2 − base) over the days given.
+///
+/// Body: `daily_temps` (1–366 objects `{max_c, min_c}`, −50 to 60 °C, max ≥ min), `base_temp_c` (−10
+/// to 30; default 10). Answers `accumulated_gdd` (2 decimals), `days_counted` and `average_daily_gdd`.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_gdd",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = GddBody,
@@ -70,6 +82,9 @@ pub async fn gdd(req: &mut Request, depot: &mut Depot) -> Result<Json<GddResult>
 }
 
 /// Daily light integral: PPFD × hours × 3600 ÷ 10⁶ mol/m²/day.
+///
+/// Body: `ppfd` (µmol/m²/s, 0–3000), `photoperiod_hours` (0–24). `dli_mol_m2_day` has 2 decimals:
+/// PPFD 400 for 18 hours is 25.92.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_dli",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = DliBody,
@@ -88,6 +103,8 @@ pub async fn dli(req: &mut Request, depot: &mut Depot) -> Result<Json<DliResult>
 }
 
 /// EC corrected to 25 °C: EC ÷ (1 + 0.02·(T − 25)).
+///
+/// Body: `ec_ms` (mS/cm, 0–10), `water_temp_c` (0–50). `ec_25_ms` has 3 decimals.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_ec_correction",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = EcCorrectionBody,
@@ -111,6 +128,13 @@ pub async fn ec_correction(
 }
 
 /// RO and tap water mixed: EC, pH, alkalinity, Ca, Mg and chlorine of the mix, the Ca:Mg check, and the RO share for a target EC. The pH comes from the carbonate system: each water's alkalinity (bicarbonate) and the CO₂ its pH implies (CO₂ = HCO₃⁻·10^(6.35 − pH)) are mixed by volume and the mix's pH solved from them; a buffered tap water keeps nearly its pH when diluted. Without the alkalinity of a water in the mix, `ph` is null with `ph_unknown_reason`. A target EC outside the two waters' ECs is `target_ec_reachable: false` with a warning, not a clamped share.
+///
+/// Body: `ro_percent` (0–100), `ec_ro_ms`, `ec_tap_ms` (0–5), `ph_ro`, `ph_tap` (0–14); optional
+/// `ro_alkalinity_ppm`, `tap_alkalinity_ppm` (as CaCO₃), `tap_calcium_ppm`, `tap_magnesium_ppm`,
+/// `tap_chlorine_ppm` (0–1000) and `target_ec_ms` (0–5). With r the RO share: `ec_ms` = r·EC_ro +
+/// (1 − r)·EC_tap; `alkalinity_ppm` mixed by volume; Ca, Mg and chlorine × (1 − r); `ca_mg_ratio`
+/// warns below 2:1 and above 5:1 (ideal 3–4:1); `ro_percent_for_target` = (EC_tap − target) ÷
+/// (EC_tap − EC_ro). Example: 50 % RO at pH 6.0 with tap at pH 7.5 and 200 ppm gives pH 7.49.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_water_mix",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = WaterMixBody,
@@ -132,6 +156,11 @@ pub async fn water_mix(
 }
 
 /// How many plants fit an area at a spacing: maximum, optimal range (70–90 %), plants per m².
+///
+/// Body: `area_m2` (above 0, ≤ 10000), `spacing_cm` (1–1000). `max_plants` = floor(area ÷
+/// (spacing/100)²); `optimal_min` = max(1, floor(0.7·max)) (0 when max is 0); `optimal_max` =
+/// floor(0.9·max) but never below `optimal_min` (1 plant: 1–1); `plants_per_m2` = 1 ÷ spacing² (in
+/// metres), 2 decimals.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_slot_capacity",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = SlotCapacityBody,
@@ -153,6 +182,13 @@ pub async fn slot_capacity(
 }
 
 /// Runoff analysis: salt build-up, underfeeding and pH drift from input and runoff, runoff share 10–30 %.
+///
+/// Body: `input_ec_ms`, `runoff_ec_ms` (0–10); `input_ph` and `runoff_ph` (0–14, both or neither);
+/// `input_volume_liters` (above 0, ≤ 10000) and `runoff_volume_liters` (0–10000, not above the input;
+/// both or neither). EC Δ = runoff − input: > 0.5 `salt_buildup`, > 0.3 `warning`, < −0.3
+/// `underfed`, else `ok`; a pH Δ beyond ±0.5 is `drift` (`ph_direction` rising or falling); a runoff
+/// share of 10–30 % is `ok`, else `low`/`high`; `overall` is poor with salt build-up, fair with any
+/// other finding, else good; `recommendations`. Watering events store the same analysis.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_runoff",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = RunoffBody,
@@ -180,6 +216,20 @@ pub async fn runoff(
 /// pH measured after all additions and corrected with acids (down) or bases (up); EC check and
 /// warnings (any calcium source after a sulfate is critical). Reads only. Products are the
 /// global fertilisers.
+///
+/// Body: `fertilizers` (1–20 `{fertilizer_key, ml_per_liter?}`, each product once; `ml_per_liter`
+/// above 0, ≤ 50, makes a recipe), `target_volume_liters` (above 0, ≤ 10000), `target_ec_ms` (above 0,
+/// ≤ 10), `base_water_ec_ms` (0–5; default 0), `target_ph` (0–14; 6.0), `base_water_ph` (0–14; 7.2),
+/// `alkalinity_ppm` (0–500; 0), `substrate_type` (default coco) or `substrate_key` (not both),
+/// `substrate_cycles_used` (0–50; 0 = fresh), `phase` (a coarse or fine phase key, 1–50 characters;
+/// default vegetative), `water_temp_c` (0–50). The garden route `POST /t/{slug}/mixing-protocol` and
+/// the tool `calculate_mixing_protocol` also dose the garden's own products (`tenant:<uuid>`). The
+/// answer: `valid`, `living_soil_bypass`, the inputs, `resolved_ec_phase`, `substrate_class`,
+/// `ec_range_min_ms`/`ec_range_max_ms`, `ec_net`, `ec_ph_reserve`, `ec_uncertainty_reserve`,
+/// `calculated_ec`, `tolerance_ms`, `dosages[{fertilizer_key, product_name, mixing_priority,
+/// ml_per_liter, total_ml, ec_contribution, capped}]`, `rest_phase`, `ph_adjustment{measure_after_additions,
+/// target_ph, lower_with, raise_with, expected_ec_ms}`, `instructions[]` and `warnings[{code, severity,
+/// message}]`. The pipeline and its tables are in the README ("Fertilisers, nutrient plans and mixing").
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_mixing_protocol",
     status_codes(200, 400, 401, 404, 413, 415, 422, 500),
     request_body = MixingProtocolBody,

@@ -109,6 +109,29 @@ pub struct PersonalExport {
 /// confirmations). A logged-in person only (an access token, not an API key). Counts against
 /// `GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR`; audited (`http.personal_export`). A download that
 /// breaks off mid-way is not valid JSON: nothing partial looks whole.
+///
+/// Members: `format` (`kultiva.personal_export`), `version` (1), `generated_at`; `account` (your
+/// user record); `preferences` (null until you set any); `memberships` (every garden, your role and
+/// since when); `identities` (provider, subject, the address it gave, dates; no provider token is
+/// kept); `api_keys` (label, prefix, scope, created, last used, revoked; never the key or its hash);
+/// `service_accounts` (the ones you made, their gardens and keys: labels and prefixes only);
+/// `calendar_feeds` (gardens and dates, never the token); `invitations_sent` (garden, role, status;
+/// not the invitee's address, which is theirs) and `invitations_received`; `notifications` (the mails
+/// sent to you: kind, subject, status, dates; not their bodies, which held one-time links and are
+/// wiped once sent); `digests` (the days a digest was considered for you: date, items, whether a mail
+/// went out); `push_subscriptions` (the endpoint's host only); `sessions` (logins still known: id,
+/// remember me, revoked, opened, expires; never a token); `audit` (your tool calls and recorded
+/// actions; 90 days are kept); `gardens[]` (key, slug, name, your role, and `records`: the rows you
+/// wrote there, table by table: `diary_entries`, `diary_photos`, `plant_phase_history`,
+/// `watering_events`, `tank_fills`, `tank_maintenance`, `ipm_inspections`, `ipm_applications`,
+/// `harvest_observations`, `tasks`, `care_confirmations`, `onboarding_kits`, `webhooks` without their
+/// signing secret, exactly as stored).
+///
+/// Downloaded as `kultiva-personal-export-<date>.json`. The rows are read in pages while the download
+/// runs, so a record written meanwhile may or may not be in it. Photo files are not inlined: each
+/// `diary_photos` row names its photo, which `GET /t/{slug}/diary-entries/{entry}/photos/{photo}`
+/// serves. The count against `GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR` is shared with garden exports
+/// and imports.
 #[endpoint(tags("users"), operation_id = "export_me", security(["bearer" = []]),
     status_codes(200, 401, 403, 429),
     responses(

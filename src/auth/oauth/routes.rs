@@ -190,6 +190,13 @@ pub async fn link_oauth_identity(
 /// `account_exists_email_unverified`: an account has this address and either side has not
 /// confirmed it, log in with the password and link from there;
 /// `identity_linked_to_another_account`, `account_inactive`, `account_locked`).
+///
+/// A provider error code Kultiva does not know becomes `server_error`. Which identity signs in
+/// where: a known `(provider, sub)` signs in to its account; a flow started with
+/// `POST /auth/oauth/{provider}/link` links it to the caller; an account with the provider's
+/// address joins only when the provider says `email_verified` and the local address is
+/// confirmed; otherwise a new account is opened as registration opens one (personal garden,
+/// account and identity in one transaction).
 #[endpoint(tags("auth"), operation_id = "oauth_callback",
     status_codes(302, 404, 429, 503),
     parameters(

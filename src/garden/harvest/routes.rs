@@ -40,6 +40,14 @@ pub fn router() -> Router {
 
 /// Readiness of the garden's plants (oldest first): phase, days in phase, indicators, the
 /// safety intervals still running and the first day a harvest is allowed.
+///
+/// Per plant: whether the current phase allows harvest, days in it (UTC days) and its expected length,
+/// the latest observation per indicator (`trichome`, `color`, `brix`, `size`, …) with its stage
+/// (`immature|approaching|peak|overripe`) weighted by `reliability_score` (default 0.5) into a score
+/// 0–100 and a recommendation (≥ 90 `optimal`, ≥ 70 `approaching`, ≥ 50 `developing`, else `immature`;
+/// `overripe` when overripe readings carry more than half the weight), the estimated days (rounded
+/// mean), the safety intervals still running and `harvest_allowed_from`. `ready` = the phase allows
+/// harvest, `optimal`, and no interval runs.
 #[endpoint(tags("harvest"), security(["bearer" = []]), operation_id = "list_harvest_readiness",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -168,6 +176,13 @@ pub async fn get_harvest_batch(
 /// plant runs on `harvest_date` (default today, UTC): one detail per blocking application,
 /// field `active_ingredient`, naming the treatment and the last blocked day. The last day of
 /// an interval is blocked, the day after is allowed. No flag or role bypasses it.
+///
+/// Quality: `appearance_score`, `aroma_score` and `color_score` (0–100, all three or none) with
+/// `defects[]` give `quality_score` = 0.30·appearance + 0.25·aroma + 0.20·colour + 25 − defect
+/// penalties (clamped 0–100) and `quality_grade` (≥ 90 `a_plus`, ≥ 75 `a`, ≥ 55 `b`, ≥ 35 `c`, else
+/// `d`; domain 2.10); or a `quality_grade` alone. Dry weights (estimated, actual) lie between 0 and the
+/// wet weight; `harvest_type` defaults to `final`, `label` to `H-<date>-<key part>`, `harvester` to the
+/// caller. Outside a harvest phase the batch is recorded with `warnings: ["harvest_readiness: …"]`.
 #[endpoint(tags("harvest"), security(["bearer" = []]), operation_id = "create_harvest_batch",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewBatch,

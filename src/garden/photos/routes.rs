@@ -162,6 +162,8 @@ pub async fn upload_photo(
 }
 
 /// The photos of a diary entry in their order.
+///
+/// `skip`, `limit` up to 20 (an entry holds at most 20 photos).
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "list_diary_photos",
     status_codes(200, 401, 404, 422, 500),
     parameters(

@@ -160,6 +160,10 @@ pub async fn create_location(
 }
 
 /// Change a location; `site_key` / `parent_key` move it with its whole subtree (admin).
+///
+/// Body `{name?, kind?, description?, site_key?, parent_key?, frost_exposed?, climate_zone?,
+/// light_situation?, area_sqm?}`: null clears a condition. Moving to another site without
+/// `parent_key` puts the location directly under that site.
 #[endpoint(tags("locations"), security(["bearer" = []]), operation_id = "update_location",
     status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

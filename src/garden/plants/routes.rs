@@ -160,6 +160,9 @@ pub async fn create_plant(
 }
 
 /// Change name, cultivar, planting date or notes (omitted fields stay).
+///
+/// `cultivar_key`, `planted_on` and `notes` clear with null; `name` cannot be cleared (null is 422).
+/// `planted_on` may not be in the future or before 1900.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "update_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = PlantPatchBody,
@@ -218,6 +221,9 @@ pub async fn archive_plant(
 /// of create (its own history does not count): `acknowledge_rotation` /
 /// `acknowledge_companions` plant through a conflict that needs one and record it in
 /// `placement_acknowledgements`; traditional conflicts come back in `placement_warnings`.
+///
+/// Body `{location_key?, slot_key?, site_key?}`: a slot alone names its location; `site_key` only
+/// checks that the place is in that site. Moving an archived plant is 409 `STATE_CONFLICT`.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "set_plant_location",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = LocationBody,
@@ -246,6 +252,10 @@ pub async fn set_plant_location(
 }
 
 /// Set the substrate batch (or substrate) a plant grows in.
+///
+/// Body `{substrate_batch_key?, substrate_key?}`, at least one: a batch of this garden (it goes
+/// through the reuse rule: 422 `SUBSTRATE_EXHAUSTED`), and a substrate key `tenant:<uuid>` or a
+/// catalogue key.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "set_plant_substrate",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = SubstrateBody,

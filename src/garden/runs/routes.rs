@@ -42,6 +42,8 @@ pub fn status_filter(raw: Option<&str>) -> Result<Option<RunStatus>, AppError> {
 }
 
 /// List the garden's planting runs, oldest first.
+///
+/// Filter by `status`; `limit` up to 100.
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "list_planting_runs",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),

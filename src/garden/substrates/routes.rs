@@ -177,6 +177,15 @@ pub async fn create_substrate(
 }
 
 /// Compute the properties of a mix without storing anything (domain 2.15).
+///
+/// 2–10 components, fractions 0.01–1 summing to 1 ±0.01, each substrate once, no mix inside a mix
+/// (422 naming `body.components[i]…`); an unknown component is 404. pH, EC and air porosity are
+/// fraction-weighted sums (rounded to 2, 3 and 1 decimals); water retention and buffer capacity map
+/// low/medium/high to 1/2/3 and back (≤ 1.5 low, ≤ 2.5 medium); water-holding capacity, easily
+/// available water, CEC and bulk density are weighted means over the components that have a value;
+/// the composition is summed; the mix is reusable only if every component is, with the smallest limit
+/// (1 otherwise); its type is that of the largest share, its irrigation the most demanding. Open to
+/// viewers: it stores nothing.
 #[endpoint(tags("substrates"), security(["bearer" = []]), operation_id = "preview_substrate_mix",
     status_codes(200, 400, 401, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -351,6 +360,13 @@ pub async fn update_batch(
 }
 
 /// Whether the batch can go into another cycle, and the preparation it needs (domain 2.4).
+///
+/// In order: a disposable type (peat, rockwool plug) or a substrate not marked reusable never; not once
+/// `cycles_used` (completed cycles) reaches `max_reuse_cycles`; a pH history whose sample standard
+/// deviation exceeds the type's threshold (coco 0.3 … living soil 0.7), or an EC more than 1.5 mS/cm
+/// from the base, is an issue. A reusable batch gets its type's preparation steps (coco: CalMag soak
+/// 24 h, flush 2 h, drain 1 h), `preparation_hours` and `ready_on` = now + hours. Answer: `{can_reuse,
+/// issues[], preparation_steps[{step, hours}], preparation_hours, ready_on}`.
 #[endpoint(tags("substrate batches"), security(["bearer" = []]), operation_id = "check_batch_reusability",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(

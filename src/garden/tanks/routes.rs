@@ -152,6 +152,12 @@ pub async fn delete_tank(
 }
 
 /// Fill, top up or adjust a tank (grower): sets its volume, EC and pH.
+///
+/// `full_change` replaces the solution: its litres become the current volume and its measured `ec_ms`
+/// and `ph` the current values (one not given becomes unknown). `top_up` adds its litres and sets what
+/// it measured, keeping the last EC and pH otherwise. `adjustment` must name `ec_ms` or `ph` and may add
+/// litres (default 0). Also `water_source` and `water_temp_c`. A fill that would overflow the capacity
+/// is 422 on `body.volume_liters` and changes nothing.
 #[endpoint(tags("tanks"), security(["bearer" = []]), operation_id = "fill_tank",
     status_codes(201, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

@@ -161,6 +161,18 @@ pub async fn create_watering_event(
 /// post-feed, runoff) over the last `days`, runoff trend, the plan targets against what was
 /// measured, open warnings, its newest inspections, the safety intervals running, recent care,
 /// and (unless `include_sensors=false`) the sensor snapshot.
+///
+/// `window` (days, from, to, `event_count`: the plant's events in the window, newest 500 at most);
+/// `last_feedings` (the newest 10 of any age); `ec` and `ph` each with `input`, `post_feed` and
+/// `runoff` series (`sample_count`, `first`, `latest`, `delta`, `direction`: rising or falling beyond
+/// ±0.1, `stable` within, `unknown` under two samples; the newest 50 `samples`, oldest first);
+/// `runoff_trend`; `plan_targets` (plan, `source` plant or run, phase, targets, pH range) and
+/// `targets_vs_measured` (the newest fed EC `on_target` within max(0.1, 10 % of the target), else
+/// `below`/`above`; pH `in_range`/`below`/`above`, bounds inclusive; `no_plan`, `no_target`,
+/// `no_measurement`); `warnings`; the newest 5 `inspections` (the plant's location's included); the
+/// safety intervals running today and `harvest_allowed_from` (null for an archived plant); the newest
+/// 10 `care_events`; `sensors` `{available: false, reason}` unless `include_sensors=false` (no sensor
+/// source is connected yet). The feeding part is one read-only repeatable-read snapshot.
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "get_plant_diagnostics",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
