@@ -1,5 +1,5 @@
 //! The OpenAPI document at `/api/v1/openapi.json`, Swagger UI at `/api/v1/docs`, ReDoc at
-//! `/api/v1/redoc` (src/http/redoc.rs). Both pages load their scripts from this service only
+//! `/api/v1/redoc` (src/app/redoc.rs). Both pages load their scripts from this service only
 //! (Swagger UI's assets come with salvo, ReDoc's bundle is vendored), so they work offline and
 //! behind a proxy.
 

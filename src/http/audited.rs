@@ -1,6 +1,6 @@
 //! What the REST face records and limits around actions that read or write a whole garden or
 //! account (garden export and import, the personal export, erasure): an hourly budget per
-//! account and a row in the audit log (the tool-call audit log, `mcp::audit`, with the action
+//! account and a row in the audit log (the tool-call audit log, `state::audit`, with the action
 //! as its tool name).
 
 use std::time::Instant;
