@@ -404,7 +404,7 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
         }
         TenantCommand::Export { slug, out } => {
             let slug = parse(&slug)?;
-            let report = transfer::export::export_tenant(state, &slug, &out)
+            let report = kultiva::garden::transfer::export::export_tenant(state, &slug, &out)
                 .await
                 .map_err(|e| e.to_string())?;
             println!(
@@ -440,15 +440,16 @@ async fn tenant_command(state: &AppState, command: TenantCommand) -> Result<(), 
                         .ok_or_else(|| format!("unknown garden kind {raw:?}"))
                 })
                 .transpose()?;
-            let options = transfer::import::ImportOptions {
+            let options = kultiva::garden::transfer::import::ImportOptions {
                 placement,
                 with_members,
                 kind,
                 ..Default::default()
             };
-            let report = transfer::import::import_tenant(state, &input, &slug, options)
-                .await
-                .map_err(|e| e.to_string())?;
+            let report =
+                kultiva::garden::transfer::import::import_tenant(state, &input, &slug, options)
+                    .await
+                    .map_err(|e| e.to_string())?;
             println!(
                 "imported tenant {} (schema {}, placement {}, version {} from file version \
                  {}): {} tables, {} rows, {} photo files, {} member(s) restored",

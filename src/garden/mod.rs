@@ -19,5 +19,6 @@ pub mod statements;
 pub mod substrates;
 pub mod tanks;
 pub mod tasks;
+pub mod transfer;
 pub mod watering;
 pub mod webhooks;

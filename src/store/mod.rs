@@ -2,6 +2,7 @@
 //! limiter kept in Redis.
 
 pub mod pg;
+pub mod photos;
 pub mod rate_lease;
 pub mod rate_limit;
 pub mod read_pool;

@@ -3,6 +3,7 @@
 
 pub mod citus;
 pub mod context;
+pub mod garden_files;
 pub mod migrate;
 pub mod names;
 pub mod provision;

@@ -167,7 +167,7 @@ pub async fn discard(state: &AppState, tenant: &TenantRecord) {
 /// what an import wrote before it failed or died). The id is new with the tenant, so nothing
 /// else is in that folder. A folder that is not there is no error.
 pub async fn remove_files(state: &AppState, tenant: Uuid) -> std::io::Result<()> {
-    let store = crate::garden::photos::storage::from_config(state.config());
+    let store = crate::store::photos::from_config(state.config());
     let dir = store.root().join(tenant.to_string());
     match tokio::fs::remove_dir_all(&dir).await {
         Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
@@ -228,10 +228,10 @@ async fn remove(state: &AppState, tenant: &TenantRecord) -> Result<(), Provision
     // folder; a crash before it leaves a suspended row, whose drop is repeated.
     let mut tx = state.platform_pool().begin().await?;
     registry::delete(&mut *tx, tenant.id).await?;
-    crate::garden::photos::cleanup::record_dropped_garden(&mut tx, state, tenant.id).await?;
+    super::garden_files::record_dropped_garden(&mut tx, state, tenant.id).await?;
     tx.commit().await?;
     state.caches().forget_tenant(tenant.id);
-    if let Err(err) = crate::garden::photos::cleanup::drain_dropped_gardens(state).await {
+    if let Err(err) = super::garden_files::drain_dropped_gardens(state).await {
         tracing::warn!(tenant = %tenant.slug, error = %err,
             "a dropped garden's photo files are left to the storage sweep");
     }

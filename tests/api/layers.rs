@@ -42,28 +42,10 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("src/tenancy/context.rs", "auth", GARDEN_CONTEXT),
     ("src/tenancy/context.rs", "http", GARDEN_CONTEXT),
     ("src/tenancy/context.rs", "platform", GARDEN_CONTEXT),
-    ("src/tenancy/provision.rs", "garden", PHOTOS_IN_TENANCY),
-    (
-        "src/tenancy/transfer/export.rs",
-        "garden",
-        PHOTOS_IN_TENANCY,
-    ),
-    (
-        "src/tenancy/transfer/export.rs",
-        "platform",
-        PHOTOS_IN_TENANCY,
-    ),
-    ("src/tenancy/transfer/import.rs", "auth", PHOTOS_IN_TENANCY),
-    (
-        "src/tenancy/transfer/import.rs",
-        "garden",
-        PHOTOS_IN_TENANCY,
-    ),
-    (
-        "src/tenancy/transfer/import.rs",
-        "platform",
-        PHOTOS_IN_TENANCY,
-    ),
+    ("src/tenancy/transfer/export.rs", "garden"),
+    ("src/tenancy/transfer/export.rs", "platform"),
+    ("src/tenancy/transfer/import.rs", "garden"),
+    ("src/tenancy/transfer/import.rs", "platform"),
 ];
 
 const IDENTITY_CUT: &str = "identity is cut in two: accounts, API keys, OAuth and the principal read the users and memberships of `platform`, which uses `auth` in turn; move users and memberships (model, repo) below `auth`, or accounts up into `platform`";
@@ -72,7 +54,6 @@ const HOOPS_IN_AUTH: &str =
 const TYPED_CACHES: &str = "the caches are typed with the values of the layers that use them; make the maps generic with each entry's dependencies (user, tenant, key), typed by their owners";
 const STATE_OF_OWNERS: &str = "AppState holds JWT keys, the argon2 pool, light mode's identity and the caches; give it slots that those owners fill";
 const GARDEN_CONTEXT: &str = "resolving a garden needs the caller's role (identity); move `context` up to identity and its hoop to `http`";
-const PHOTOS_IN_TENANCY: &str = "provisioning and garden transfer carry the garden's photo files (and members); move export/import above `garden` as a transfer service, and let photos register their own cleanup";
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use kultiva::auth::Role;
-use kultiva::tenancy::transfer::import;
+use kultiva::garden::transfer::import;
 use kultiva::tenancy::{TenantRecord, TenantSlug};
 use serde_json::Value;
 use uuid::Uuid;

@@ -18,9 +18,9 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::storage::{self, PhotoStorage};
 use crate::error::AppError;
 use crate::state::AppState;
+use crate::store::photos::{self as storage, PhotoStorage};
 use crate::tenancy::{TenantRecord, TenantStatus, TenantTx};
 
 /// Outbox rows one drain takes (the rest follow in the next round).
@@ -73,54 +73,6 @@ pub async fn drain_garden(state: &AppState, tenant: &TenantRecord) -> Result<usi
     }
 }
 
-/// Records, in the caller's transaction (the one deleting the garden's registry row), that the
-/// garden's photo folder must go.
-pub async fn record_dropped_garden(
-    conn: &mut sqlx::PgConnection,
-    state: &AppState,
-    tenant: Uuid,
-) -> Result<(), sqlx::Error> {
-    let store = storage::from_config(state.config());
-    sqlx::query(
-        "INSERT INTO platform.photo_storage_deletions (tenant_id, storage) VALUES ($1, $2) \
-         ON CONFLICT (tenant_id) DO NOTHING",
-    )
-    .bind(tenant)
-    .bind(store.identity())
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
-/// Removes the photo folders of deleted gardens recorded for this process's storage; how many.
-pub async fn drain_dropped_gardens(state: &AppState) -> Result<usize, sqlx::Error> {
-    let store = storage::from_config(state.config());
-    let mut tx = state.platform_pool().begin().await?;
-    let ids: Vec<Uuid> = sqlx::query_scalar(
-        "SELECT tenant_id FROM platform.photo_storage_deletions WHERE storage = $1 \
-         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED",
-    )
-    .bind(store.identity())
-    .bind(DRAIN_BATCH)
-    .fetch_all(&mut *tx)
-    .await?;
-    let mut done = Vec::with_capacity(ids.len());
-    for id in ids {
-        match store.delete_garden(id).await {
-            Ok(()) => done.push(id),
-            Err(err) => {
-                tracing::warn!(error = %err, tenant = %id, "a deleted garden's photo folder could not be removed")
-            }
-        }
-    }
-    sqlx::query("DELETE FROM platform.photo_storage_deletions WHERE tenant_id = ANY($1)")
-        .bind(&done)
-        .execute(&mut *tx)
-        .await?;
-    tx.commit().await?;
-    Ok(done.len())
-}
-
 /// What one sweep removed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Swept {
@@ -146,7 +98,7 @@ pub async fn sweep(state: &AppState) -> Result<Swept, AppError> {
     let store = storage::from_config(state.config());
     let grace = Duration::from_secs(u64::from(state.config().photo_orphan_grace_minutes) * 60);
     let mut swept = Swept {
-        outbox_gardens: drain_dropped_gardens(state).await?,
+        outbox_gardens: crate::tenancy::garden_files::drain_dropped_gardens(state).await?,
         ..Swept::default()
     };
     for (tenant_id, modified) in store.gardens().await.map_err(AppError::internal)? {

@@ -15,40 +15,9 @@ pub const RENDITION_SIZES: [u32; 2] = [512, 1280];
 /// WebP quality of the renditions (libwebp's 0-100 scale).
 pub const WEBP_QUALITY: f32 = 80.0;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Jpeg,
-    Png,
-    WebP,
-}
+pub use crate::store::photos::Format;
 
 impl Format {
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Self::Jpeg => "image/jpeg",
-            Self::Png => "image/png",
-            Self::WebP => "image/webp",
-        }
-    }
-
-    pub fn extension(self) -> &'static str {
-        match self {
-            Self::Jpeg => "jpg",
-            Self::Png => "png",
-            Self::WebP => "webp",
-        }
-    }
-
-    /// The declared type of an upload (`image/jpeg` etc., parameters already removed).
-    pub fn from_content_type(mime: &str) -> Option<Self> {
-        match mime {
-            "image/jpeg" => Some(Self::Jpeg),
-            "image/png" => Some(Self::Png),
-            "image/webp" => Some(Self::WebP),
-            _ => None,
-        }
-    }
-
     fn image_format(self) -> ImageFormat {
         match self {
             Self::Jpeg => ImageFormat::Jpeg,

@@ -11,5 +11,4 @@ pub mod model;
 pub mod repo;
 pub mod routes;
 pub mod service;
-pub mod storage;
 pub mod worker;

@@ -12,10 +12,10 @@ use std::time::Duration;
 use super::media::{self, Format, PixelLimits, Rejection};
 use super::model::{PHOTOS_PER_ENTRY_MAX, Photo, StorageUsage};
 use super::repo::{self, PhotoRow};
-use super::storage::{self, PhotoStorage, StorageKey};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::diary::service::Editor;
 use crate::state::AppState;
+use crate::store::photos::{self as storage, PhotoStorage, StorageKey};
 use crate::tenancy::{TenantRecord, TenantTx};
 use crate::values::page::{Page, PageRequest};
 

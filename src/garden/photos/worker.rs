@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 use super::media::{self, Format, PixelLimits};
 use super::repo::{self, Job};
-use super::storage::{self, PhotoStorage, StorageKey};
 use crate::state::AppState;
+use crate::store::photos::{self as storage, PhotoStorage, StorageKey};
 use crate::tenancy::TenantTx;
 
 /// How long a claim holds a job; a worker that died frees it after this.

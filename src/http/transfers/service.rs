@@ -19,12 +19,12 @@ use uuid::Uuid;
 
 use crate::auth::Principal;
 use crate::error::AppError;
+use crate::garden::transfer::export::{self, ExportOptions};
 use crate::http::audited::{record, within_transfer_budget};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::tenancy::provision::ProvisionError;
 use crate::tenancy::transfer::TransferError;
-use crate::tenancy::transfer::export::{self, ExportOptions};
 
 /// Beside the photo files (a disk the service writes anyway); not an id, so the photo sweeps,
 /// which look only at folders named by ids, pass it by.
@@ -178,12 +178,12 @@ pub async fn import_garden(
     if created >= i64::from(cap) {
         return Err(crate::platform::tenants::service::garden_limit(cap));
     }
-    let options = crate::tenancy::transfer::import::ImportOptions {
+    let options = crate::garden::transfer::import::ImportOptions {
         owner: Some(principal.user_id),
         ..Default::default()
     };
     let result =
-        crate::tenancy::transfer::import::import_tenant(state, &upload.path, slug, options).await;
+        crate::garden::transfer::import::import_tenant(state, &upload.path, slug, options).await;
     let args = json!({"slug": slug.to_string()});
     let (tenant_id, outcome) = match &result {
         Ok(report) => (

@@ -6,9 +6,7 @@
 //! PostgreSQL itself reads and writes) and ids are kept. Nothing shells out to `pg_dump`.
 
 pub mod catalog;
-pub mod export;
 pub mod file;
-pub mod import;
 pub mod moving;
 
 use std::time::Duration;
@@ -50,7 +48,7 @@ pub enum TransferError {
 }
 
 impl TransferError {
-    fn bad_file(what: impl Into<String>) -> Self {
+    pub fn bad_file(what: impl Into<String>) -> Self {
         Self::BadFile(what.into())
     }
 }
@@ -66,7 +64,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A session of its own on a placement (never one of the request pools): transfers hold
 /// transactions and locks for the whole copy.
-pub(crate) async fn connect(
+pub async fn connect(
     placement: &Placement,
     application: &str,
 ) -> Result<PgConnection, TransferError> {
@@ -88,7 +86,7 @@ pub(crate) async fn connect(
 }
 
 /// Closes a session, ignoring a failure (a session that is gone is closed too).
-pub(crate) async fn close(conn: PgConnection) {
+pub async fn close(conn: PgConnection) {
     if let Err(err) = conn.close().await {
         tracing::debug!(error = %err, "closing a transfer session failed");
     }
@@ -134,7 +132,7 @@ pub(crate) async fn same_database(
 
 /// Counts the rows of a chunk of `COPY … TEXT` data: every row ends with a newline (a newline
 /// inside a value is written as `\n`).
-pub(crate) fn count_rows(chunk: &[u8]) -> u64 {
+pub fn count_rows(chunk: &[u8]) -> u64 {
     chunk.iter().filter(|b| **b == b'\n').count() as u64
 }
 

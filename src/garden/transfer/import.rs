@@ -21,15 +21,15 @@ use std::path::Path;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::file::{ExportReader, Header, MemberRow, Section};
-use super::{TransferError, catalog, close, connect, quote_ident};
 use crate::auth::Role;
-use crate::garden::photos::storage::{self, PhotoStorage, StorageKey};
 use crate::progress::Progress;
 use crate::state::AppState;
+use crate::store::photos::{self as storage, PhotoStorage, StorageKey};
 use crate::tenancy::migrate::{self, latest_tenant_version};
 use crate::tenancy::provision::{self, ProvisionOptions};
 use crate::tenancy::registry::{MigrationTrigger, TenantKind, TenantRecord};
+use crate::tenancy::transfer::file::{ExportReader, Header, MemberRow, Section};
+use crate::tenancy::transfer::{TransferError, catalog, close, connect, quote_ident};
 use crate::tenancy::{SchemaName, TenantSlug};
 
 /// Rows are sent to PostgreSQL in chunks of about this size.

@@ -13,13 +13,15 @@ use futures_util::TryStreamExt;
 use sqlx::PgConnection;
 use time::format_description::well_known::Rfc3339;
 
-use super::catalog::{self, Table};
-use super::file::{ExportWriter, FORMAT, FORMAT_VERSION, Header, MemberRow, Section, TenantFields};
-use super::{TransferError, close, connect, count_rows};
-use crate::garden::photos::storage::{self, PhotoStorage, StorageKey};
 use crate::progress::Progress;
 use crate::state::AppState;
+use crate::store::photos::{self as storage, PhotoStorage, StorageKey};
 use crate::tenancy::registry::{self, TenantRecord, TenantStatus};
+use crate::tenancy::transfer::catalog::{self, Table};
+use crate::tenancy::transfer::file::{
+    ExportWriter, FORMAT, FORMAT_VERSION, Header, MemberRow, Section, TenantFields,
+};
+use crate::tenancy::transfer::{TransferError, close, connect, count_rows};
 use crate::tenancy::tx::WRITE_GATE;
 use crate::tenancy::{SchemaName, TenantSlug};
 

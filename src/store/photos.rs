@@ -11,7 +11,6 @@ use std::time::SystemTime;
 use futures_util::future::BoxFuture;
 use uuid::Uuid;
 
-use super::media::Format;
 use crate::config::Config;
 
 /// A storage key: only ever built from ids (or read back from a row and re-checked).
@@ -182,6 +181,42 @@ impl PhotoStorage for LocalDir {
 /// The storage this configuration names.
 pub fn from_config(config: &Config) -> LocalDir {
     LocalDir::new(&config.storage_dir)
+}
+
+/// The image formats kept: originals as uploaded, renditions as WebP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Jpeg,
+    Png,
+    WebP,
+}
+
+impl Format {
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Jpeg => "image/jpeg",
+            Self::Png => "image/png",
+            Self::WebP => "image/webp",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Jpeg => "jpg",
+            Self::Png => "png",
+            Self::WebP => "webp",
+        }
+    }
+
+    /// The declared type of an upload (`image/jpeg` etc., parameters already removed).
+    pub fn from_content_type(mime: &str) -> Option<Self> {
+        match mime {
+            "image/jpeg" => Some(Self::Jpeg),
+            "image/png" => Some(Self::Png),
+            "image/webp" => Some(Self::WebP),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
