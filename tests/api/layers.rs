@@ -42,10 +42,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("src/tenancy/context.rs", "auth", GARDEN_CONTEXT),
     ("src/tenancy/context.rs", "http", GARDEN_CONTEXT),
     ("src/tenancy/context.rs", "platform", GARDEN_CONTEXT),
-    ("src/tenancy/transfer/export.rs", "garden"),
-    ("src/tenancy/transfer/export.rs", "platform"),
-    ("src/tenancy/transfer/import.rs", "garden"),
-    ("src/tenancy/transfer/import.rs", "platform"),
 ];
 
 const IDENTITY_CUT: &str = "identity is cut in two: accounts, API keys, OAuth and the principal read the users and memberships of `platform`, which uses `auth` in turn; move users and memberships (model, repo) below `auth`, or accounts up into `platform`";
