@@ -10,9 +10,9 @@ use salvo::prelude::*;
 
 use crate::config::ServiceMode;
 use crate::error::catch_error;
+use crate::http::tenant::tenant_hoop;
 use crate::http::{cors, depot, headers, health, observe, personal_data, rate_limit, roles};
 use crate::state::AppState;
-use crate::tenancy::context::tenant_hoop;
 
 /// The `/auth` sub-tree: in light mode only API-key management exists there.
 fn auth_router(mode: ServiceMode) -> Router {

@@ -4,8 +4,8 @@ use salvo::prelude::*;
 
 use crate::auth::Principal;
 use crate::error::AppError;
+use crate::platform::access::TenantCtx;
 use crate::state::AppState;
-use crate::tenancy::TenantCtx;
 
 pub trait DepotExt {
     fn app_state(&self) -> Result<AppState, AppError>;

@@ -13,4 +13,5 @@ pub mod personal_data;
 pub mod query;
 pub mod rate_limit;
 pub mod roles;
+pub mod tenant;
 pub mod transfers;

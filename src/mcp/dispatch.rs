@@ -21,9 +21,9 @@ use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
 use crate::auth::principal::{Credential, Principal, Role};
 use crate::cache::Memberships;
 use crate::error::AppError;
+use crate::platform::access::resolve_for;
 use crate::state::AppState;
 use crate::state::audit::{self, AuditEntry};
-use crate::tenancy::context::resolve_for;
 use crate::tenancy::registry::TenantKind;
 use crate::values::json::args_hash;
 

@@ -1,5 +1,6 @@
 //! The platform: accounts, tenants and memberships, and platform administration.
 
+pub mod access;
 pub mod admin;
 pub mod grants;
 pub mod operator;

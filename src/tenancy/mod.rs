@@ -12,7 +12,6 @@ pub mod registry;
 pub mod transfer;
 pub mod tx;
 
-pub use context::TenantCtx;
 pub use names::{SchemaName, TenantSlug};
 pub use registry::{TenantKind, TenantRecord, TenantStatus};
 pub use tx::TenantTx;

@@ -39,9 +39,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("src/cache/mod.rs", "mcp", TYPED_CACHES),
     ("src/state/mod.rs", "auth", STATE_OF_OWNERS),
     ("src/state/mod.rs", "cache", STATE_OF_OWNERS),
-    ("src/tenancy/context.rs", "auth", GARDEN_CONTEXT),
-    ("src/tenancy/context.rs", "http", GARDEN_CONTEXT),
-    ("src/tenancy/context.rs", "platform", GARDEN_CONTEXT),
 ];
 
 const IDENTITY_CUT: &str = "identity is cut in two: accounts, API keys, OAuth and the principal read the users and memberships of `platform`, which uses `auth` in turn; move users and memberships (model, repo) below `auth`, or accounts up into `platform`";
@@ -49,7 +46,6 @@ const HOOPS_IN_AUTH: &str =
     "the credential hoops (`require_caller`, …) are REST-face handlers; they belong in `http`";
 const TYPED_CACHES: &str = "the caches are typed with the values of the layers that use them; make the maps generic with each entry's dependencies (user, tenant, key), typed by their owners";
 const STATE_OF_OWNERS: &str = "AppState holds JWT keys, the argon2 pool, light mode's identity and the caches; give it slots that those owners fill";
-const GARDEN_CONTEXT: &str = "resolving a garden needs the caller's role (identity); move `context` up to identity and its hoop to `http`";
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -16,13 +16,13 @@ use crate::auth::api_keys::model::{ApiKey, RawApiKey};
 use crate::auth::api_keys::repo::{self as keys, NewKeyRow};
 use crate::auth::principal::{AccountType, Principal, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::platform::access::TenantCtx;
 use crate::platform::tenants::repo as memberships;
 use crate::platform::tenants::service::may_grant;
 use crate::platform::users::model::User;
 use crate::platform::users::repo::{self as users, NewAccount};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
-use crate::tenancy::context::TenantCtx;
 use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;

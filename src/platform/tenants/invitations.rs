@@ -20,9 +20,9 @@ use super::repo;
 use crate::auth::principal::{Principal, Role};
 use crate::auth::secrets::{SecretHash, random_secret};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::platform::access::resolve_for;
 use crate::platform::users::model::{Email, User};
 use crate::state::AppState;
-use crate::tenancy::context::resolve_for;
 
 /// An invitation as the inviting admins and the invited person see it. It says nothing about
 /// whether an account with the address exists.

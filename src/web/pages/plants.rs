@@ -30,8 +30,8 @@ use crate::garden::plants::model::{PhaseHistoryEntry, PhaseStatus, Plant, PlantS
 use crate::garden::watering::model::WateringEvent;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::PageRequest;
+use crate::platform::access::TenantCtx;
 use crate::platform::tenants::model::Tenant;
-use crate::tenancy::context::TenantCtx;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{self, Frame, csrf_field, notice, see_other};
