@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod api_keys;
+pub mod cached;
 pub mod cookies;
 pub mod jwt;
 pub mod light;
@@ -110,7 +111,7 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Principal, 
 pub async fn account(
     state: &AppState,
     user: uuid::Uuid,
-) -> Result<Option<crate::cache::AccountEntry>, AppError> {
+) -> Result<Option<crate::auth::cached::AccountEntry>, AppError> {
     let caches = state.caches();
     if let Some(hit) = caches.account(user) {
         return Ok(Some(hit));
@@ -119,7 +120,7 @@ pub async fn account(
     let Some(status) = users::status(state.platform_pool(), user).await? else {
         return Ok(None);
     };
-    let entry = crate::cache::AccountEntry {
+    let entry = crate::auth::cached::AccountEntry {
         user: std::sync::Arc::new(status.user),
         token_generation: status.token_generation,
     };

@@ -44,10 +44,6 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use crate::auth::Role;
-use crate::platform::users::model::User;
-use crate::tenancy::TenantRecord;
-
 /// The PostgreSQL notification channel of cache invalidations (and of the replicas' pings).
 pub const CHANNEL: &str = "kultiva_cache";
 
@@ -141,7 +137,7 @@ impl Feed {
         }
     }
 
-    fn bump(&self) {
+    pub(crate) fn bump(&self) {
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
@@ -205,8 +201,31 @@ impl Feed {
 #[derive(Debug)]
 struct Entry<V> {
     value: V,
+    deps: Deps,
     loaded: Instant,
     session: u64,
+}
+
+/// What a kept value depends on: a change of any of these drops it (see [`Caches::apply`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Deps {
+    /// The account it belongs to.
+    pub user: Option<Uuid>,
+    /// The gardens it names.
+    pub tenants: Vec<Uuid>,
+    /// The API key it is.
+    pub key: Option<Uuid>,
+}
+
+/// A kept value. Its type is the owner's: each owner reads and keeps its values through its own
+/// `impl Caches` block (`tenancy::cached`, `auth::cached`, `mcp::session`), so this module
+/// names no type of the layers that use it. A value of another type than the one asked for is
+/// a miss.
+pub type Kept = Arc<dyn std::any::Any + Send + Sync>;
+
+/// A kept value as its owner's type (`None`, a miss, for any other type).
+pub fn typed<T: Clone + 'static>(kept: &Kept) -> Option<T> {
+    kept.downcast_ref::<T>().cloned()
 }
 
 /// One cache map. Reads take a shared lock and clone the value (values are small or `Arc`s).
@@ -224,7 +243,7 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
         }
     }
 
-    fn get(&self, key: &K, feed: &Feed) -> Option<V> {
+    pub(crate) fn get(&self, key: &K, feed: &Feed) -> Option<V> {
         let map = self.inner.read().ok()?;
         let entry = map.get(key)?;
         let servable = entry.loaded.elapsed() < BOUND
@@ -236,13 +255,13 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
 
     /// Like [`Map::get`], but only while the entry is younger than [`BOUND`] (for data whose
     /// changes are not all announced on the feed).
-    fn get_young(&self, key: &K) -> Option<V> {
+    pub(crate) fn get_young(&self, key: &K) -> Option<V> {
         let map = self.inner.read().ok()?;
         let entry = map.get(key)?;
         (entry.loaded.elapsed() < BOUND).then(|| entry.value.clone())
     }
 
-    fn insert(&self, key: K, value: V, ticket: Ticket, feed: &Feed) {
+    pub(crate) fn insert(&self, key: K, value: V, deps: Deps, ticket: Ticket, feed: &Feed) {
         let Ok(mut map) = self.inner.write() else {
             return;
         };
@@ -258,21 +277,22 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
             key,
             Entry {
                 value,
+                deps,
                 loaded: ticket.at,
                 session: ticket.session,
             },
         );
     }
 
-    fn remove(&self, key: &K) {
+    pub(crate) fn remove(&self, key: &K) {
         if let Ok(mut map) = self.inner.write() {
             map.remove(key);
         }
     }
 
-    fn retain(&self, keep: impl Fn(&K, &V) -> bool) {
+    fn retain(&self, keep: impl Fn(&K, &Deps) -> bool) {
         if let Ok(mut map) = self.inner.write() {
-            map.retain(|k, e| keep(k, &e.value));
+            map.retain(|k, e| keep(k, &e.deps));
         }
     }
 
@@ -291,55 +311,23 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
     }
 }
 
-/// What every authenticated request checks about its account, and the record `/users/me`
-/// answers with.
-#[derive(Debug, Clone)]
-pub struct AccountEntry {
-    pub user: Arc<User>,
-    pub token_generation: i32,
-}
-
-/// What API-key authentication learns from a (usable) key, besides the owner's account.
-#[derive(Debug, Clone)]
-pub struct KeyEntry {
-    pub key_id: Uuid,
-    pub stored_hash: crate::auth::secrets::SecretHash,
-    pub user_id: Uuid,
-    pub tenant_scope: Option<Uuid>,
-    /// When the key's use was last recorded (Unix seconds, 0: never), shared by the clones,
-    /// so a busy key records its use once a minute, not once per request.
-    pub last_used: Arc<std::sync::atomic::AtomicI64>,
-}
-
-impl KeyEntry {
-    /// True once a minute at most: the caller records the use.
-    pub fn claim_use_stamp(&self, now: i64) -> bool {
-        let last = self.last_used.load(Ordering::Acquire);
-        now - last > 60
-            && self
-                .last_used
-                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
-                .is_ok()
-    }
-}
-
-/// An account's gardens with its role in each (every membership, any tenant status): what the
-/// tool server binds calls against.
-pub type Memberships = Arc<Vec<(TenantRecord, Role)>>;
-
 /// Every cache of the process, with their feed.
 #[derive(Debug)]
 pub struct Caches {
-    feed: Feed,
-    tenants: Map<String, TenantRecord>,
-    roles: Map<(Uuid, Uuid), Role>,
-    accounts: Map<Uuid, AccountEntry>,
-    keys: Map<[u8; 32], KeyEntry>,
-    catalog: Map<String, Arc<dyn std::any::Any + Send + Sync>>,
-    /// Young-only (see the module comment).
-    memberships: Map<Uuid, Memberships>,
+    pub(crate) feed: Feed,
+    /// Slug → garden record.
+    pub(crate) tenants: Map<String, Kept>,
+    /// (account, garden) → role.
+    pub(crate) roles: Map<(Uuid, Uuid), Kept>,
+    /// Account → what every authenticated request checks about it.
+    pub(crate) accounts: Map<Uuid, Kept>,
+    /// API key hash → the key's owner and scope.
+    pub(crate) keys: Map<[u8; 32], Kept>,
+    catalog: Map<String, Kept>,
+    /// Account → its gardens with its role in each; young-only (see the module comment).
+    pub(crate) memberships: Map<Uuid, Kept>,
     /// Tool-server session id → session; young-only (see the module comment).
-    mcp_sessions: Map<String, crate::mcp::session::Session>,
+    pub(crate) mcp_sessions: Map<String, Kept>,
 }
 
 impl Default for Caches {
@@ -370,40 +358,6 @@ impl Caches {
         self.feed.ticket()
     }
 
-    pub fn tenant(&self, slug: &str) -> Option<TenantRecord> {
-        self.tenants.get(&slug.to_owned(), &self.feed)
-    }
-
-    pub fn keep_tenant(&self, tenant: &TenantRecord, ticket: Ticket) {
-        self.tenants
-            .insert(tenant.slug.to_string(), tenant.clone(), ticket, &self.feed);
-    }
-
-    pub fn role(&self, user: Uuid, tenant: Uuid) -> Option<Role> {
-        self.roles.get(&(user, tenant), &self.feed)
-    }
-
-    pub fn keep_role(&self, user: Uuid, tenant: Uuid, role: Role, ticket: Ticket) {
-        self.roles.insert((user, tenant), role, ticket, &self.feed);
-    }
-
-    pub fn account(&self, user: Uuid) -> Option<AccountEntry> {
-        self.accounts.get(&user, &self.feed)
-    }
-
-    pub fn keep_account(&self, entry: AccountEntry, ticket: Ticket) {
-        self.accounts
-            .insert(entry.user.key, entry, ticket, &self.feed);
-    }
-
-    pub fn api_key(&self, hash: &[u8; 32]) -> Option<KeyEntry> {
-        self.keys.get(hash, &self.feed)
-    }
-
-    pub fn keep_api_key(&self, hash: [u8; 32], entry: KeyEntry, ticket: Ticket) {
-        self.keys.insert(hash, entry, ticket, &self.feed);
-    }
-
     /// A catalogue read from memory: the answer kept under `key` since the last catalogue
     /// change, else `load`'s (kept for the next caller; errors are not kept).
     pub async fn catalog_read<T, F>(
@@ -424,41 +378,14 @@ impl Caches {
         }
         let ticket = self.ticket();
         let loaded = load.await?;
-        self.catalog
-            .insert(key, Arc::new(loaded.clone()), ticket, &self.feed);
+        self.catalog.insert(
+            key,
+            Arc::new(loaded.clone()),
+            Deps::default(),
+            ticket,
+            &self.feed,
+        );
         Ok(loaded)
-    }
-
-    /// The account's gardens, if loaded less than [`BOUND`] ago and not invalidated since.
-    pub fn memberships(&self, user: Uuid) -> Option<Memberships> {
-        self.memberships.get_young(&user)
-    }
-
-    pub fn keep_memberships(&self, user: Uuid, all: Memberships, ticket: Ticket) {
-        self.memberships.insert(user, all, ticket, &self.feed);
-    }
-
-    /// A tool-server session confirmed in Redis less than [`BOUND`] ago.
-    pub fn mcp_session(&self, id: &str) -> Option<crate::mcp::session::Session> {
-        self.mcp_sessions.get_young(&id.to_owned())
-    }
-
-    pub fn keep_mcp_session(
-        &self,
-        id: &str,
-        session: crate::mcp::session::Session,
-        ticket: Ticket,
-    ) {
-        self.mcp_sessions
-            .insert(id.to_owned(), session, ticket, &self.feed);
-    }
-
-    /// This process ended the session (call it after the session is gone from Redis): refused
-    /// here at once, other replicas within [`BOUND`]. The generation is bumped first, so a
-    /// read of the session that overlapped its deletion is not kept.
-    pub fn forget_mcp_session(&self, id: &str) {
-        self.feed.bump();
-        self.mcp_sessions.remove(&id.to_owned());
     }
 
     /// Cached tenants (for the memory figures).
@@ -489,26 +416,26 @@ impl Caches {
     }
 
     /// Applies one invalidation. The generation is bumped first (see [`Map::insert`]).
-    fn apply(&self, what: &Invalidation) {
+    pub(crate) fn apply(&self, what: &Invalidation) {
         self.feed.bump();
         match *what {
             Invalidation::User(user) => {
                 self.accounts.remove(&user);
                 self.memberships.remove(&user);
-                self.keys.retain(|_, k| k.user_id != user);
+                self.keys.retain(|_, d| d.user != Some(user));
             }
             Invalidation::Membership { tenant, user } => {
                 self.roles.remove(&(user, tenant));
                 self.memberships.remove(&user);
             }
             Invalidation::Tenant(tenant) => {
-                self.tenants.retain(|_, t| t.id != tenant);
+                let free = |d: &Deps| !d.tenants.contains(&tenant);
+                self.tenants.retain(|_, d| free(d));
                 self.roles.retain(|(_, t), _| *t != tenant);
-                self.keys.retain(|_, k| k.tenant_scope != Some(tenant));
-                self.memberships
-                    .retain(|_, all| all.iter().all(|(t, _)| t.id != tenant));
+                self.keys.retain(|_, d| free(d));
+                self.memberships.retain(|_, d| free(d));
             }
-            Invalidation::ApiKey(key) => self.keys.retain(|_, k| k.key_id != key),
+            Invalidation::ApiKey(key) => self.keys.retain(|_, d| d.key != Some(key)),
             Invalidation::Catalog => self.catalog.clear(),
             Invalidation::Everything => self.clear(),
         }
@@ -593,6 +520,8 @@ impl Caches {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::Role;
+    use crate::auth::cached::KeyEntry;
 
     #[test]
     fn payloads_parse_and_unknown_ones_forget_everything() {
@@ -667,5 +596,51 @@ mod tests {
         // Another replica's ping confirms nothing here.
         caches.receive("p:1:1");
         assert!(!caches.feed.is_confirmed());
+    }
+
+    #[test]
+    fn a_change_drops_what_depends_on_it_and_nothing_else() {
+        let caches = Caches::new();
+        let (user, other, garden, key_id) = (
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+        );
+        let key = |user_id, tenant_scope, key_id| KeyEntry {
+            key_id,
+            stored_hash: crate::auth::secrets::SecretHash::of("x"),
+            user_id,
+            tenant_scope,
+            last_used: Arc::default(),
+        };
+        let keep_all = || {
+            caches.keep_api_key([1; 32], key(user, Some(garden), key_id), caches.ticket());
+            caches.keep_api_key([2; 32], key(other, None, Uuid::now_v7()), caches.ticket());
+        };
+        keep_all();
+        assert!(caches.api_key(&[1; 32]).is_some());
+        // A value asked for as another type is a miss, not a panic.
+        assert!(typed::<String>(&caches.keys.get(&[1; 32], &caches.feed).expect("kept")).is_none());
+
+        caches.forget_tenant(garden);
+        assert!(
+            caches.api_key(&[1; 32]).is_none(),
+            "scoped to the changed garden"
+        );
+        assert!(
+            caches.api_key(&[2; 32]).is_some(),
+            "another account's unscoped key stays"
+        );
+
+        keep_all();
+        caches.forget_user(user);
+        assert!(caches.api_key(&[1; 32]).is_none());
+        assert!(caches.api_key(&[2; 32]).is_some());
+
+        keep_all();
+        caches.forget_api_key(key_id);
+        assert!(caches.api_key(&[1; 32]).is_none());
+        assert!(caches.api_key(&[2; 32]).is_some());
     }
 }

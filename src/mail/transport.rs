@@ -116,7 +116,6 @@ fn build_message(from: &Mailbox, mail: &Claimed) -> Result<Message, DeliveryErro
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::config::{check_mail_from, check_smtp_url};
 
     #[test]

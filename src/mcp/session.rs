@@ -149,3 +149,30 @@ pub async fn end(state: &AppState, id: &str, account: Uuid) -> Result<bool, redi
     state.caches().forget_mcp_session(id);
     Ok(removed? > 0)
 }
+
+/// Sessions in the caches of `crate::cache` (young-only: an idle expiry or a `DELETE` on
+/// another replica announces nothing).
+impl crate::cache::Caches {
+    /// A tool-server session confirmed in Redis less than [`crate::cache::BOUND`] ago.
+    pub fn mcp_session(&self, id: &str) -> Option<Session> {
+        crate::cache::typed(&self.mcp_sessions.get_young(&id.to_owned())?)
+    }
+
+    pub fn keep_mcp_session(&self, id: &str, session: Session, ticket: crate::cache::Ticket) {
+        self.mcp_sessions.insert(
+            id.to_owned(),
+            std::sync::Arc::new(session),
+            crate::cache::Deps::default(),
+            ticket,
+            &self.feed,
+        );
+    }
+
+    /// This process ended the session (call it after the session is gone from Redis): refused
+    /// here at once, other replicas within [`crate::cache::BOUND`]. The generation is bumped
+    /// first, so a read of the session that overlapped its deletion is not kept.
+    pub fn forget_mcp_session(&self, id: &str) {
+        self.feed.bump();
+        self.mcp_sessions.remove(&id.to_owned());
+    }
+}

@@ -1,6 +1,7 @@
 //! Schema-per-tenant: names, the registry, provisioning, migrations, resolution, `TenantTx`,
 //! and copying a garden whole (export, import, move between servers).
 
+pub mod cached;
 pub mod citus;
 pub mod context;
 pub mod garden_files;

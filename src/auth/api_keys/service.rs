@@ -4,8 +4,8 @@ use uuid::Uuid;
 
 use super::model::{ApiKey, NewApiKey, RawApiKey};
 use super::repo::{self, NewKeyRow};
+use crate::auth::cached::KeyEntry;
 use crate::auth::principal::{AccountType, Credential, Principal, Role};
-use crate::cache::KeyEntry;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
