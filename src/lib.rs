@@ -14,10 +14,10 @@
 //! that several of them need live in `http` (routes) and `mcp::tools::shared` (tools).
 //!
 //! 1. the error type, shared values, pure rules: `error`, `values`, `rules`, `progress`
-//! 2. configuration: `config`, `telemetry`, `tls`
-//! 3. stores and process counters: `metrics`, `store`
+//! 2. configuration and credential primitives: `config`, `telemetry`, `tls`, `crypto`
+//! 3. stores, in-process caches and process counters: `metrics`, `store`, `cache`
 //! 4. shared state: `state`
-//! 5. caches, tenancy, mail: `cache`, `tenancy`, `mail`
+//! 5. tenancy, mail: `tenancy`, `mail`
 //! 6. identity: `auth`, `platform`
 //! 7. services (and their repositories): `catalog`, `garden`, `calculations`, `notify`
 //! 8. faces: `http`, `mcp`, `web`
@@ -34,6 +34,7 @@ pub mod cache;
 pub mod calculations;
 pub mod catalog;
 pub mod config;
+pub mod crypto;
 pub mod error;
 pub mod garden;
 pub mod http;

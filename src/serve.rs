@@ -112,7 +112,7 @@ impl Bound {
         let service = build_service(state.clone(), pages);
         let mail = crate::mail::worker::start(state.clone());
         let audit = crate::state::audit::start(state.clone());
-        let feed = crate::cache::feed::start(state.clone());
+        let feed = crate::state::cache_feed::start(state.clone());
         let reaper = crate::tenancy::reaper::start(state.clone());
         let renditions = crate::garden::photos::worker::start(state.clone());
         let webhooks = crate::garden::webhooks::worker::start(state.clone());

@@ -14,11 +14,7 @@ use crate::tenancy::{TenantKind, TenantSlug, registry};
 pub const SYSTEM_USER_NAME: &str = "System";
 pub const DEFAULT_TENANT_SLUG: &str = "default";
 
-#[derive(Debug, Clone, Copy)]
-pub struct LightIdentity {
-    pub system_user: Uuid,
-    pub default_tenant: Uuid,
-}
+pub use crate::state::LightIdentity;
 
 pub async fn identity(state: &AppState) -> Result<LightIdentity, AppError> {
     state

@@ -7,18 +7,16 @@ pub mod accounts;
 pub mod api_keys;
 pub mod cached;
 pub mod cookies;
-pub mod jwt;
 pub mod light;
 pub mod oauth;
-pub mod password;
 pub mod principal;
 pub mod refresh;
 pub mod sealed;
-pub mod secrets;
 
 use salvo::http::HeaderValue;
 use salvo::prelude::*;
 
+pub use crate::crypto::{jwt, password, secrets};
 pub use principal::{AccountType, Credential, Principal, Role};
 
 use crate::config::ServiceMode;

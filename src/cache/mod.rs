@@ -8,7 +8,7 @@
 //! notification on the channel [`CHANNEL`] for every change that matters. PostgreSQL delivers
 //! notifications only when the writing transaction commits, so every writer triggers it (a
 //! service, another helper's repository, the CLI, `psql`) and no replica can reload a row
-//! before the change is visible. Each replica listens on a dedicated connection ([`feed`]).
+//! before the change is visible. Each replica listens on a dedicated connection (`state::cache_feed`).
 //!
 //! # Freshness and the failure mode
 //! The listener cannot tell by itself that it still hears everything, so every replica sends
@@ -33,8 +33,6 @@
 //! sends no notification; removals and role changes do, and drop the entry at once) and
 //! tool-server sessions (they live in Redis; an idle expiry or a `DELETE` on another replica
 //! announces nothing). A busy caller reloads them at most once per [`BOUND`] per replica.
-
-pub mod feed;
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -146,12 +144,12 @@ impl Feed {
         self.backend_pid.load(Ordering::Acquire)
     }
 
-    fn set_backend_pid(&self, pid: u32) {
+    pub(crate) fn set_backend_pid(&self, pid: u32) {
         self.backend_pid.store(pid, Ordering::Release);
     }
 
     /// The listener lost (or has not yet got) its connection: nothing is confirmed.
-    fn lost(&self) {
+    pub(crate) fn lost(&self) {
         self.session.store(0, Ordering::Release);
         self.confirmed_us.store(0, Ordering::Release);
         self.bump();
@@ -161,7 +159,7 @@ impl Feed {
     }
 
     /// A ping is about to be sent: its payload.
-    fn ping_payload(&self, seq: u64) -> String {
+    pub(crate) fn ping_payload(&self, seq: u64) -> String {
         if let Ok(mut pings) = self.pings.lock() {
             // Bounded: pings that never come back (listener down) do not pile up.
             if pings.len() >= 64 {
@@ -504,7 +502,7 @@ impl Message {
 
 impl Caches {
     /// Handles one notification payload from the listener.
-    fn receive(&self, payload: &str) {
+    pub(crate) fn receive(&self, payload: &str) {
         match Message::parse(payload) {
             Message::Invalidate(what) => self.apply(&what),
             Message::Ping { instance, seq } => {
@@ -609,7 +607,7 @@ mod tests {
         );
         let key = |user_id, tenant_scope, key_id| KeyEntry {
             key_id,
-            stored_hash: crate::auth::secrets::SecretHash::of("x"),
+            stored_hash: crate::crypto::secrets::SecretHash::of("x"),
             user_id,
             tenant_scope,
             last_used: Arc::default(),

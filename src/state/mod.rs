@@ -1,13 +1,14 @@
 //! Everything a request may need, built once at start and shared (cheap to clone).
 
 pub mod audit;
+pub mod cache_feed;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::auth::jwt::JwtKeys;
-use crate::auth::password::PasswordHasherPool;
 use crate::config::Config;
+use crate::crypto::jwt::JwtKeys;
+use crate::crypto::password::PasswordHasherPool;
 use crate::store::pg::Placements;
 use crate::store::rate_limit::RateLimits;
 use crate::store::redis::{self, RedisPool, SharedRedis};
@@ -24,7 +25,7 @@ struct Inner {
     tenant_migrations: KeyedLocks,
     passwords: PasswordHasherPool,
     jwt: JwtKeys,
-    light_identity: tokio::sync::OnceCell<crate::auth::light::LightIdentity>,
+    light_identity: tokio::sync::OnceCell<LightIdentity>,
     mail_signal: tokio::sync::Notify,
     rate_limits: RateLimits,
     rate_leases: crate::store::rate_lease::RateLeases,
@@ -130,7 +131,7 @@ impl AppState {
         &self.0.passwords
     }
 
-    pub fn light_identity(&self) -> &tokio::sync::OnceCell<crate::auth::light::LightIdentity> {
+    pub fn light_identity(&self) -> &tokio::sync::OnceCell<LightIdentity> {
         &self.0.light_identity
     }
 
@@ -223,6 +224,14 @@ impl KeyedLocks {
             locks.remove(&tenant);
         }
     }
+}
+
+/// Light mode's caller: the system user and the default garden it acts in (made on first use
+/// by `auth::light`, then kept for the process).
+#[derive(Debug, Clone, Copy)]
+pub struct LightIdentity {
+    pub system_user: uuid::Uuid,
+    pub default_tenant: uuid::Uuid,
 }
 
 #[cfg(test)]

@@ -34,14 +34,11 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("src/auth/mod.rs", "platform", IDENTITY_CUT),
     ("src/auth/oauth/service.rs", "platform", IDENTITY_CUT),
     ("src/auth/principal.rs", "platform", IDENTITY_CUT),
-    ("src/state/mod.rs", "auth", STATE_OF_OWNERS),
-    ("src/state/mod.rs", "cache", STATE_OF_OWNERS),
 ];
 
 const IDENTITY_CUT: &str = "identity is cut in two: accounts, API keys, OAuth and the principal read the users and memberships of `platform`, which uses `auth` in turn; move users and memberships (model, repo) below `auth`, or accounts up into `platform`";
 const HOOPS_IN_AUTH: &str =
     "the credential hoops (`require_caller`, …) are REST-face handlers; they belong in `http`";
-const STATE_OF_OWNERS: &str = "AppState holds JWT keys, the argon2 pool, light mode's identity and the caches; give it slots that those owners fill";
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

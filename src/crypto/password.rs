@@ -38,7 +38,7 @@ impl PasswordHasherPool {
     pub fn new(concurrency: usize) -> Result<Self, String> {
         let decoy = argon2()
             .and_then(|a| {
-                a.hash_password(crate::auth::secrets::random_secret().as_bytes())
+                a.hash_password(crate::crypto::secrets::random_secret().as_bytes())
                     .map_err(|_| argon2::Error::OutputTooShort)
             })
             .map_err(|e| format!("argon2 setup failed: {e}"))?

@@ -7,7 +7,7 @@ use sqlx::postgres::{PgListener, PgPoolOptions};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::{CHANNEL, PING_EVERY};
+use crate::cache::{CHANNEL, PING_EVERY};
 use crate::state::AppState;
 
 /// Wait before reconnecting a listener that failed.
