@@ -88,40 +88,6 @@ async fn scrape_with_token(
     write_scrape(&state, res)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
-
-    fn header(value: &str) -> HeaderValue {
-        HeaderValue::from_str(value).expect("header")
-    }
-
-    #[test]
-    fn only_the_exact_bearer_token_matches() {
-        assert!(bearer_matches(
-            Some(&header(&format!("Bearer {TOKEN}"))),
-            TOKEN
-        ));
-        assert!(bearer_matches(
-            Some(&header(&format!("bearer  {TOKEN}"))),
-            TOKEN
-        ));
-        assert!(!bearer_matches(None, TOKEN));
-        assert!(!bearer_matches(Some(&header(TOKEN)), TOKEN));
-        assert!(!bearer_matches(
-            Some(&header(&format!("Basic {TOKEN}"))),
-            TOKEN
-        ));
-        assert!(!bearer_matches(
-            Some(&header(&format!("Bearer {TOKEN}x"))),
-            TOKEN
-        ));
-        assert!(!bearer_matches(Some(&header("Bearer ")), TOKEN));
-    }
-}
-
 /// The pool gauges of every placement, sampled now.
 fn pool_registry(state: &AppState) -> Registry {
     let mut registry = Registry::default();
@@ -201,4 +167,38 @@ pub fn render(state: &AppState) -> Result<String, std::fmt::Error> {
     super::encode_counters(&mut out)?;
     prometheus_text::encode(&mut out, &pool_registry(state))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    fn header(value: &str) -> HeaderValue {
+        HeaderValue::from_str(value).expect("header")
+    }
+
+    #[test]
+    fn only_the_exact_bearer_token_matches() {
+        assert!(bearer_matches(
+            Some(&header(&format!("Bearer {TOKEN}"))),
+            TOKEN
+        ));
+        assert!(bearer_matches(
+            Some(&header(&format!("bearer  {TOKEN}"))),
+            TOKEN
+        ));
+        assert!(!bearer_matches(None, TOKEN));
+        assert!(!bearer_matches(Some(&header(TOKEN)), TOKEN));
+        assert!(!bearer_matches(
+            Some(&header(&format!("Basic {TOKEN}"))),
+            TOKEN
+        ));
+        assert!(!bearer_matches(
+            Some(&header(&format!("Bearer {TOKEN}x"))),
+            TOKEN
+        ));
+        assert!(!bearer_matches(Some(&header("Bearer ")), TOKEN));
+    }
 }

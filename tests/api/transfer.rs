@@ -8,9 +8,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use image::ImageFormat;
+use kultiva::garden::transfer::{export, import};
 use kultiva::tenancy::migrate::latest_tenant_version;
 use kultiva::tenancy::registry::{self, TenantKind, TenantStatus};
-use kultiva::tenancy::transfer::{export, import};
 use kultiva::tenancy::{TenantRecord, TenantSlug};
 use serde_json::Value;
 use uuid::Uuid;
