@@ -9,10 +9,8 @@ use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Algorithm, Argon2, Params, Version};
 use tokio::sync::Semaphore;
 
+use crate::directory::users::model::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 use crate::error::AppError;
-
-pub const PASSWORD_MIN_CHARS: usize = 10;
-pub const PASSWORD_MAX_CHARS: usize = 128;
 
 /// OWASP Password Storage Cheat Sheet, argon2id option 2: m=19456 KiB, t=2, p=1.
 fn argon2() -> Result<Argon2<'static>, argon2::Error> {

@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 use uuid::Uuid;
 
 use crate::auth::Role;
-use crate::platform::users::model::User;
+use crate::directory::users::model::User;
 use crate::tenancy::TenantRecord;
 
 /// The PostgreSQL notification channel of cache invalidations (and of the replicas' pings).

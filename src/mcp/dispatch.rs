@@ -18,8 +18,9 @@ use super::args;
 use super::envelope::{ImageBlock, ToolError, ToolErrorCode, WriteMeta};
 use super::idempotency::{self, Begin};
 use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
-use crate::auth::principal::{Credential, Principal, Role};
+use crate::auth::principal::{Credential, Principal};
 use crate::cache::Memberships;
+use crate::directory::Role;
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::state::audit::{self, AuditEntry};
@@ -57,7 +58,7 @@ async fn memberships(state: &AppState, user: uuid::Uuid) -> Result<Memberships, 
     }
     let ticket = caches.ticket();
     let all = Arc::new(
-        crate::platform::tenants::repo::tenants_of(state.platform_pool(), user)
+        crate::directory::memberships::repo::tenants_of(state.platform_pool(), user)
             .await
             .map_err(AppError::from)?,
     );

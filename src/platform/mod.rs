@@ -1,7 +1,6 @@
 //! The platform: accounts, tenants and memberships, and platform administration.
 
 pub mod admin;
-pub mod grants;
 pub mod operator;
 pub mod personal_data;
 pub mod preferences;

@@ -8,9 +8,9 @@ use super::migrate::{self, MigrationError, latest_tenant_version};
 use super::names::TenantSlug;
 use super::registry::{self, MigrationTrigger, TenantRecord, TenantStatus};
 use crate::auth::{Principal, Role};
+use crate::directory::memberships::repo as memberships;
 use crate::error::{AppError, ErrorCode};
 use crate::http::depot::DepotExt;
-use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
 
 /// The tenant a request addresses, resolved and migrated, and the caller's role in it.

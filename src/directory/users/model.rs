@@ -3,9 +3,13 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
-use crate::auth::principal::AccountType;
+use crate::directory::AccountType;
 use crate::values::json::{FromJson, JsonFields, Patch};
+
+/// The shortest password an account may set (a login checks only the longest).
+pub const PASSWORD_MIN_CHARS: usize = 10;
+/// The longest password accepted anywhere, so hashing a body costs a bounded amount.
+pub const PASSWORD_MAX_CHARS: usize = 128;
 
 /// An e-mail address, trimmed and lower-cased; validated on construction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
