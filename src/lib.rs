@@ -18,7 +18,7 @@
 //! 3. stores, in-process caches and process counters: `metrics`, `store`, `cache`
 //! 4. shared state: `state`
 //! 5. tenancy, mail: `tenancy`, `mail`
-//! 6. identity: `auth`, `platform`
+//! 6. identity: `directory`, `auth`, `platform`
 //! 7. services (and their repositories): `catalog`, `garden`, `calculations`, `notify`
 //! 8. faces: `http`, `mcp`, `web`
 //! 9. the service assembled, and its start: `app`, `serve`, `main`, `lib`
@@ -26,7 +26,14 @@
 //! ## Where things go
 //! Where a lower layer needs something of a higher one, the higher one provides it: a
 //! conversion into [`error::AppError`] lives beside the error it converts, and shared state
-//! holds lower-layer types only.
+//! holds lower-layer types only. Identity is three modules: `directory` holds the records of
+//! who is who (users, memberships, roles, the grants an account handed out), which both `auth`
+//! (how a caller proves who it is) and `platform` (the account and garden services) read; the
+//! REST hoops over `auth` (`require_caller`, `require_platform_admin`) are `http::caller`.
+//! The caches are generic maps with each entry's dependencies; each owner reads and keeps its
+//! own values (`tenancy::cached`, `auth::cached`, `mcp::session`). A caller's access to a
+//! garden is `platform::access`; tenancy resolves gardens by slug only. Export and import of
+//! a whole garden are `garden::transfer`, over tenancy's file format and connections.
 
 pub mod app;
 pub mod auth;
@@ -35,6 +42,7 @@ pub mod calculations;
 pub mod catalog;
 pub mod config;
 pub mod crypto;
+pub mod directory;
 pub mod error;
 pub mod garden;
 pub mod http;

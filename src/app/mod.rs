@@ -76,7 +76,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
             // method's role floor (viewers read, writes need a grower), before any handler
             // reads a body. Stronger needs are `roles::Requires<…>` handler arguments.
             Router::with_path("t/{slug}")
-                .hoop(crate::auth::require_caller)
+                .hoop(crate::http::caller::require_caller)
                 .hoop(tenant_hoop)
                 .hoop(roles::role_floor)
                 .push(crate::garden::sites::routes::router())

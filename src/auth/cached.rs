@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::Role;
 use crate::cache::{Caches, Deps, Ticket, typed};
-use crate::platform::users::model::User;
+use crate::directory::users::model::User;
 use crate::tenancy::TenantRecord;
 
 /// What every authenticated request checks about its account, and the record `/users/me`

@@ -3,10 +3,10 @@
 
 use uuid::Uuid;
 
-use crate::auth::principal::{AccountType, Role};
+use crate::directory::memberships::repo as memberships;
+use crate::directory::users::repo::{self as users, NewAccount};
+use crate::directory::{AccountType, Role};
 use crate::error::AppError;
-use crate::platform::tenants::repo as memberships;
-use crate::platform::users::repo::{self as users, NewAccount};
 use crate::state::AppState;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
 use crate::tenancy::{TenantKind, TenantSlug, registry};

@@ -1,7 +1,9 @@
-//! Who is calling and what they may do. `require_caller` authenticates every protected route
+//! Who is calling and what they may do. [`authenticate`] establishes the caller of a request
 //! (JWT access token, or API key as `X-API-Key` / `Authorization: Bearer`; light mode: the
-//! system user) and puts the [`Principal`] in the Depot; tenant routes then get the caller's
-//! role from the tenant hoop; platform-wide writes pass `require_platform_admin`.
+//! system user) as a [`Principal`]; [`is_platform_admin`] says whether it administers the
+//! platform. The REST face's hoops over these (`require_caller`, `require_platform_admin`)
+//! live in `crate::http::caller`; the records they read (users, memberships, roles) in
+//! `crate::directory`.
 
 pub mod accounts;
 pub mod api_keys;
@@ -13,17 +15,16 @@ pub mod principal;
 pub mod refresh;
 pub mod sealed;
 
-use salvo::http::HeaderValue;
-use salvo::prelude::*;
+use salvo::Request;
 
 pub use crate::crypto::{jwt, password, secrets};
-pub use principal::{AccountType, Credential, Principal, Role};
+pub use crate::directory::{AccountType, Role};
+pub use principal::{Credential, Principal};
 
 use crate::config::ServiceMode;
+use crate::directory::memberships::repo as memberships;
+use crate::directory::users::repo as users;
 use crate::error::{AppError, ErrorCode};
-use crate::http::depot::DepotExt;
-use crate::platform::tenants::repo as memberships;
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::TenantKind;
 
@@ -126,47 +127,6 @@ pub async fn account(
     Ok(Some(entry))
 }
 
-/// Renders a refusal; 401s carry the `WWW-Authenticate` challenge.
-fn refuse(err: AppError, req: &Request, res: &mut Response, ctrl: &mut FlowCtrl) {
-    match err.code() {
-        ErrorCode::Unauthorized => {
-            res.headers_mut()
-                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
-        }
-        ErrorCode::InvalidToken => {
-            res.headers_mut().insert(
-                "www-authenticate",
-                HeaderValue::from_static("Bearer error=\"invalid_token\""),
-            );
-        }
-        _ => {}
-    }
-    err.halt(req, res, ctrl);
-}
-
-/// Hoop: every route below needs an authenticated caller. A caller already established for
-/// this request (by the general rate limit, which keys on it) is not authenticated twice.
-#[handler]
-pub async fn require_caller(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-    ctrl: &mut FlowCtrl,
-) {
-    let outcome = match (depot.get_typed::<Principal>(), depot.app_state()) {
-        (Ok(known), _) => Ok(known.clone()),
-        (Err(_), Ok(state)) => authenticate(&state, req).await,
-        (Err(_), Err(err)) => Err(err),
-    };
-    match outcome {
-        Ok(principal) => {
-            tracing::Span::current().record("user", tracing::field::display(principal.user_id));
-            depot.insert_typed(principal);
-        }
-        Err(err) => refuse(err, req, res, ctrl),
-    }
-}
-
 /// Whether the caller administers the platform: admin of the platform tenant (light mode: the
 /// system user is). A key scoped to another tenant does not carry platform rights.
 pub async fn is_platform_admin(state: &AppState, principal: &Principal) -> Result<bool, AppError> {
@@ -184,36 +144,4 @@ pub async fn is_platform_admin(state: &AppState, principal: &Principal) -> Resul
             .await?
             .is_some_and(|t| t.kind == TenantKind::Platform),
     })
-}
-
-/// Hoop for platform-wide writes (master data, imports, `/admin`): authenticated, then admin
-/// of the platform tenant, else 403 `FORBIDDEN`.
-#[handler]
-pub async fn require_platform_admin(
-    req: &mut Request,
-    depot: &mut Depot,
-    res: &mut Response,
-    ctrl: &mut FlowCtrl,
-) {
-    let outcome = async {
-        let state = depot.app_state()?;
-        let principal = match depot.get_typed::<Principal>() {
-            Ok(p) => p.clone(),
-            Err(_) => authenticate(&state, req).await?,
-        };
-        if !is_platform_admin(&state, &principal).await? {
-            return Err(AppError::new(
-                ErrorCode::Forbidden,
-                "this needs the admin role in the platform tenant",
-            ));
-        }
-        Ok(principal)
-    }
-    .await;
-    match outcome {
-        Ok(principal) => {
-            depot.insert_typed(principal);
-        }
-        Err(err) => refuse(err, req, res, ctrl),
-    }
 }

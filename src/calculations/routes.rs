@@ -17,7 +17,7 @@ use crate::rules::runoff::{self as runoff_rule, RunoffAnalysis};
 
 pub fn router() -> Router {
     Router::with_path("calculations")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .push(Router::with_path("vpd").post(vpd))
         .push(Router::with_path("gdd").post(gdd))
         .push(Router::with_path("dli").post(dli))

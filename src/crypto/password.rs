@@ -11,7 +11,9 @@ use tokio::sync::Semaphore;
 
 use crate::error::AppError;
 
+/// The shortest password an account may set (a login checks only the longest).
 pub const PASSWORD_MIN_CHARS: usize = 10;
+/// The longest password accepted anywhere, so hashing a body costs a bounded amount.
 pub const PASSWORD_MAX_CHARS: usize = 128;
 
 /// OWASP Password Storage Cheat Sheet, argon2id option 2: m=19456 KiB, t=2, p=1.

@@ -2,6 +2,7 @@
 //! pagination, query readers, roles, rate limits. The routers are assembled above, in `app`.
 
 pub mod audited;
+pub mod caller;
 pub mod cors;
 pub mod depot;
 pub mod headers;

@@ -14,7 +14,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::auth::AccountType;
-use crate::auth::password::PASSWORD_MAX_CHARS;
+use crate::crypto::password::PASSWORD_MAX_CHARS;
 use crate::error::{AppError, ErrorBody, ErrorCode};
 use crate::http::audited::{record, within_transfer_budget};
 use crate::http::depot::DepotExt;
@@ -34,7 +34,7 @@ const CHANNEL: usize = 8;
 /// (`platform::users::routes`).
 pub fn router() -> Router {
     Router::with_path("users/me")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .push(Router::with_path("export").get(export_me))
         .push(Router::with_path("erasure-confirmation").post(request_erasure_confirmation))
 }
@@ -67,7 +67,7 @@ pub struct PersonalExport {
     format: String,
     version: u32,
     generated_at: String,
-    account: crate::platform::users::model::User,
+    account: crate::directory::users::model::User,
     /// Null until preferences are set.
     #[salvo(schema(value_type = Option<Object>))]
     preferences: Option<serde_json::Value>,
@@ -145,7 +145,7 @@ pub async fn export_me(depot: &mut Depot, res: &mut Response) -> Result<(), AppE
     let state = depot.app_state()?;
     let principal = depot.principal()?.clone();
     within_transfer_budget(&state, &principal).await?;
-    let user = crate::platform::users::repo::get(state.platform_pool(), principal.user_id)
+    let user = crate::directory::users::repo::get(state.platform_pool(), principal.user_id)
         .await?
         .ok_or_else(|| AppError::not_found("user"))?;
     let (tx, mut rx) = mpsc::channel(CHANNEL);

@@ -19,7 +19,8 @@ use super::envelope::{ImageBlock, ToolError, ToolErrorCode, WriteMeta};
 use super::idempotency::{self, Begin};
 use super::registry::{self, BoundTenant, Ctx, Scope, Tool};
 use crate::auth::cached::Memberships;
-use crate::auth::principal::{Credential, Principal, Role};
+use crate::auth::principal::{Credential, Principal};
+use crate::directory::Role;
 use crate::error::AppError;
 use crate::platform::access::resolve_for;
 use crate::state::AppState;
@@ -57,7 +58,7 @@ async fn memberships(state: &AppState, user: uuid::Uuid) -> Result<Memberships, 
     }
     let ticket = caches.ticket();
     let all = Arc::new(
-        crate::platform::tenants::repo::tenants_of(state.platform_pool(), user)
+        crate::directory::memberships::repo::tenants_of(state.platform_pool(), user)
             .await
             .map_err(AppError::from)?,
     );

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::args::{self, Arg, ArgRule, Args};
 use super::envelope::{ToolError, ToolOutput, output_schema};
-use crate::auth::principal::{Principal, Role};
+use crate::auth::principal::Principal;
+use crate::directory::Role;
 use crate::state::AppState;
 use crate::tenancy::registry::TenantRecord;
 

@@ -23,7 +23,7 @@ use crate::state::audit::Activity;
 pub fn router() -> Router {
     Router::with_path("mcp")
         .hoop(gate)
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .hoop(api_keys_only)
         .get(mcp_get)
         .post(mcp_post)
@@ -40,7 +40,7 @@ pub fn router() -> Router {
 /// in the browser sees what its keys did).
 pub fn activity_router() -> Router {
     Router::with_path("users/me/mcp-activity")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(my_mcp_activity)
 }
 

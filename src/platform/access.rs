@@ -2,8 +2,8 @@
 //! or the caches), or the same 404 for every slug the caller may not see.
 
 use crate::auth::{Principal, Role};
+use crate::directory::memberships::repo as memberships;
 use crate::error::{AppError, ErrorCode};
-use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
 use crate::tenancy::context::{migrate_if_behind, tenant_not_found};
 use crate::tenancy::names::TenantSlug;

@@ -2,7 +2,6 @@
 
 pub mod access;
 pub mod admin;
-pub mod grants;
 pub mod operator;
 pub mod personal_data;
 pub mod preferences;

@@ -5,12 +5,12 @@
 use uuid::Uuid;
 
 use crate::auth::api_keys::model::ApiKey;
-use crate::auth::principal::{AccountType, Role};
+use crate::directory::memberships::repo as memberships;
+use crate::directory::users::model::{Email, User};
+use crate::directory::users::repo as users;
+use crate::directory::{AccountType, Role};
 use crate::error::AppError;
 use crate::platform::service_accounts::service as service_accounts;
-use crate::platform::tenants::repo as memberships;
-use crate::platform::users::model::{Email, User};
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::resolve;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};

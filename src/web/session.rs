@@ -23,9 +23,9 @@ use crate::auth::refresh::{self, RefreshToken};
 use crate::auth::secrets::{equal_secrets, random_secret};
 use crate::auth::{AccountType, Credential, Principal};
 use crate::config::Config;
+use crate::directory::users::model::User;
 use crate::error::AppError;
 use crate::platform::preferences::model::Preferences;
-use crate::platform::users::model::User;
 use crate::state::AppState;
 
 pub const SESSION_COOKIE: &str = "kv_session";

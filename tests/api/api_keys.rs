@@ -205,7 +205,7 @@ async fn a_scoped_key_sees_only_its_tenant() {
     let a = app.tenant("scope-a").await;
     let b = app.tenant("scope-b").await;
     let user = app.member(&a, Role::Viewer).await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         b.id,
         uuid::Uuid::parse_str(&user.key).expect("uuid"),

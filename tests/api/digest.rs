@@ -122,7 +122,7 @@ async fn the_cli_sends_one_digest_a_day_in_the_users_language_and_unsubscribing_
     let anna = app.member(&garden, Role::Admin).await;
     let idle = app.member(&other, Role::Grower).await;
     let off = app.member(&garden, Role::Grower).await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         other.id,
         uuid::Uuid::parse_str(&anna.key).expect("uuid"),

@@ -57,7 +57,7 @@ async fn pending_invitations(app: &TestApp, tenant: uuid::Uuid) -> i64 {
 
 async fn role_of(app: &TestApp, tenant: uuid::Uuid, user: &TestUser) -> Option<Role> {
     let id = uuid::Uuid::parse_str(&user.key).expect("uuid");
-    kultiva::platform::tenants::repo::role_in(app.state.platform_pool(), tenant, id)
+    kultiva::directory::memberships::repo::role_in(app.state.platform_pool(), tenant, id)
         .await
         .expect("role")
 }
@@ -156,7 +156,7 @@ async fn a_feed_ends_with_its_members_removal_or_deactivation() {
     assert_eq!(s, 204);
     assert_eq!(feed_status(&app, &leaver_feed).await, 404);
     let id = uuid::Uuid::parse_str(&leaver.key).expect("uuid");
-    kultiva::platform::tenants::repo::add(app.state.platform_pool(), t.id, id, Role::Grower)
+    kultiva::directory::memberships::repo::add(app.state.platform_pool(), t.id, id, Role::Grower)
         .await
         .expect("back");
     assert_eq!(feed_status(&app, &leaver_feed).await, 404, "not revived");

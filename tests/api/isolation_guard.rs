@@ -527,7 +527,7 @@ async fn isolation_guard_covers_every_garden_route() {
     let outsider = &b.admin;
     let outsider_key = app.api_key(outsider, None).await;
     let elsewhere = app.member(&a.tenant, Role::Admin).await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         b.tenant.id,
         uuid::Uuid::parse_str(&elsewhere.key).expect("uuid"),

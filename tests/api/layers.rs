@@ -19,27 +19,6 @@ const SHARED_TOOL_MODULES: &[&str] = &["shared", "view"];
 /// REST face of every catalogue kind).
 const SHARED_FOLDERS: &[(&str, &str)] = &[("catalog", "engine")];
 
-/// Paths that still point the wrong way (file, the module it uses), each with what would fix
-/// it: the rest of issue 31. The test fails when one of them no longer occurs, so this list
-/// only shrinks; nothing may be added to it.
-const KNOWN: &[(&str, &str, &str)] = &[
-    ("src/auth/accounts/mails.rs", "platform", IDENTITY_CUT),
-    ("src/auth/accounts/model.rs", "platform", IDENTITY_CUT),
-    ("src/auth/accounts/service.rs", "platform", IDENTITY_CUT),
-    ("src/auth/api_keys/repo.rs", "platform", IDENTITY_CUT),
-    ("src/auth/cached.rs", "platform", IDENTITY_CUT),
-    ("src/auth/api_keys/service.rs", "platform", IDENTITY_CUT),
-    ("src/auth/light.rs", "platform", IDENTITY_CUT),
-    ("src/auth/mod.rs", "http", HOOPS_IN_AUTH),
-    ("src/auth/mod.rs", "platform", IDENTITY_CUT),
-    ("src/auth/oauth/service.rs", "platform", IDENTITY_CUT),
-    ("src/auth/principal.rs", "platform", IDENTITY_CUT),
-];
-
-const IDENTITY_CUT: &str = "identity is cut in two: accounts, API keys, OAuth and the principal read the users and memberships of `platform`, which uses `auth` in turn; move users and memberships (model, repo) below `auth`, or accounts up into `platform`";
-const HOOPS_IN_AUTH: &str =
-    "the credential hoops (`require_caller`, …) are REST-face handlers; they belong in `http`";
-
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -264,7 +243,6 @@ struct Finding {
     file: String,
     line: usize,
     path: String,
-    target: String,
     why: String,
 }
 
@@ -318,7 +296,6 @@ fn findings() -> Vec<Finding> {
                         file: format!("src/{}", rel.display()),
                         line,
                         path: shown.clone(),
-                        target: to.clone(),
                         why,
                     })
                 };
@@ -387,15 +364,8 @@ fn the_layer_list_names_every_module_once() {
 
 #[test]
 fn no_module_imports_against_the_layer_order() {
-    let all = findings();
-    let is_known = |f: &Finding| {
-        KNOWN
-            .iter()
-            .any(|(file, target, _)| f.file == *file && f.target == *target)
-    };
-    let wrong: Vec<String> = all
+    let wrong: Vec<String> = findings()
         .iter()
-        .filter(|f| !is_known(f))
         .map(|f| format!("{}:{}: {}: {}", f.file, f.line, f.path, f.why))
         .collect();
     assert!(
@@ -403,15 +373,6 @@ fn no_module_imports_against_the_layer_order() {
         "{} path(s) against the layers of src/lib.rs:\n{}",
         wrong.len(),
         wrong.join("\n")
-    );
-    let gone: Vec<String> = KNOWN
-        .iter()
-        .filter(|(file, target, _)| !all.iter().any(|f| f.file == *file && f.target == *target))
-        .map(|(file, target, _)| format!("{file} -> {target}"))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "fixed, so remove from KNOWN in tests/api/layers.rs: {gone:?}"
     );
 }
 

@@ -591,7 +591,7 @@ async fn new_and_removed_memberships_reach_the_tool_server_within_the_bound() {
     let slug = tenant.slug.to_string();
     assert!(!listed_slugs(&app, &key).await.contains(&slug));
 
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         tenant.id,
         account,
@@ -602,7 +602,7 @@ async fn new_and_removed_memberships_reach_the_tool_server_within_the_bound() {
     let added = Instant::now();
     listing_follows(&app, &key, &slug, true, added).await;
 
-    kultiva::platform::tenants::repo::remove(app.state.platform_pool(), tenant.id, account)
+    kultiva::directory::memberships::repo::remove(app.state.platform_pool(), tenant.id, account)
         .await
         .expect("remove membership");
     let removed = Instant::now();

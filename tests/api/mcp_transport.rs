@@ -86,9 +86,10 @@ async fn new_key(app: &TestApp, user: &TestUser, scope: Option<&str>) -> (String
 
 /// The slug of the account's only (personal) garden.
 async fn personal_slug(app: &TestApp, account: Uuid) -> String {
-    let tenants = kultiva::platform::tenants::repo::tenants_of(app.state.platform_pool(), account)
-        .await
-        .expect("tenants");
+    let tenants =
+        kultiva::directory::memberships::repo::tenants_of(app.state.platform_pool(), account)
+            .await
+            .expect("tenants");
     assert_eq!(tenants.len(), 1, "one personal garden");
     tenants[0].0.slug.as_str().to_owned()
 }
@@ -1504,7 +1505,7 @@ async fn rest_face_lists_tools_with_tenants_and_maps_errors_to_statuses() {
     let c = caller(&app, "restface").await;
     let slug = personal_slug(&app, c.account).await;
     let shared = app.tenant("shared").await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         shared.id,
         c.account,
@@ -1658,7 +1659,7 @@ async fn a_scoped_key_sees_and_binds_only_its_garden() {
     let c = caller(&app, "scope").await;
     let own = personal_slug(&app, c.account).await;
     let garden_b = app.tenant("gardenb").await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         garden_b.id,
         c.account,
@@ -1727,13 +1728,17 @@ async fn an_account_without_membership_is_denied_and_audited_as_denied() {
     let app = enabled().await;
     let c = caller(&app, "nomember").await;
     let personal =
-        kultiva::platform::tenants::repo::tenants_of(app.state.platform_pool(), c.account)
+        kultiva::directory::memberships::repo::tenants_of(app.state.platform_pool(), c.account)
             .await
             .expect("tenants");
     for (tenant, _) in &personal {
-        kultiva::platform::tenants::repo::remove(app.state.platform_pool(), tenant.id, c.account)
-            .await
-            .expect("remove membership");
+        kultiva::directory::memberships::repo::remove(
+            app.state.platform_pool(),
+            tenant.id,
+            c.account,
+        )
+        .await
+        .expect("remove membership");
     }
     let slug = personal[0].0.slug.as_str().to_owned();
 

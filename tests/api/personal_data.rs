@@ -148,7 +148,7 @@ async fn the_export_holds_the_person_and_no_secret() {
     let home = personal_garden(&app, &anna).await;
     // A shared garden where Anna grows, beside someone else.
     let shared = app.tenant("shared").await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         shared.id,
         uuid(&anna),
@@ -310,7 +310,7 @@ async fn erasure_removes_the_account_its_gardens_and_files_and_keeps_shared_reco
     let anna = app.user("erased").await;
     let home = personal_garden(&app, &anna).await;
     let shared = app.tenant("kept").await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         shared.id,
         uuid(&anna),
@@ -476,7 +476,7 @@ async fn a_shared_garden_without_another_admin_blocks_the_erasure() {
     let app = TestApp::full().await;
     let anna = app.user("soleadmin").await;
     let shared = app.tenant("needsadmin").await;
-    kultiva::platform::tenants::repo::add(
+    kultiva::directory::memberships::repo::add(
         app.state.platform_pool(),
         shared.id,
         uuid(&anna),

@@ -540,7 +540,7 @@ impl TestApp {
     pub async fn member(&self, tenant: &TenantRecord, role: kultiva::auth::Role) -> TestUser {
         let user = self.user(role.as_str()).await;
         let id = uuid::Uuid::parse_str(&user.key).expect("uuid");
-        kultiva::platform::tenants::repo::add(self.state.platform_pool(), tenant.id, id, role)
+        kultiva::directory::memberships::repo::add(self.state.platform_pool(), tenant.id, id, role)
             .await
             .expect("membership");
         user

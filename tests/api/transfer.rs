@@ -551,9 +551,10 @@ async fn members_come_back_only_when_asked_and_only_where_their_account_exists()
         .await
         .expect("imported")
         .tenant;
-    let members = kultiva::platform::tenants::repo::members(app.state.platform_pool(), copy.id)
-        .await
-        .expect("members");
+    let members =
+        kultiva::directory::memberships::repo::members(app.state.platform_pool(), copy.id)
+            .await
+            .expect("members");
     assert!(members.is_empty(), "no members unless asked");
 
     let with = TenantSlug::parse(&unique_slug("mem")).expect("slug");
@@ -716,7 +717,7 @@ async fn imported_members_match_only_confirmed_addresses() {
         "an unconfirmed address matches nobody"
     );
     let members =
-        kultiva::platform::tenants::repo::members(app.state.platform_pool(), report.tenant.id)
+        kultiva::directory::memberships::repo::members(app.state.platform_pool(), report.tenant.id)
             .await
             .expect("members");
     assert!(members.is_empty());

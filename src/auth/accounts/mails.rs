@@ -8,8 +8,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
+use crate::directory::users::model::Email;
 use crate::error::AppError;
-use crate::platform::users::model::Email;
 use crate::state::AppState;
 
 /// One fixed hour window per address: the first mail starts it.
@@ -120,7 +120,7 @@ pub enum TakeBack {
 }
 
 /// The notice after a take-back: what was ended, kind by kind.
-pub fn taken_back(why: TakeBack, ended: &crate::platform::grants::Ended) -> AccountMail {
+pub fn taken_back(why: TakeBack, ended: &crate::directory::grants::Ended) -> AccountMail {
     let (kind, subject, what) = match why {
         TakeBack::PasswordReset => (
             "password_reset_done",

@@ -1,8 +1,8 @@
 use salvo::oapi::ToSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
-use crate::platform::users::model::Email;
+use crate::crypto::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
+use crate::directory::users::model::Email;
 use crate::values::json::{FromJson, JsonFields};
 
 pub const DISPLAY_NAME_MAX: usize = 120;

@@ -9,10 +9,10 @@ use super::model::{
 };
 use super::service::{self, Session};
 use crate::auth::cookies;
+use crate::directory::users::model::User;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
-use crate::platform::users::model::User;
 
 /// The account routes; `limited` is the per-IP limit put on register and login.
 pub fn router(limited: impl Fn(Router) -> Router) -> Router {
@@ -26,7 +26,7 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
         .push(Router::with_path("logout").post(logout))
         .push(
             Router::with_path("logout-all")
-                .hoop(crate::auth::require_caller)
+                .hoop(crate::http::caller::require_caller)
                 .post(logout_all),
         )
         .push(limited(

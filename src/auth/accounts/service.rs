@@ -6,12 +6,12 @@ use uuid::Uuid;
 use super::email_tokens::{self, Purpose};
 use super::mails::{self, TakeBack};
 use super::model::{Login, Registration, ResetConfirm, TokenResponse};
-use crate::auth::principal::AccountType;
 use crate::auth::refresh::{self, RefreshToken, Rotation};
+use crate::directory::AccountType;
+use crate::directory::grants::{self, Ended};
+use crate::directory::users::model::{Email, User};
+use crate::directory::users::repo::{self as users, NewAccount};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::platform::grants::{self, Ended};
-use crate::platform::users::model::{Email, User};
-use crate::platform::users::repo::{self as users, NewAccount};
 use crate::rules::lockout::{self, FAILURES_BEFORE_LOCK};
 use crate::state::AppState;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
@@ -248,7 +248,7 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
 
 /// Inside the caller's transaction: every access token (through the token generation, whose
 /// one writer is `users::bump_token_generation`) and every API key of the account stop
-/// working, and everything the account handed out ends (`platform::grants`: the service
+/// working, and everything the account handed out ends (`directory::grants`: the service
 /// accounts it made, its calendar feeds, its pending invitations). Refresh families follow
 /// with `refresh::revoke_all` after the commit (and die at their next rotation anyway, their
 /// generation being old).

@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::model::ApiKey;
 use crate::auth::secrets::SecretHash;
-use crate::platform::users::model::User;
-use crate::platform::users::repo::{USER_COLUMNS_OF_U, decode_user};
+use crate::directory::users::model::User;
+use crate::directory::users::repo::{USER_COLUMNS_OF_U, decode_user};
 
 const KEY_COLUMNS: &str = "k.id, k.label, k.key_prefix, t.slug AS scope_slug, k.created_at, \
      k.last_used_at, k.revoked_at";

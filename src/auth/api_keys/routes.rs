@@ -13,7 +13,7 @@ use crate::http::json::{FromJson, JsonFields, read_json};
 /// Key management: in both modes (light mode's keys belong to the system user).
 pub fn router() -> Router {
     Router::with_path("api-keys")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_api_keys)
         .post(create_api_key)
         .push(Router::with_path("{key_id}").delete(revoke_api_key))

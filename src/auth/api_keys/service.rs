@@ -5,9 +5,10 @@ use uuid::Uuid;
 use super::model::{ApiKey, NewApiKey, RawApiKey};
 use super::repo::{self, NewKeyRow};
 use crate::auth::cached::KeyEntry;
-use crate::auth::principal::{AccountType, Credential, Principal, Role};
+use crate::auth::principal::{Credential, Principal};
+use crate::directory::memberships::repo as memberships;
+use crate::directory::{AccountType, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::platform::tenants::repo as memberships;
 use crate::state::AppState;
 
 /// Keys are managed with an access token (or in light mode); a key cannot mint more keys, so a
@@ -182,7 +183,7 @@ pub async fn validate_service_account(
         return Err(generic());
     }
     let db = state.platform_pool();
-    let user = crate::platform::users::repo::get(db, principal.user_id)
+    let user = crate::directory::users::repo::get(db, principal.user_id)
         .await?
         .ok_or_else(generic)?;
     let scope = principal.tenant_scope();

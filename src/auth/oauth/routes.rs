@@ -50,7 +50,7 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
                 .get(start_oauth)
                 .push(
                     Router::with_path("link")
-                        .hoop(crate::auth::require_caller)
+                        .hoop(crate::http::caller::require_caller)
                         .post(link_oauth_identity),
                 )
                 .push(Router::with_path("callback").get(oauth_callback)),
@@ -60,7 +60,7 @@ pub fn router(limited: impl Fn(Router) -> Router) -> Router {
 /// `/users/me/identities` (full mode only).
 pub fn identities_router() -> Router {
     Router::with_path("users/me/identities")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_my_identities)
         .push(Router::with_path("{identity_id}").delete(unlink_my_identity))
 }

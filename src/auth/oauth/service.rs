@@ -14,9 +14,9 @@ use super::oidc::{self, Claims, OidcError};
 use super::repo::{self, Deleted};
 use crate::auth::accounts::service::{self as accounts, NoSession, Opening, OpeningExtra, Session};
 use crate::auth::secrets::{SecretHash, equal_secrets, random_secret};
+use crate::directory::users::model::Email;
+use crate::directory::users::repo as users;
 use crate::error::{AppError, ErrorCode};
-use crate::platform::users::model::Email;
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 
 /// How long a browser may take at the provider before the `state` expires.

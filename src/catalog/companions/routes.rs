@@ -19,7 +19,7 @@ crate::catalog_routes!(
 pub fn router() -> Router {
     companion_planting::router().push(
         Router::with_path("species/{key}/recommendations")
-            .hoop(crate::auth::require_caller)
+            .hoop(crate::http::caller::require_caller)
             .get(companion_recommendations),
     )
 }

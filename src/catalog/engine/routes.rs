@@ -263,13 +263,13 @@ macro_rules! catalog_routes {
                 Router::with_path($path)
                     .push(
                         Router::new()
-                            .hoop($crate::auth::require_caller)
+                            .hoop($crate::http::caller::require_caller)
                             .get(list)
                             .push(Router::with_path("{key}").get(get)),
                     )
                     .push(
                         Router::new()
-                            .hoop($crate::auth::require_platform_admin)
+                            .hoop($crate::http::caller::require_platform_admin)
                             .post(create)
                             .push(Router::with_path("{key}").patch(update).delete(delete)),
                     )

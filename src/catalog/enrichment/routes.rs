@@ -10,7 +10,7 @@ use crate::http::json::{FromJson, JsonFields, read_json};
 
 pub fn router() -> Router {
     Router::with_path("enrichment")
-        .hoop(crate::auth::require_platform_admin)
+        .hoop(crate::http::caller::require_platform_admin)
         .push(Router::with_path("sources").get(list_enrichment_sources))
         .push(Router::with_path("sources/{source}").get(get_enrichment_source))
         .push(Router::with_path("sources/{source}/lookup").post(enrichment_lookup))

@@ -22,7 +22,7 @@ crate::catalog_routes!(
 pub fn router() -> Router {
     families::router().push(
         Router::with_path("{key}/species")
-            .hoop(crate::auth::require_caller)
+            .hoop(crate::http::caller::require_caller)
             .get(list_family_species),
     )
 }

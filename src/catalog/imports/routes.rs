@@ -12,7 +12,7 @@ use crate::http::pagination::{Page, PageRequest};
 
 pub fn router() -> Router {
     Router::with_path("imports")
-        .hoop(crate::auth::require_platform_admin)
+        .hoop(crate::http::caller::require_platform_admin)
         .get(list_imports)
         .post(upload_import)
         .push(Router::with_path("{key}").get(get_import))

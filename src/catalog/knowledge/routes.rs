@@ -9,7 +9,7 @@ use crate::http::pagination::{Page, PageRequest};
 
 pub fn router() -> Router {
     Router::with_path("knowledge/search")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(search_knowledge)
 }
 

@@ -23,11 +23,11 @@ pub fn router() -> Vec<Router> {
         phases::router(),
         phase_sequences::router().push(
             Router::with_path("{key}/resolved")
-                .hoop(crate::auth::require_caller)
+                .hoop(crate::http::caller::require_caller)
                 .get(get_resolved_sequence),
         ),
         Router::with_path("growth-phases")
-            .hoop(crate::auth::require_caller)
+            .hoop(crate::http::caller::require_caller)
             .get(list_growth_phases),
     ]
 }

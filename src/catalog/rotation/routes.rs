@@ -22,7 +22,7 @@ crate::catalog_routes!(
 pub fn router() -> Router {
     crop_rotation::router().push(
         Router::with_path("families/{key}/successors")
-            .hoop(crate::auth::require_caller)
+            .hoop(crate::http::caller::require_caller)
             .get(family_successors),
     )
 }

@@ -17,7 +17,7 @@ crate::catalog_routes!(cultivars, CultivarKind, "cultivars", "species", "cultiva
 pub fn router() -> Router {
     species::router().push(
         Router::with_path("{key}/cultivars")
-            .hoop(crate::auth::require_caller)
+            .hoop(crate::http::caller::require_caller)
             .get(list_species_cultivars),
     )
 }
@@ -131,12 +131,12 @@ pub fn sequence_router() -> Router {
     Router::with_path("species/{key}/phase-sequence")
         .push(
             Router::new()
-                .hoop(crate::auth::require_caller)
+                .hoop(crate::http::caller::require_caller)
                 .get(get_species_phase_sequence),
         )
         .push(
             Router::new()
-                .hoop(crate::auth::require_platform_admin)
+                .hoop(crate::http::caller::require_platform_admin)
                 .put(assign_species_phase_sequence),
         )
 }

@@ -12,7 +12,7 @@ use crate::rules::zones::Zone;
 
 pub fn router() -> Router {
     Router::with_path("hardiness-zones")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_hardiness_zones)
         .push(Router::with_path("{zone}").get(get_hardiness_zone))
 }

@@ -4,7 +4,7 @@
 //! garden and the account is active; anything else is the same 404. A feed is a standing
 //! grant of read access: creating or rotating one needs a person (an access token, not an API
 //! key), and it ends with the member's removal, deactivation, erasure or the account being
-//! taken back (`platform::grants`). Any member, a viewer too, may revoke their own.
+//! taken back (`directory::grants`). Any member, a viewer too, may revoke their own.
 
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;

@@ -35,8 +35,8 @@ pub async fn check_member(
     user: Uuid,
     field: &str,
 ) -> Result<(), AppError> {
-    let role =
-        crate::platform::tenants::repo::role_in(state.platform_pool(), tenant.id, user).await?;
+    let role = crate::directory::memberships::repo::role_in(state.platform_pool(), tenant.id, user)
+        .await?;
     if role.is_none() {
         return Err(field_error(field, "is not a member of this garden"));
     }

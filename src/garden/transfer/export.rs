@@ -110,7 +110,7 @@ async fn export_on(
     let tables = catalog::ordered_tables(conn, schema).await?;
     let sequences = catalog::sequences(conn, schema).await?;
     let photo_keys = photo_keys(conn, schema, &tables).await?;
-    let members = crate::platform::tenants::repo::members(state.platform_pool(), tenant.id)
+    let members = crate::directory::memberships::repo::members(state.platform_pool(), tenant.id)
         .await?
         .into_iter()
         .map(|m| MemberRow {

@@ -453,8 +453,13 @@ async fn restore_members(
         .await?;
         match account {
             Some(user) => {
-                crate::platform::tenants::repo::add(state.platform_pool(), tenant.id, user, role)
-                    .await?;
+                crate::directory::memberships::repo::add(
+                    state.platform_pool(),
+                    tenant.id,
+                    user,
+                    role,
+                )
+                .await?;
                 restored += 1;
             }
             None => skipped.push(who),

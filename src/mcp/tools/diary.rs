@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::shared::{actor, bound, key_arg, tool_error};
 use super::view::{counted, page};
-use crate::auth::principal::AccountType;
+use crate::directory::AccountType;
 use crate::garden::diary::model::{
     ACTION_MAX, ACTIONS_MAX, ANALYSIS_STATES, ANALYZED_PHOTOS_MAX, AnalysisFinding, ENTRY_TYPES,
     ERROR_MAX, EntryFilter, EntryInput, MODEL_MAX, RECIPE_VERSION_MAX, RESULT_STATUSES, TAG_MAX,

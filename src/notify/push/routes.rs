@@ -14,7 +14,7 @@ use crate::http::json::read_json;
 
 pub fn router() -> Router {
     Router::with_path("users/me/push-subscriptions")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_push_subscriptions)
         .post(create_push_subscription)
         .push(Router::with_path("{subscription_key}").delete(delete_push_subscription))
@@ -22,7 +22,7 @@ pub fn router() -> Router {
 
 pub fn key_router() -> Router {
     Router::with_path("push/vapid-public-key")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(get_vapid_public_key)
 }
 

@@ -5,18 +5,18 @@ use salvo::prelude::*;
 
 use super::service::{self, AdminTenant};
 use crate::auth::api_keys::repo::{ServiceAccountRow, service_accounts};
-use crate::auth::principal::AccountType;
+use crate::directory::AccountType;
+use crate::directory::users::model::User;
 use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
 use crate::http::pagination::{Page, PageRequest};
-use crate::platform::users::model::User;
 
 pub const LIST_MAX_LIMIT: i64 = 200;
 
 /// `/admin` and its platform-admin gate; `app` adds the identity providers' routes.
 pub fn router() -> Router {
     Router::with_path("admin")
-        .hoop(crate::auth::require_platform_admin)
+        .hoop(crate::http::caller::require_platform_admin)
         .push(
             Router::with_path("tenants")
                 .get(admin_list_tenants)

@@ -4,12 +4,14 @@
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::principal::{AccountType, Principal};
+use crate::directory::AccountType;
+
+use crate::auth::principal::Principal;
 use crate::auth::refresh;
+use crate::directory::users::model::User;
+use crate::directory::users::repo as users;
 use crate::error::{AppError, ErrorCode};
 use crate::platform::tenants::repo as tenants;
-use crate::platform::users::model::User;
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::TenantSlug;
 use crate::tenancy::registry::{self, TenantKind, TenantRecord, TenantStatus};
@@ -111,7 +113,7 @@ pub async fn set_tenant_active(
 /// Deactivates or reactivates an account. Deactivation ends its sessions at once: refresh
 /// families are revoked and every request re-checks `is_active`, so access tokens and API keys
 /// stop working on the next call. The service accounts it made, its calendar feeds and its
-/// pending invitations end as on a take-back (`platform::grants`); reactivation does not
+/// pending invitations end as on a take-back (`directory::grants`); reactivation does not
 /// bring them back.
 pub async fn set_user_active(
     state: &AppState,
@@ -134,7 +136,7 @@ pub async fn set_user_active(
     let ended = if active {
         None
     } else {
-        Some(crate::platform::grants::end_all_made_by(&mut tx, id).await?)
+        Some(crate::directory::grants::end_all_made_by(&mut tx, id).await?)
     };
     tx.commit().await?;
     state.caches().forget_user(id);

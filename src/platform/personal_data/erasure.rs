@@ -15,7 +15,7 @@
 //! 4. **The gardens of the person alone** are dropped with their data and photo files.
 //! 5. **The account**, in one platform transaction: the service accounts it made are
 //!    deactivated with their keys, its feeds deleted, the invitations it sent withdrawn (as on
-//!    a take-back, `platform::grants`); invitations to its address, its mails and its audit
+//!    a take-back, `directory::grants`); invitations to its address, its mails and its audit
 //!    rows go; the account row goes with its keys, memberships, preferences and tokens; a last
 //!    mail tells the address. The address can register again at once.
 //! 6. Sessions end (every refresh family), caches forget.
@@ -28,12 +28,12 @@ use uuid::Uuid;
 use super::authored::{AUTHORED, Bind, actor_texts};
 use crate::auth::accounts::email_tokens::{self, Purpose};
 use crate::auth::accounts::mails::{self, AccountMail};
-use crate::auth::principal::AccountType;
 use crate::auth::refresh;
+use crate::directory::AccountType;
+use crate::directory::grants;
+use crate::directory::users::model::{Email, User};
+use crate::directory::users::repo as users;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
-use crate::platform::grants;
-use crate::platform::users::model::{Email, User};
-use crate::platform::users::repo as users;
 use crate::state::AppState;
 use crate::tenancy::context::migrate_if_behind;
 use crate::tenancy::provision::{self, ProvisionError};
@@ -88,7 +88,7 @@ fn blocked(tenant: &TenantRecord, code: &str, reason: String) -> Fate {
 /// Decides what becomes of each garden of `user`; 409 naming every blocking garden.
 pub async fn plan(state: &AppState, user: Uuid) -> Result<Plan, AppError> {
     let db = state.platform_pool();
-    let memberships = crate::platform::tenants::repo::tenants_of(db, user).await?;
+    let memberships = crate::directory::memberships::repo::tenants_of(db, user).await?;
     let ids: Vec<Uuid> = memberships.iter().map(|(t, _)| t.id).collect();
     // Other people (not service accounts) in each garden, and how many of them administer it.
     let others: HashMap<Uuid, (i64, i64)> = sqlx::query(
@@ -346,7 +346,7 @@ async fn carry_out(state: &AppState, account: &User, plan: Plan) -> Result<Erase
     // Still an admin beside this person in each garden it leaves as admin (a demotion may have
     // raced the plan): the same locks as a role change take.
     for tenant in &plan.leave_as_admin {
-        crate::platform::tenants::repo::lock_admins(&mut tx, *tenant).await?;
+        crate::directory::memberships::repo::lock_admins(&mut tx, *tenant).await?;
         let admins: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM platform.memberships m JOIN platform.users u ON u.id = m.user_id
              WHERE m.tenant_id = $1 AND m.role = 'admin' AND u.account_type = 'user'

@@ -15,8 +15,8 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use super::authored::{AUTHORED, AuthoredTable, actor_texts};
+use crate::directory::users::model::User;
 use crate::error::AppError;
-use crate::platform::users::model::User;
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::tenancy::context::migrate_if_behind;
@@ -254,7 +254,7 @@ async fn write_audit(db: &PgPool, user: Uuid, sink: &mut Sink) -> Result<(), Exp
 /// The gardens the person belongs to, each with the records they wrote there, table by table.
 async fn write_gardens(state: &AppState, user: Uuid, sink: &mut Sink) -> Result<(), ExportError> {
     let memberships =
-        crate::platform::tenants::repo::tenants_of(state.platform_pool(), user).await?;
+        crate::directory::memberships::repo::tenants_of(state.platform_pool(), user).await?;
     sink.put(",\"gardens\":[").await?;
     for (i, (tenant, role)) in memberships.into_iter().enumerate() {
         let head = serde_json::json!({

@@ -4,7 +4,7 @@ use salvo::oapi::ToSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::platform::users::model::{matches_locale, matches_timezone};
+use crate::directory::users::model::{matches_locale, matches_timezone};
 use crate::values::json::{FromJson, JsonFields};
 
 pub const UNITS: &[(&str, &str)] = &[("metric", "metric"), ("imperial", "imperial")];

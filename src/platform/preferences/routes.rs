@@ -10,7 +10,7 @@ use crate::http::json::{read_json, read_object};
 
 pub fn router() -> Router {
     Router::with_path("user-preferences")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(get_preferences)
         .put(put_preferences)
         .patch(patch_preferences)

@@ -3,7 +3,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::principal::Role;
+use crate::directory::Role;
 use crate::values::json::{FromJson, JsonFields};
 
 /// Characters of a service account's name.

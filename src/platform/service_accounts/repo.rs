@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::{ServiceAccount, ServiceAccountKey};
-use crate::auth::principal::Role;
+use crate::directory::Role;
 
 const ACCOUNT_COLUMNS: &str = "u.id, u.display_name, u.is_active, u.created_at, m.role";
 
@@ -95,65 +95,6 @@ pub async fn keys_in_tenant(
             });
     }
     Ok(by_account)
-}
-
-/// Revokes the account's keys limited to one garden; the revoked key ids.
-pub async fn revoke_scoped(
-    db: impl PgExecutor<'_>,
-    account: Uuid,
-    tenant: Uuid,
-) -> Result<Vec<Uuid>, sqlx::Error> {
-    sqlx::query_scalar(
-        "UPDATE platform.api_keys SET revoked_at = now()
-         WHERE user_id = $1 AND tenant_scope_id = $2 AND revoked_at IS NULL RETURNING id",
-    )
-    .bind(account)
-    .bind(tenant)
-    .fetch_all(db)
-    .await
-}
-
-/// Revokes every key of the account; the revoked key ids.
-pub async fn revoke_all(db: impl PgExecutor<'_>, account: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
-    sqlx::query_scalar(
-        "UPDATE platform.api_keys SET revoked_at = now()
-         WHERE user_id = $1 AND revoked_at IS NULL RETURNING id",
-    )
-    .bind(account)
-    .fetch_all(db)
-    .await
-}
-
-/// How many gardens the account is a member of.
-pub async fn membership_count(db: impl PgExecutor<'_>, account: Uuid) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT count(*) FROM platform.memberships WHERE user_id = $1")
-        .bind(account)
-        .fetch_one(db)
-        .await
-}
-
-/// Takes the service account out of the garden: its membership there ends; an account left
-/// without any garden is deactivated and all its keys revoked, otherwise its keys limited to
-/// this garden are. The revoked key ids (empty when it was no member).
-pub async fn detach(
-    conn: &mut sqlx::PgConnection,
-    tenant: Uuid,
-    account: Uuid,
-) -> Result<Vec<Uuid>, sqlx::Error> {
-    if !crate::platform::tenants::repo::remove(&mut *conn, tenant, account).await? {
-        return Ok(Vec::new());
-    }
-    if membership_count(&mut *conn, account).await? == 0 {
-        sqlx::query(
-            "UPDATE platform.users SET is_active = false, updated_at = now() WHERE id = $1",
-        )
-        .bind(account)
-        .execute(&mut *conn)
-        .await?;
-        revoke_all(&mut *conn, account).await
-    } else {
-        revoke_scoped(&mut *conn, account, tenant).await
-    }
 }
 
 /// Records the person who made the service account.

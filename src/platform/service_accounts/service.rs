@@ -3,7 +3,7 @@
 //! Rules: managing needs the admin role in the garden and an interactive credential (an access
 //! token, or light mode): an API key cannot mint more keys, so a leaked key cannot make itself
 //! permanent. The account records the person who made it; it ends with that person's grants
-//! (take-back, removal or demotion: see `platform::grants`). A new account's role is at most the caller's own. Keys made through the garden
+//! (take-back, removal or demotion: see `directory::grants`). A new account's role is at most the caller's own. Keys made through the garden
 //! are limited to it. Removing an account from a garden ends its membership and revokes its
 //! keys limited to that garden; an account left without any garden is deactivated and all its
 //! keys are revoked (the common case: one account, one garden).
@@ -14,13 +14,15 @@ use super::model::{NewServiceAccount, ServiceAccount, ServiceAccountKey};
 use super::repo;
 use crate::auth::api_keys::model::{ApiKey, RawApiKey};
 use crate::auth::api_keys::repo::{self as keys, NewKeyRow};
-use crate::auth::principal::{AccountType, Principal, Role};
+use crate::auth::principal::Principal;
+use crate::directory::grants;
+use crate::directory::memberships::repo as memberships;
+use crate::directory::users::model::User;
+use crate::directory::users::repo::{self as users, NewAccount};
+use crate::directory::{AccountType, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::platform::access::TenantCtx;
-use crate::platform::tenants::repo as memberships;
 use crate::platform::tenants::service::may_grant;
-use crate::platform::users::model::User;
-use crate::platform::users::repo::{self as users, NewAccount};
 use crate::state::AppState;
 use crate::tenancy::TenantRecord;
 use crate::values::page::{Page, PageRequest};
@@ -62,7 +64,7 @@ pub async fn create_in(
 }
 
 /// [`create_in`], recording the person who made the account (`None`: the operator CLI). A
-/// made account ends with its maker's grants (see `platform::grants`).
+/// made account ends with its maker's grants (see `directory::grants`).
 pub async fn create_made_by(
     state: &AppState,
     tenant: &TenantRecord,
@@ -132,7 +134,7 @@ pub async fn set_membership(
 pub async fn deactivate(state: &AppState, account: &User) -> Result<u64, AppError> {
     let mut tx = state.platform_pool().begin().await?;
     users::set_active(&mut *tx, account.key, false).await?;
-    let revoked = repo::revoke_all(&mut *tx, account.key).await?;
+    let revoked = grants::revoke_keys(&mut *tx, account.key).await?;
     tx.commit().await?;
     forget(state, account.key, &revoked);
     Ok(revoked.len() as u64)
@@ -230,7 +232,7 @@ pub async fn remove(
     repo::one_of_tenant(&mut *tx, tenant, account)
         .await?
         .ok_or_else(not_found)?;
-    let revoked = repo::detach(&mut tx, tenant, account).await?;
+    let revoked = grants::detach(&mut tx, tenant, account).await?;
     tx.commit().await?;
     state.caches().forget_membership(tenant, account);
     forget(state, account, &revoked);

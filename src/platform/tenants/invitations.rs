@@ -15,13 +15,15 @@ use sqlx::{PgConnection, PgExecutor, Row};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::model::{Member, NewMember};
-use super::repo;
-use crate::auth::principal::{Principal, Role};
+use super::model::NewMember;
+use crate::auth::principal::Principal;
 use crate::auth::secrets::{SecretHash, random_secret};
+use crate::directory::Role;
+use crate::directory::memberships::model::Member;
+use crate::directory::memberships::repo;
+use crate::directory::users::model::{Email, User};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::platform::access::resolve_for;
-use crate::platform::users::model::{Email, User};
 use crate::state::AppState;
 
 /// An invitation as the inviting admins and the invited person see it. It says nothing about
@@ -376,7 +378,7 @@ async fn account(state: &AppState, principal: &Principal) -> Result<User, AppErr
     if let Some(account) = &principal.account {
         return Ok(User::clone(account));
     }
-    crate::platform::users::repo::get(state.platform_pool(), principal.user_id)
+    crate::directory::users::repo::get(state.platform_pool(), principal.user_id)
         .await?
         .ok_or_else(|| AppError::not_found("user"))
 }

@@ -3,7 +3,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::principal::{AccountType, Role};
+use crate::directory::Role;
 use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
 use crate::values::json::{FromJson, JsonFields};
 
@@ -33,20 +33,6 @@ impl Tenant {
             created_at: t.created_at,
         }
     }
-}
-
-/// A member of a tenant.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Member {
-    pub user_key: Uuid,
-    /// Shown to the garden's admins only (and to the member itself); `null` for everyone else,
-    /// who see the display name.
-    pub email: Option<String>,
-    pub display_name: String,
-    pub account_type: AccountType,
-    pub role: Role,
-    #[serde(with = "time::serde::rfc3339")]
-    pub joined_at: OffsetDateTime,
 }
 
 /// Body of `POST /tenants`.

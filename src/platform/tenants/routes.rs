@@ -5,11 +5,12 @@ use salvo::prelude::*;
 
 use super::invitations::{self, Invitation};
 use super::model::{
-    Member, MemberCreate, MemberUpdate, NewMember, NewTenant, RoleChange, Tenant, TenantChange,
+    MemberCreate, MemberUpdate, NewMember, NewTenant, RoleChange, Tenant, TenantChange,
     TenantCreate, TenantUpdate,
 };
 use super::service;
 use crate::auth::accounts::model::{EmailToken, TokenRequest};
+use crate::directory::memberships::model::Member;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
@@ -19,7 +20,7 @@ pub const LIST_MAX_LIMIT: i64 = 200;
 
 pub fn router() -> Router {
     Router::with_path("tenants")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_tenants)
         .post(create_tenant)
         .push(crate::http::transfers::routes::import_router())
@@ -253,7 +254,7 @@ pub async fn withdraw_invitation(
 /// `/api/v1/users/me/invitations`: the invitations to your (confirmed) address.
 pub fn my_invitations_router() -> Router {
     Router::with_path("users/me/invitations")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(list_my_invitations)
         .push(Router::with_path("{invitation_key}/accept").post(accept_my_invitation))
         .push(Router::with_path("{invitation_key}/decline").post(decline_my_invitation))
@@ -262,7 +263,7 @@ pub fn my_invitations_router() -> Router {
 /// `/api/v1/invitations/accept`: accept with the token of the invitation mail.
 pub fn invitation_token_router() -> Router {
     Router::with_path("invitations/accept")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .post(accept_invitation)
 }
 

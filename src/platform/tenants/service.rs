@@ -2,12 +2,15 @@
 
 use uuid::Uuid;
 
-use super::model::{Member, NewTenant, Tenant, TenantChange};
-use super::repo;
-use crate::auth::principal::{AccountType, Principal, Role};
+use super::model::{NewTenant, Tenant, TenantChange};
+use super::repo as tenants;
+use crate::auth::principal::Principal;
+use crate::directory::grants::{self, MemberChange};
+use crate::directory::memberships::model::Member;
+use crate::directory::memberships::repo;
+use crate::directory::{AccountType, Role};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::platform::access::{TenantCtx, resolve_for};
-use crate::platform::grants::{self, MemberChange};
 use crate::state::AppState;
 use crate::tenancy::provision::{self, ProvisionError, ProvisionOptions};
 use crate::tenancy::{TenantKind, TenantRecord, TenantSlug};
@@ -29,7 +32,7 @@ pub async fn create(
     // creations of one account are counted one after the other.
     let mut tx = state.platform_pool().begin().await?;
     let cap = state.config().max_gardens_per_account;
-    let created = repo::lock_and_count_created(&mut tx, principal.user_id).await?;
+    let created = tenants::lock_and_count_created(&mut tx, principal.user_id).await?;
     if created >= i64::from(cap) {
         return Err(garden_limit(cap));
     }
@@ -115,7 +118,7 @@ pub async fn update(
     ctx.require(Role::Admin)?;
     let tenant = match &change.name {
         Some(name) => {
-            let renamed = repo::rename(state.platform_pool(), ctx.tenant.id, name)
+            let renamed = tenants::rename(state.platform_pool(), ctx.tenant.id, name)
                 .await?
                 .ok_or_else(|| AppError::not_found("tenant"))?;
             state.caches().forget_tenant(renamed.id);
@@ -227,7 +230,7 @@ pub async fn change_role(
 }
 
 /// Admins remove anyone; any member may leave. Either needs a person (not an API key). What
-/// the member made in the garden ends with the membership (`platform::grants`).
+/// the member made in the garden ends with the membership (`directory::grants`).
 pub async fn remove_member(
     state: &AppState,
     principal: &Principal,

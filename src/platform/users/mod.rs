@@ -1,6 +1,5 @@
-//! Accounts: the user record, the caller's own profile and password change.
+//! The caller's own account (`/users/me`): profile and password change. The user record
+//! and its SQL are `directory::users`.
 
-pub mod model;
-pub mod repo;
 pub mod routes;
 pub mod service;

@@ -2,16 +2,17 @@
 
 use salvo::prelude::*;
 
-use super::model::{PasswordForm, ProfileForm, User};
-use super::{repo, service};
+use super::service;
 use crate::auth::accounts::service as accounts;
+use crate::directory::users::model::{PasswordForm, ProfileForm, User};
+use crate::directory::users::repo;
 use crate::error::{AppError, ErrorBody};
 use crate::http::depot::DepotExt;
 use crate::http::json::read_json;
 
 pub fn router() -> Router {
     Router::with_path("users/me")
-        .hoop(crate::auth::require_caller)
+        .hoop(crate::http::caller::require_caller)
         .get(get_me)
         .patch(update_me)
         .delete(crate::http::personal_data::erase_me)

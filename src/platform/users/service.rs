@@ -2,8 +2,8 @@
 
 use uuid::Uuid;
 
-use super::model::{ProfileForm, User};
-use super::repo::{self, ProfileChange};
+use crate::directory::users::model::{ProfileForm, User};
+use crate::directory::users::repo::{self, ProfileChange};
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::values::json::Patch;

@@ -3,8 +3,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
-use crate::auth::principal::AccountType;
+use crate::crypto::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
+use crate::directory::AccountType;
 use crate::values::json::{FromJson, JsonFields, Patch};
 
 /// An e-mail address, trimmed and lower-cased; validated on construction.

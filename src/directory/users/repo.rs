@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::model::{AccountStatus, Credentials, Email, User};
-use crate::auth::principal::AccountType;
+use crate::directory::AccountType;
 
 const USER_COLUMNS: &str = "id, email, display_name, account_type, email_verified, is_active, \
      avatar_url, locale, timezone, last_login_at, created_at";

@@ -10,12 +10,15 @@
 //!   wants to keep such a service account creates a new one (the chosen rule: a grant never
 //!   outlives the person who made it, and nobody inherits it silently).
 //!
+//! A service account taken out of a garden ([`detach`]) loses its keys the same way.
+//!
 //! Everything runs in the caller's transaction; [`Ended::forget`] clears this replica's caches
 //! after the commit (other replicas hear it from the database notifications).
 
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
+use crate::directory::memberships::repo as memberships;
 use crate::state::AppState;
 
 /// What was ended, for the caller's mail and log.
@@ -145,7 +148,6 @@ pub async fn end_made_in(
     user: Uuid,
     change: MemberChange,
 ) -> Result<Ended, sqlx::Error> {
-    use crate::platform::service_accounts::repo as service_accounts;
     let mut ended = Ended {
         tenant: Some(tenant),
         ..Ended::default()
@@ -161,7 +163,7 @@ pub async fn end_made_in(
     .fetch_all(&mut *conn)
     .await?;
     for (account, name) in made {
-        let revoked = service_accounts::detach(&mut *conn, tenant, account).await?;
+        let revoked = detach(&mut *conn, tenant, account).await?;
         ended.revoked_keys.extend(revoked);
         ended.touched_accounts.push(account);
         ended.service_accounts.push(name);
@@ -186,4 +188,55 @@ pub async fn end_made_in(
         .rows_affected();
     }
     Ok(ended)
+}
+
+/// Revokes the account's keys limited to one garden; the revoked key ids.
+async fn revoke_scoped_keys(
+    db: impl PgExecutor<'_>,
+    account: Uuid,
+    tenant: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "UPDATE platform.api_keys SET revoked_at = now()
+         WHERE user_id = $1 AND tenant_scope_id = $2 AND revoked_at IS NULL RETURNING id",
+    )
+    .bind(account)
+    .bind(tenant)
+    .fetch_all(db)
+    .await
+}
+
+/// Revokes every key of the account; the revoked key ids.
+pub async fn revoke_keys(db: impl PgExecutor<'_>, account: Uuid) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "UPDATE platform.api_keys SET revoked_at = now()
+         WHERE user_id = $1 AND revoked_at IS NULL RETURNING id",
+    )
+    .bind(account)
+    .fetch_all(db)
+    .await
+}
+
+/// Takes the service account out of the garden: its membership there ends; an account left
+/// without any garden is deactivated and all its keys revoked, otherwise its keys limited to
+/// this garden are. The revoked key ids (empty when it was no member).
+pub async fn detach(
+    conn: &mut sqlx::PgConnection,
+    tenant: Uuid,
+    account: Uuid,
+) -> Result<Vec<Uuid>, sqlx::Error> {
+    if !memberships::remove(&mut *conn, tenant, account).await? {
+        return Ok(Vec::new());
+    }
+    if memberships::membership_count(&mut *conn, account).await? == 0 {
+        sqlx::query(
+            "UPDATE platform.users SET is_active = false, updated_at = now() WHERE id = $1",
+        )
+        .bind(account)
+        .execute(&mut *conn)
+        .await?;
+        revoke_keys(&mut *conn, account).await
+    } else {
+        revoke_scoped_keys(&mut *conn, account, tenant).await
+    }
 }
