@@ -239,8 +239,8 @@ pub async fn runoff(
 /// coarse ones (`resolved_ec_phase`: germination → seedling; fruiting, ripening and harvest →
 /// flowering; only `flushing` → flushing); rest phases are not fed: a valid answer with no dosages,
 /// `rest_phase: true`, warning `rest_phase_no_feeding`. (3) EC_net = max(0, target − base water EC);
-/// 0 warns `base_water_meets_target`. (4) pH reserve by alkalinity: < 50 ppm 0.02, 50–150 ppm 0.03,
-/// > 150 ppm 0.05 mS/cm, or a chosen pH adjuster's EC at its label dose when that is more. (5)
+/// 0 warns `base_water_meets_target`. (4) pH reserve by alkalinity: below 50 ppm 0.02, 50–150 ppm
+/// 0.03, above 150 ppm 0.05 mS/cm, or a chosen pH adjuster's EC at its label dose when that is more. (5)
 /// Silicates, then CalMag products at their recipe or recommended dose (CalMag × 1.2 in fresh coco)
 /// come off the budget; an uncertain silicate another 0.15. (6) Remaining = EC_net − silicate −
 /// CalMag − reserve − 0.15 × (other products with uncertain EC). (7) The ratio is the recipe, else each

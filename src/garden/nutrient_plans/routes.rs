@@ -174,7 +174,7 @@ pub async fn delete_plan(
 /// Copy a template or one of the garden's plans into a new plan the garden owns
 /// (`cloned_from_key` set; the source is untouched). The body is optional.
 ///
-/// The copy records `cloned_from_key`; its default name is "<source> (copy)", then "(copy 2)"; a
+/// The copy records `cloned_from_key`; its default name is `<source> (copy)`, then `(copy 2)`; a
 /// name in use is 409.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "clone_nutrient_plan",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),

@@ -309,7 +309,8 @@ pub async fn accept_my_invitation(
 
 /// Decline one of your invitations.
 ///
-/// 204. Needs a confirmed address (403 `EMAIL_NOT_VERIFIED`); a key limited to one garden is 403.
+/// Answers 204. Needs a confirmed address (403 `EMAIL_NOT_VERIFIED`); a key limited to one garden
+/// is 403.
 #[endpoint(tags("tenants"), operation_id = "decline_my_invitation", security(["bearer" = []]),
     status_codes(204, 401, 403, 404),
     responses(
