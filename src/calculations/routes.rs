@@ -229,7 +229,33 @@ pub async fn runoff(
 /// `calculated_ec`, `tolerance_ms`, `dosages[{fertilizer_key, product_name, mixing_priority,
 /// ml_per_liter, total_ml, ec_contribution, capped}]`, `rest_phase`, `ph_adjustment{measure_after_additions,
 /// target_ph, lower_with, raise_with, expected_ec_ms}`, `instructions[]` and `warnings[{code, severity,
-/// message}]`. The pipeline and its tables are in the README ("Fertilisers, nutrient plans and mixing").
+/// message}]`. The EC table by substrate class and phase is in the README ("Fertilisers, nutrient
+/// plans and mixing").
+///
+/// The pipeline (`src/rules/mixing_protocol.rs`): (1) living soil: no dosing, warning
+/// `living_soil_bypass`. (2) The EC range by substrate class (hydro: hydro solution, clay pebbles,
+/// perlite, rockwool, vermiculite, none; coco: coco, sphagnum, pon, orchid bark; soil: soil, peat,
+/// others) and phase; flushing 0–0.3, a phase the table does not know 0.8–2.0. Fine phases map to
+/// coarse ones (`resolved_ec_phase`: germination → seedling; fruiting, ripening and harvest →
+/// flowering; only `flushing` → flushing); rest phases are not fed: a valid answer with no dosages,
+/// `rest_phase: true`, warning `rest_phase_no_feeding`. (3) EC_net = max(0, target − base water EC);
+/// 0 warns `base_water_meets_target`. (4) pH reserve by alkalinity: below 50 ppm 0.02, 50–150 ppm
+/// 0.03, above 150 ppm 0.05 mS/cm, or a chosen pH adjuster's EC at its label dose when that is more. (5)
+/// Silicates, then CalMag products at their recipe or recommended dose (CalMag × 1.2 in fresh coco)
+/// come off the budget; an uncertain silicate another 0.15. (6) Remaining = EC_net − silicate −
+/// CalMag − reserve − 0.15 × (other products with uncertain EC). (7) The ratio is the recipe, else each
+/// product's label dose: k = remaining ÷ Σ ratio·EC/ml, dose = k·ratio, each capped at the product's
+/// maximum (20 ml/L when none; warning `dose_capped`); products without EC go in at their recipe or
+/// recommended dose; pH adjusters are named in the pH step. (8) `calculated_ec` = base + silicate +
+/// CalMag + Σ products + reserve; tolerance max(0.1, 10 % of target); `valid` is false above the
+/// range maximum (`ec_above_range`), off the target by more than the tolerance (`ec_off_target`), or
+/// when the order precipitates. Order: ascending `mixing_priority`, then name; any calcium source
+/// after a sulfate (a name with sulfate/sulphate/Epsom, or ≥ 10 % S; `calcium_after_sulfate`) and a
+/// silicate after a calcium source (`silicate_after_calcium`) are `critical`; a product that is not
+/// tank-safe, acidic with alkaline products, water below 5 °C, above 30 °C, or above 35 °C with
+/// biologicals warn. `ph_adjustment`: measure after all additions; `lower_with` acids, `raise_with`
+/// bases. `instructions[]`: wait 5 minutes after a silicate; verify the EC. An unknown product is 404
+/// naming `body.fertilizers[i].fertilizer_key`; another garden's `substrate_key` is 404.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_mixing_protocol",
     status_codes(200, 400, 401, 404, 413, 415, 422, 500),
     request_body = MixingProtocolBody,

@@ -356,6 +356,15 @@ pub async fn admin_list_identity_providers(
 /// Adds an OpenID provider, by its issuer (discovery) or with explicit endpoints. The client
 /// secret is stored encrypted with `FERNET_KEY`. Register the redirect URI
 /// `{PUBLIC_URL}/api/v1/auth/oauth/{slug}/callback` at the provider.
+///
+/// Body: `slug`, `display_name`, `issuer`, `client_id`, `client_secret`. With only `issuer`, the
+/// endpoints and keys come from `{issuer}/.well-known/openid-configuration` (cached for an hour per
+/// process; an ID token signed with a key the cache does not know fetches the JWKS again, for a
+/// further unknown key only 30 s later). A provider without discovery is registered with
+/// `authorize_url`, `token_url` and `jwks_url` (all three). The token endpoint is called with
+/// `client_secret_basic` unless the provider announces only `client_secret_post`, or
+/// `token_auth_method` says otherwise. `scopes` default to `openid email profile` (`openid` is
+/// required). A provider with identities cannot be deleted (409: disable it).
 #[endpoint(tags("admin"), operation_id = "admin_create_identity_provider", security(["bearer" = []]),
     status_codes(201, 400, 401, 403, 409, 413, 415, 422),
     request_body = NewProvider,

@@ -68,6 +68,13 @@ impl FromJson for Lookup {
 }
 
 /// Look a scientific name up at a source.
+///
+/// Sources implement one adapter trait (`catalog::enrichment::adapter::BotanicalSource`) in one
+/// registry; today GBIF's species matcher (`gbif`, base URL `ENRICHMENT_GBIF_URL`, each call at most
+/// `ENRICHMENT_TIMEOUT_SECONDS`). An unknown source is 404 `ADAPTER_NOT_FOUND`; an unreachable,
+/// failing or unreadable one 502 `EXTERNAL_SOURCE_ERROR`; an upstream 429 answers with the
+/// rate-limit shape, naming the source, with the upstream's `Retry-After` (else 60). Lookups and
+/// proposals never write.
 #[endpoint(tags("enrichment"), security(["bearer" = []]), operation_id = "enrichment_lookup",
     request_body = Lookup,
     responses(

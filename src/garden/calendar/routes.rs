@@ -40,6 +40,11 @@ pub fn feed_router() -> Router {
 /// The garden's calendar events in a window of at most 366 days: phase entries and expected
 /// transitions, sowing windows of the garden's species, and the events of tasks, care
 /// reminders and harvests.
+///
+/// A window of at most 366 days (422 naming `query.from`/`query.to` otherwise). Event ids:
+/// `phase:<history key>`, `phase_expected:…`, `sowing:…` (inclusive `end_date`),
+/// `task:<key>[:<date>]`, `care_reminder:<key>:<date>`, `harvest:<batch>`,
+/// `treatment:<application>:<plant>`.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "list_calendar_events",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -70,6 +75,10 @@ pub async fn list_events(
 /// to the frost dates of the hardiness `zone` (else the site's zone with `site_key`, else the
 /// garden's zone, else the defaults). `site_key` narrows the species to those growing at the
 /// site's locations.
+///
+/// Parameters `zone`, `site_key` (also narrows to that site's species; another garden's site is
+/// 404), `species`, `year`. The tool `get_sowing_calendar` requires `query` once more than `limit`
+/// (≤ 25) species match.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_sowing_calendar",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -127,6 +136,9 @@ pub async fn get_settings(depot: &mut Depot) -> Result<Json<GardenSettings>, App
 }
 
 /// Set (or clear with null) the garden's hardiness zone (admin: the garden's setup).
+///
+/// `{"hardiness_zone": "7a", "timezone": "Europe/Berlin"}`: admin; null clears; `timezone` absent
+/// or null means UTC.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "put_garden_settings",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -213,6 +225,8 @@ pub async fn rotate_feed(depot: &mut Depot) -> Result<Json<FeedSecret>, AppError
 
 /// Revoke your feed: its link answers 404 from now on (no feed: the same 204). Open to every
 /// member, viewers included, and to API keys: ending a grant is never refused.
+///
+/// 204, also when there was none; open to every member for their own feed, also with an API key.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "revoke_calendar_feed",
     status_codes(204, 401, 404),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -233,6 +247,9 @@ pub async fn revoke_feed(depot: &mut Depot, res: &mut Response) -> Result<(), Ap
 /// A member's iCal feed of a garden (RFC 5545, `text/calendar`): no credential but the secret
 /// token in the path. An unknown, rotated-away or revoked token, or one of a member who left
 /// the garden, is 404.
+///
+/// RFC 5545: CRLF, lines folded at 75 octets without splitting a character, TEXT escaping, DTSTAMP,
+/// UID, all-day `VALUE=DATE` with an exclusive DTEND; from 30 days back to a year ahead.
 #[endpoint(tags("calendar"), operation_id = "get_calendar_feed_ics",
     parameters(("token" = String, Path, description = "the feed's secret token, optionally with .ics")),
     responses(

@@ -29,6 +29,11 @@ pub fn router() -> Router {
 
 /// Due care reminders of the garden's live plants, grouped by urgency (overdue, due_today,
 /// upcoming = 1–2 days, not_due). Plants without a care profile get one first.
+///
+/// Each group is paged on its own (`skip` within each group), the most overdue first; `counts`
+/// gives how many each asked group holds and `total` their sum, over all pages; every bucket asked
+/// for is present, even when empty. The tool `get_due_care_tasks` pages the same way and its
+/// summary says when a page is not the whole answer.
 #[endpoint(tags("care-reminders"), security(["bearer" = []]), operation_id = "list_due_care_reminders",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -77,6 +82,9 @@ pub async fn get_plant_care(
 }
 
 /// The care log of a plant (confirmations and snoozes), newest first.
+///
+/// Filter `reminder_type`; `limit` bounds the entries. A confirmation made through the tool
+/// `confirm_care_task` appears here too.
 #[endpoint(tags("care-reminders"), security(["bearer" = []]), operation_id = "get_plant_care_log",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -131,6 +139,12 @@ pub async fn get_plant_care_log(
 
 /// Confirm a reminder: the care was given (today or up to 30 days back). The next one falls
 /// one interval later; the interval adapts to how early or late the grower confirms.
+///
+/// Body `{plant_key, confirmed_on?, notes?}`: `confirmed_on` may lie up to 30 days back, never in
+/// the future; the next due date is the care day plus the interval. Another plant's `plant_key` is
+/// 422 `body.plant_key`; an unknown reminder 404 (through the tool, a type the plant has no
+/// reminder for is 422 `reminder_type`). The confirmation completes the plant's open
+/// `care_reminder` tasks named after the type; their keys are in `completed_task_keys`.
 #[endpoint(tags("care-reminders"), security(["bearer" = []]), operation_id = "confirm_care_reminder",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = ConfirmBody,
@@ -174,6 +188,9 @@ pub async fn confirm_care_reminder(
 }
 
 /// Snooze a reminder by 1–30 days from today.
+///
+/// Body `{plant_key, days (1–30, default 1), notes?}`: the next due date becomes today plus the
+/// days. Another plant's `plant_key` is 422 `body.plant_key`.
 #[endpoint(tags("care-reminders"), security(["bearer" = []]), operation_id = "snooze_care_reminder",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = SnoozeBody,

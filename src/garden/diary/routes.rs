@@ -128,6 +128,9 @@ fn editor(depot: &Depot) -> Result<Editor, AppError> {
 
 /// Diary entries, newest first (entry date, then when written), with their titles. The text is
 /// withheld from the list: read one entry for it.
+///
+/// Newest first, without the text; filters: plant, run, species, type, tag, analysis state and date
+/// (no free-text search).
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "list_diary_entries",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -164,6 +167,9 @@ pub async fn list_diary_entries(
 /// One diary entry with its title (null when none), text, measurements, photos (`pending`:
 /// photos whose renditions are not ready) and analysis state. `environment` is empty with `environment_status`
 /// `no_source` (no sensor measures plants yet).
+///
+/// With its text, `photos`, `pending` photos (`thumbnail_pending|unavailable`), `environment` (`[]`
+/// with `environment_status: no_source`) and `analysis_state`.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "get_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
@@ -221,6 +227,10 @@ pub async fn create_diary_entry(
 
 /// Change an entry's title, text, type, tags, date or measurements (its author or an admin).
 /// `title` null or blank removes the title; the other fields refuse null.
+///
+/// Only the author or an admin (another grower: 403). A patch may clear the title (null or blank)
+/// and empty the measurements (`[]`/`{}`; null is refused); what an entry is about (plant, run)
+/// does not change.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "update_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = EntryPatchBody,
@@ -301,6 +311,9 @@ pub async fn get_diary_analysis(
 /// written through the tool server are never queued (409). Marking an entry already requested
 /// or in progress changes nothing; a completed or failed one is queued again (its result is
 /// dropped).
+///
+/// Marking a `requested` or `in_progress` entry changes nothing; a `completed` or `failed` one is
+/// queued again and its result dropped.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "request_diary_analysis",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = AnalysisRequestBody,
@@ -338,6 +351,8 @@ pub async fn request_diary_analysis(
 
 /// Withdraw the request (the author or an admin): the entry leaves the work queue, a lease in
 /// progress ends (the agent's submit is refused), a stored result is deleted.
+///
+/// Author or admin; ends a lease and deletes a result; 409 when the entry is not marked.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "withdraw_diary_analysis",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(

@@ -39,6 +39,12 @@ fn query_error(name: &str, reason: &str) -> ErrorDetail {
 
 /// List global (catalogue) and the garden's own fertilisers in one list, each marked by
 /// `owner`: global ones first, then the garden's, each by name.
+///
+/// `owner: global` first, then `owner: garden`, each by name; filter `owner`. The global catalogue
+/// (`GET /api/v1/fertilizers`) filters `fertilizer_type`, `form`, `is_organic`, and `q` searches
+/// name and brand. The tool `list_fertilizers` takes `query`, `organic_only`, `owner`. Field
+/// bounds: `npk` sum ≤ 100, `ec_contribution_per_ml` 0–5, `recommended_dose_ml_per_liter` 0.01–50,
+/// `max_dose_ml_per_liter` 0.1–50 and not below the dose, `mixing_priority` 1–100.
 #[endpoint(tags("fertilizers"), security(["bearer" = []]), operation_id = "list_garden_fertilizers",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),

@@ -119,6 +119,8 @@ pub async fn create_harvest_observation(
 }
 
 /// Harvest batches, latest harvest first.
+///
+/// Filters: plant, run and dates (`to` before `from` is 422).
 #[endpoint(tags("harvest"), security(["bearer" = []]), operation_id = "list_harvest_batches",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -183,6 +185,13 @@ pub async fn get_harvest_batch(
 /// `d`; domain 2.10); or a `quality_grade` alone. Dry weights (estimated, actual) lie between 0 and the
 /// wet weight; `harvest_type` defaults to `final`, `label` to `H-<date>-<key part>`, `harvester` to the
 /// caller. Outside a harvest phase the batch is recorded with `warnings: ["harvest_readiness: …"]`.
+///
+/// A refusal by the safety interval has one detail per blocking application (field
+/// `active_ingredient`, code `KARENZ_VIOLATION`); the message names the longest wait.
+/// `harvest_date` is a date, or a date-time whose UTC day counts. The tool `record_harvest` answers
+/// such a refusal as `validation.error` with detail code `KARENZ_VIOLATION`; its `dry_run` checks
+/// the gate too. In the calendar a batch is `harvest:<batch>`, a running interval
+/// `treatment:<application>:<plant>`.
 #[endpoint(tags("harvest"), security(["bearer" = []]), operation_id = "create_harvest_batch",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewBatch,
@@ -212,6 +221,8 @@ pub async fn create_harvest_batch(
 }
 
 /// Yield of one plant (optionally between two harvest days).
+///
+/// Batches, total wet and dry weight (actual, else estimated), per plant, first and last day.
 #[endpoint(tags("harvest"), security(["bearer" = []]), operation_id = "get_plant_yield",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),

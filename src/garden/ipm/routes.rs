@@ -33,6 +33,8 @@ pub fn router() -> Router {
 
 /// Inspections, newest first. `plant` also lists the inspections of the location the plant
 /// stands at; `location` only that location's.
+///
+/// `?plant=` also lists the inspections of the plant's location.
 #[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "list_inspections",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -82,6 +84,12 @@ pub async fn get_inspection(
 
 /// Record an inspection of a plant or a location, with findings from the pest and disease
 /// catalogue (confidence and affected share 0.0 to 1.0).
+///
+/// Exactly one of a plant and a location. `pressure_level` `none|low|medium|high|critical`,
+/// `symptoms_observed[]`, up to 25 `findings[]` (a catalogue `pest_key` or `disease_key` or a
+/// `symptom`; `severity`, `confidence` 0–1, `affected_plant_part`, `affected_share` 0–1,
+/// `rationale`), `photo_refs[]`, `notes`; `inspector` defaults to the caller, `inspected_at` not in
+/// the future.
 #[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "create_inspection",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewInspection,
@@ -143,6 +151,13 @@ pub async fn list_treatment_applications(
 /// product and its authorisation number, dose, treated area or plant count, place, operator
 /// and reason. `format=csv` (default `json`) answers `text/csv` with the same columns, as a
 /// download.
+///
+/// `from`/`to` are inclusive; default from 1 January of `to`'s year, `to` today; at most 731 days;
+/// `from` after `to` is 422. The time zone is an IANA name from the zone database bundled with the
+/// binary. The CSV is downloaded as `plant-protection-{slug}-{from}-{to}.csv`; JSON adds `garden`,
+/// `timezone`, `from`, `to`, `count`. Catalogue fields: species `eppo_code` (5–6 capitals or
+/// digits), treatment `authorisation_number` (up to 50 characters), phase `bbch_principal_stage`
+/// (0–9).
 #[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "export_plant_protection_record",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -223,6 +238,16 @@ pub async fn get_treatment_application(
 /// `applied_at` through the day before `safe_on`. The same active ingredient applied 3 times
 /// to a plant within 90 days refuses a 4th with `RESISTANCE_WARNING` unless
 /// `acknowledge_resistance` is true (recorded on the application).
+///
+/// `plant_keys`, `location_key` (every live plant there) or both; `dose` with `dose_unit`
+/// (`ml_per_l|g_per_l|ml|g|count`), `water_volume_liters`, `method`, `applied_by`, `applied_at`
+/// (default now, not in the future, with its UTC offset); for the plant-protection record
+/// `bbch_code`, `treated_area_m2` (above 0, ≤ 1,000,000) and
+/// `target_pest_keys[]`/`target_disease_keys[]` (up to 20 each). Resistance: an active ingredient
+/// counts trimmed, lower-cased, spaces collapsed; treatments without an ingredient never count; the
+/// 422 has one detail per plant on field `active_ingredient`; `acknowledge_resistance: true` is
+/// recorded with `resistance_count`. The tool `apply_treatment` treats one plant (no list
+/// arguments).
 #[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "apply_treatment",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewApplication,

@@ -113,6 +113,13 @@ pub async fn get_plan(
 
 /// Create a plan owned by the garden (grower): phase entries with week windows, products
 /// (global or the garden's own) and doses, target and reference EC, pH range, NPK ratio.
+///
+/// A plan of the garden (`tenant:<uuid>`, name unique: 409) holds 1–50 phase entries, each with
+/// `phase_name` (`germination, seedling, vegetative, flowering, flushing, dormancy, harvest`),
+/// `sequence_order`, `week_start`–`week_end` (1–520), `target_ec_ms` (0–10), `reference_ec_ms` (the
+/// same on the plan's `reference_substrate_type`, default soil), `ph_min`/`ph_max`, `npk_ratio`,
+/// `nutrients` (calcium, magnesium, sulfur, iron, boron ppm), `products` (0.001–50 ml or g per
+/// litre, each once) and `notes`; tags are lower-cased.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "create_nutrient_plan",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -140,6 +147,9 @@ pub async fn create_plan(
 }
 
 /// Delete one of the garden's own plans (its assignments go with it); templates: 403.
+///
+/// Deleting a plan drops its assignments. Templates (`owner: global`) are read-only: 403, the
+/// message says to clone first.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "delete_nutrient_plan",
     status_codes(204, 401, 403, 404, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -163,6 +173,9 @@ pub async fn delete_plan(
 
 /// Copy a template or one of the garden's plans into a new plan the garden owns
 /// (`cloned_from_key` set; the source is untouched). The body is optional.
+///
+/// The copy records `cloned_from_key`; its default name is `<source> (copy)`, then `(copy 2)`; a
+/// name in use is 409.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "clone_nutrient_plan",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -200,6 +213,11 @@ pub async fn clone_plan(
 /// Set `target_ec_ms` and/or `reference_ec_ms` of one phase of a plan the garden owns: an
 /// omitted field stays, null is refused (a target can never be cleared). A global template is
 /// 403: clone it first.
+///
+/// Body `{phase, target_ec_ms?, reference_ec_ms?}`: `phase` is the entry key or its phase name; a
+/// name several entries share is 422 listing their keys; `null` and an empty patch are 422;
+/// `version` goes up. A template is 403 (the tool answers `permission.denied` naming
+/// `clone_nutrient_plan`).
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "set_nutrient_plan_phase_targets",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -230,6 +248,9 @@ pub async fn set_phase_targets(
 
 /// Assign the plan (a template or the garden's own) to a plant or a planting run; it replaces
 /// the plan the plant or run had. A plant follows its own plan, else its run's.
+///
+/// Exactly one of `plant_key` and `run_key`; the assignment replaces what the plant or run followed
+/// (`replaced_plan_key`); an archived plant is 409.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "assign_nutrient_plan",
     status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -261,6 +282,12 @@ pub async fn assign_plan(
 
 /// The plan that applies to a plant now (its own assignment, else its run's, else none) and
 /// the phase entry for its current phase and plan week.
+///
+/// The plant's own plan, else its run's, else `plan: null`. Week 1 is the plant's first week,
+/// counted from `planted_on`, else from the day it was recorded. `current` is the entry named like
+/// the plant's (coarse) phase whose window holds the plan week, else that phase's entry nearest the
+/// week; a plant without a phase takes the entry whose window holds the week; a plant in a phase
+/// the plan does not name gets `current: null`.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "get_plant_nutrient_plan",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
@@ -279,6 +306,8 @@ pub async fn get_plant_plan(
 
 /// Coverage of the plant's plan (domain 2.16): every phase of the species' sequence named by
 /// an entry, gaps and overlaps of the week windows, phases without a target EC.
+///
+/// Entries sorted by `week_start`; a species without a phase sequence gives empty lists.
 #[endpoint(tags("nutrient-plans"), security(["bearer" = []]), operation_id = "validate_nutrient_plan_coverage",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(

@@ -17,6 +17,8 @@ pub fn router() -> Router {
 }
 
 /// Which first steps the garden has done (zone, starter kit, site, plants, your calendar feed).
+///
+/// Steps: `hardiness_zone`, `starter_kit`, `site`, `plants`, `calendar_feed` (yours).
 #[endpoint(tags("onboarding"), security(["bearer" = []]), operation_id = "get_onboarding_status",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
@@ -33,6 +35,10 @@ pub async fn onboarding_status(depot: &mut Depot) -> Result<Json<Status>, AppErr
 
 /// Apply a starter kit (admin: it sets the garden up): a site, one location and one plant per
 /// species of the kit, in one transaction. A garden takes one kit: a second apply is 409.
+///
+/// Body `{"kit_key", "site_name"?, "hardiness_zone"?}`: the site takes the kit's site type and is
+/// named after the kit unless `site_name` is given. A site of that name is 409 `DUPLICATE_ENTRY`,
+/// an unknown kit 404; a placement rule's refusal leaves nothing behind.
 #[endpoint(tags("onboarding"), security(["bearer" = []]), operation_id = "apply_starter_kit",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422),
     parameters(("slug" = String, Path, description = "tenant slug")),

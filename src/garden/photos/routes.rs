@@ -81,6 +81,14 @@ pub fn renditions_router() -> Router {
 /// within `PHOTO_DECODE_WAIT_SECONDS` (default 10) gets 503 with `Retry-After`. The garden's
 /// photos (originals and renditions) may take at most `PHOTO_QUOTA_MB_PER_GARDEN` (default
 /// 2048): beyond it 413 `STORAGE_QUOTA_EXCEEDED`. Every refusal stores nothing.
+///
+/// In detail: bytes that do not match the declared type are 415 too; an empty body, an image that
+/// does not decode (corrupt, a JPEG cut before its end marker) or more than 30,000 px a side (read
+/// from the header) are 422. Phone JPEGs carry 3–10 pixels per byte, PNG screenshots up to about 50,
+/// a 7000 × 7000 PNG bomb of 186 KB 263; below 4 megapixels a decode costs at most 16 MB. Decoding
+/// runs under the `image` crate's limits (`max_alloc` 4 bytes a pixel plus 64 MB). The ICC profile
+/// stays when metadata is stripped (without re-encoding); with `STORAGE_STRIP_EXIF=false` the
+/// original is kept byte for byte. File names are generated, never taken from the client.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "upload_diary_photo",
     status_codes(201, 401, 403, 404, 409, 413, 415, 422, 500, 503),
     parameters(

@@ -346,6 +346,8 @@ pub async fn delete_slot(
 }
 
 /// Replace the slot's neighbours (symmetric adjacency within one site) (admin).
+///
+/// At most 50 neighbours; adjacency is symmetric and stays within one site.
 #[endpoint(tags("slots"), security(["bearer" = []]), operation_id = "set_slot_neighbours",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -376,6 +378,9 @@ pub async fn set_neighbours(
 
 /// Fill the slot with a substrate batch, or empty it with `{"batch_key": null}` (grower). The
 /// batch must be usable (domain 2.4 reuse rule).
+///
+/// The batch shows as `substrate_batch_key` on the slot, in lists, in the location's `slots` and in
+/// the tool `get_location`. It counts no cycle; a slot may be deleted while it holds a batch.
 #[endpoint(tags("slots"), security(["bearer" = []]), operation_id = "set_slot_substrate_batch",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

@@ -33,6 +33,13 @@ pub fn router() -> Router {
 /// List the garden's plants (oldest first). Archived plants only with `archived=true|any` or
 /// an archive `status`. Every filter is checked as sent: a malformed one (an empty `slot=`
 /// included) is a 422 naming `query.<filter>`; text filters are trimmed and blank means none.
+///
+/// Filters: name, species, site, location, slot, phase, status, run and `archived` (`false`
+/// default, `true`, `any`). The page is one statement (the filtered plants and their count, then
+/// place, open phase row and run joined for the page's rows) plus one catalogue lookup for the
+/// page's species names; only a page past the end adds a count
+/// (`plants_list_is_one_query_per_page`). The tool `list_plants` answers `matched` and
+/// `total_in_tenant`.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "list_plants",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -68,6 +75,12 @@ pub async fn list_plants(
 }
 
 /// Get one plant with its species, place, substrate and phase state.
+///
+/// The answer: species `{key, scientific_name, common_name}` read from the catalogue at request
+/// time, place, substrate (its own key, else its batch's), `planted_on`, `removed_on` (the archive
+/// date), the phase (key, name, sequence, order, `cycle_number`, `started_at`, `day_count`,
+/// `expected_duration_days`, `expected_remaining_days`, `is_terminal`, `allows_harvest`,
+/// `next_phase_key`), its run and notes.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "get_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
@@ -122,6 +135,13 @@ pub async fn validate_planting(
 /// `acknowledge_companions` true: then the plant is created and the acknowledged conflicts
 /// are recorded in `placement_acknowledgements`. Traditional (folklore) companion conflicts
 /// never refuse: they come back in `placement_warnings`. Nothing is written on a refusal.
+///
+/// The name defaults to the species' common (else scientific) name. `planted_on` may not be in the
+/// future or before 1900. The plant starts in the first phase of its sequence unless `phase_key`
+/// names another phase of it (else 422) or is null (`never_initialised`). An acknowledge flag that
+/// is not a boolean is 422; each acknowledgement is recorded as code, message, slot and time. A
+/// substrate batch goes through the reuse rule (`assert_batch_usable`). The slot row is locked
+/// until commit, so concurrent placements cannot overfill it (a full slot: 422 on `body.slot_key`).
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "create_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = PlantCreateBody,
@@ -190,6 +210,9 @@ pub async fn update_plant(
 }
 
 /// Archive a plant (disposed, given away, died); it leaves default listings, never deleted.
+///
+/// Archiving an archived plant is 409 `STATE_CONFLICT`. The tool `archive_plant` defaults the
+/// reason to `disposed`.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "archive_plant",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = ArchiveBody,
@@ -332,6 +355,20 @@ pub async fn get_phase_history(
 /// Move the plant to another phase of its species' sequence: forward, back to a recurring
 /// phase, or the cycle restart of a repeating sequence. Any other backward move needs
 /// `force: true` and leaves a warning in the phase history.
+///
+/// Allowed: `forward`; back to a phase marked recurring (`recurring`); from the last or terminal
+/// phase of a repeating sequence to its `cycle_restart_entry_order` (default the first phase:
+/// `cycle_restart`, cycle + 1); from `never_initialised` to any phase (`initial`), from
+/// `between_cycles` to any (`new_cycle`, cycle + 1), from `unresolved` to any phase of the own
+/// sequence (`correction`). Anything else (the same phase, backward, another sequence's phase, an
+/// archived plant) is 422 `PHASE_TRANSITION_INVALID` on `body.target_phase_key` listing the
+/// sequence's phases. `force: true` lets a backward move through (domain 2.11 (b), `forced`; the
+/// cycle stays) and keeps a warning on the new history row ("forced backward transition from phase
+/// order 2 to 1 …"; the tool returns it in `warnings`); the other refusals stay. Each transition
+/// closes the open history row and opens one (`entered_at`, `exited_at`, `cycle_number`, `reason`
+/// (default `manual`), `actor` = `user:<key>` or `mcp:<key>`). The plant row is locked first and
+/// one open row per plant is unique: of two simultaneous transitions exactly one applies, the other
+/// gets 422.
 #[endpoint(tags("plants"), security(["bearer" = []]), operation_id = "transition_plant_phase",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = TransitionBody,

@@ -113,6 +113,10 @@ pub async fn create_run(
 
 /// Move a run to another status (planned → active | cancelled; active → harvesting |
 /// completed | cancelled; harvesting → completed | cancelled).
+///
+/// `completed` and `cancelled` are final; a forbidden change is 422 `INVALID_STATUS_TRANSITION`
+/// ("cannot transition from X to Y"). Entering `active` sets `started_at`; `completed` or
+/// `cancelled` set `completed_at`.
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "change_planting_run_status",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = StatusChangeBody,
@@ -143,6 +147,9 @@ pub async fn change_run_status(
 }
 
 /// Add existing plants to a run (planned or active runs).
+///
+/// 1–200 plants. A run that is neither planned nor active is 409 `INVALID_RUN_STATE` (do not
+/// retry); an archived plant or a plant of another run is 422 on `body.plant_keys[i]`.
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "add_planting_run_plants",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = AddPlantsBody,
@@ -172,6 +179,12 @@ pub async fn add_run_plants(
 
 /// Create N plants of one species for a planned run, one per free slot of the location in
 /// order; all or nothing. The run becomes active.
+///
+/// N is 1–200; plants are named `{PREFIX}_{NN}` (a prefix of 2–5 capitals, skipping names taken),
+/// one per free slot in slot order (row, column, code), each with the rotation and companion checks
+/// (no acknowledge flags: a conflict that needs one refuses) and its first phase. Too few free
+/// slots (422 `body.quantity`) or any refusal writes nothing. A run that is not planned is 409
+/// `INVALID_RUN_STATE`.
 #[endpoint(tags("planting-runs"), security(["bearer" = []]), operation_id = "create_planting_run_plants",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = CreatePlantsBody,

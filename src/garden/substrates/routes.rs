@@ -210,6 +210,10 @@ pub async fn preview_mix(
 }
 
 /// Store a mix as a substrate owned by the garden, `is_mix: true` (grower).
+///
+/// Mixes have their own prefix `/substrate-mixes` because a fixed segment below `/substrates/`
+/// would share its path and `Allow` header with `GET /substrates/{substrate_key}`. The preview is
+/// open to viewers (it stores nothing).
 #[endpoint(tags("substrates"), security(["bearer" = []]), operation_id = "create_substrate_mix",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -300,6 +304,10 @@ pub async fn get_batch(
 }
 
 /// Create a batch of a substrate (grower); it keeps the substrate's reuse facts of today.
+///
+/// A batch names its substrate by key (`label` unique) and keeps its reuse facts as they were when
+/// made (`substrate_type`, `reusable`, `max_reuse_cycles`, `ec_base_ms`), so the reuse check needs
+/// no catalogue read.
 #[endpoint(tags("substrate batches"), security(["bearer" = []]), operation_id = "create_substrate_batch",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

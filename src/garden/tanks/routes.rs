@@ -71,6 +71,9 @@ pub async fn get_tank(
 }
 
 /// Create a tank (grower).
+///
+/// `name` 1–120 characters, unique case-insensitively; `volume_liters` above 0, ≤ 100000.
+/// `state.current_volume_liters` is null until the first fill.
 #[endpoint(tags("tanks"), security(["bearer" = []]), operation_id = "create_tank",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -100,6 +103,8 @@ pub async fn create_tank(
 }
 
 /// Change a tank's name, kind, capacity, location or notes (grower).
+///
+/// A PATCH may not shrink `volume_liters` below what the tank holds.
 #[endpoint(tags("tanks"), security(["bearer" = []]), operation_id = "update_tank",
     status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -214,6 +219,9 @@ pub async fn list_fills(
 }
 
 /// Log a maintenance of a tank (grower): cleaning, water change, calibration, …
+///
+/// Kinds `water_change, cleaning, sanitization, calibration, filter_change, pump_inspection`;
+/// `performed_at` not in the future.
 #[endpoint(tags("tanks"), security(["bearer" = []]), operation_id = "log_tank_maintenance",
     status_codes(201, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

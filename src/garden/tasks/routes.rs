@@ -76,6 +76,10 @@ pub fn filter_from(req: &Request) -> Result<TaskFilter, AppError> {
 
 /// List the garden's tasks by due date (undated last). Phase-entry tasks whose plant has
 /// entered their phase turn pending first.
+///
+/// Filters `status`, `plant`, `due_from`, `due_to`; `limit` up to 100. A dormant phase-entry task
+/// wakes only when its plant entered the phase after the task was created; nothing hooks into the
+/// transition itself.
 #[endpoint(tags("tasks"), security(["bearer" = []]), operation_id = "list_tasks",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -123,6 +127,12 @@ pub async fn get_task(
 }
 
 /// Create a task (pending; dormant for a phase-entry task whose plant is not in the phase).
+///
+/// `assigned_to` must be a member of the garden (else 422 `body.assigned_to`). Recurrence `{"kind":
+/// "daily" | "weekly" | "every_n_days" (with "every_days" 1–365) | "phase_entry" (with "phase", a
+/// key or name), "end_on"?}`. A recurrence that would never fire is 422 naming the field: a dated
+/// one without `due_on`, an `end_on` before `due_on`, a phase entry without `plant_key`, or a phase
+/// the plant's sequence does not have.
 #[endpoint(tags("tasks"), security(["bearer" = []]), operation_id = "create_task",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewTaskBody,
@@ -182,6 +192,16 @@ pub async fn update_task(
 /// Start, complete, skip, fail or reopen a task (domain 2.7). Completing a recurring task
 /// creates its next occurrence; starting or completing a training task checks the plant's
 /// phase and recovery (`HST_VIOLATION`).
+///
+/// Body `{action, notes?}`. start: pending → in_progress; complete: pending or in_progress →
+/// completed; skip: pending or in_progress → skipped; fail: in_progress → failed; reopen: completed
+/// or skipped → pending (records `reopened_from_status`, clears `completed_at`). Anything else is
+/// 422 `INVALID_STATUS_TRANSITION` on `body.action`. The next occurrence of a recurring task has
+/// its checklist reset and `previous_key` set: a dated one pending, due one step after the
+/// completed one's due date (none after `end_on`), a phase-entry one dormant. The training check
+/// applies to a task of category training, pruning, ausgeizen or transplant that names a known
+/// measure (topping, FIM, mainlining, heavy defoliation, supercropping, transplant(ing),
+/// lollipopping) and has a plant.
 #[endpoint(tags("tasks"), security(["bearer" = []]), operation_id = "change_task_status",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = StatusBody,

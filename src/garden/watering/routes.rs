@@ -79,6 +79,8 @@ fn filter_from(req: &Request) -> Result<Filter, AppError> {
 
 /// List watering and feeding events, newest first, filtered by plant, run, tank and days
 /// (`from`/`to` are UTC days, inclusive).
+///
+/// Filters `plant_key`, `run_key`, `tank_key`, and `from`/`to` (UTC days).
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "list_watering_events",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),
@@ -128,6 +130,17 @@ pub async fn get_watering_event(
 
 /// Record a watering or feeding of plants and/or a run's plants (grower), optionally drawn
 /// from a tank; the runoff analysis is computed and stored with it.
+///
+/// `plant_keys` (up to 200, not archived) and/or `run_key` (its live plants; a run without any and
+/// no plants named is 422); `volume_liters` (above 0, ≤ 10000); `occurred_at` not in the future;
+/// `application_method` `fertigation, drench, foliar, top_dress` (default `drench`; the tool
+/// `record_feeding_event` defaults to `fertigation`); `is_supplemental` not with fertigation;
+/// `fertilizers_used` up to 20 `{fertilizer_key, ml_applied}`, stored as given;
+/// `runoff_volume_liters` ≤ `volume_liters`. The runoff analysis is made against what was fed
+/// (after, else before); a runoff EC without any fed EC is 422. From a tank, the event keeps the
+/// tank's last fill; exactly the volume held is allowed, less than the litres applied (or never
+/// filled) is 409 `STATE_CONFLICT`. The tool's `tank_fill_event_key` names the fill (checked as a
+/// key of this garden); without it and with `tank_key`, the tank's last fill.
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "create_watering_event",
     status_codes(201, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -173,6 +186,9 @@ pub async fn create_watering_event(
 /// safety intervals running today and `harvest_allowed_from` (null for an archived plant); the newest
 /// 10 `care_events`; `sensors` `{available: false, reason}` unless `include_sensors=false` (no sensor
 /// source is connected yet). The feeding part is one read-only repeatable-read snapshot.
+///
+/// `days` 1–365 (default 14); `include_sensors` (default true) adds `sensors: {available: false,
+/// reason}` while no sensor source is connected.
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "get_plant_diagnostics",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),

@@ -55,6 +55,10 @@ const CHUNK: usize = 64 * 1024;
 /// Admins only; at most `GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR` (4) exports and imports an
 /// hour per account; every export is audited (the tool-call audit log, action
 /// `http.garden_export`).
+///
+/// Members' addresses are other people's data, hence opt-in. The file is written to
+/// `STORAGE_DIR/.transfers/` and streamed from there (unlinked once open), so a slow download holds
+/// no database snapshot; the audit row records its size.
 #[endpoint(tags("tenants"), security(["bearer" = []]), operation_id = "export_garden",
     status_codes(200, 401, 403, 404, 409, 422, 429),
     parameters(
@@ -122,6 +126,9 @@ pub async fn export_garden(
 /// checks of `kultiva tenant import`: a slug in use is 409, a damaged, truncated or altered
 /// file 422, and either leaves nothing behind. Counts against `MAX_GARDENS_PER_ACCOUNT` and
 /// `GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR`; audited (action `http.garden_import`).
+///
+/// Open to any signed-in person (not a service account or a garden-scoped key: 403);
+/// `MAX_GARDENS_PER_ACCOUNT` is checked before the upload too. The answer (201) is the new garden.
 #[endpoint(tags("tenants"), security(["bearer" = []]), operation_id = "import_garden",
     status_codes(201, 400, 401, 403, 409, 413, 415, 422, 429),
     parameters(

@@ -59,6 +59,23 @@ pub async fn list_push_subscriptions(
 /// `notify_push` on) is then also sent to it as a push message. The endpoint must be
 /// `https://` and resolve to public addresses only (422 otherwise; nothing is stored); the
 /// same endpoint again renews its keys. At most 20 per person.
+///
+/// In the browser (a key limited to one garden is 403; the list shows the push service's host only):
+///
+/// ```js
+/// const { public_key } = await (await api("/api/v1/push/vapid-public-key")).json();
+/// const sub = await registration.pushManager.subscribe({
+///   userVisibleOnly: true,
+///   applicationServerKey: public_key,          // base64url is accepted by current browsers
+/// });
+/// await api("/api/v1/users/me/push-subscriptions", { method: "POST", body: JSON.stringify(sub) });
+/// // The service worker's "push" event: event.data.json() is
+/// // {"type": "digest", "day": "2026-11-27", "title": "Kultiva: today",
+/// //  "body": "3 care, 1 tasks, 1 ready to harvest", "url": "https://…/gardens/my-garden/today",
+/// //  "tag": "kultiva-digest-2026-11-27"}
+/// ```
+///
+/// `url` is the one garden's page, or the front end's start page for several gardens.
 #[endpoint(tags("push"), operation_id = "create_push_subscription", security(["bearer" = []]),
     status_codes(201, 400, 401, 403, 413, 415, 422),
     request_body = PushSubscribeBody,

@@ -29,6 +29,13 @@ pub async fn get_preferences(depot: &mut Depot) -> Result<Json<Preferences>, App
 }
 
 /// Replace your preferences: every field is required.
+///
+/// Every field is needed (`digest_hour` may be omitted): `units` (`metric`|`imperial`), `locale` (a
+/// language tag), `timezone` (IANA), `experience_level`
+/// (`beginner`|`intermediate`|`advanced`|`expert`), `notify_email`, `notify_push`,
+/// `notify_care_due`, `notify_digest` (`off`|`daily`|`weekly`), `digest_hour` (0–23, default 7).
+/// Bad values are 422 with one detail per field and store nothing; a key limited to one garden is
+/// 403.
 #[endpoint(tags("user-preferences"), operation_id = "put_user_preferences", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 413, 415, 422),
     request_body = PreferencesPut,
@@ -55,6 +62,8 @@ pub async fn put_preferences(
 }
 
 /// Change some of your preferences; an omitted field stays as it was.
+///
+/// Changes the fields it names; null is refused like a missing value.
 #[endpoint(tags("user-preferences"), operation_id = "patch_user_preferences", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 413, 415, 422),
     request_body = PreferencesBody,

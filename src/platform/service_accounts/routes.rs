@@ -49,6 +49,11 @@ pub async fn list_service_accounts(
 /// Create a service account with a role in this garden (admin, with an access token; a role
 /// up to your own). The answer carries its API key in `raw_key`, shown this once; the key is
 /// limited to this garden and works on the tool server (`/api/v1/mcp`).
+///
+/// The body is closed: `name` (1–100 characters), `role` (`viewer|grower|admin`, never above your
+/// own: 403). Lists show name, role, creation, active flag, the prefixes and last use of the keys
+/// that work here, never a raw key or a key limited to another garden. Another garden's service
+/// account, a person's or an unknown key is 404 here.
 #[endpoint(tags("service-accounts"), security(["bearer" = []]), operation_id = "create_service_account",
     status_codes(201, 400, 401, 403, 404, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -80,6 +85,9 @@ pub async fn create_service_account(
 /// Revoke a service account of this garden (admin, with an access token): its membership ends
 /// and its keys limited to this garden are revoked; an account left without any garden is
 /// deactivated with all its keys. Its keys then get 401 on the tool server.
+///
+/// An account left without a garden (the usual case) is deactivated with all its keys, at once on
+/// every replica; a garden the operator also gave it stays.
 #[endpoint(tags("service-accounts"), security(["bearer" = []]), operation_id = "revoke_service_account",
     status_codes(204, 401, 403, 404, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

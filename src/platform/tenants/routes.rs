@@ -184,6 +184,12 @@ pub async fn list_members(
 /// `INVITATIONS_PER_INVITER_PER_HOUR` and `INVITATIONS_PER_GARDEN_PER_HOUR` (429
 /// `RATE_LIMIT_EXCEEDED`, nothing stored or mailed). The mail quotes the garden's name and the
 /// inviter's display name as user-written text, with nothing of it a link.
+///
+/// The answer: `key, tenant_slug, tenant_name, email, role, status: "pending", created_at,
+/// expires_at`. No account is looked up; the mail goes within `MAIL_PER_ADDRESS_PER_HOUR`. The
+/// budgets are fixed hour windows in Redis (`<prefix>:invq:acct:{<account>}`,
+/// `<prefix>:invq:garden:{<tenant>}`); `Retry-After` is the seconds until the window ends; without
+/// Redis nobody is invited (503).
 #[endpoint(tags("tenants"), operation_id = "add_member", security(["bearer" = []]),
     status_codes(202, 400, 401, 403, 404, 409, 413, 415, 422, 429),
     request_body = MemberCreate,
@@ -280,6 +286,10 @@ pub async fn list_my_invitations(depot: &mut Depot) -> Result<Json<Vec<Invitatio
 }
 
 /// Accept one of your invitations: you become a member with its role.
+///
+/// 200 with the membership and the invited role. Needs a confirmed address (403
+/// `EMAIL_NOT_VERIFIED`: whoever registered an unconfirmed address may not own it); a key limited
+/// to one garden cannot answer invitations (403). An invitation is used up by its first answer.
 #[endpoint(tags("tenants"), operation_id = "accept_my_invitation", security(["bearer" = []]),
     responses(
         (status_code = 200, description = "you are a member", body = Member),
@@ -299,6 +309,9 @@ pub async fn accept_my_invitation(
 }
 
 /// Decline one of your invitations.
+///
+/// Answers 204. Needs a confirmed address (403 `EMAIL_NOT_VERIFIED`); a key limited to one garden
+/// is 403.
 #[endpoint(tags("tenants"), operation_id = "decline_my_invitation", security(["bearer" = []]),
     status_codes(204, 401, 403, 404),
     responses(
@@ -320,6 +333,10 @@ pub async fn decline_my_invitation(
 
 /// Accept an invitation with the token from its mail; your account's address must be the
 /// invited one (register with it first if you have no account).
+///
+/// Body `{token}`: the token proves control of the mailbox, so no confirmation of the address is
+/// needed. A different address, and an unknown, used, withdrawn or expired token, are 404
+/// `ENTITY_NOT_FOUND`.
 #[endpoint(tags("tenants"), operation_id = "accept_invitation", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     request_body = TokenRequest,
