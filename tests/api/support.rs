@@ -1033,3 +1033,19 @@ impl Traffic {
         (answered, self.reader.await.expect("reader"))
     }
 }
+
+/// `kultiva serve` as a process of its own: a clean environment with `PATH`, the test
+/// service's variables ([`base_env`]) and then `env`.
+pub fn serve_command(env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in base_env() {
+        cmd.env(k, v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
