@@ -1,7 +1,6 @@
 //! Local accounts: registration, login, cookies, refresh rotation with reuse detection, CSRF,
 //! logout, logout-all, lockout and password change.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{
@@ -48,12 +47,8 @@ async fn register_returns_the_user_record_and_a_personal_garden() {
     // The personal tenant exists and the user is its admin.
     let session = app.login(&email, PASSWORD).await;
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/tenants/",
-            Some(&format!("Bearer {}", session.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", session.access)))
+        .get("/api/v1/tenants/")
         .await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 1, "{page}");
@@ -61,12 +56,8 @@ async fn register_returns_the_user_record_and_a_personal_garden() {
     assert_eq!(page["items"][0]["role"], "admin");
     let slug = page["items"][0]["slug"].as_str().expect("slug").to_owned();
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/sites/"),
-            Some(&format!("Bearer {}", session.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", session.access)))
+        .get(&format!("/api/v1/t/{slug}/sites/"))
         .await;
     assert_eq!(res.status().as_u16(), 200, "the personal garden serves");
 
@@ -257,12 +248,8 @@ async fn login_issues_a_jwt_and_the_two_cookies() {
     );
 
     let me: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&format!("Bearer {token}")),
-            None,
-        )
+        .rest_key(token)
+        .get("/api/v1/users/me")
         .await
         .json()
         .await
@@ -370,12 +357,8 @@ async fn refresh_rotates_and_reuse_revokes_the_whole_family() {
     assert_ne!(second.refresh, first.refresh, "rotated");
     assert_ne!(second.csrf, first.csrf, "csrf renewed");
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&format!("Bearer {}", second.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", second.access)))
+        .get("/api/v1/users/me")
         .await;
     assert_eq!(res.status().as_u16(), 200);
 
@@ -515,26 +498,15 @@ async fn logout_ends_this_session_and_logout_all_ends_every_token() {
         .expect("sent");
     assert_eq!(res.status().as_u16(), 204);
     for token in [&user.session.access, &other.access] {
-        let res = app
-            .call(
-                Method::GET,
-                "/api/v1/users/me",
-                Some(&format!("Bearer {token}")),
-                None,
-            )
-            .await;
+        let res = app.rest_key(token).get("/api/v1/users/me").await;
         assert_error(res, 401, "INVALID_TOKEN").await;
     }
     let res = refresh(&app, &other, other.csrf.as_deref()).await;
     assert_error(res, 401, "INVALID_TOKEN").await;
     let fresh = app.login(&user.email, PASSWORD).await;
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&format!("Bearer {}", fresh.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", fresh.access)))
+        .get("/api/v1/users/me")
         .await;
     assert_eq!(res.status().as_u16(), 200, "a new login works");
 }
@@ -545,11 +517,10 @@ async fn profile_updates_are_partial_and_validated() {
     let user = app.user("profile").await;
     let auth = user.bearer();
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_auth(Some(&auth))
+        .patch(
             "/api/v1/users/me",
-            Some(&auth),
-            Some(&json!({"locale": "de", "timezone": "Europe/Berlin"})),
+            &json!({"locale": "de", "timezone": "Europe/Berlin"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -559,23 +530,18 @@ async fn profile_updates_are_partial_and_validated() {
     assert_eq!(me["display_name"], "Tess Grower", "omitted field unchanged");
 
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_auth(Some(&auth))
+        .patch(
             "/api/v1/users/me",
-            Some(&auth),
-            Some(&json!({"avatar_url": "https://img.example/a.png"})),
+            &json!({"avatar_url": "https://img.example/a.png"}),
         )
         .await;
     let me: Value = res.json().await.expect("json");
     assert_eq!(me["avatar_url"], "https://img.example/a.png");
     assert_eq!(me["locale"], "de");
     let res = app
-        .call(
-            Method::PATCH,
-            "/api/v1/users/me",
-            Some(&auth),
-            Some(&json!({"avatar_url": null})),
-        )
+        .rest_auth(Some(&auth))
+        .patch("/api/v1/users/me", &json!({"avatar_url": null}))
         .await;
     let me: Value = res.json().await.expect("json");
     assert_eq!(me["avatar_url"], Value::Null, "null clears");
@@ -595,13 +561,15 @@ async fn profile_updates_are_partial_and_validated() {
         (json!({"email": "new@example.test"}), "body.email"),
     ] {
         let res = app
-            .call(Method::PATCH, "/api/v1/users/me", Some(&auth), Some(&body))
+            .rest_auth(Some(&auth))
+            .patch("/api/v1/users/me", &body)
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), vec![field.to_owned()], "{body}");
     }
     let me: Value = app
-        .call(Method::GET, "/api/v1/users/me", Some(&auth), None)
+        .rest_auth(Some(&auth))
+        .get("/api/v1/users/me")
         .await
         .json()
         .await
@@ -616,21 +584,19 @@ async fn password_change_checks_the_old_one_and_ends_every_session() {
     let user = app.user("pwchange").await;
     let auth = user.bearer();
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             "/api/v1/users/me/password",
-            Some(&auth),
-            Some(&json!({"current_password": "wrong one!!", "new_password": "a brand new secret"})),
+            &json!({"current_password": "wrong one!!", "new_password": "a brand new secret"}),
         )
         .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), vec!["body.current_password"]);
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             "/api/v1/users/me/password",
-            Some(&auth),
-            Some(&json!({"current_password": PASSWORD, "new_password": "short"})),
+            &json!({"current_password": PASSWORD, "new_password": "short"}),
         )
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
@@ -638,17 +604,14 @@ async fn password_change_checks_the_old_one_and_ends_every_session() {
     app.login(&user.email, PASSWORD).await;
 
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             "/api/v1/users/me/password",
-            Some(&auth),
-            Some(&json!({"current_password": PASSWORD, "new_password": "a brand new secret"})),
+            &json!({"current_password": PASSWORD, "new_password": "a brand new secret"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 204);
-    let res = app
-        .call(Method::GET, "/api/v1/users/me", Some(&auth), None)
-        .await;
+    let res = app.rest_auth(Some(&auth)).get("/api/v1/users/me").await;
     assert_error(res, 401, "INVALID_TOKEN").await;
     let res = app.login_response(&user.email, PASSWORD, false).await;
     assert_error(res, 401, "UNAUTHORIZED").await;

@@ -1,7 +1,6 @@
 //! API keys: shown once, stored as a hash, accepted as X-API-Key or Bearer, revocable, scoped;
 //! service-account validation.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -13,12 +12,8 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
     let app = TestApp::full().await;
     let user = app.user("keys").await;
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/api-keys",
-            Some(&user.bearer()),
-            Some(&json!({"label": "automation"})),
-        )
+        .rest_as(&user)
+        .post("/api/v1/auth/api-keys", &json!({"label": "automation"}))
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let key: Value = res.json().await.expect("json");
@@ -47,12 +42,8 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
 
     // The listing never shows the secret.
     let list: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/auth/api-keys",
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .get("/api/v1/auth/api-keys")
         .await
         .json()
         .await
@@ -77,12 +68,8 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
     let mut used = false;
     for _ in 0..50 {
         let list: Value = app
-            .call(
-                Method::GET,
-                "/api/v1/auth/api-keys",
-                Some(&user.bearer()),
-                None,
-            )
+            .rest_as(&user)
+            .get("/api/v1/auth/api-keys")
             .await
             .json()
             .await
@@ -97,12 +84,8 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
 
     // A key cannot mint keys.
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/api-keys",
-            Some(&format!("Bearer {raw}")),
-            Some(&json!({"label": "child"})),
-        )
+        .rest_key(&raw)
+        .post("/api/v1/auth/api-keys", &json!({"label": "child"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
 
@@ -112,9 +95,7 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
         "/api/v1/auth/api-keys/{}",
         key["key"].as_str().expect("key")
     );
-    let res = app
-        .call(Method::DELETE, &path, Some(&stranger.bearer()), None)
-        .await;
+    let res = app.rest_as(&stranger).delete(&path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
         .get_with("/api/v1/users/me", &[("x-api-key", &raw)])
@@ -124,25 +105,17 @@ async fn keys_are_shown_once_stored_hashed_and_work_in_both_headers() {
         200,
         "still valid after the refused revoke"
     );
-    let res = app
-        .call(Method::DELETE, &path, Some(&user.bearer()), None)
-        .await;
+    let res = app.rest_as(&user).delete(&path).await;
     assert_eq!(res.status().as_u16(), 204);
     let res = app
         .get_with("/api/v1/users/me", &[("x-api-key", &raw)])
         .await;
     assert_error(res, 401, "INVALID_TOKEN").await;
-    let res = app
-        .call(Method::DELETE, &path, Some(&user.bearer()), None)
-        .await;
+    let res = app.rest_as(&user).delete(&path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::DELETE,
-            "/api/v1/auth/api-keys/not-a-uuid",
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .delete("/api/v1/auth/api-keys/not-a-uuid")
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
@@ -154,9 +127,9 @@ async fn users_me_is_the_current_record_by_token_and_by_key() {
     let app = TestApp::full().await;
     let user = app.user("me-record").await;
     let raw = app.api_key(&user, None).await;
-    let bearer = user.bearer();
     let key_header = [("x-api-key", raw.as_str())];
-    let by_token = || app.call(Method::GET, "/api/v1/users/me", Some(&bearer), None);
+    let token = app.rest_as(&user);
+    let by_token = || token.get("/api/v1/users/me");
     let by_key = || app.get_with("/api/v1/users/me", &key_header);
 
     let a: Value = by_token().await.json().await.expect("json");
@@ -168,11 +141,10 @@ async fn users_me_is_the_current_record_by_token_and_by_key() {
     assert!(a["last_login_at"].is_string(), "{a}");
 
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&user)
+        .patch(
             "/api/v1/users/me",
-            Some(&user.bearer()),
-            Some(&json!({"display_name": "Renamed", "locale": "de"})),
+            &json!({"display_name": "Renamed", "locale": "de"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -205,14 +177,7 @@ async fn a_scoped_key_sees_only_its_tenant() {
     let a = app.tenant("scope-a").await;
     let b = app.tenant("scope-b").await;
     let user = app.member(&a, Role::Viewer).await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        b.id,
-        uuid::Uuid::parse_str(&user.key).expect("uuid"),
-        Role::Viewer,
-    )
-    .await
-    .expect("member of b");
+    app.add_member(&b, user.id(), Role::Viewer).await;
     let scoped = app.api_key(&user, Some(a.slug.as_str())).await;
     let open = app.api_key(&user, None).await;
     let sites = |t: &kultiva::tenancy::TenantRecord| format!("/api/v1/t/{}/sites/", t.slug);
@@ -259,11 +224,10 @@ async fn a_scoped_key_sees_only_its_tenant() {
     };
     let before = count_keys().await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&user)
+        .post(
             "/api/v1/auth/api-keys",
-            Some(&user.bearer()),
-            Some(&json!({"label": "x", "tenant_scope": foreign.slug.as_str()})),
+            &json!({"label": "x", "tenant_scope": foreign.slug.as_str()}),
         )
         .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
@@ -271,23 +235,18 @@ async fn a_scoped_key_sees_only_its_tenant() {
     // Not slug-shaped (empty, upper case, control characters): a 422 on the field.
     for scope in ["", "Not A Slug", "bad\u{1}slug"] {
         let res = app
-            .call(
-                Method::POST,
+            .rest_as(&user)
+            .post(
                 "/api/v1/auth/api-keys",
-                Some(&user.bearer()),
-                Some(&json!({"label": "x", "tenant_scope": scope})),
+                &json!({"label": "x", "tenant_scope": scope}),
             )
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), vec!["body.tenant_scope"], "{scope:?}");
     }
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/auth/api-keys",
-            Some(&user.bearer()),
-            Some(&json!({"label": ""})),
-        )
+        .rest_as(&user)
+        .post("/api/v1/auth/api-keys", &json!({"label": ""}))
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(count_keys().await, before);

@@ -3,7 +3,6 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use reqwest::Method;
 use serde_json::json;
 
 use crate::support::{TestApp, assert_error, header, unique_slug};
@@ -71,9 +70,7 @@ fn b64(json: &serde_json::Value) -> String {
 async fn forged_tampered_expired_and_foreign_tokens_are_invalid() {
     let app = TestApp::full().await;
     let user = app.user("forger").await;
-    let ok = app
-        .call(Method::GET, "/api/v1/users/me", Some(&user.bearer()), None)
-        .await;
+    let ok = app.rest_as(&user).get("/api/v1/users/me").await;
     assert_eq!(ok.status().as_u16(), 200);
 
     let parts: Vec<&str> = user.session.access.split('.').collect();
@@ -95,15 +92,11 @@ async fn forged_tampered_expired_and_foreign_tokens_are_invalid() {
     let foreign_key = {
         let keys =
             kultiva::auth::jwt::JwtKeys::new("another-secret-0123456789abcdef0123456789", 900);
-        keys.issue(uuid::Uuid::parse_str(&user.key).expect("uuid"), 0)
-            .expect("issue")
-            .token
+        keys.issue(user.id(), 0).expect("issue").token
     };
     let expired = {
         let keys = kultiva::auth::jwt::JwtKeys::new(crate::support::TEST_SECRET, -120);
-        keys.issue(uuid::Uuid::parse_str(&user.key).expect("uuid"), 0)
-            .expect("issue")
-            .token
+        keys.issue(user.id(), 0).expect("issue").token
     };
     let unknown_user = {
         let keys = kultiva::auth::jwt::JwtKeys::new(crate::support::TEST_SECRET, 900);
@@ -119,14 +112,7 @@ async fn forged_tampered_expired_and_foreign_tokens_are_invalid() {
         ("empty", String::new()),
         ("unknown api key", format!("svc_{}", "A".repeat(43))),
     ] {
-        let res = app
-            .call(
-                Method::GET,
-                "/api/v1/users/me",
-                Some(&format!("Bearer {token}")),
-                None,
-            )
-            .await;
+        let res = app.rest_key(&token).get("/api/v1/users/me").await;
         let status = res.status().as_u16();
         assert_eq!(status, 401, "{what}");
         let code = if token.is_empty() {

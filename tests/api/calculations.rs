@@ -4,7 +4,6 @@
 //! `calculate_mixing_protocol`, over the same service.
 
 use kultiva::auth::Role;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::fertilizers::global_fertilizer;
@@ -12,13 +11,9 @@ use crate::places::{rpc_call, tool};
 use crate::support::{TestApp, assert_error, detail_fields};
 
 async fn post(app: &TestApp, auth: Option<&str>, route: &str, body: Value) -> reqwest::Response {
-    app.call(
-        Method::POST,
-        &format!("/api/v1/calculations/{route}"),
-        auth,
-        Some(&body),
-    )
-    .await
+    app.rest_auth(auth)
+        .post(&format!("/api/v1/calculations/{route}"), &body)
+        .await
 }
 
 async fn ok(app: &TestApp, auth: &str, route: &str, body: Value) -> Value {

@@ -7,22 +7,9 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::species;
-use crate::support::{TestApp, TestUser, assert_error, detail_fields};
+use crate::support::{TestApp, assert_error, detail_fields};
 
 const TOMATO: &str = "Fixtura tomatoides";
-
-async fn call(
-    app: &TestApp,
-    m: Method,
-    path: &str,
-    who: &TestUser,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let res = app.call(m, path, Some(&who.bearer()), body.as_ref()).await;
-    let status = res.status().as_u16();
-    let text = res.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
 
 fn today() -> time::Date {
     time::OffsetDateTime::now_utc().date()
@@ -102,11 +89,10 @@ async fn events_hold_phases_and_sowing_windows_per_zone() {
 
     // Zone 7a (fixture last frost 04-20: 11 days earlier): Feb 18 – Mar 20.
     let res = app
-        .call(
-            Method::PUT,
+        .rest()
+        .put(
             &format!("/api/v1/t/{}/calendar/settings", t.slug),
-            None,
-            Some(&json!({"hardiness_zone": "7a"})),
+            &json!({"hardiness_zone": "7a"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -252,44 +238,32 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
     let grower = app.member(&t, Role::Grower).await;
     let viewer = app.member(&t, Role::Viewer).await;
     let path = format!("/api/v1/t/{}/calendar/settings", t.slug);
-    let (s, _) = call(
-        &app,
-        Method::PUT,
-        &path,
-        &grower,
-        Some(json!({"hardiness_zone": "6b"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&grower)
+        .call(Method::PUT, &path, Some(&json!({"hardiness_zone": "6b"})))
+        .await;
     assert_eq!(s, 403);
-    let (s, body) = call(
-        &app,
-        Method::PUT,
-        &path,
-        &admin,
-        Some(json!({"hardiness_zone": "0a"})),
-    )
-    .await;
+    let (s, body) = app
+        .rest_as(&admin)
+        .call(Method::PUT, &path, Some(&json!({"hardiness_zone": "0a"})))
+        .await;
     assert_eq!(s, 422);
     assert_eq!(detail_fields(&body), vec!["body.hardiness_zone".to_owned()]);
-    let (s, body) = call(&app, Method::GET, &path, &viewer, None).await;
+    let (s, body) = app.rest_as(&viewer).call(Method::GET, &path, None).await;
     assert_eq!(
         (s, body),
         (200, json!({"hardiness_zone": null, "timezone": null}))
     );
-    let (s, _) = call(
-        &app,
-        Method::PUT,
-        &path,
-        &admin,
-        Some(json!({"hardiness_zone": "6b"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(Method::PUT, &path, Some(&json!({"hardiness_zone": "6b"})))
+        .await;
     assert_eq!(s, 200);
-    let (_, body) = call(&app, Method::GET, &path, &viewer, None).await;
+    let (_, body) = app.rest_as(&viewer).call(Method::GET, &path, None).await;
     assert_eq!(body, json!({"hardiness_zone": "6b", "timezone": null}));
     // Another garden's admin cannot reach it.
     let stranger = app.member(&app.tenant("calset-b").await, Role::Admin).await;
-    let (s, _) = call(&app, Method::GET, &path, &stranger, None).await;
+    let (s, _) = app.rest_as(&stranger).call(Method::GET, &path, None).await;
     assert_eq!(s, 404);
 }
 
@@ -301,15 +275,15 @@ async fn feed_create_rotate_revoke_and_removed_member() {
     let viewer = app.member(&t, Role::Viewer).await;
     let path = format!("/api/v1/t/{}/calendar/feed", t.slug);
 
-    let (s, st) = call(&app, Method::GET, &path, &grower, None).await;
+    let (s, st) = app.rest_as(&grower).call(Method::GET, &path, None).await;
     assert_eq!((s, st["active"].clone()), (200, json!(false)));
     // Viewers read the calendar but cannot create a feed (writes need a grower).
-    let (s, _) = call(&app, Method::POST, &path, &viewer, None).await;
+    let (s, _) = app.rest_as(&viewer).call(Method::POST, &path, None).await;
     assert_eq!(s, 403);
-    let (s, _) = call(&app, Method::DELETE, &path, &grower, None).await;
+    let (s, _) = app.rest_as(&grower).call(Method::DELETE, &path, None).await;
     assert_eq!(s, 204, "revoking no feed is the same end state");
 
-    let (s, created) = call(&app, Method::POST, &path, &grower, None).await;
+    let (s, created) = app.rest_as(&grower).call(Method::POST, &path, None).await;
     assert_eq!(s, 201, "{created}");
     let token = created["token"].as_str().expect("value").to_owned();
     assert_eq!(token.len(), 43);
@@ -326,9 +300,9 @@ async fn feed_create_rotate_revoke_and_removed_member() {
     .await
     .expect("value");
     assert_eq!(raw, 0);
-    let (s, _) = call(&app, Method::POST, &path, &grower, None).await;
+    let (s, _) = app.rest_as(&grower).call(Method::POST, &path, None).await;
     assert_eq!(s, 409, "one feed per member");
-    let (_, st) = call(&app, Method::GET, &path, &grower, None).await;
+    let (_, st) = app.rest_as(&grower).call(Method::GET, &path, None).await;
     assert_eq!(st["active"], true);
     assert!(st.get("token").is_none());
 
@@ -347,7 +321,10 @@ async fn feed_create_rotate_revoke_and_removed_member() {
     assert_eq!(feed_status(&app, "not-a-token").await, 404);
 
     // Rotate: the old token is gone at once.
-    let (s, rotated) = call(&app, Method::POST, &format!("{path}/rotate"), &grower, None).await;
+    let (s, rotated) = app
+        .rest_as(&grower)
+        .call(Method::POST, &format!("{path}/rotate"), None)
+        .await;
     assert_eq!(s, 200);
     let new = rotated["token"].as_str().expect("value").to_owned();
     assert_ne!(new, token);
@@ -365,14 +342,17 @@ async fn feed_create_rotate_revoke_and_removed_member() {
 
     // Revoke (another member's own feed).
     let member = app.member(&t, Role::Grower).await;
-    let (_, c) = call(&app, Method::POST, &path, &member, None).await;
+    let (_, c) = app.rest_as(&member).call(Method::POST, &path, None).await;
     let tok = c["token"].as_str().expect("value").to_owned();
     assert_eq!(feed_status(&app, &tok).await, 200);
-    let (s, _) = call(&app, Method::DELETE, &path, &member, None).await;
+    let (s, _) = app.rest_as(&member).call(Method::DELETE, &path, None).await;
     assert_eq!(s, 204);
     assert_eq!(feed_status(&app, &tok).await, 404);
     // Rotating without a feed creates one.
-    let (s, r) = call(&app, Method::POST, &format!("{path}/rotate"), &member, None).await;
+    let (s, r) = app
+        .rest_as(&member)
+        .call(Method::POST, &format!("{path}/rotate"), None)
+        .await;
     assert_eq!(s, 200);
     assert_eq!(
         feed_status(&app, r["token"].as_str().expect("value")).await,
@@ -388,32 +368,32 @@ async fn feed_round_trips_through_icalendar() {
     let tomato = species(&app, TOMATO).await;
     // Commas, semicolons and a long name exercise escaping and folding.
     let name = "Tom, the first; a tomato with a rather long name that needs folding ääääää";
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &format!("/api/v1/t/{}/plant-instances/", t.slug),
-        &admin,
-        Some(json!({"species_key": tomato, "name": name})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &format!("/api/v1/t/{}/plant-instances/", t.slug),
+            Some(&json!({"species_key": tomato, "name": name})),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, _) = call(
-        &app,
-        Method::PUT,
-        &format!("/api/v1/t/{}/calendar/settings", t.slug),
-        &admin,
-        Some(json!({"hardiness_zone": "7a"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(
+            Method::PUT,
+            &format!("/api/v1/t/{}/calendar/settings", t.slug),
+            Some(&json!({"hardiness_zone": "7a"})),
+        )
+        .await;
     assert_eq!(s, 200);
-    let (_, c) = call(
-        &app,
-        Method::POST,
-        &format!("/api/v1/t/{}/calendar/feed", t.slug),
-        &admin,
-        None,
-    )
-    .await;
+    let (_, c) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &format!("/api/v1/t/{}/calendar/feed", t.slug),
+            None,
+        )
+        .await;
     let feed = app
         .get(c["path"].as_str().expect("value"))
         .await
@@ -422,14 +402,14 @@ async fn feed_round_trips_through_icalendar() {
         .expect("value");
     let from = today() - time::Duration::days(30);
     let to = from + time::Duration::days(365);
-    let (s, events) = call(
-        &app,
-        Method::GET,
-        &format!("/api/v1/t/{}/calendar/events?from={from}&to={to}", t.slug),
-        &admin,
-        None,
-    )
-    .await;
+    let (s, events) = app
+        .rest_as(&admin)
+        .call(
+            Method::GET,
+            &format!("/api/v1/t/{}/calendar/events?from={from}&to={to}", t.slug),
+            None,
+        )
+        .await;
     assert_eq!(s, 200);
     assert!(events["count"].as_u64().expect("value") >= 3, "{events}");
     let dir = std::env::temp_dir().join(format!("kultiva-ical-{}", uuid::Uuid::new_v4()));

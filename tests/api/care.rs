@@ -502,11 +502,10 @@ async fn care_roles_and_two_tenants() {
     let grower = app.member(&a, Role::Grower).await;
     let admin_b = app.member(&b, Role::Admin).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&admin)
+        .post(
             &plants_path(&a),
-            Some(&admin.bearer()),
-            Some(&json!({"species_key": tomato, "name": "Role plant"})),
+            &json!({"species_key": tomato, "name": "Role plant"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -518,18 +517,12 @@ async fn care_roles_and_two_tenants() {
         format!("{base}/plants/{k}"),
         format!("{base}/plants/{k}/log"),
     ] {
-        let res = app
-            .call(Method::GET, &path, Some(&viewer.bearer()), None)
-            .await;
+        let res = app.rest_as(&viewer).get(&path).await;
         assert_eq!(res.status().as_u16(), 200, "{path}");
     }
     let res = app
-        .call(
-            Method::GET,
-            &format!("{base}/plants/{k}"),
-            Some(&viewer.bearer()),
-            None,
-        )
+        .rest_as(&viewer)
+        .get(&format!("{base}/plants/{k}"))
         .await;
     let care: Value = res.json().await.expect("json");
     let wk = reminder(&care, "watering")["reminder_key"]
@@ -539,12 +532,8 @@ async fn care_roles_and_two_tenants() {
     let body = json!({"plant_key": k});
     for action in ["confirm", "snooze"] {
         let res = app
-            .call(
-                Method::POST,
-                &format!("{base}/{wk}/{action}"),
-                Some(&viewer.bearer()),
-                Some(&body),
-            )
+            .rest_as(&viewer)
+            .post(&format!("{base}/{wk}/{action}"), &body)
             .await;
         assert_error(res, 403, "FORBIDDEN").await;
     }
@@ -564,29 +553,19 @@ async fn care_roles_and_two_tenants() {
             Some(body.clone()),
         ),
     ] {
-        let res = app
-            .call(m, &path, Some(&admin_b.bearer()), body.as_ref())
-            .await;
+        let res = app.rest_as(&admin_b).send(m, &path, body.as_ref()).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     let res = app
-        .call(
-            Method::GET,
-            &format!("{base_b}?urgency=all"),
-            Some(&admin_b.bearer()),
-            None,
-        )
+        .rest_as(&admin_b)
+        .get(&format!("{base_b}?urgency=all"))
         .await;
     let all_b: Value = res.json().await.expect("json");
     assert_eq!(all_b["total"], 0);
     assert_eq!(count(&app, &a, "care_confirmations").await, 0);
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}/{wk}/confirm"),
-            Some(&grower.bearer()),
-            Some(&body),
-        )
+        .rest_as(&grower)
+        .post(&format!("{base}/{wk}/confirm"), &body)
         .await;
     assert_eq!(res.status().as_u16(), 200);
     assert_eq!(count(&app, &a, "care_confirmations").await, 1);
@@ -664,12 +643,8 @@ async fn care_tools_due_confirm_and_log() {
     assert_eq!(log["data"]["items"][0]["notes"], "by tool");
     // The same confirmation is what REST shows.
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}/plants/{k}/log", care_path(&a)),
-            Some(&crate::mcp_tools::bearer(&vk)),
-            None,
-        )
+        .rest_auth(Some(&crate::mcp_tools::bearer(&vk)))
+        .get(&format!("{}/plants/{k}/log", care_path(&a)))
         .await;
     let rest_log: Value = res.json().await.expect("json");
     assert_eq!(

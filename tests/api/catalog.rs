@@ -7,7 +7,6 @@ use std::path::Path;
 
 use kultiva::catalog::seed::SeedSet;
 use kultiva::catalog::seed::load::{SeedError, load};
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, assert_error, detail_fields};
@@ -61,16 +60,6 @@ async fn count_named(app: &TestApp, kind: &str, name_norm: &str) -> i64 {
     .expect("count")
 }
 
-async fn send(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    auth: Option<&str>,
-    body: Option<&Value>,
-) -> reqwest::Response {
-    app.call(method, path, auth, body).await
-}
-
 #[tokio::test]
 async fn reads_need_a_caller_and_writes_a_platform_admin() {
     let app = TestApp::full().await;
@@ -88,42 +77,27 @@ async fn reads_need_a_caller_and_writes_a_platform_admin() {
         "/api/v1/glossary/",
     ] {
         assert_error(app.get(path).await, 401, "UNAUTHORIZED").await;
-        let res = send(&app, Method::GET, path, Some(&u), None).await;
+        let res = app.rest_auth(Some(&u)).get(path).await;
         assert_eq!(res.status().as_u16(), 200, "{path}");
     }
     let body = json!({"name": name, "common_name_en": "Readers"});
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/botanical-families",
-        Some(&u),
-        Some(&body),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&u))
+        .post("/api/v1/botanical-families", &body)
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(
         count_named(&app, "botanical_family", &norm).await,
         0,
         "nothing written"
     );
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/botanical-families",
-        None,
-        Some(&body),
-    )
-    .await;
+    let res = app.rest().post("/api/v1/botanical-families", &body).await;
     assert_error(res, 401, "UNAUTHORIZED").await;
 
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/botanical-families",
-        Some(&a),
-        Some(&body),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post("/api/v1/botanical-families", &body)
+        .await;
     assert_eq!(res.status().as_u16(), 201);
     let family = json_of(res).await;
     let path = format!(
@@ -133,30 +107,30 @@ async fn reads_need_a_caller_and_writes_a_platform_admin() {
 
     let patch = json!({"common_name_en": "Changed"});
     assert_error(
-        send(&app, Method::PATCH, &path, Some(&u), Some(&patch)).await,
+        app.rest_auth(Some(&u)).patch(&path, &patch).await,
         403,
         "FORBIDDEN",
     )
     .await;
     assert_error(
-        send(&app, Method::DELETE, &path, Some(&u), None).await,
+        app.rest_auth(Some(&u)).delete(&path).await,
         403,
         "FORBIDDEN",
     )
     .await;
-    let got = json_of(send(&app, Method::GET, &path, Some(&u), None).await).await;
+    let got = json_of(app.rest_auth(Some(&u)).get(&path).await).await;
     assert_eq!(got, family, "unchanged after refused writes");
 
-    let res = send(&app, Method::DELETE, &path, Some(&a), None).await;
+    let res = app.rest_auth(Some(&a)).delete(&path).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_error(
-        send(&app, Method::GET, &path, Some(&u), None).await,
+        app.rest_auth(Some(&u)).get(&path).await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
     assert_error(
-        send(&app, Method::DELETE, &path, Some(&a), None).await,
+        app.rest_auth(Some(&a)).delete(&path).await,
         404,
         "ENTITY_NOT_FOUND",
     )
@@ -229,14 +203,13 @@ async fn create_patch_and_delete_validate_every_field() {
 
     // PATCH is partial: omitted fields stay, null clears, rules hold on the merged record.
     let path = format!("{base}/{}", created["key"].as_str().expect("key"));
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path,
-        None,
-        Some(&json!({"common_name_de": "Prüfgewächse", "soil_ph_min": null})),
-    )
-    .await;
+    let res = app
+        .rest()
+        .patch(
+            &path,
+            &json!({"common_name_de": "Prüfgewächse", "soil_ph_min": null}),
+        )
+        .await;
     assert_eq!(res.status().as_u16(), 200);
     let patched = json_of(res).await;
     assert_eq!(patched["common_name_en"], "Testers");
@@ -250,7 +223,7 @@ async fn create_patch_and_delete_validate_every_field() {
         (json!({"name": "nope"}), "body.name"),
         (json!({"key": "x"}), "body.key"),
     ] {
-        let res = send(&app, Method::PATCH, &path, None, Some(&bad)).await;
+        let res = app.rest().patch(&path, &bad).await;
         let body = assert_error(res, 422, "VALIDATION_ERROR").await;
         let fields = detail_fields(&body);
         assert!(
@@ -265,17 +238,12 @@ async fn create_patch_and_delete_validate_every_field() {
         let p = format!("{base}/{key}");
         assert_error(app.get(&p).await, 404, "ENTITY_NOT_FOUND").await;
         assert_error(
-            send(&app, Method::PATCH, &p, None, Some(&json!({}))).await,
+            app.rest().patch(&p, &json!({})).await,
             404,
             "ENTITY_NOT_FOUND",
         )
         .await;
-        assert_error(
-            send(&app, Method::DELETE, &p, None, None).await,
-            404,
-            "ENTITY_NOT_FOUND",
-        )
-        .await;
+        assert_error(app.rest().delete(&p).await, 404, "ENTITY_NOT_FOUND").await;
     }
 
     // A family that a species references cannot be deleted.
@@ -288,28 +256,11 @@ async fn create_patch_and_delete_validate_every_field() {
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let sp = json_of(res).await;
-    assert_error(
-        send(&app, Method::DELETE, &path, None, None).await,
-        409,
-        "STATE_CONFLICT",
-    )
-    .await;
+    assert_error(app.rest().delete(&path).await, 409, "STATE_CONFLICT").await;
     assert_eq!(count_named(&app, "botanical_family", &norm).await, 1);
     let sp_path = format!("/api/v1/species/{}", sp["key"].as_str().expect("key"));
-    assert_eq!(
-        send(&app, Method::DELETE, &sp_path, None, None)
-            .await
-            .status()
-            .as_u16(),
-        204
-    );
-    assert_eq!(
-        send(&app, Method::DELETE, &path, None, None)
-            .await
-            .status()
-            .as_u16(),
-        204
-    );
+    assert_eq!(app.rest().delete(&sp_path).await.status().as_u16(), 204);
+    assert_eq!(app.rest().delete(&path).await.status().as_u16(), 204);
 }
 
 #[tokio::test]
@@ -556,19 +507,13 @@ async fn binding_a_sequence_is_one_admin_operation() {
     seeded(&app).await;
     let (a, u) = (admin.bearer(), user.bearer());
     let family = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/botanical-families?q=mockaceae",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/botanical-families?q=mockaceae")
+            .await,
     )
     .await;
     let sp = json_of(
-        send(&app, Method::POST, "/api/v1/species", Some(&a),
-            Some(&json!({"scientific_name": format!("Bindus {}", letters()), "family_key": family["items"][0]["key"]}))).await,
+        app.rest_auth(Some(&a)).post("/api/v1/species", &json!({"scientific_name": format!("Bindus {}", letters()), "family_key": family["items"][0]["key"]})).await,
     )
     .await;
     let path = format!(
@@ -576,55 +521,42 @@ async fn binding_a_sequence_is_one_admin_operation() {
         sp["key"].as_str().expect("key")
     );
     let fern = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/phase-sequences?q=fern_spore",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/phase-sequences?q=fern_spore")
+            .await,
     )
     .await;
     let fern_key = fern["items"][0]["key"].clone();
 
     let body = json!({"phase_sequence_key": fern_key});
     assert_error(
-        send(&app, Method::PUT, &path, Some(&u), Some(&body)).await,
+        app.rest_auth(Some(&u)).put(&path, &body).await,
         403,
         "FORBIDDEN",
     )
     .await;
-    let before = json_of(send(&app, Method::GET, &path, Some(&u), None).await).await;
+    let before = json_of(app.rest_auth(Some(&u)).get(&path).await).await;
     assert_eq!(
         (before["source"].as_str(), before["rule"].as_i64()),
         (Some("selected"), Some(7))
     );
 
-    let res = send(
-        &app,
-        Method::PUT,
-        &path,
-        Some(&a),
-        Some(&json!({"phase_sequence_key": uuid::Uuid::now_v7()})),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .put(&path, &json!({"phase_sequence_key": uuid::Uuid::now_v7()}))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::PUT,
-        &path,
-        Some(&a),
-        Some(&json!({"phase_sequence_key": "x"})),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .put(&path, &json!({"phase_sequence_key": "x"}))
+        .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(
-        json_of(send(&app, Method::GET, &path, Some(&u), None).await).await["source"],
+        json_of(app.rest_auth(Some(&u)).get(&path).await).await["source"],
         "selected"
     );
 
-    let res = send(&app, Method::PUT, &path, Some(&a), Some(&body)).await;
+    let res = app.rest_auth(Some(&a)).put(&path, &body).await;
     assert_eq!(res.status().as_u16(), 200);
     let now = json_of(res).await;
     assert_eq!(
@@ -632,36 +564,29 @@ async fn binding_a_sequence_is_one_admin_operation() {
         (Some("bound"), Some("fern_spore"))
     );
     let record = json_of(
-        send(
-            &app,
-            Method::GET,
-            &format!("/api/v1/species/{}", sp["key"].as_str().expect("key")),
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get(&format!(
+                "/api/v1/species/{}",
+                sp["key"].as_str().expect("key")
+            ))
+            .await,
     )
     .await;
     assert_eq!(record["phase_sequence_key"], fern_key);
     // A patch of the species does not touch the binding.
-    let res = send(
-        &app,
-        Method::PATCH,
-        &format!("/api/v1/species/{}", sp["key"].as_str().expect("key")),
-        Some(&a),
-        Some(&json!({"cycle_type": "annual"})),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .patch(
+            &format!("/api/v1/species/{}", sp["key"].as_str().expect("key")),
+            &json!({"cycle_type": "annual"}),
+        )
+        .await;
     assert_eq!(json_of(res).await["phase_sequence_key"], fern_key);
     // null unbinds: the rules decide again (annual now: rule 6).
-    let res = send(
-        &app,
-        Method::PUT,
-        &path,
-        Some(&a),
-        Some(&json!({"phase_sequence_key": null})),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .put(&path, &json!({"phase_sequence_key": null}))
+        .await;
     let after = json_of(res).await;
     assert_eq!(
         (after["source"].as_str(), after["rule"].as_i64()),
@@ -829,14 +754,13 @@ async fn phases_sequences_and_growth_phases() {
     assert_eq!(growth["total"], 2);
     assert_eq!(growth["items"][1]["phase_name"], "fx_ripening");
     // A phase in use by a sequence cannot be deleted.
-    let res = send(
-        &app,
-        Method::DELETE,
-        &format!("/api/v1/phases/{}", phase["key"].as_str().expect("key")),
-        None,
-        None,
-    )
-    .await;
+    let res = app
+        .rest()
+        .delete(&format!(
+            "/api/v1/phases/{}",
+            phase["key"].as_str().expect("key")
+        ))
+        .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
     let page = json_of(
         app.get(&format!(
@@ -848,16 +772,11 @@ async fn phases_sequences_and_growth_phases() {
     .await;
     assert_eq!(page["total"], 1);
     assert_eq!(
-        send(
-            &app,
-            Method::DELETE,
-            &format!("/api/v1/phase-sequences/{skey}"),
-            None,
-            None
-        )
-        .await
-        .status()
-        .as_u16(),
+        app.rest()
+            .delete(&format!("/api/v1/phase-sequences/{skey}"))
+            .await
+            .status()
+            .as_u16(),
         204
     );
 }
@@ -958,14 +877,10 @@ async fn knowledge_search_ranks_sources_in_both_languages() {
     let user = app.user("reader").await;
     seeded(&app).await;
     let u = user.bearer();
-    let res = send(
-        &app,
-        Method::GET,
-        "/api/v1/knowledge/search?q=fixture%20tomato%20sun&language=en",
-        Some(&u),
-        None,
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&u))
+        .get("/api/v1/knowledge/search?q=fixture%20tomato%20sun&language=en")
+        .await;
     assert_eq!(res.status().as_u16(), 200);
     let page = json_of(res).await;
     let first = &page["items"][0];
@@ -983,27 +898,17 @@ async fn knowledge_search_ranks_sources_in_both_languages() {
             .is_some_and(|u| u.starts_with("/api/v1/species/"))
     );
     let de = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/knowledge/search?q=Leitf%C3%A4higkeit%20N%C3%A4hrl%C3%B6sung&language=de",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/knowledge/search?q=Leitf%C3%A4higkeit%20N%C3%A4hrl%C3%B6sung&language=de")
+            .await,
     )
     .await;
     assert_eq!(de["items"][0]["source_type"], "glossary_term", "{de}");
     assert_eq!(de["items"][0]["language"], "de");
     let pests = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/knowledge/search?q=honeydew&source=pest",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/knowledge/search?q=honeydew&source=pest")
+            .await,
     )
     .await;
     assert_eq!(pests["items"][0]["title"], "Fixture aphid (Fixturia vorax)");
@@ -1013,14 +918,10 @@ async fn knowledge_search_ranks_sources_in_both_languages() {
         ("?q=x&source=plants", "query.source"),
         ("?q=x&limit=51", "query.limit"),
     ] {
-        let res = send(
-            &app,
-            Method::GET,
-            &format!("/api/v1/knowledge/search{q}"),
-            Some(&u),
-            None,
-        )
-        .await;
+        let res = app
+            .rest_auth(Some(&u))
+            .get(&format!("/api/v1/knowledge/search{q}"))
+            .await;
         let body = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&body), [field]);
     }
@@ -1042,16 +943,11 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
     let w = letters();
     let fam = json!({"name": format!("I{w}aceae")});
     assert_eq!(
-        send(
-            &app,
-            Method::POST,
-            "/api/v1/botanical-families",
-            Some(&a),
-            Some(&fam)
-        )
-        .await
-        .status()
-        .as_u16(),
+        app.rest_auth(Some(&a))
+            .post("/api/v1/botanical-families", &fam)
+            .await
+            .status()
+            .as_u16(),
         201
     );
     let csv = format!(
@@ -1061,19 +957,19 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
     );
     let body = json!({"kind": "species", "csv": csv});
     assert_error(
-        send(&app, Method::POST, "/api/v1/imports", Some(&u), Some(&body)).await,
+        app.rest_auth(Some(&u)).post("/api/v1/imports", &body).await,
         403,
         "FORBIDDEN",
     )
     .await;
     assert_error(
-        send(&app, Method::GET, "/api/v1/imports", Some(&u), None).await,
+        app.rest_auth(Some(&u)).get("/api/v1/imports").await,
         403,
         "FORBIDDEN",
     )
     .await;
 
-    let res = send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await;
+    let res = app.rest_auth(Some(&a)).post("/api/v1/imports", &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let job = json_of(res).await;
     assert_eq!(
@@ -1092,14 +988,10 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
         "a preview writes nothing"
     );
     let path = format!("/api/v1/imports/{}", job["key"].as_str().expect("key"));
-    let res = send(
-        &app,
-        Method::POST,
-        &format!("{path}/confirm"),
-        Some(&a),
-        None,
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post_empty(&format!("{path}/confirm"))
+        .await;
     assert_eq!(res.status().as_u16(), 200);
     let done = json_of(res).await;
     assert_eq!(done["status"], "confirmed");
@@ -1108,14 +1000,9 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
         json!({"created": 2, "updated": 0, "unchanged": 0})
     );
     let page = json_of(
-        send(
-            &app,
-            Method::GET,
-            &format!("/api/v1/species?q=importus%20{w}"),
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get(&format!("/api/v1/species?q=importus%20{w}"))
+            .await,
     )
     .await;
     assert_eq!(page["total"], 1, "{page}");
@@ -1124,21 +1011,15 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
     assert_eq!(sp["toxicity"], json!({"is_toxic": false}));
     assert_eq!(sp["common_names_en"], json!(["Import plant", "Imported"]));
     assert_error(
-        send(
-            &app,
-            Method::POST,
-            &format!("{path}/confirm"),
-            Some(&a),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .post_empty(&format!("{path}/confirm"))
+            .await,
         409,
         "STATE_CONFLICT",
     )
     .await;
     // The same file again: nothing would change.
-    let again =
-        json_of(send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await).await;
+    let again = json_of(app.rest_auth(Some(&a)).post("/api/v1/imports", &body).await).await;
     assert_eq!(again["preview"][1]["action"], "unchanged", "{again}");
 
     // One bad row: the preview names it, confirming refuses the whole file.
@@ -1146,14 +1027,9 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
         "scientific_name,family,harvest_months\nGoodus {w},I{w}aceae,5\nBadus {w},Nosuchaceae,13\n"
     );
     let job = json_of(
-        send(
-            &app,
-            Method::POST,
-            "/api/v1/imports",
-            Some(&a),
-            Some(&json!({"kind": "species", "csv": bad})),
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .post("/api/v1/imports", &json!({"kind": "species", "csv": bad}))
+            .await,
     )
     .await;
     assert_eq!(job["valid"], false);
@@ -1164,17 +1040,13 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
         .filter_map(|e| e["row"].as_i64())
         .collect();
     assert_eq!(rows, [3, 3], "{job}");
-    let res = send(
-        &app,
-        Method::POST,
-        &format!(
+    let res = app
+        .rest_auth(Some(&a))
+        .post_empty(&format!(
             "/api/v1/imports/{}/confirm",
             job["key"].as_str().expect("key")
-        ),
-        Some(&a),
-        None,
-    )
-    .await;
+        ))
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["csv.row[3]", "csv.row[3]"]);
     assert_eq!(
@@ -1192,20 +1064,15 @@ async fn csv_import_previews_then_confirms_all_rows_or_none() {
         (json!({"kind": "species", "csv": "\"open"}), "body.csv"),
         (json!({"kind": "species"}), "body.csv"),
     ] {
-        let res = send(&app, Method::POST, "/api/v1/imports", Some(&a), Some(&body)).await;
+        let res = app.rest_auth(Some(&a)).post("/api/v1/imports", &body).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), [field], "{body}");
     }
     let missing = uuid::Uuid::now_v7();
     assert_error(
-        send(
-            &app,
-            Method::GET,
-            &format!("/api/v1/imports/{missing}"),
-            Some(&a),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .get(&format!("/api/v1/imports/{missing}"))
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
@@ -1288,136 +1155,101 @@ async fn enrichment_sources_answer_through_one_adapter() {
     let (a, u) = (admin.bearer(), user.bearer());
 
     assert_error(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/enrichment/sources",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/enrichment/sources")
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
     let sources = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/enrichment/sources",
-            Some(&a),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .get("/api/v1/enrichment/sources")
+            .await,
     )
     .await;
     assert_eq!(sources[0]["name"], "gbif");
     assert_eq!(sources[0]["base_url"], upstream.as_str());
     assert_error(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/enrichment/sources/trefle",
-            Some(&a),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .get("/api/v1/enrichment/sources/trefle")
+            .await,
         404,
         "ADAPTER_NOT_FOUND",
     )
     .await;
 
     let lookup = |name: &str| json!({"scientific_name": name});
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/enrichment/sources/gbif/lookup",
-        Some(&a),
-        Some(&lookup("Fixtura tomatoides")),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post(
+            "/api/v1/enrichment/sources/gbif/lookup",
+            &lookup("Fixtura tomatoides"),
+        )
+        .await;
     assert_eq!(res.status().as_u16(), 200);
     let found = json_of(res).await;
     assert_eq!(found["found"], true);
     assert_eq!(found["match"]["external_id"], "42");
     assert_eq!(found["match"]["family"], "Fixturaceae");
     let none = json_of(
-        send(
-            &app,
-            Method::POST,
-            "/api/v1/enrichment/sources/gbif/lookup",
-            Some(&a),
-            Some(&lookup("Nothingus at all")),
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .post(
+                "/api/v1/enrichment/sources/gbif/lookup",
+                &lookup("Nothingus at all"),
+            )
+            .await,
     )
     .await;
     assert_eq!(
         (none["found"].as_bool(), none["match"].clone()),
         (Some(false), Value::Null)
     );
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/enrichment/sources/gbif/lookup",
-        Some(&a),
-        Some(&lookup("Ratelimitus x")),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post(
+            "/api/v1/enrichment/sources/gbif/lookup",
+            &lookup("Ratelimitus x"),
+        )
+        .await;
     let (seconds, error) = crate::support::assert_rate_limited(res).await;
     assert_eq!(seconds, 30, "the source's Retry-After is passed on");
     assert!(error.contains("gbif"), "{error}");
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/enrichment/sources/gbif/lookup",
-        Some(&a),
-        Some(&lookup("Brokenus x")),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post(
+            "/api/v1/enrichment/sources/gbif/lookup",
+            &lookup("Brokenus x"),
+        )
+        .await;
     assert_error(res, 502, "EXTERNAL_SOURCE_ERROR").await;
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/enrichment/sources/nope/lookup",
-        Some(&a),
-        Some(&lookup("Fixtura x")),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post(
+            "/api/v1/enrichment/sources/nope/lookup",
+            &lookup("Fixtura x"),
+        )
+        .await;
     assert_error(res, 404, "ADAPTER_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::POST,
-        "/api/v1/enrichment/sources/gbif/lookup",
-        Some(&a),
-        Some(&json!({})),
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .post("/api/v1/enrichment/sources/gbif/lookup", &json!({}))
+        .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
 
     // A proposal for a species: where the source differs (the fixture tomato has a genus and
     // family that agree; the mystery plant has no genus recorded).
     let mystery = json_of(
-        send(
-            &app,
-            Method::GET,
-            "/api/v1/species?q=mockia%20obscura",
-            Some(&u),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&u))
+            .get("/api/v1/species?q=mockia%20obscura")
+            .await,
     )
     .await;
     let key = mystery["items"][0]["key"].as_str().expect("key");
     let proposal = json_of(
-        send(
-            &app,
-            Method::GET,
-            &format!("/api/v1/enrichment/species/{key}/sources/gbif"),
-            Some(&a),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&a))
+            .get(&format!("/api/v1/enrichment/species/{key}/sources/gbif"))
+            .await,
     )
     .await;
     let fields: Vec<&str> = proposal["differences"]
@@ -1428,26 +1260,18 @@ async fn enrichment_sources_answer_through_one_adapter() {
         .collect();
     assert_eq!(fields, ["genus", "family"], "{proposal}");
     assert_eq!(proposal["differences"][1]["current"], "Mockaceae");
-    let res = send(
-        &app,
-        Method::GET,
-        &format!("/api/v1/enrichment/species/{key}/sources/nope"),
-        Some(&a),
-        None,
-    )
-    .await;
+    let res = app
+        .rest_auth(Some(&a))
+        .get(&format!("/api/v1/enrichment/species/{key}/sources/nope"))
+        .await;
     assert_error(res, 404, "ADAPTER_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::GET,
-        &format!(
+    let res = app
+        .rest_auth(Some(&a))
+        .get(&format!(
             "/api/v1/enrichment/species/{}/sources/gbif",
             uuid::Uuid::now_v7()
-        ),
-        Some(&a),
-        None,
-    )
-    .await;
+        ))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
@@ -1545,42 +1369,28 @@ async fn every_collection_shares_the_same_contract() {
     ] {
         assert_error(app.get(path).await, 401, "UNAUTHORIZED").await;
         let page = json_of(
-            send(
-                &app,
-                Method::GET,
-                &format!("{path}?skip=0&limit=1"),
-                Some(&u),
-                None,
-            )
-            .await,
+            app.rest_auth(Some(&u))
+                .get(&format!("{path}?skip=0&limit=1"))
+                .await,
         )
         .await;
         assert_eq!(page["limit"], 1, "{path}: {page}");
         assert!(page["items"].is_array() && page["total"].is_i64(), "{path}");
-        let res = send(
-            &app,
-            Method::GET,
-            &format!("{path}?limit=1000"),
-            Some(&u),
-            None,
-        )
-        .await;
+        let res = app
+            .rest_auth(Some(&u))
+            .get(&format!("{path}?limit=1000"))
+            .await;
         assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_error(
-            send(&app, Method::POST, path, Some(&u), Some(&json!({}))).await,
+            app.rest_auth(Some(&u)).post(path, &json!({})).await,
             403,
             "FORBIDDEN",
         )
         .await;
         let body = assert_error(
-            send(
-                &app,
-                Method::POST,
-                path,
-                Some(&a),
-                Some(&json!({"nope": 1})),
-            )
-            .await,
+            app.rest_auth(Some(&a))
+                .post(path, &json!({"nope": 1}))
+                .await,
             422,
             "VALIDATION_ERROR",
         )
@@ -1590,25 +1400,25 @@ async fn every_collection_shares_the_same_contract() {
         assert_eq!(detail_fields(&body), want, "{path}");
         let missing = format!("{path}/{}", uuid::Uuid::now_v7());
         assert_error(
-            send(&app, Method::GET, &missing, Some(&u), None).await,
+            app.rest_auth(Some(&u)).get(&missing).await,
             404,
             "ENTITY_NOT_FOUND",
         )
         .await;
         assert_error(
-            send(&app, Method::PATCH, &missing, Some(&u), Some(&json!({}))).await,
+            app.rest_auth(Some(&u)).patch(&missing, &json!({})).await,
             403,
             "FORBIDDEN",
         )
         .await;
         assert_error(
-            send(&app, Method::PATCH, &missing, Some(&a), Some(&json!({}))).await,
+            app.rest_auth(Some(&a)).patch(&missing, &json!({})).await,
             404,
             "ENTITY_NOT_FOUND",
         )
         .await;
         assert_error(
-            send(&app, Method::DELETE, &missing, Some(&a), None).await,
+            app.rest_auth(Some(&a)).delete(&missing).await,
             404,
             "ENTITY_NOT_FOUND",
         )

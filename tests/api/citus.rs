@@ -3,14 +3,13 @@
 //! PostgreSQL each test says it was skipped and passes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kultiva::tenancy::TenantRecord;
 use kultiva::tenancy::citus::{self, Node};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::support::{TestApp, header};
+use crate::support::{TestApp, Traffic, post_site};
 
 /// The app, when its database is a Citus coordinator; `None` (and a line saying so) otherwise.
 async fn citus_app() -> Option<TestApp> {
@@ -55,14 +54,6 @@ async fn workers(app: &TestApp) -> Vec<Node> {
     rows.into_iter()
         .map(|(host, port)| Node { host, port })
         .collect()
-}
-
-async fn post_site(app: &TestApp, slug: &str, name: &str) -> reqwest::Response {
-    app.post_json(
-        &format!("/api/v1/t/{slug}/sites/"),
-        &json!({"name": name, "kind": "garden"}),
-    )
-    .await
 }
 
 #[tokio::test]
@@ -160,46 +151,7 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
         .find(|n| *n != from)
         .expect("a second worker");
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let mut writers = Vec::new();
-    for w in 0..3 {
-        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
-        writers.push(tokio::spawn(async move {
-            let mut seen = Vec::new();
-            let mut i = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let name = format!("w{w}-{i}");
-                let started = Instant::now();
-                let res = post_site(&app, &slug, &name).await;
-                let status = res.status().as_u16();
-                let retry_after = header(&res, "retry-after");
-                seen.push((name, status, retry_after, started.elapsed()));
-                i += 1;
-                if status == 503 {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-            seen
-        }));
-    }
-    let reader = {
-        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
-        tokio::spawn(async move {
-            let mut seen = Vec::new();
-            while !stop.load(Ordering::Relaxed) {
-                let res = app.get(&format!("/api/v1/t/{slug}/sites/?limit=1")).await;
-                let status = res.status().as_u16();
-                let total = if status == 200 {
-                    let page: Value = res.json().await.expect("json");
-                    page["total"].as_i64().expect("total")
-                } else {
-                    -1
-                };
-                seen.push((status, total));
-            }
-            seen
-        })
-    };
+    let traffic = Traffic::start(&app, &slug);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let moved = citus::move_garden(&app.state, &t.slug, &to)
         .await
@@ -209,13 +161,8 @@ async fn a_garden_moved_by_citus_under_concurrent_writes_loses_nothing() {
         (from, to.clone())
     );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    stop.store(true, Ordering::Relaxed);
 
-    let mut answered = Vec::new();
-    for w in writers {
-        answered.extend(w.await.expect("writer"));
-    }
-    let reads = reader.await.expect("reader");
+    let (answered, reads) = traffic.stop().await;
     let acked: std::collections::BTreeSet<String> = answered
         .iter()
         .filter(|(_, status, _, _)| *status == 201)

@@ -389,25 +389,11 @@ async fn service_accounts_and_platform_admins_come_from_the_cli() {
 
     // The first platform admin.
     let user = full.user("first-admin").await;
-    let res = full
-        .call(
-            reqwest::Method::GET,
-            "/api/v1/admin/users",
-            Some(&user.bearer()),
-            None,
-        )
-        .await;
+    let res = full.rest_as(&user).get("/api/v1/admin/users").await;
     assert_eq!(res.status().as_u16(), 403);
     let out = kultiva(&["platform-admin", "grant", &user.email], &db);
     assert!(out.status.success(), "{out:?}");
-    let res = full
-        .call(
-            reqwest::Method::GET,
-            "/api/v1/admin/users",
-            Some(&user.bearer()),
-            None,
-        )
-        .await;
+    let res = full.rest_as(&user).get("/api/v1/admin/users").await;
     assert_eq!(
         res.status().as_u16(),
         200,

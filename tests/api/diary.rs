@@ -12,7 +12,7 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::{count, exec};
-use crate::ipm::{World, call, path, tool, world};
+use crate::ipm::{World, path, tool, world};
 use crate::support::{TestApp, detail_fields};
 
 pub async fn app() -> TestApp {
@@ -29,7 +29,10 @@ pub fn entry_path(t: &TenantRecord, key: &str) -> String {
 
 /// Writes an entry as `who` (asserts 201) and returns it.
 pub async fn write(app: &TestApp, w: &World, who: &crate::support::TestUser, body: Value) -> Value {
-    let (s, v) = call(app, Method::POST, &entries(&w.t), who, Some(&body)).await;
+    let (s, v) = app
+        .rest_as(who)
+        .call(Method::POST, &entries(&w.t), Some(&body))
+        .await;
     assert_eq!(s, 201, "write {body}: {v}");
     v
 }
@@ -48,14 +51,14 @@ fn keys(page: &Value) -> Vec<String> {
 }
 
 async fn run(app: &TestApp, w: &World) -> String {
-    let (s, v) = call(
-        app,
-        Method::POST,
-        &path(&w.t, "planting-runs"),
-        &w.grower,
-        Some(&json!({"name": "Diary run"})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "planting-runs"),
+            Some(&json!({"name": "Diary run"})),
+        )
+        .await;
     assert_eq!(s, 201, "{v}");
     v["key"].as_str().expect("run key").to_owned()
 }
@@ -127,7 +130,10 @@ async fn diary_entries_are_written_read_and_listed_with_filters() {
     let k = |v: &Value| v["key"].as_str().expect("key").to_owned();
 
     // Newest first: entry date, then when written; the text is withheld.
-    let (s, page) = call(&app, Method::GET, &entries(&w.t), &w.viewer, None).await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entries(&w.t), None)
+        .await;
     assert_eq!(s, 200, "{page}");
     assert_eq!(page["total"], 4);
     assert_eq!(
@@ -143,7 +149,7 @@ async fn diary_entries_are_written_read_and_listed_with_filters() {
         let app = &app;
         let viewer = &w.viewer;
         async move {
-            let (s, page) = call(app, Method::GET, &url, viewer, None).await;
+            let (s, page) = app.rest_as(viewer).call(Method::GET, &url, None).await;
             assert_eq!(s, 200, "{q}: {page}");
             keys(&page)
         }
@@ -165,14 +171,14 @@ async fn diary_entries_are_written_read_and_listed_with_filters() {
     let range: &'static str = Box::leak(format!("from={}&to={}", day(2), day(1)).into_boxed_str());
     assert_eq!(filtered(range).await, [k(&about_run)]);
     assert!(filtered("analysis_state=requested").await.is_empty());
-    let (_, page) = call(
-        &app,
-        Method::GET,
-        &format!("{}?limit=1&skip=1", entries(&w.t)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{}?limit=1&skip=1", entries(&w.t)),
+            None,
+        )
+        .await;
     assert_eq!(
         (page["total"].clone(), keys(&page)),
         (json!(4), vec![k(&about_run)])
@@ -190,14 +196,10 @@ async fn diary_entries_are_written_read_and_listed_with_filters() {
         );
         exec(&app, &w.t, &sql, id).await;
     }
-    let (s, one) = call(
-        &app,
-        Method::GET,
-        &entry_path(&w.t, &k(&first)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, one) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entry_path(&w.t, &k(&first)), None)
+        .await;
     assert_eq!(s, 200, "{one}");
     assert_eq!(one["text"], first["text"]);
     assert_eq!(one["photos"].as_array().expect("photos").len(), 3);
@@ -210,14 +212,10 @@ async fn diary_entries_are_written_read_and_listed_with_filters() {
         .collect();
     assert_eq!(pending, ["thumbnail_pending", "unavailable"]);
     assert_eq!(one["pending"][0]["key"], one["photos"][1]["key"]);
-    let (_, page) = call(
-        &app,
-        Method::GET,
-        plant_q_url(&w, &p0).as_str(),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, plant_q_url(&w, &p0).as_str(), None)
+        .await;
     assert_eq!(page["items"][0]["photo_count"], 3);
 }
 
@@ -283,7 +281,10 @@ async fn diary_bad_input_writes_nothing() {
             "body.analysis_state",
         ),
     ] {
-        let (s, v) = call(&app, Method::POST, &entries(&w.t), &w.grower, Some(&body)).await;
+        let (s, v) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &entries(&w.t), Some(&body))
+            .await;
         assert_eq!(
             (s, v["error_code"].as_str()),
             (422, Some("VALIDATION_ERROR")),
@@ -297,7 +298,10 @@ async fn diary_bad_input_writes_nothing() {
         json!({"text": "ok", "run_key": Uuid::now_v7()}),
         json!({"text": "ok", "plant_key": other.plants[0]}),
     ] {
-        let (s, v) = call(&app, Method::POST, &entries(&w.t), &w.grower, Some(&body)).await;
+        let (s, v) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &entries(&w.t), Some(&body))
+            .await;
         assert_eq!(
             (s, v["error_code"].as_str()),
             (404, Some("ENTITY_NOT_FOUND")),
@@ -305,14 +309,10 @@ async fn diary_bad_input_writes_nothing() {
         );
     }
     // A viewer writes nothing; not JSON is 400.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &entries(&w.t),
-        &w.viewer,
-        Some(&json!({"text": "x"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.viewer)
+        .call(Method::POST, &entries(&w.t), Some(&json!({"text": "x"})))
+        .await;
     assert_eq!(s, 403);
     let res = reqwest::Client::new()
         .post(app.url(&entries(&w.t)))
@@ -336,7 +336,7 @@ async fn diary_bad_input_writes_nothing() {
         ("limit=101", "query.limit"),
     ] {
         let url = format!("{}?{q}", entries(&w.t));
-        let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+        let (s, v) = app.rest_as(&w.viewer).call(Method::GET, &url, None).await;
         assert_eq!(s, 422, "{q}: {v}");
         assert!(detail_fields(&v).contains(&field.to_owned()), "{q}: {v}");
     }
@@ -348,18 +348,18 @@ async fn diary_bad_input_writes_nothing() {
         ("tag=a%01".to_owned(), "query.tag"),
     ] {
         let url = format!("{}?{q}", entries(&w.t));
-        let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+        let (s, v) = app.rest_as(&w.viewer).call(Method::GET, &url, None).await;
         assert_eq!(s, 422, "{q}: {v}");
         assert!(detail_fields(&v).contains(&field.to_owned()), "{q}: {v}");
     }
     let url = format!("{}?tag=%20Tomato%20", entries(&w.t));
-    let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+    let (s, v) = app.rest_as(&w.viewer).call(Method::GET, &url, None).await;
     assert_eq!(s, 200, "a tag with blanks around it is trimmed: {v}");
     let url = format!("{}?from={}&to={}", entries(&w.t), day(1), day(2));
-    let (s, v) = call(&app, Method::GET, &url, &w.viewer, None).await;
+    let (s, v) = app.rest_as(&w.viewer).call(Method::GET, &url, None).await;
     assert_eq!(s, 422, "{v}");
     let url = format!("{}?plant={}", entries(&w.t), other.plants[0]);
-    let (s, _) = call(&app, Method::GET, &url, &w.viewer, None).await;
+    let (s, _) = app.rest_as(&w.viewer).call(Method::GET, &url, None).await;
     assert_eq!(s, 404);
 }
 
@@ -379,31 +379,23 @@ async fn diary_edits_and_deletes_by_the_author_or_an_admin() {
     let key = e["key"].as_str().expect("key").to_owned();
     let at = entry_path(&w.t, &key);
     // Another grower may not change or delete it: 403, nothing changed.
-    let (s, v) = call(
-        &app,
-        Method::PATCH,
-        &at,
-        &second,
-        Some(&json!({"text": "Hijacked"})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&second)
+        .call(Method::PATCH, &at, Some(&json!({"text": "Hijacked"})))
+        .await;
     assert_eq!(
         (s, v["error_code"].as_str()),
         (403, Some("FORBIDDEN")),
         "{v}"
     );
-    let (s, _) = call(&app, Method::DELETE, &at, &second, None).await;
+    let (s, _) = app.rest_as(&second).call(Method::DELETE, &at, None).await;
     assert_eq!(s, 403);
-    let (s, _) = call(
-        &app,
-        Method::PATCH,
-        &at,
-        &w.viewer,
-        Some(&json!({"text": "v"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.viewer)
+        .call(Method::PATCH, &at, Some(&json!({"text": "v"})))
+        .await;
     assert_eq!(s, 403);
-    let (_, now) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, now) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(now["text"], "First words.");
     // Bad patches: null for a field that cannot be cleared, bad values, unknown fields.
     for (body, field) in [
@@ -415,24 +407,27 @@ async fn diary_edits_and_deletes_by_the_author_or_an_admin() {
         (json!({"measurements": {"ph": -1}}), "body.measurements.ph"),
         (json!({"plant_key": w.plants[0]}), "body.plant_key"),
     ] {
-        let (s, v) = call(&app, Method::PATCH, &at, &w.grower, Some(&body)).await;
+        let (s, v) = app
+            .rest_as(&w.grower)
+            .call(Method::PATCH, &at, Some(&body))
+            .await;
         assert_eq!(s, 422, "{body}: {v}");
         assert!(detail_fields(&v).contains(&field.to_owned()), "{body}: {v}");
     }
-    let (_, still) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, still) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(
         still["updated_at"], e["updated_at"],
         "bad patches change nothing"
     );
     // The author changes what it sends, the rest stays.
-    let (s, v) = call(
-        &app,
-        Method::PATCH,
-        &at,
-        &w.grower,
-        Some(&json!({"text": "Better words.", "tags": [], "entry_type": "care"})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::PATCH,
+            &at,
+            Some(&json!({"text": "Better words.", "tags": [], "entry_type": "care"})),
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["text"], "Better words.");
     assert_eq!(v["tags"], json!([]));
@@ -440,34 +435,26 @@ async fn diary_edits_and_deletes_by_the_author_or_an_admin() {
     assert_eq!(v["measurements"], json!({"ph": 6.0}));
     assert_eq!(v["plant_key"], e["plant_key"]);
     // An admin may edit and delete anyone's entry.
-    let (s, v) = call(
-        &app,
-        Method::PATCH,
-        &at,
-        &w.admin,
-        Some(&json!({"measurements": {}})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.admin)
+        .call(Method::PATCH, &at, Some(&json!({"measurements": {}})))
+        .await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["measurements"], json!({}));
-    let (s, _) = call(&app, Method::DELETE, &at, &w.admin, None).await;
+    let (s, _) = app.rest_as(&w.admin).call(Method::DELETE, &at, None).await;
     assert_eq!(s, 204);
-    let (s, _) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (s, _) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(s, 404);
     // The author deletes its own; a key that is no UUID is 404.
     let mine = write(&app, &w, &second, json!({"text": "Mine."})).await;
     let at = entry_path(&w.t, mine["key"].as_str().expect("key"));
-    let (s, _) = call(&app, Method::DELETE, &at, &second, None).await;
+    let (s, _) = app.rest_as(&second).call(Method::DELETE, &at, None).await;
     assert_eq!(s, 204);
     assert_eq!(count(&app, &w.t, "diary_entries").await, 0);
-    let (s, _) = call(
-        &app,
-        Method::GET,
-        &entry_path(&w.t, "not-a-key"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entry_path(&w.t, "not-a-key"), None)
+        .await;
     assert_eq!(s, 404);
 }
 
@@ -481,31 +468,36 @@ async fn diary_entries_stay_in_their_garden() {
     // A's entry through B's slug: unknown there.
     for method in [Method::GET, Method::PATCH, Method::DELETE] {
         let body = (method == Method::PATCH).then(|| json!({"text": "x"}));
-        let (s, v) = call(
-            &app,
-            method.clone(),
-            &entry_path(&b.t, key),
-            &b.admin,
-            body.as_ref(),
-        )
-        .await;
+        let (s, v) = app
+            .rest_as(&b.admin)
+            .call(method.clone(), &entry_path(&b.t, key), body.as_ref())
+            .await;
         assert_eq!(s, 404, "{method}: {v}");
     }
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &format!("{}/analysis", entry_path(&b.t, key)),
-        &b.admin,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&b.admin)
+        .call(
+            Method::POST,
+            &format!("{}/analysis", entry_path(&b.t, key)),
+            Some(&json!({"consent": true})),
+        )
+        .await;
     assert_eq!(s, 404);
     // B's admin on A's slug: the garden does not exist for it.
-    let (s, _) = call(&app, Method::GET, &entry_path(&a.t, key), &b.admin, None).await;
+    let (s, _) = app
+        .rest_as(&b.admin)
+        .call(Method::GET, &entry_path(&a.t, key), None)
+        .await;
     assert_eq!(s, 404);
-    let (_, page) = call(&app, Method::GET, &entries(&b.t), &b.admin, None).await;
+    let (_, page) = app
+        .rest_as(&b.admin)
+        .call(Method::GET, &entries(&b.t), None)
+        .await;
     assert_eq!(page["total"], 0);
-    let (_, still) = call(&app, Method::GET, &entry_path(&a.t, key), &a.viewer, None).await;
+    let (_, still) = app
+        .rest_as(&a.viewer)
+        .call(Method::GET, &entry_path(&a.t, key), None)
+        .await;
     assert_eq!(still["text"], "A's secret.");
 }
 
@@ -526,7 +518,7 @@ async fn marking_for_analysis_needs_the_author_signed_in_with_consent() {
     .await;
     let key = e["key"].as_str().expect("key").to_owned();
     let at = analysis(&w.t, &key);
-    let (s, v) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (s, v) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["analysis_state"], Value::Null);
     assert_eq!(v["result"], Value::Null);
@@ -537,97 +529,83 @@ async fn marking_for_analysis_needs_the_author_signed_in_with_consent() {
         (json!({"consent": "yes"}), "type_error"),
         (json!({"consent": true, "extra": 1}), "extra_forbidden"),
     ] {
-        let (s, v) = call(&app, Method::POST, &at, &w.grower, Some(&body)).await;
+        let (s, v) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &at, Some(&body))
+            .await;
         assert_eq!(s, 422, "{body}: {v}");
         assert_eq!(v["details"][0]["code"], code, "{body}: {v}");
     }
     // Not the author (another grower, an admin), a viewer, the author's API key: refused.
     let second = app.member(&w.t, Role::Grower).await;
     for who in [&second, &w.admin] {
-        let (s, v) = call(
-            &app,
-            Method::POST,
-            &at,
-            who,
-            Some(&json!({"consent": true})),
-        )
-        .await;
+        let (s, v) = app
+            .rest_as(who)
+            .call(Method::POST, &at, Some(&json!({"consent": true})))
+            .await;
         assert_eq!(
             (s, v["error_code"].as_str()),
             (403, Some("FORBIDDEN")),
             "{v}"
         );
     }
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &at,
-        &w.viewer,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.viewer)
+        .call(Method::POST, &at, Some(&json!({"consent": true})))
+        .await;
     assert_eq!(s, 403);
     let key_of_author = app.api_key(&w.grower, Some(w.t.slug.as_str())).await;
     let res = app
-        .call(
-            Method::POST,
-            &at,
-            Some(&format!("Bearer {key_of_author}")),
-            Some(&json!({"consent": true})),
-        )
+        .rest_key(&key_of_author)
+        .post(&at, &json!({"consent": true}))
         .await;
     assert_eq!(res.status().as_u16(), 403);
-    let (_, v) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, v) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(v["analysis_state"], Value::Null, "nothing marked");
 
     // The author, signed in, with consent: requested, in the work queue.
-    let (s, v) = call(
-        &app,
-        Method::POST,
-        &at,
-        &w.grower,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &at, Some(&json!({"consent": true})))
+        .await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["analysis_state"], "requested");
     assert_eq!(v["requested_by"], w.grower.key);
     assert!(v["consent_at"].is_string() && v["requested_at"].is_string());
     assert_eq!(v["lease_expires_at"], Value::Null);
     // Again: unchanged.
-    let (s, again) = call(
-        &app,
-        Method::POST,
-        &at,
-        &w.grower,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, again) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &at, Some(&json!({"consent": true})))
+        .await;
     assert_eq!(s, 200);
     assert_eq!(again["requested_at"], v["requested_at"]);
-    let (_, page) = call(
-        &app,
-        Method::GET,
-        &format!("{}?analysis_state=requested", entries(&w.t)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{}?analysis_state=requested", entries(&w.t)),
+            None,
+        )
+        .await;
     assert_eq!(keys(&page), std::slice::from_ref(&key));
-    let (_, one) = call(&app, Method::GET, &entry_path(&w.t, &key), &w.viewer, None).await;
+    let (_, one) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entry_path(&w.t, &key), None)
+        .await;
     assert_eq!(one["analysis_state"], "requested");
 
     // Withdrawing: another grower may not; the author may; then it is not marked (409 again).
-    let (s, _) = call(&app, Method::DELETE, &at, &second, None).await;
+    let (s, _) = app.rest_as(&second).call(Method::DELETE, &at, None).await;
     assert_eq!(s, 403);
-    let (s, _) = call(&app, Method::DELETE, &at, &w.grower, None).await;
+    let (s, _) = app.rest_as(&w.grower).call(Method::DELETE, &at, None).await;
     assert_eq!(s, 204);
-    let (_, v) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, v) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(
         (v["analysis_state"].clone(), v["consent_at"].clone()),
         (Value::Null, Value::Null)
     );
-    let (s, v) = call(&app, Method::DELETE, &at, &w.grower, None).await;
+    let (s, v) = app.rest_as(&w.grower).call(Method::DELETE, &at, None).await;
     assert_eq!((s, v["error_code"].as_str()), (409, Some("STATE_CONFLICT")));
 
     // An entry the tool server wrote is never queued, even for its author.
@@ -643,27 +621,23 @@ async fn marking_for_analysis_needs_the_author_signed_in_with_consent() {
     let agent_entry = v["data"]["entry_key"].as_str().expect("key").to_owned();
     assert_eq!(v["data"]["author_key"], w.grower.key);
     assert_eq!(v["data"]["written_via"], "mcp");
-    let (s, v) = call(
-        &app,
-        Method::POST,
-        &analysis(&w.t, &agent_entry),
-        &w.grower,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &analysis(&w.t, &agent_entry),
+            Some(&json!({"consent": true})),
+        )
+        .await;
     assert_eq!(
         (s, v["error_code"].as_str()),
         (409, Some("STATE_CONFLICT")),
         "{v}"
     );
-    let (_, v) = call(
-        &app,
-        Method::GET,
-        &analysis(&w.t, &agent_entry),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, v) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &analysis(&w.t, &agent_entry), None)
+        .await;
     assert_eq!(v["analysis_state"], Value::Null);
 }
 
@@ -685,12 +659,8 @@ async fn marking_is_refused_in_light_mode() {
     let v: Value = app.get(&at).await.json().await.expect("json");
     assert_eq!(v["analysis_state"], Value::Null);
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/t/default/diary-entries/{key}"),
-            None,
-            None,
-        )
+        .rest()
+        .delete(&format!("/api/v1/t/default/diary-entries/{key}"))
         .await;
     assert_eq!(res.status().as_u16(), 204);
 }
@@ -708,7 +678,10 @@ async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
     // A second line, too long, not a string: 422 naming the field, nothing written.
     for bad in [json!("Week 3\nmore"), json!("x".repeat(201)), json!(5)] {
         let body = json!({"text": "t", "title": bad});
-        let (s, v) = call(&app, Method::POST, &entries(&w.t), &w.grower, Some(&body)).await;
+        let (s, v) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &entries(&w.t), Some(&body))
+            .await;
         assert_eq!(s, 422, "{body}: {v}");
         assert_eq!(detail_fields(&v), ["body.title"], "{v}");
     }
@@ -725,9 +698,12 @@ async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
     assert_eq!(e["title"], "Week 3: tied up");
     let key = e["key"].as_str().expect("key").to_owned();
     let at = entry_path(&w.t, &key);
-    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, got) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(got["title"], "Week 3: tied up");
-    let (_, page) = call(&app, Method::GET, &entries(&w.t), &w.viewer, None).await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entries(&w.t), None)
+        .await;
     let listed = page["items"]
         .as_array()
         .expect("items")
@@ -742,7 +718,7 @@ async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
     // blank and null remove it.
     let patch = |body: Value| {
         let (app, at, who) = (&app, &at, &w.grower);
-        async move { call(app, Method::PATCH, at, who, Some(&body)).await }
+        async move { app.rest_as(who).call(Method::PATCH, at, Some(&body)).await }
     };
     let (s, v) = patch(json!({"text": "Tied up the stem again."})).await;
     assert_eq!((s, v["title"].as_str()), (200, Some("Week 3: tied up")));
@@ -751,7 +727,7 @@ async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
     let (s, v) = patch(json!({"title": "a\u{7}b", "text": "Changed?"})).await;
     assert_eq!(s, 422, "{v}");
     assert_eq!(detail_fields(&v), ["body.title"], "{v}");
-    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, got) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(
         (got["title"].as_str(), got["text"].as_str()),
         (Some("Week 4"), Some("Tied up the stem again."))
@@ -761,6 +737,6 @@ async fn titles_are_optional_single_lines_that_blank_or_null_clear() {
     patch(json!({"title": "Week 5"})).await;
     let (s, v) = patch(json!({"title": null})).await;
     assert_eq!((s, &v["title"]), (200, &Value::Null), "{v}");
-    let (_, got) = call(&app, Method::GET, &at, &w.viewer, None).await;
+    let (_, got) = app.rest_as(&w.viewer).call(Method::GET, &at, None).await;
     assert_eq!(got["title"], Value::Null);
 }

@@ -15,7 +15,7 @@ use uuid::Uuid;
 
 use crate::diary::{app, entries, write};
 use crate::garden::{count, exec};
-use crate::ipm::{World, call, path, tool, world};
+use crate::ipm::{World, path, tool, world};
 use crate::mcp_tools::scoped_key;
 use crate::support::TestApp;
 
@@ -30,27 +30,27 @@ async fn marked(app: &TestApp, w: &World, text: &str) -> String {
     )
     .await;
     let key = e["key"].as_str().expect("key").to_owned();
-    let (s, v) = call(
-        app,
-        Method::POST,
-        &path(&w.t, &format!("diary-entries/{key}/analysis")),
-        &w.grower,
-        Some(&json!({"consent": true})),
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, &format!("diary-entries/{key}/analysis")),
+            Some(&json!({"consent": true})),
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
     key
 }
 
 async fn analysis_of(app: &TestApp, w: &World, key: &str) -> Value {
-    let (s, v) = call(
-        app,
-        Method::GET,
-        &path(&w.t, &format!("diary-entries/{key}/analysis")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, v) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("diary-entries/{key}/analysis")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
     v
 }
@@ -311,14 +311,14 @@ async fn analysis_queue_claim_and_submit() {
     )
     .await;
     assert_eq!(stored(&app, &w, &key).await, after);
-    let (_, page) = call(
-        &app,
-        Method::GET,
-        &format!("{}?analysis_state=completed", entries(&w.t)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{}?analysis_state=completed", entries(&w.t)),
+            None,
+        )
+        .await;
     assert_eq!(page["total"], 1);
 
     // A failed analysis needs no summary; withdrawing ends a lease (the submit then finds none).
@@ -332,14 +332,14 @@ async fn analysis_queue_claim_and_submit() {
     .await;
     assert_eq!(c["data"]["lease_minutes"], 60);
     let t2 = c["data"]["lease_token"].clone();
-    let (st, _) = call(
-        &app,
-        Method::DELETE,
-        &path(&w.t, &format!("diary-entries/{second}/analysis")),
-        &w.grower,
-        None,
-    )
-    .await;
+    let (st, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::DELETE,
+            &path(&w.t, &format!("diary-entries/{second}/analysis")),
+            None,
+        )
+        .await;
     assert_eq!(st, 204);
     fails(
         &app,
@@ -418,14 +418,14 @@ async fn an_expired_lease_goes_back_to_the_queue() {
         analysis_of(&app, &w, &key).await["analysis_state"],
         "requested"
     );
-    let (_, page) = call(
-        &app,
-        Method::GET,
-        &format!("{}?analysis_state=requested", entries(&w.t)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{}?analysis_state=requested", entries(&w.t)),
+            None,
+        )
+        .await;
     assert_eq!(page["total"], 1);
     // The old holder's submit: lease expired, nothing stored.
     let before = stored(&app, &w, &key).await;
@@ -792,16 +792,15 @@ async fn titles_written_by_the_tool_show_everywhere() {
     .await;
     assert_eq!(e["data"]["title"], "Week 3: tied up");
     let key = e["data"]["entry_key"].as_str().expect("key").to_owned();
-    let (s, rest) = call(
-        &app,
-        Method::GET,
-        &crate::diary::entry_path(&w.t, &key),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, rest) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &crate::diary::entry_path(&w.t, &key), None)
+        .await;
     assert_eq!((s, rest["title"].as_str()), (200, Some("Week 3: tied up")));
-    let (_, page) = call(&app, Method::GET, &entries(&w.t), &w.viewer, None).await;
+    let (_, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &entries(&w.t), None)
+        .await;
     assert_eq!(page["items"][0]["title"], "Week 3: tied up");
     let l = ok(&app, &viewer, "list_diary_entries", json!({})).await;
     assert_eq!(l["data"]["items"][0]["title"], "Week 3: tied up");
@@ -818,14 +817,10 @@ async fn titles_written_by_the_tool_show_everywhere() {
     .await;
     assert_eq!(n["data"]["title"], Value::Null);
     let untitled = n["data"]["entry_key"].as_str().expect("key");
-    let (_, rest) = call(
-        &app,
-        Method::GET,
-        &crate::diary::entry_path(&w.t, untitled),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, rest) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &crate::diary::entry_path(&w.t, untitled), None)
+        .await;
     assert_eq!(rest["title"], Value::Null);
     assert_eq!(count(&app, &w.t, "diary_entries").await, 2);
 }
@@ -1011,14 +1006,14 @@ async fn claims_name_their_worker_and_ask_in_seconds() {
         json!({"entry_key": third, "worker_id": "w-3"}),
     )
     .await;
-    let (st, _) = call(
-        &app,
-        Method::DELETE,
-        &path(&w.t, &format!("diary-entries/{third}/analysis")),
-        &w.grower,
-        None,
-    )
-    .await;
+    let (st, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::DELETE,
+            &path(&w.t, &format!("diary-entries/{third}/analysis")),
+            None,
+        )
+        .await;
     assert_eq!(st, 204);
     assert_eq!(stored_worker(&app, &w, &third).await, None);
 }

@@ -18,23 +18,18 @@ const FRONTEND: &str = "https://garden.example.test";
 
 async fn prefs(app: &TestApp, who: &TestUser, body: Value) {
     let res = app
-        .call(
-            Method::PATCH,
-            "/api/v1/user-preferences",
-            Some(&who.bearer()),
-            Some(&body),
-        )
+        .rest_as(who)
+        .patch("/api/v1/user-preferences", &body)
         .await;
     assert_eq!(res.status().as_u16(), 200, "preferences {body}");
 }
 
 async fn task(app: &TestApp, t: &TenantRecord, who: &TestUser, name: &str, due: &str) {
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(who)
+        .post(
             &format!("/api/v1/t/{}/tasks", t.slug),
-            Some(&who.bearer()),
-            Some(&json!({"name": name, "due_on": due})),
+            &json!({"name": name, "due_on": due}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201, "task {name}");
@@ -122,14 +117,7 @@ async fn the_cli_sends_one_digest_a_day_in_the_users_language_and_unsubscribing_
     let anna = app.member(&garden, Role::Admin).await;
     let idle = app.member(&other, Role::Grower).await;
     let off = app.member(&garden, Role::Grower).await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        other.id,
-        uuid::Uuid::parse_str(&anna.key).expect("uuid"),
-        Role::Viewer,
-    )
-    .await
-    .expect("second garden");
+    app.add_member(&other, anna.id(), Role::Viewer).await;
     prefs(
         &app,
         &anna,
@@ -192,14 +180,7 @@ async fn the_cli_sends_one_digest_a_day_in_the_users_language_and_unsubscribing_
     assert_eq!(res.status().as_u16(), 200);
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["notify_digest"], "off");
-    let res = app
-        .call(
-            Method::GET,
-            "/api/v1/user-preferences",
-            Some(&anna.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&anna).get("/api/v1/user-preferences").await;
     let p: Value = res.json().await.expect("json");
     assert_eq!(p["notify_digest"], "off");
     assert_eq!(p["locale"], "de");
@@ -246,12 +227,8 @@ async fn the_scheduled_job_sends_at_the_chosen_hour_once_in_english() {
     .await;
     task(&setup, &garden, &bob, "Water the seedlings", &today()).await;
     let res = setup
-        .call(
-            Method::PATCH,
-            "/api/v1/user-preferences",
-            Some(&bob.bearer()),
-            Some(&json!({"digest_hour": 24})),
-        )
+        .rest_as(&bob)
+        .patch("/api/v1/user-preferences", &json!({"digest_hour": 24}))
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     drop(setup);
@@ -315,26 +292,26 @@ async fn the_digest_names_ending_safety_intervals_and_ripe_plants_on_the_users_o
     let (sprayed, ripe) = (w.plants[0], w.plants[1]);
     let soap = crate::ipm::catalogue_key(&app, "treatment", crate::ipm::SOAP).await; // 3 days
     // Applied two UTC days ago: blocked through today (UTC), allowed tomorrow.
-    let (s, a) = crate::ipm::call(
-        &app,
-        Method::POST,
-        &crate::ipm::path(&w.t, "ipm/treatments"),
-        &w.grower,
-        Some(&json!({"treatment_key": soap, "plant_keys": [sprayed],
-                     "applied_at": crate::ipm::days_ago(2)})),
-    )
-    .await;
-    assert_eq!(s, 201, "{a}");
-    for indicator in ["color", "size"] {
-        let (s, o) = crate::ipm::call(
-            &app,
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
             Method::POST,
-            &crate::ipm::path(&w.t, "harvest/observations"),
-            &w.grower,
-            Some(&json!({"plant_key": ripe, "indicator_type": indicator,
-                         "ripeness_assessment": "peak", "reliability_score": 1.0})),
+            &crate::ipm::path(&w.t, "ipm/treatments"),
+            Some(&json!({"treatment_key": soap, "plant_keys": [sprayed],
+                     "applied_at": crate::ipm::days_ago(2)})),
         )
         .await;
+    assert_eq!(s, 201, "{a}");
+    for indicator in ["color", "size"] {
+        let (s, o) = app
+            .rest_as(&w.grower)
+            .call(
+                Method::POST,
+                &crate::ipm::path(&w.t, "harvest/observations"),
+                Some(&json!({"plant_key": ripe, "indicator_type": indicator,
+                         "ripeness_assessment": "peak", "reliability_score": 1.0})),
+            )
+            .await;
         assert_eq!(s, 201, "{o}");
     }
     let state = &app.state;

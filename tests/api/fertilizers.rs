@@ -2,7 +2,6 @@
 //! `/fertilizers/{key}`, written by platform admins, every field checked; the built-in seed
 //! holds at least 40 real products (checked by the seed's own unit test).
 
-use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::letters;
@@ -61,43 +60,25 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
     });
 
     // A plain account cannot write; nothing is stored.
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/fertilizers",
-            Some(&user.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&user).post("/api/v1/fertilizers", &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
     let q = format!("/api/v1/fertilizers?q={}", name.replace(' ', "%20"));
-    let res = app.call(Method::GET, &q, Some(&user.bearer()), None).await;
+    let res = app.rest_as(&user).get(&q).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0, "{page}");
 
     // A platform admin creates it; any caller reads it in the list and by key.
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/fertilizers",
-            Some(&admin.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&admin).post("/api/v1/fertilizers", &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let created: Value = res.json().await.expect("json");
     let key = created["key"].as_str().expect("key").to_owned();
-    let res = app.call(Method::GET, &q, Some(&user.bearer()), None).await;
+    let res = app.rest_as(&user).get(&q).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 1, "{page}");
     assert_eq!(page["items"][0]["npk"], json!({"n": 5, "p": 0, "k": 1}));
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/fertilizers/{key}"),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .get(&format!("/api/v1/fertilizers/{key}"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let one: Value = res.json().await.expect("json");
@@ -107,29 +88,16 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
     assert_eq!(one["label_source"], "Gro A label, US guaranteed analysis");
 
     // Filters: form and type.
-    let res = app
-        .call(
-            Method::GET,
-            &format!("{q}&form=powder"),
-            Some(&user.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&user).get(&format!("{q}&form=powder")).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
 
     // Anonymous: 401; unknown key: 404.
-    let res = app
-        .call(Method::GET, "/api/v1/fertilizers", None, None)
-        .await;
+    let res = app.rest().get("/api/v1/fertilizers").await;
     assert_error(res, 401, "UNAUTHORIZED").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/fertilizers/{}", uuid::Uuid::new_v4()),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .get(&format!("/api/v1/fertilizers/{}", uuid::Uuid::new_v4()))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
@@ -147,14 +115,7 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
         "max_dose_ml_per_liter": 2.0,
         "mixing_priority": 0,
     });
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/fertilizers",
-            Some(&admin.bearer()),
-            Some(&bad),
-        )
-        .await;
+    let res = app.rest_as(&admin).post("/api/v1/fertilizers", &bad).await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     let fields = detail_fields(&err);
     for f in ["body.form", "body.mixing_priority"] {
@@ -164,14 +125,7 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
     let mut bad2 = bad.clone();
     bad2["form"] = json!("liquid");
     bad2["mixing_priority"] = json!(10);
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/fertilizers",
-            Some(&admin.bearer()),
-            Some(&bad2),
-        )
-        .await;
+    let res = app.rest_as(&admin).post("/api/v1/fertilizers", &bad2).await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     let fields = detail_fields(&err);
     assert!(fields.contains(&"body.npk".to_owned()), "{fields:?}");
@@ -180,12 +134,11 @@ async fn fertilizers_are_a_catalogue_read_by_any_caller_and_written_by_platform_
         "{fields:?}"
     );
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/fertilizers?q={}", bad_name.replace(' ', "%20")),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .get(&format!(
+            "/api/v1/fertilizers?q={}",
+            bad_name.replace(' ', "%20")
+        ))
         .await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
@@ -214,35 +167,21 @@ async fn a_global_fertilizer_needs_its_label_source() {
         if let Some(b) = blank {
             body["label_source"] = json!(b);
         }
-        let res = app
-            .call(
-                Method::POST,
-                "/api/v1/fertilizers",
-                Some(&admin.bearer()),
-                Some(&body),
-            )
-            .await;
+        let res = app.rest_as(&admin).post("/api/v1/fertilizers", &body).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), ["body.label_source"], "{blank:?}");
     }
     let q = format!("/api/v1/fertilizers?q={}", name.replace(' ', "%20"));
-    let res = app.call(Method::GET, &q, Some(&admin.bearer()), None).await;
+    let res = app.rest_as(&admin).get(&q).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0, "{page}");
 
     body["label_source"] = json!("Sourced Cal label, US guaranteed analysis");
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/fertilizers",
-            Some(&admin.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&admin).post("/api/v1/fertilizers", &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let created: Value = res.json().await.expect("json");
     let key = created["key"].as_str().expect("key").to_owned();
-    let res = app.call(Method::GET, &q, Some(&admin.bearer()), None).await;
+    let res = app.rest_as(&admin).get(&q).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(
         page["items"][0]["label_source"],
@@ -260,11 +199,10 @@ async fn a_global_fertilizer_needs_its_label_source() {
     );
     // Clearing it by PATCH is refused too.
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&admin)
+        .patch(
             &format!("/api/v1/fertilizers/{key}"),
-            Some(&admin.bearer()),
-            Some(&json!({"label_source": null})),
+            &json!({"label_source": null}),
         )
         .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;

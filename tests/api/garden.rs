@@ -8,7 +8,8 @@ use kultiva::tenancy::TenantRecord;
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::support::TestApp;
+pub use crate::support::key_of as key;
+use crate::support::{JsonReply, TestApp};
 
 /// A fixture species' key by scientific name (the fixture catalogue is loaded first).
 pub async fn species(app: &TestApp, scientific_name: &str) -> String {
@@ -177,17 +178,9 @@ pub async fn plant(app: &TestApp, tenant: &TenantRecord, body: Value) -> Value {
 }
 
 pub async fn get_json(app: &TestApp, path: &str) -> (u16, Value) {
-    let res = app.get(path).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.expect("json"))
+    app.rest().get(path).await.status_json().await
 }
 
 pub async fn post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
-    let res = app.post_json(path, &body).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.expect("json"))
-}
-
-pub fn key(v: &Value) -> String {
-    v["key"].as_str().expect("key").to_owned()
+    app.rest().post(path, &body).await.status_json().await
 }

@@ -5,14 +5,13 @@
 //! list_fertilizers shows both kinds.
 
 use kultiva::auth::Role;
-use kultiva::tenancy::TenantRecord;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::catalog::letters;
 use crate::garden::count;
 use crate::mcp_tools::{self, call, scoped_key};
-use crate::support::{TestApp, TestUser, assert_error, detail_fields};
+use crate::support::{JsonReply, assert_error, detail_fields, tenant_path};
 
 /// A valid body of an own fertiliser.
 pub(crate) fn own_body(name: &str) -> Value {
@@ -30,28 +29,6 @@ pub(crate) fn own_body(name: &str) -> Value {
     })
 }
 
-fn path(t: &TenantRecord, rest: &str) -> String {
-    format!("/api/v1/t/{}/{rest}", t.slug)
-}
-
-async fn send(
-    app: &TestApp,
-    method: Method,
-    url: &str,
-    user: &TestUser,
-    body: Option<Value>,
-) -> reqwest::Response {
-    app.call(method, url, Some(&user.bearer()), body.as_ref())
-        .await
-}
-
-async fn ok_json(res: reqwest::Response, want: u16) -> Value {
-    let status = res.status().as_u16();
-    let body: Value = res.json().await.expect("json");
-    assert_eq!(status, want, "{body}");
-    body
-}
-
 #[tokio::test]
 async fn own_fertilizers_beside_global_ones_global_ones_read_only() {
     let app = mcp_tools::app().await;
@@ -65,83 +42,57 @@ async fn own_fertilizers_beside_global_ones_global_ones_read_only() {
         crate::fertilizers::global_fertilizer(&app, json!({"name": format!("Global {tag}")})).await;
 
     // A viewer cannot create; bad bodies name each field; nothing written.
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "fertilizers"),
-        &viewer,
-        Some(own_body("Mine")),
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .post(&tenant_path(&t, "fertilizers"), &own_body("Mine"))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let mut bad = own_body("Bad");
     bad["npk"] = json!({"n": 60, "p": 30, "k": 20});
     bad["mixing_priority"] = json!(0);
     bad["colour"] = json!("green");
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "fertilizers"),
-        &grower,
-        Some(bad),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(&tenant_path(&t, "fertilizers"), &bad)
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.mixing_priority", "body.colour"]);
     let mut bad = own_body("Bad");
     bad["npk"] = json!({"n": 60, "p": 30, "k": 20});
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "fertilizers"),
-        &grower,
-        Some(bad),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(&tenant_path(&t, "fertilizers"), &bad)
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.npk"]);
     assert_eq!(count(&app, &t, "fertilizers").await, 0);
 
     // The grower creates one; a second of the same name is a 409.
-    let mine = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "fertilizers"),
-            &grower,
-            Some(own_body(&format!("Mine {tag}"))),
+    let mine = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "fertilizers"),
+            &own_body(&format!("Mine {tag}")),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     assert_eq!(mine["owner"], "garden");
     let key = mine["key"].as_str().expect("key").to_owned();
     assert!(key.starts_with("tenant:"));
     assert_eq!(mine["npk"], json!({"n": 4, "p": 2, "k": 5}));
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "fertilizers"),
-        &grower,
-        Some(own_body(&format!("MINE {tag}"))),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "fertilizers"),
+            &own_body(&format!("MINE {tag}")),
+        )
+        .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await;
 
     // One listing shows both, marked; filters narrow.
-    let list = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("fertilizers?q={tag}")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let list = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, &format!("fertilizers?q={tag}")))
+        .await;
     let marked: Vec<(String, String)> = list["items"]
         .as_array()
         .expect("items")
@@ -160,103 +111,75 @@ async fn own_fertilizers_beside_global_ones_global_ones_read_only() {
             (key.clone(), "garden".to_owned())
         ]
     );
-    let own = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "fertilizers?owner=garden"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let own = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "fertilizers?owner=garden"))
+        .await;
     assert_eq!(own["total"], 1);
-    let none = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("fertilizers?q={tag}&form=powder")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let none = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(
+            &t,
+            &format!("fertilizers?q={tag}&form=powder"),
+        ))
+        .await;
     assert_eq!(none["total"], 0);
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&t, "fertilizers?owner=x&form=gel"),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .get(&tenant_path(&t, "fertilizers?owner=x&form=gel"))
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["query.owner", "query.form"]);
-    let got = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("fertilizers/{global}")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let got = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, &format!("fertilizers/{global}")))
+        .await;
     assert_eq!(got["owner"], "global");
 
     // Patch: own changes (omitted fields stay), global is 403, viewer 403.
-    let patched = ok_json(
-        send(&app, Method::PATCH, &path(&t, &format!("fertilizers/{key}")), &grower, Some(json!({"mixing_priority": 40, "description_en": "Kitchen-made.", "secondary": null}))).await,
-        200,
-    )
-    .await;
+    let patched = app
+        .rest_as(&grower)
+        .patch(
+            &tenant_path(&t, &format!("fertilizers/{key}")),
+            &json!({"mixing_priority": 40, "description_en": "Kitchen-made.", "secondary": null}),
+        )
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["mixing_priority"], 40);
     assert_eq!(patched["brand"], "Home brew");
     assert_eq!(patched.get("secondary"), None);
     assert_eq!(patched["description_en"], "Kitchen-made.");
     assert_eq!(patched["ec_contribution_per_ml"], 0.25);
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path(&t, &format!("fertilizers/{key}")),
-        &grower,
-        Some(json!({"ec_contribution_per_ml": 9})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .patch(
+            &tenant_path(&t, &format!("fertilizers/{key}")),
+            &json!({"ec_contribution_per_ml": 9}),
+        )
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.ec_contribution_per_ml"]);
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path(&t, &format!("fertilizers/{key}")),
-        &viewer,
-        Some(json!({"mixing_priority": 41})),
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .patch(
+            &tenant_path(&t, &format!("fertilizers/{key}")),
+            &json!({"mixing_priority": 41}),
+        )
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path(&t, &format!("fertilizers/{global}")),
-        &grower,
-        Some(json!({"mixing_priority": 41})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .patch(
+            &tenant_path(&t, &format!("fertilizers/{global}")),
+            &json!({"mixing_priority": 41}),
+        )
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("fertilizers/{global}")),
-        &grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .delete(&tenant_path(&t, &format!("fertilizers/{global}")))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let global_now: Value = app
         .get(&format!("/api/v1/fertilizers/{global}"))
@@ -269,58 +192,38 @@ async fn own_fertilizers_beside_global_ones_global_ones_read_only() {
     // Another garden: its key is unknown here and vice versa.
     for method in [Method::GET, Method::PATCH, Method::DELETE] {
         let body = (method == Method::PATCH).then(|| json!({"mixing_priority": 42}));
-        let res = send(
-            &app,
-            method,
-            &path(&other, &format!("fertilizers/{key}")),
-            &other_grower,
-            body,
-        )
-        .await;
+        let res = app
+            .rest_as(&other_grower)
+            .send(
+                method,
+                &tenant_path(&other, &format!("fertilizers/{key}")),
+                body.as_ref(),
+            )
+            .await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&t, "fertilizers/tenant:not-a-uuid"),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .get(&tenant_path(&t, "fertilizers/tenant:not-a-uuid"))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &other, "fertilizers").await, 0);
-    let still = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("fertilizers/{key}")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let still = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, &format!("fertilizers/{key}")))
+        .await;
     assert_eq!(still["mixing_priority"], 40);
 
     // Delete: viewer 403, grower 204.
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("fertilizers/{key}")),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .delete(&tenant_path(&t, &format!("fertilizers/{key}")))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("fertilizers/{key}")),
-        &grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .delete(&tenant_path(&t, &format!("fertilizers/{key}")))
+        .await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(count(&app, &t, "fertilizers").await, 0);
 }
@@ -334,80 +237,48 @@ async fn the_gardens_mixing_protocol_doses_its_own_products() {
     let grower = app.member(&t, Role::Grower).await;
     let other_grower = app.member(&other, Role::Grower).await;
     let tag = letters();
-    let mine = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "fertilizers"),
-            &grower,
-            Some(own_body(&format!("Own grow {tag}"))),
+    let mine = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "fertilizers"),
+            &own_body(&format!("Own grow {tag}")),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let mine = mine["key"].as_str().expect("key").to_owned();
-    let theirs = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&other, "fertilizers"),
-            &other_grower,
-            Some(own_body(&format!("Their grow {tag}"))),
+    let theirs = app
+        .rest_as(&other_grower)
+        .create(
+            &tenant_path(&other, "fertilizers"),
+            &own_body(&format!("Their grow {tag}")),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let theirs = theirs["key"].as_str().expect("key").to_owned();
 
     // 20 litres at 1.2 mS/cm in coco, vegetative, base water 0: EC_net 1.2; pH reserve 0.02
     // (alkalinity 0); the one product gets 1.18 mS/cm ÷ 0.25 per ml = 4.72 ml/L (under its
     // maximum of 6), 94.4 ml for the tank.
     let body = json!({"fertilizers": [{"fertilizer_key": mine}], "target_volume_liters": 20, "target_ec_ms": 1.2});
-    let p = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "mixing-protocol"),
-            &viewer,
-            Some(body.clone()),
-        )
-        .await,
-        200,
-    )
-    .await;
+    let p = app
+        .rest_as(&viewer)
+        .post(&tenant_path(&t, "mixing-protocol"), &body.clone())
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(p["dosages"][0]["fertilizer_key"], mine.as_str());
     assert_eq!(p["dosages"][0]["ml_per_liter"], 4.72);
     assert_eq!(p["dosages"][0]["total_ml"], 94.4);
     assert_eq!(p["valid"], true, "{p}");
     // The global route does not know the garden's product; another garden's key is 404 here.
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/calculations/mixing-protocol",
-            Some(&viewer.bearer()),
-            Some(&body),
-        )
+        .rest_as(&viewer)
+        .post("/api/v1/calculations/mixing-protocol", &body)
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "mixing-protocol"),
-        &viewer,
-        Some(json!({"fertilizers": [{"fertilizer_key": theirs}], "target_volume_liters": 20, "target_ec_ms": 1.2})),
-    )
+    let res = app.rest_as(&viewer).post(&tenant_path(&t, "mixing-protocol"), &json!({"fertilizers": [{"fertilizer_key": theirs}], "target_volume_liters": 20, "target_ec_ms": 1.2}))
     .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(detail_fields(&err), ["body.fertilizers[0].fertilizer_key"]);
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "mixing-protocol"),
-        &viewer,
-        Some(json!({"fertilizers": [{"fertilizer_key": mine}], "target_volume_liters": 20, "target_ec_ms": 11})),
-    )
+    let res = app.rest_as(&viewer).post(&tenant_path(&t, "mixing-protocol"), &json!({"fertilizers": [{"fertilizer_key": mine}], "target_volume_liters": 20, "target_ec_ms": 11}))
     .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.target_ec_ms"]);

@@ -11,19 +11,6 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser, assert_rate_limited};
 
-async fn call(
-    app: &TestApp,
-    m: Method,
-    path: &str,
-    auth: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let res = app.call(m, path, Some(auth), body.as_ref()).await;
-    let status = res.status().as_u16();
-    let text = res.text().await.expect("body");
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
 fn key_auth(key: &str) -> String {
     format!("Bearer {key}")
 }
@@ -33,14 +20,14 @@ async fn feed_status(app: &TestApp, path: &str) -> u16 {
 }
 
 async fn create_feed(app: &TestApp, slug: &str, who: &TestUser) -> String {
-    let (s, body) = call(
-        app,
-        Method::POST,
-        &format!("/api/v1/t/{slug}/calendar/feed"),
-        &who.bearer(),
-        None,
-    )
-    .await;
+    let (s, body) = app
+        .rest_as(who)
+        .call(
+            Method::POST,
+            &format!("/api/v1/t/{slug}/calendar/feed"),
+            None,
+        )
+        .await;
     assert_eq!(s, 201, "{body}");
     body["path"].as_str().expect("path").to_owned()
 }
@@ -56,7 +43,7 @@ async fn pending_invitations(app: &TestApp, tenant: uuid::Uuid) -> i64 {
 }
 
 async fn role_of(app: &TestApp, tenant: uuid::Uuid, user: &TestUser) -> Option<Role> {
-    let id = uuid::Uuid::parse_str(&user.key).expect("uuid");
+    let id = user.id();
     kultiva::directory::memberships::repo::role_in(app.state.platform_pool(), tenant, id)
         .await
         .expect("role")
@@ -87,7 +74,12 @@ async fn an_api_key_grants_nothing_not_even_an_admins() {
     // A calendar feed: neither created nor rotated with a key; nothing stored.
     for path in ["calendar/feed", "calendar/feed/rotate"] {
         let path = format!("/api/v1/t/{slug}/{path}");
-        assert_person_required(call(&app, Method::POST, &path, &key, None).await).await;
+        assert_person_required(
+            app.rest_auth(Some(&key))
+                .call(Method::POST, &path, None)
+                .await,
+        )
+        .await;
     }
     let feeds: i64 =
         sqlx::query_scalar("SELECT count(*) FROM platform.calendar_feeds WHERE tenant_id = $1")
@@ -101,33 +93,47 @@ async fn an_api_key_grants_nothing_not_even_an_admins() {
     let members = format!("/api/v1/tenants/{slug}/members");
     let invited = format!("{}@example.test", crate::support::unique_slug("keyinv"));
     let body = json!({"email": invited, "role": "admin"});
-    assert_person_required(call(&app, Method::POST, &members, &key, Some(body)).await).await;
+    assert_person_required(
+        app.rest_auth(Some(&key))
+            .call(Method::POST, &members, Some(&body))
+            .await,
+    )
+    .await;
     assert_eq!(pending_invitations(&app, t.id).await, 0);
 
     // A role change and a removal: refused, nothing changed.
     let grower_path = format!("{members}/{}", grower.key);
     let body = json!({"role": "admin"});
-    assert_person_required(call(&app, Method::PATCH, &grower_path, &key, Some(body)).await).await;
+    assert_person_required(
+        app.rest_auth(Some(&key))
+            .call(Method::PATCH, &grower_path, Some(&body))
+            .await,
+    )
+    .await;
     assert_eq!(role_of(&app, t.id, &grower).await, Some(Role::Grower));
-    assert_person_required(call(&app, Method::DELETE, &grower_path, &key, None).await).await;
+    assert_person_required(
+        app.rest_auth(Some(&key))
+            .call(Method::DELETE, &grower_path, None)
+            .await,
+    )
+    .await;
     assert_eq!(role_of(&app, t.id, &grower).await, Some(Role::Grower));
 
     // A service account: refused.
     let accounts = format!("/api/v1/t/{slug}/service-accounts");
     let body = json!({"name": "Bot", "role": "admin"});
-    let (s, _) = call(&app, Method::POST, &accounts, &key, Some(body)).await;
+    let (s, _) = app
+        .rest_auth(Some(&key))
+        .call(Method::POST, &accounts, Some(&body))
+        .await;
     assert_eq!(s, 403);
 
     // The same admin with an access token may.
     let body = json!({"role": "admin"});
-    let (s, _) = call(
-        &app,
-        Method::PATCH,
-        &grower_path,
-        &admin.bearer(),
-        Some(body),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(Method::PATCH, &grower_path, Some(&body))
+        .await;
     assert_eq!(s, 200);
     create_feed(&app, slug, &admin).await;
 }
@@ -145,33 +151,31 @@ async fn a_feed_ends_with_its_members_removal_or_deactivation() {
     assert_eq!(feed_status(&app, &leaver_feed).await, 200);
 
     // Removed, then added back: the old link stays dead.
-    let (s, _) = call(
-        &app,
-        Method::DELETE,
-        &format!("/api/v1/tenants/{slug}/members/{}", leaver.key),
-        &admin.bearer(),
-        None,
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(
+            Method::DELETE,
+            &format!("/api/v1/tenants/{slug}/members/{}", leaver.key),
+            None,
+        )
+        .await;
     assert_eq!(s, 204);
     assert_eq!(feed_status(&app, &leaver_feed).await, 404);
-    let id = uuid::Uuid::parse_str(&leaver.key).expect("uuid");
-    kultiva::directory::memberships::repo::add(app.state.platform_pool(), t.id, id, Role::Grower)
-        .await
-        .expect("back");
+    let id = leaver.id();
+    app.add_member(&t, id, Role::Grower).await;
     assert_eq!(feed_status(&app, &leaver_feed).await, 404, "not revived");
 
     // Deactivated: the feed stops, and reactivation does not bring it back.
     let operator = app.platform_admin().await;
     for action in ["deactivate", "reactivate"] {
-        let (s, body) = call(
-            &app,
-            Method::POST,
-            &format!("/api/v1/admin/users/{}/{action}", sleeper.key),
-            &operator.bearer(),
-            None,
-        )
-        .await;
+        let (s, body) = app
+            .rest_as(&operator)
+            .call(
+                Method::POST,
+                &format!("/api/v1/admin/users/{}/{action}", sleeper.key),
+                None,
+            )
+            .await;
         assert_eq!(s, 200, "{body}");
         assert_eq!(feed_status(&app, &sleeper_feed).await, 404, "{action}");
     }
@@ -200,14 +204,14 @@ async fn a_member_demoted_to_viewer_revokes_their_own_feed() {
     let grower = app.member(&t, Role::Grower).await;
     let slug = t.slug.as_str();
     let feed = create_feed(&app, slug, &grower).await;
-    let (s, _) = call(
-        &app,
-        Method::PATCH,
-        &format!("/api/v1/tenants/{slug}/members/{}", grower.key),
-        &admin.bearer(),
-        Some(json!({"role": "viewer"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(
+            Method::PATCH,
+            &format!("/api/v1/tenants/{slug}/members/{}", grower.key),
+            Some(&json!({"role": "viewer"})),
+        )
+        .await;
     assert_eq!(s, 200);
     assert_eq!(
         feed_status(&app, &feed).await,
@@ -215,35 +219,35 @@ async fn a_member_demoted_to_viewer_revokes_their_own_feed() {
         "a viewer's feed is fine"
     );
     let path = format!("/api/v1/t/{slug}/calendar/feed");
-    let (s, body) = call(&app, Method::DELETE, &path, &grower.bearer(), None).await;
+    let (s, body) = app.rest_as(&grower).call(Method::DELETE, &path, None).await;
     assert_eq!(s, 204, "{body}");
     assert_eq!(feed_status(&app, &feed).await, 404);
     // Creating one stays a grower's.
-    let (s, _) = call(&app, Method::POST, &path, &grower.bearer(), None).await;
+    let (s, _) = app.rest_as(&grower).call(Method::POST, &path, None).await;
     assert_eq!(s, 403);
 }
 
 /// A second admin of `t` makes a service account (admin) and an invitation; returns the
 /// account's raw key.
 async fn admin_hands_out(app: &TestApp, slug: &str, admin: &TestUser) -> String {
-    let (s, account) = call(
-        app,
-        Method::POST,
-        &format!("/api/v1/t/{slug}/service-accounts"),
-        &admin.bearer(),
-        Some(json!({"name": "Deputy bot", "role": "admin"})),
-    )
-    .await;
+    let (s, account) = app
+        .rest_as(admin)
+        .call(
+            Method::POST,
+            &format!("/api/v1/t/{slug}/service-accounts"),
+            Some(&json!({"name": "Deputy bot", "role": "admin"})),
+        )
+        .await;
     assert_eq!(s, 201, "{account}");
     let invited = format!("{}@example.test", crate::support::unique_slug("deputy"));
-    let (s, _) = call(
-        app,
-        Method::POST,
-        &format!("/api/v1/tenants/{slug}/members"),
-        &admin.bearer(),
-        Some(json!({"email": invited, "role": "admin"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(admin)
+        .call(
+            Method::POST,
+            &format!("/api/v1/tenants/{slug}/members"),
+            Some(&json!({"email": invited, "role": "admin"})),
+        )
+        .await;
     assert_eq!(s, 202);
     key_auth(account["raw_key"].as_str().expect("raw key"))
 }
@@ -259,18 +263,30 @@ async fn demoting_or_removing_an_admin_ends_what_it_made_in_the_garden() {
     // Demoted to grower: the admin's service account and invitation end.
     let deputy = app.member(&t, Role::Admin).await;
     let bot = admin_hands_out(&app, slug, &deputy).await;
-    assert_eq!(call(&app, Method::GET, &sites, &bot, None).await.0, 200);
+    assert_eq!(
+        app.rest_auth(Some(&bot))
+            .call(Method::GET, &sites, None)
+            .await
+            .0,
+        200
+    );
     assert_eq!(pending_invitations(&app, t.id).await, 1);
-    let (s, _) = call(
-        &app,
-        Method::PATCH,
-        &format!("/api/v1/tenants/{slug}/members/{}", deputy.key),
-        &owner.bearer(),
-        Some(json!({"role": "grower"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&owner)
+        .call(
+            Method::PATCH,
+            &format!("/api/v1/tenants/{slug}/members/{}", deputy.key),
+            Some(&json!({"role": "grower"})),
+        )
+        .await;
     assert_eq!(s, 200);
-    assert_eq!(call(&app, Method::GET, &sites, &bot, None).await.0, 401);
+    assert_eq!(
+        app.rest_auth(Some(&bot))
+            .call(Method::GET, &sites, None)
+            .await
+            .0,
+        401
+    );
     assert_eq!(pending_invitations(&app, t.id).await, 0);
 
     // Removed: its service account, invitation and feed end; nobody else's do.
@@ -279,16 +295,22 @@ async fn demoting_or_removing_an_admin_ends_what_it_made_in_the_garden() {
     let bot = admin_hands_out(&app, slug, &second).await;
     let feed = create_feed(&app, slug, &second).await;
     assert_eq!(pending_invitations(&app, t.id).await, 2);
-    let (s, _) = call(
-        &app,
-        Method::DELETE,
-        &format!("/api/v1/tenants/{slug}/members/{}", second.key),
-        &owner.bearer(),
-        None,
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&owner)
+        .call(
+            Method::DELETE,
+            &format!("/api/v1/tenants/{slug}/members/{}", second.key),
+            None,
+        )
+        .await;
     assert_eq!(s, 204);
-    assert_eq!(call(&app, Method::GET, &sites, &bot, None).await.0, 401);
+    assert_eq!(
+        app.rest_auth(Some(&bot))
+            .call(Method::GET, &sites, None)
+            .await
+            .0,
+        401
+    );
     assert_eq!(feed_status(&app, &feed).await, 404);
     assert_eq!(
         pending_invitations(&app, t.id).await,
@@ -296,17 +318,20 @@ async fn demoting_or_removing_an_admin_ends_what_it_made_in_the_garden() {
         "the owner's stays"
     );
     assert_eq!(
-        call(&app, Method::GET, &sites, &owners_bot, None).await.0,
+        app.rest_auth(Some(&owners_bot))
+            .call(Method::GET, &sites, None)
+            .await
+            .0,
         200
     );
-    let (_, accounts) = call(
-        &app,
-        Method::GET,
-        &format!("/api/v1/t/{slug}/service-accounts"),
-        &owner.bearer(),
-        None,
-    )
-    .await;
+    let (_, accounts) = app
+        .rest_as(&owner)
+        .call(
+            Method::GET,
+            &format!("/api/v1/t/{slug}/service-accounts"),
+            None,
+        )
+        .await;
     let names: Vec<&str> = accounts["items"]
         .as_array()
         .expect("items")
@@ -340,7 +365,10 @@ async fn member_addresses_are_shown_to_admins_only() {
         (&grower, grower_key, false),
         (&viewer, viewer.bearer(), false),
     ] {
-        let (s, body) = call(&app, Method::GET, &path, &auth, None).await;
+        let (s, body) = app
+            .rest_auth(Some(&auth))
+            .call(Method::GET, &path, None)
+            .await;
         assert_eq!(s, 200);
         let shown = emails(&body);
         assert_eq!(shown.len(), 3);
@@ -379,13 +407,9 @@ async fn invitations_have_budgets_per_inviter_and_per_garden() {
         let app = &app;
         let path = path.clone();
         async move {
-            app.call(
-                Method::POST,
-                &path,
-                Some(&auth),
-                Some(&json!({"email": email, "role": "viewer"})),
-            )
-            .await
+            app.rest_auth(Some(&auth))
+                .post(&path, &json!({"email": email, "role": "viewer"}))
+                .await
         }
     };
     assert_eq!(invite(&first).await.status().as_u16(), 202);

@@ -90,7 +90,7 @@ async fn a_family_kept_alive_by_rotation_dies_with_logout_all_even_without_its_i
         .query_async(&mut conn)
         .await
         .expect("drop index");
-    let id = Uuid::parse_str(&user.key).expect("uuid");
+    let id = user.id();
     let token = email_tokens::issue(app.state.platform_pool(), id, Purpose::PasswordReset)
         .await
         .expect("token");
@@ -170,15 +170,11 @@ async fn a_correct_password_racing_the_fifth_failure_does_not_clear_the_lock() {
 }
 
 async fn api_key_works(app: &TestApp, key: &str) -> u16 {
-    app.call(
-        Method::GET,
-        "/api/v1/users/me",
-        Some(&format!("Bearer {key}")),
-        None,
-    )
-    .await
-    .status()
-    .as_u16()
+    app.rest_key(key)
+        .get("/api/v1/users/me")
+        .await
+        .status()
+        .as_u16()
 }
 
 #[tokio::test]
@@ -187,7 +183,7 @@ async fn a_password_reset_revokes_every_api_key_and_session() {
     let squatter = app.user("squat").await;
     let key = app.api_key(&squatter, None).await;
     assert_eq!(api_key_works(&app, &key).await, 200);
-    let id = Uuid::parse_str(&squatter.key).expect("uuid");
+    let id = squatter.id();
     let token = email_tokens::issue(app.state.platform_pool(), id, Purpose::PasswordReset)
         .await
         .expect("token");
@@ -199,14 +195,7 @@ async fn a_password_reset_revokes_every_api_key_and_session() {
         .await;
     assert_eq!(res.status().as_u16(), 200);
     assert_eq!(api_key_works(&app, &key).await, 401, "key revoked");
-    let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&squatter.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&squatter).get("/api/v1/users/me").await;
     assert_error(res, 401, "INVALID_TOKEN").await;
     let res = refresh(&app, &squatter.session).await;
     assert_error(res, 401, "INVALID_TOKEN").await;
@@ -225,7 +214,7 @@ async fn the_first_verification_takes_the_account_back_when_verification_is_opti
     let app = TestApp::full().await;
     let squatter = app.user("squatv").await;
     let key = app.api_key(&squatter, None).await;
-    let id = Uuid::parse_str(&squatter.key).expect("uuid");
+    let id = squatter.id();
     let token = email_tokens::issue(app.state.platform_pool(), id, Purpose::VerifyEmail)
         .await
         .expect("token");
@@ -429,13 +418,12 @@ async fn each_message_of_a_batch_counts_against_the_general_limit() {
 }
 
 async fn create_garden(app: &TestApp, auth: &str, slug: &str) -> reqwest::Response {
-    app.call(
-        Method::POST,
-        "/api/v1/tenants",
-        Some(auth),
-        Some(&json!({"slug": slug, "name": "A garden"})),
-    )
-    .await
+    app.rest_auth(Some(auth))
+        .post(
+            "/api/v1/tenants",
+            &json!({"slug": slug, "name": "A garden"}),
+        )
+        .await
 }
 
 async fn tenants_named(app: &TestApp, slugs: &[String]) -> i64 {
@@ -561,17 +549,14 @@ async fn a_scoped_key_never_acts_for_the_whole_account() {
     let body = assert_error(res, 403, "FORBIDDEN").await;
     assert!(forbidden(&body), "{body}");
     // The owner's session still works.
-    let res = app
-        .call(Method::GET, "/api/v1/users/me", Some(&user.bearer()), None)
-        .await;
+    let res = app.rest_as(&user).get("/api/v1/users/me").await;
     assert_eq!(res.status().as_u16(), 200);
     // Password change.
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&scoped))
+        .post(
             "/api/v1/users/me/password",
-            Some(&scoped),
-            Some(&json!({"current_password": PASSWORD, "new_password": "taken over by a key"})),
+            &json!({"current_password": PASSWORD, "new_password": "taken over by a key"}),
         )
         .await;
     let body = assert_error(res, 403, "FORBIDDEN").await;
@@ -579,12 +564,8 @@ async fn a_scoped_key_never_acts_for_the_whole_account() {
     app.login(&user.email, PASSWORD).await; // unchanged
     // Profile change, new gardens, key management.
     let res = app
-        .call(
-            Method::PATCH,
-            "/api/v1/users/me",
-            Some(&scoped),
-            Some(&json!({"display_name": "Key"})),
-        )
+        .rest_auth(Some(&scoped))
+        .patch("/api/v1/users/me", &json!({"display_name": "Key"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = create_garden(&app, &scoped, &crate::support::unique_slug("scoped")).await;
@@ -594,18 +575,15 @@ async fn a_scoped_key_never_acts_for_the_whole_account() {
         (Method::POST, "/api/v1/auth/api-keys"),
     ] {
         let res = app
-            .call(method, path, Some(&scoped), Some(&json!({"label": "more"})))
+            .rest_auth(Some(&scoped))
+            .send(method, path, Some(&json!({"label": "more"})))
             .await;
         assert_error(res, 403, "FORBIDDEN").await;
     }
     // Its own garden's data is fine.
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}"),
-            Some(&scoped),
-            None,
-        )
+        .rest_auth(Some(&scoped))
+        .get(&format!("/api/v1/tenants/{slug}"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
 }
@@ -626,7 +604,8 @@ async fn a_scoped_key_sees_only_its_gardens_tool_activity() {
     let scoped = app.api_key(&user, Some(&slug)).await;
     // A call in the personal garden (unscoped key) and one in the scoped garden.
     let personal: Value = app
-        .call(Method::GET, "/api/v1/tenants", Some(&user.bearer()), None)
+        .rest_as(&user)
+        .get("/api/v1/tenants")
         .await
         .json()
         .await
@@ -648,7 +627,7 @@ async fn a_scoped_key_sees_only_its_gardens_tool_activity() {
             .expect("sent");
         assert_eq!(res.status().as_u16(), 200, "{garden}");
     }
-    let account = Uuid::parse_str(&user.key).expect("uuid");
+    let account = user.id();
     let start = std::time::Instant::now();
     loop {
         let n: i64 =
@@ -663,24 +642,16 @@ async fn a_scoped_key_sees_only_its_gardens_tool_activity() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     let all: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/mcp-activity",
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .get("/api/v1/users/me/mcp-activity")
         .await
         .json()
         .await
         .expect("json");
     assert_eq!(all["total"], 2, "{all}");
     let mine: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/mcp-activity",
-            Some(&format!("Bearer {scoped}")),
-            None,
-        )
+        .rest_key(&scoped)
+        .get("/api/v1/users/me/mcp-activity")
         .await
         .json()
         .await
@@ -708,21 +679,21 @@ async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_loo
     };
     for _ in 0..3 {
         let res = app
-            .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+            .rest_auth(Some(&random_key()))
+            .get("/api/v1/users/me")
             .await;
         assert_eq!(res.status().as_u16(), 401);
     }
     let res = app
-        .call(Method::GET, "/api/v1/users/me", Some(&random_key()), None)
+        .rest_auth(Some(&random_key()))
+        .get("/api/v1/users/me")
         .await;
     assert_eq!(res.status().as_u16(), 429);
     // From now on the address is refused before any credential is looked up: random keys, and
     // even the real key, whose lookup would have let it through on the account's own budget
     // and stamped its last use.
     for auth in [random_key(), random_key(), format!("Bearer {key}")] {
-        let res = app
-            .call(Method::GET, "/api/v1/users/me", Some(&auth), None)
-            .await;
+        let res = app.rest_auth(Some(&auth)).get("/api/v1/users/me").await;
         assert_eq!(res.status().as_u16(), 429);
         assert!(crate::support::header(&res, "retry-after").is_some());
         let body: Value = res.json().await.expect("json");
@@ -736,7 +707,7 @@ async fn an_over_limit_client_with_random_keys_is_refused_without_a_database_loo
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let used: Option<time::OffsetDateTime> =
         sqlx::query_scalar("SELECT last_used_at FROM platform.api_keys WHERE user_id = $1")
-            .bind(Uuid::parse_str(&user.key).expect("uuid"))
+            .bind(user.id())
             .fetch_one(app.state.platform_pool())
             .await
             .expect("key row");

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::garden::count;
-use crate::ipm::{SOAP, call, catalogue_key, days_ago, path, tool, world};
+use crate::ipm::{SOAP, catalogue_key, days_ago, path, tool, world};
 use crate::support::{TestApp, assert_error, detail_fields};
 
 fn today() -> time::Date {
@@ -38,13 +38,7 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
         (twice, 1),
         (twice, 2),
     ] {
-        let (s, a) = call(
-            &app,
-            Method::POST,
-            &treat,
-            &w.grower,
-            Some(&json!({"treatment_key": soap, "plant_keys": [plant], "applied_at": days_ago(back)})),
-        )
+        let (s, a) = app.rest_as(&w.grower).call(Method::POST, &treat, Some(&json!({"treatment_key": soap, "plant_keys": [plant], "applied_at": days_ago(back)})))
         .await;
         assert_eq!(s, 201, "{a}");
     }
@@ -52,11 +46,10 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
     // REST, grower and admin alike: refused on the last day, with the detail the spec names.
     for who in [&w.grower, &w.admin] {
         let res = app
-            .call(
-                Method::POST,
+            .rest_as(who)
+            .post(
                 &batches,
-                Some(&who.bearer()),
-                Some(&json!({"plant_key": last_day, "wet_weight_g": 120})),
+                &json!({"plant_key": last_day, "wet_weight_g": 120}),
             )
             .await;
         let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
@@ -76,22 +69,17 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
     }
     // No flag bypasses it: an unknown one is refused as such, and nothing was written.
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&w.admin.bearer()))
+        .post(
             &batches,
-            Some(&w.admin.bearer()),
-            Some(&json!({"plant_key": last_day, "wet_weight_g": 120, "override_karenz": true})),
+            &json!({"plant_key": last_day, "wet_weight_g": 120, "override_karenz": true}),
         )
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     // Two running applications: one detail each.
     let res = app
-        .call(
-            Method::POST,
-            &batches,
-            Some(&w.grower.bearer()),
-            Some(&json!({"plant_key": twice, "wet_weight_g": 10})),
-        )
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(&batches, &json!({"plant_key": twice, "wet_weight_g": 10}))
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
     assert_eq!(
@@ -105,24 +93,23 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
     assert_eq!(count(&app, &w.t, "harvest_batches").await, 0);
 
     // The day after the last day: allowed (REST).
-    let (s, b) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(&json!({"plant_key": day_after, "wet_weight_g": 120})),
-    )
-    .await;
+    let (s, b) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &batches,
+            Some(&json!({"plant_key": day_after, "wet_weight_g": 120})),
+        )
+        .await;
     assert_eq!(s, 201, "{b}");
     assert_eq!(b["harvest_date"], day(0));
 
     // Dates given in the request (applied 10 days ago, 3-day interval: blocked -10..=-8).
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&w.admin.bearer()))
+        .post(
             &batches,
-            Some(&w.admin.bearer()),
-            Some(&json!({"plant_key": dated, "wet_weight_g": 5, "harvest_date": day(-8)})),
+            &json!({"plant_key": dated, "wet_weight_g": 5, "harvest_date": day(-8)}),
         )
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
@@ -135,14 +122,14 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
         (day(-7), "the day after"),
         (day(-11), "before the application"),
     ] {
-        let (s, b) = call(
-            &app,
-            Method::POST,
-            &batches,
-            &w.grower,
-            Some(&json!({"plant_key": dated, "wet_weight_g": 5, "harvest_date": d})),
-        )
-        .await;
+        let (s, b) = app
+            .rest_as(&w.grower)
+            .call(
+                Method::POST,
+                &batches,
+                Some(&json!({"plant_key": dated, "wet_weight_g": 5, "harvest_date": d})),
+            )
+            .await;
         assert_eq!(s, 201, "{b}");
     }
     assert_eq!(count(&app, &w.t, "harvest_batches").await, 3);
@@ -200,14 +187,14 @@ async fn the_karenz_gate_blocks_the_last_day_and_allows_the_next() {
     assert_eq!(count(&app, &w.t, "harvest_batches").await, 4);
 
     // Readiness shows the running interval and the first allowed day.
-    let (s, r) = call(
-        &app,
-        Method::GET,
-        &format!("{}/{last_day}", path(&w.t, "harvest/readiness")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, r) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{}/{last_day}", path(&w.t, "harvest/readiness")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["harvest_allowed_from"], day(1));
     assert_eq!(r["safety_intervals"][0]["last_blocked_day"], day(0));
@@ -224,47 +211,47 @@ async fn batches_quality_yields_readiness_and_bad_input() {
     let batches = path(&w.t, "harvest/batches");
 
     // Quality: 0.3·80 + 0.25·80 + 0.2·80 + 25 = 85 − 30 (pests) = 55 → b.
-    let (s, b) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(
-            &json!({"plant_key": p, "wet_weight_g": 100, "actual_dry_weight_g": 20,
+    let (s, b) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &batches,
+            Some(
+                &json!({"plant_key": p, "wet_weight_g": 100, "actual_dry_weight_g": 20,
                      "appearance_score": 80, "aroma_score": 80, "color_score": 80,
                      "defects": ["pests"], "harvest_date": day(-1), "harvest_type": "partial"}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 201, "{b}");
     assert_eq!(b["quality_score"], 55.0);
     assert_eq!(b["quality_grade"], "b");
     assert_eq!(b["harvest_type"], "partial");
     let bk = b["key"].as_str().expect("key").to_owned();
-    let (s, b2) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.admin,
-        Some(
-            &json!({"plant_key": p, "wet_weight_g": 50, "estimated_dry_weight_g": 10,
+    let (s, b2) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::POST,
+            &batches,
+            Some(
+                &json!({"plant_key": p, "wet_weight_g": 50, "estimated_dry_weight_g": 10,
                      "quality_grade": "a", "label": "second"}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 201, "{b2}");
     assert_eq!(b2["quality_grade"], "a");
     assert_eq!(b2["quality_score"], Value::Null);
 
     // Yield of the plant: 150 g wet, 20 actual + 10 estimated = 30 g dry.
-    let (s, y) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, &format!("harvest/yield/plants/{p}")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, y) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("harvest/yield/plants/{p}")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{y}");
     assert_eq!(
         (
@@ -277,75 +264,67 @@ async fn batches_quality_yields_readiness_and_bad_input() {
     assert_eq!(y["first_harvest"], day(-1));
     assert_eq!(y["last_harvest"], day(0));
     // Yield of a run: the run holds p and q; 150 g over 2 plants = 75 g per plant.
-    let (s, run) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, "planting-runs/"),
-        &w.grower,
-        Some(&json!({"name": "Yield run"})),
-    )
-    .await;
+    let (s, run) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "planting-runs/"),
+            Some(&json!({"name": "Yield run"})),
+        )
+        .await;
     assert_eq!(s, 201, "{run}");
     let rk = run["key"].as_str().expect("key").to_owned();
-    let (s, added) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, &format!("planting-runs/{rk}/plants")),
-        &w.grower,
-        Some(&json!({"plant_keys": [p, q]})),
-    )
-    .await;
+    let (s, added) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, &format!("planting-runs/{rk}/plants")),
+            Some(&json!({"plant_keys": [p, q]})),
+        )
+        .await;
     assert_eq!(s, 200, "{added}");
     // Batches keep the run the plant was in when harvested: add one now.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(&json!({"plant_key": q, "wet_weight_g": 30})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &batches,
+            Some(&json!({"plant_key": q, "wet_weight_g": 30})),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, y) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, &format!("harvest/yield/runs/{rk}")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, y) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("harvest/yield/runs/{rk}")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{y}");
     assert_eq!(
         (y["batches"].as_i64(), y["plants"].as_i64()),
         (Some(1), Some(2))
     );
     assert_eq!(y["wet_weight_per_plant_g"], 15.0);
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &format!("{batches}?plant={p}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{batches}?plant={p}"), None)
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(2)));
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &format!("{batches}?from={}&to={}", day(-1), day(-1)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{batches}?from={}&to={}", day(-1), day(-1)),
+            None,
+        )
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(1)));
-    let (s, one) = call(
-        &app,
-        Method::GET,
-        &format!("{batches}/{bk}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, one) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{batches}/{bk}"), None)
+        .await;
     assert_eq!((s, one["label"].is_string()), (200, true));
 
     // Bad input: 422 with the field, nothing written.
@@ -394,7 +373,8 @@ async fn batches_quality_yields_readiness_and_bad_input() {
         ),
     ] {
         let res = app
-            .call(Method::POST, &batches, Some(&w.grower.bearer()), Some(&bad))
+            .rest_auth(Some(&w.grower.bearer()))
+            .post(&batches, &bad)
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert!(
@@ -404,11 +384,10 @@ async fn batches_quality_yields_readiness_and_bad_input() {
     }
     // Another garden's plant: 404 naming the field; dates in the wrong order: 422.
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(
             &batches,
-            Some(&w.grower.bearer()),
-            Some(&json!({"plant_key": other.plants[0], "wet_weight_g": 10})),
+            &json!({"plant_key": other.plants[0], "wet_weight_g": 10}),
         )
         .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
@@ -420,9 +399,7 @@ async fn batches_quality_yields_readiness_and_bad_input() {
             &format!("harvest/yield/plants/{p}?from={}&to={}", day(0), day(-3)),
         ),
     ] {
-        let res = app
-            .call(Method::GET, &url, Some(&w.viewer.bearer()), None)
-            .await;
+        let res = app.rest_auth(Some(&w.viewer.bearer())).get(&url).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), vec!["query.to".to_owned()]);
     }
@@ -431,12 +408,8 @@ async fn batches_quality_yields_readiness_and_bad_input() {
 
     // Roles and isolation.
     let res = app
-        .call(
-            Method::POST,
-            &batches,
-            Some(&w.viewer.bearer()),
-            Some(&json!({"plant_key": p, "wet_weight_g": 10})),
-        )
+        .rest_auth(Some(&w.viewer.bearer()))
+        .post(&batches, &json!({"plant_key": p, "wet_weight_g": 10}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     for url in [
@@ -445,13 +418,12 @@ async fn batches_quality_yields_readiness_and_bad_input() {
         path(&other.t, &format!("harvest/yield/runs/{rk}")),
         path(&other.t, &format!("harvest/readiness/{p}")),
     ] {
-        let res = app
-            .call(Method::GET, &url, Some(&other.admin.bearer()), None)
-            .await;
+        let res = app.rest_auth(Some(&other.admin.bearer())).get(&url).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     let res = app
-        .call(Method::GET, &batches, Some(&other.admin.bearer()), None)
+        .rest_auth(Some(&other.admin.bearer()))
+        .get(&batches)
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &w.t, "harvest_batches").await, before);
@@ -464,36 +436,32 @@ async fn batches_quality_yields_readiness_and_bad_input() {
         json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "approaching",
                "days_to_harvest_estimate": 4}),
     ] {
-        let (s, o) = call(&app, Method::POST, &obs, &w.grower, Some(&body)).await;
+        let (s, o) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &obs, Some(&body))
+            .await;
         assert_eq!(s, 201, "{o}");
     }
-    let res = app
-        .call(
-            Method::POST,
-            &obs,
-            Some(&w.grower.bearer()),
-            Some(&json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak", "reliability_score": 2})),
-        )
+    let res = app.rest_auth(Some(&w.grower.bearer())).post(&obs, &json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak", "reliability_score": 2}))
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&w.viewer.bearer()))
+        .post(
             &obs,
-            Some(&w.viewer.bearer()),
-            Some(&json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak"})),
+            &json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak"}),
         )
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(count(&app, &w.t, "harvest_observations").await, 2);
-    let (s, r) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, &format!("harvest/readiness/{q}")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, r) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("harvest/readiness/{q}")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["score"], 83.3);
     assert_eq!(r["recommendation"], "approaching");
@@ -503,23 +471,19 @@ async fn batches_quality_yields_readiness_and_bad_input() {
     assert_eq!(r["harvest_allowed_from"], day(0));
     assert_eq!(r["ready"], false);
     // A newer peak on size: both peak → 100 → optimal → ready.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &obs,
-        &w.grower,
-        Some(&json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &obs,
+            Some(&json!({"plant_key": q, "indicator_type": "size", "ripeness_assessment": "peak"})),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, "harvest/readiness"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &path(&w.t, "harvest/readiness"), None)
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(2)), "{page}");
     let rq = page["items"]
         .as_array()
@@ -594,23 +558,23 @@ async fn calendar_events_name_harvests_and_safety_intervals() {
     let w = world(&app, "harvcal", 1).await;
     let p = w.plants[0];
     let soap = catalogue_key(&app, "treatment", SOAP).await;
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, "ipm/treatments"),
-        &w.grower,
-        Some(&json!({"treatment_key": soap, "plant_keys": [p], "applied_at": days_ago(10)})),
-    )
-    .await;
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "ipm/treatments"),
+            Some(&json!({"treatment_key": soap, "plant_keys": [p], "applied_at": days_ago(10)})),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, b) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, "harvest/batches"),
-        &w.grower,
-        Some(&json!({"plant_key": p, "wet_weight_g": 42, "harvest_date": day(-2)})),
-    )
-    .await;
+    let (s, b) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "harvest/batches"),
+            Some(&json!({"plant_key": p, "wet_weight_g": 42, "harvest_date": day(-2)})),
+        )
+        .await;
     assert_eq!(s, 201, "{b}");
 
     let all = events(&app, &w.t, -30, 0).await;

@@ -13,7 +13,6 @@ use kultiva::auth::Role;
 use kultiva::cache::BOUND;
 use kultiva::garden::statements;
 use kultiva::tenancy::{TenantRecord, TenantTx};
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -59,27 +58,19 @@ where
     }
 }
 
-fn id_of(user: &TestUser) -> Uuid {
-    Uuid::parse_str(&user.key).expect("user key")
-}
-
 async fn post_site(app: &TestApp, user: &TestUser, slug: &str, name: &str) -> u16 {
-    app.call(
-        Method::POST,
-        &format!("/api/v1/t/{slug}/sites/"),
-        Some(&user.bearer()),
-        Some(&json!({"name": name, "kind": "garden"})),
-    )
-    .await
-    .status()
-    .as_u16()
-}
-
-async fn get_status(app: &TestApp, user: &TestUser, path: &str) -> u16 {
-    app.call(Method::GET, path, Some(&user.bearer()), None)
+    app.rest_as(user)
+        .post(
+            &format!("/api/v1/t/{slug}/sites/"),
+            &json!({"name": name, "kind": "garden"}),
+        )
         .await
         .status()
         .as_u16()
+}
+
+async fn get_status(app: &TestApp, user: &TestUser, path: &str) -> u16 {
+    app.rest_as(user).get(path).await.status().as_u16()
 }
 
 #[tokio::test]
@@ -96,7 +87,7 @@ async fn changes_on_one_instance_reach_the_other_within_a_second() {
     // B learns the member's role and keeps it past its unconditional lifetime.
     assert_eq!(post_site(&b, &member, &slug, "Before").await, 201);
     assert_eq!(
-        b.state.caches().role(id_of(&member), tenant.id),
+        b.state.caches().role(member.id(), tenant.id),
         Some(Role::Admin),
         "B caches the role"
     );
@@ -105,11 +96,10 @@ async fn changes_on_one_instance_reach_the_other_within_a_second() {
 
     // Downgraded on A: B refuses the member's next writes within the bound.
     let res = a
-        .call(
-            Method::PATCH,
+        .rest_as(&admin)
+        .patch(
             &format!("/api/v1/tenants/{slug}/members/{}", member.key),
-            Some(&admin.bearer()),
-            Some(&json!({"role": "viewer"})),
+            &json!({"role": "viewer"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -129,12 +119,8 @@ async fn changes_on_one_instance_reach_the_other_within_a_second() {
     // Removed on A: the whole garden is a 404 on B.
     outgrow_the_bound().await;
     let res = a
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/tenants/{slug}/members/{}", member.key),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("/api/v1/tenants/{slug}/members/{}", member.key))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     let changed = Instant::now();
@@ -183,12 +169,8 @@ async fn suspension_and_deactivation_reach_the_other_instance() {
     assert_eq!(get_status(&b, &viewer, &sites).await, 200);
 
     let res = a
-        .call(
-            Method::POST,
-            &format!("/api/v1/admin/tenants/{slug}/deactivate"),
-            Some(&operator.bearer()),
-            None,
-        )
+        .rest_as(&operator)
+        .post_empty(&format!("/api/v1/admin/tenants/{slug}/deactivate"))
         .await;
     assert_eq!(res.status().as_u16(), 200, "suspend");
     let changed = Instant::now();
@@ -200,12 +182,8 @@ async fn suspension_and_deactivation_reach_the_other_instance() {
     assert_eq!(get_status(&b, &viewer, "/api/v1/users/me").await, 200);
     outgrow_the_bound().await;
     let res = a
-        .call(
-            Method::POST,
-            &format!("/api/v1/admin/users/{}/deactivate", viewer.key),
-            Some(&operator.bearer()),
-            None,
-        )
+        .rest_as(&operator)
+        .post_empty(&format!("/api/v1/admin/users/{}/deactivate", viewer.key))
         .await;
     assert_eq!(res.status().as_u16(), 200, "deactivate");
     let changed = Instant::now();
@@ -222,7 +200,7 @@ async fn set_role_in_db(app: &TestApp, tenant: &TenantRecord, user: &TestUser, r
          WHERE tenant_id = $1 AND user_id = $2",
     )
     .bind(tenant.id)
-    .bind(id_of(user))
+    .bind(user.id())
     .bind(role.as_str())
     .execute(app.state.platform_pool())
     .await
@@ -286,7 +264,7 @@ async fn a_lost_listener_bounds_staleness_then_reads_the_database() {
     // of once.
     let start = Instant::now();
     let mut n = 0;
-    while app.state.caches().role(id_of(&member), tenant.id) != Some(Role::Admin) {
+    while app.state.caches().role(member.id(), tenant.id) != Some(Role::Admin) {
         assert!(
             start.elapsed() < Duration::from_secs(10),
             "the role is not cached again after the reconnect"
@@ -744,16 +722,15 @@ async fn a_catalogue_write_reaches_the_other_instance() {
     let reader = b.user("hotcat").await;
     wait_confirmed(&b).await;
     let res = a
-        .call(
-            Method::POST,
+        .rest_as(&operator)
+        .post(
             "/api/v1/glossary/",
-            Some(&operator.bearer()),
-            Some(&json!({
+            &json!({
                 "slug": format!("hot-{}", &Uuid::now_v7().simple().to_string()[20..]),
                 "label_en": "Hot term",
                 "category": "botany",
                 "definition_en": "Before."
-            })),
+            }),
         )
         .await;
     let status = res.status().as_u16();
@@ -762,9 +739,7 @@ async fn a_catalogue_write_reaches_the_other_instance() {
     let key = created["key"].as_str().expect("key").to_owned();
     let path = format!("/api/v1/glossary/{key}");
     let read = || async {
-        let res = b
-            .call(Method::GET, &path, Some(&reader.bearer()), None)
-            .await;
+        let res = b.rest_as(&reader).get(&path).await;
         assert_eq!(res.status().as_u16(), 200);
         res.json::<Value>().await.expect("json")
     };
@@ -773,12 +748,8 @@ async fn a_catalogue_write_reaches_the_other_instance() {
     assert_eq!(read().await["definition_en"], "Before.");
 
     let res = a
-        .call(
-            Method::PATCH,
-            &path,
-            Some(&operator.bearer()),
-            Some(&json!({"definition_en": "After."})),
-        )
+        .rest_as(&operator)
+        .patch(&path, &json!({"definition_en": "After."}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let changed = Instant::now();
@@ -787,17 +758,11 @@ async fn a_catalogue_write_reaches_the_other_instance() {
     })
     .await;
 
-    let res = a
-        .call(Method::DELETE, &path, Some(&operator.bearer()), None)
-        .await;
+    let res = a.rest_as(&operator).delete(&path).await;
     assert_eq!(res.status().as_u16(), 204);
     let changed = Instant::now();
     seen_within_bound("catalogue delete", changed, || async {
-        b.call(Method::GET, &path, Some(&reader.bearer()), None)
-            .await
-            .status()
-            .as_u16()
-            == 404
+        b.rest_as(&reader).get(&path).await.status().as_u16() == 404
     })
     .await;
 }

@@ -4,7 +4,6 @@
 //! key limited to one garden cannot answer for the account. The mailed-link flow of an address
 //! without an account is in `mail.rs` (it needs the SMTP sink).
 
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -16,11 +15,10 @@ use crate::support::{PASSWORD, TestApp, TestUser, assert_error, unique_slug};
 pub async fn garden(app: &TestApp, owner: &TestUser) -> String {
     let slug = unique_slug("inv");
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(owner)
+        .post(
             "/api/v1/tenants",
-            Some(&owner.bearer()),
-            Some(&json!({"slug": slug, "name": "Shared garden"})),
+            &json!({"slug": slug, "name": "Shared garden"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -34,19 +32,18 @@ async fn invite(
     email: &str,
     role: &str,
 ) -> reqwest::Response {
-    app.call(
-        Method::POST,
-        &format!("/api/v1/tenants/{slug}/members"),
-        Some(&by.bearer()),
-        Some(&json!({"email": email, "role": role})),
-    )
-    .await
+    app.rest_as(by)
+        .post(
+            &format!("/api/v1/tenants/{slug}/members"),
+            &json!({"email": email, "role": role}),
+        )
+        .await
 }
 
 /// Confirms the user's address through the real route (which, verification being optional,
 /// ends the earlier sessions) and logs in again.
 pub async fn confirmed(app: &TestApp, user: &TestUser) -> TestUser {
-    let id = Uuid::parse_str(&user.key).expect("uuid");
+    let id = user.id();
     let token = email_tokens::issue(app.state.platform_pool(), id, Purpose::VerifyEmail)
         .await
         .expect("token");
@@ -62,14 +59,7 @@ pub async fn confirmed(app: &TestApp, user: &TestUser) -> TestUser {
 }
 
 async fn my_invitations(app: &TestApp, user: &TestUser) -> Vec<Value> {
-    let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/invitations",
-            Some(&user.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(user).get("/api/v1/users/me/invitations").await;
     assert_eq!(res.status().as_u16(), 200);
     res.json::<Value>()
         .await
@@ -90,31 +80,23 @@ pub async fn accept_as(app: &TestApp, user: &TestUser, slug: &str) -> TestUser {
         .expect("an invitation to the garden");
     let key = invitation["key"].as_str().expect("key");
     let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/users/me/invitations/{key}/accept"),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .post_empty(&format!("/api/v1/users/me/invitations/{key}/accept"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     user
 }
 
 async fn members(app: &TestApp, owner: &TestUser, slug: &str) -> Vec<Value> {
-    app.call(
-        Method::GET,
-        &format!("/api/v1/tenants/{slug}/members"),
-        Some(&owner.bearer()),
-        None,
-    )
-    .await
-    .json::<Value>()
-    .await
-    .expect("json")
-    .as_array()
-    .cloned()
-    .expect("array")
+    app.rest_as(owner)
+        .get(&format!("/api/v1/tenants/{slug}/members"))
+        .await
+        .json::<Value>()
+        .await
+        .expect("json")
+        .as_array()
+        .cloned()
+        .expect("array")
 }
 
 async fn invitation_mails(app: &TestApp, recipient: &str) -> i64 {
@@ -153,12 +135,8 @@ async fn known_and_unknown_addresses_get_the_same_answer_and_nobody_joins_unaske
     assert_eq!(members(&app, &owner, &slug).await.len(), 1);
     // The admin sees both open invitations; a second invitation to a pending address is 409.
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}/invitations"),
-            Some(&owner.bearer()),
-            None,
-        )
+        .rest_as(&owner)
+        .get(&format!("/api/v1/tenants/{slug}/invitations"))
         .await;
     let open: Value = res.json().await.expect("json");
     assert_eq!(open.as_array().map(Vec::len), Some(2), "{open}");
@@ -182,12 +160,8 @@ async fn the_invited_account_accepts_once_and_gets_the_role() {
 
     // An unconfirmed address (anyone could have registered it) cannot answer from the account.
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/invitations",
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .get("/api/v1/users/me/invitations")
         .await;
     assert_error(res, 403, "EMAIL_NOT_VERIFIED").await;
 
@@ -198,33 +172,23 @@ async fn the_invited_account_accepts_once_and_gets_the_role() {
     // Someone else (confirmed too) cannot answer it.
     let stranger = confirmed(&app, &app.user("stranger").await).await;
     let path = format!("/api/v1/users/me/invitations/{key}/accept");
-    let res = app
-        .call(Method::POST, &path, Some(&stranger.bearer()), None)
-        .await;
+    let res = app.rest_as(&stranger).post_empty(&path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
-    let res = app
-        .call(Method::POST, &path, Some(&friend.bearer()), None)
-        .await;
+    let res = app.rest_as(&friend).post_empty(&path).await;
     assert_eq!(res.status().as_u16(), 200);
     let member: Value = res.json().await.expect("json");
     assert_eq!(member["role"], "grower");
     assert_eq!(member["user_key"], friend.key.as_str());
     // Single use.
-    let res = app
-        .call(Method::POST, &path, Some(&friend.bearer()), None)
-        .await;
+    let res = app.rest_as(&friend).post_empty(&path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(members(&app, &owner, &slug).await.len(), 2);
     assert!(my_invitations(&app, &friend).await.is_empty());
     // The member can now read the garden.
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .get(&format!("/api/v1/tenants/{slug}"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     // Inviting a member again is 409.
@@ -252,21 +216,13 @@ async fn declined_withdrawn_and_expired_invitations_grant_nothing() {
         .expect("key")
         .to_owned();
     let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/users/me/invitations/{key}/decline"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .post_empty(&format!("/api/v1/users/me/invitations/{key}/decline"))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/users/me/invitations/{key}/accept"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .post_empty(&format!("/api/v1/users/me/invitations/{key}/accept"))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
@@ -277,12 +233,8 @@ async fn declined_withdrawn_and_expired_invitations_grant_nothing() {
         .expect("key")
         .to_owned();
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/tenants/{slug}/invitations/{key}"),
-            Some(&owner.bearer()),
-            None,
-        )
+        .rest_as(&owner)
+        .delete(&format!("/api/v1/tenants/{slug}/invitations/{key}"))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert!(my_invitations(&app, &friend).await.is_empty());
@@ -302,12 +254,8 @@ async fn declined_withdrawn_and_expired_invitations_grant_nothing() {
     .expect("expire");
     assert!(my_invitations(&app, &friend).await.is_empty());
     let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/users/me/invitations/{key}/accept"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .post_empty(&format!("/api/v1/users/me/invitations/{key}/accept"))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     // An expired invitation does not block a new one.
@@ -340,12 +288,8 @@ async fn roles_stay_within_the_inviters_and_scoped_keys_cannot_answer() {
     let res = invite(&app, &grower, &slug, "someone@example.test", "viewer").await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}/invitations"),
-            Some(&grower.bearer()),
-            None,
-        )
+        .rest_as(&grower)
+        .get(&format!("/api/v1/tenants/{slug}/invitations"))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     // Another garden's admin sees nothing of this one.
@@ -363,7 +307,8 @@ async fn roles_stay_within_the_inviters_and_scoped_keys_cannot_answer() {
         202
     );
     let personal: Value = app
-        .call(Method::GET, "/api/v1/tenants", Some(&friend.bearer()), None)
+        .rest_as(&friend)
+        .get("/api/v1/tenants")
         .await
         .json()
         .await
@@ -374,21 +319,13 @@ async fn roles_stay_within_the_inviters_and_scoped_keys_cannot_answer() {
         .to_owned();
     let scoped = format!("Bearer {}", app.api_key(&friend, Some(&own)).await);
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/invitations",
-            Some(&scoped),
-            None,
-        )
+        .rest_auth(Some(&scoped))
+        .get("/api/v1/users/me/invitations")
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/invitations/accept",
-            Some(&scoped),
-            Some(&json!({"token": "x"})),
-        )
+        .rest_auth(Some(&scoped))
+        .post("/api/v1/invitations/accept", &json!({"token": "x"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
 }
@@ -398,21 +335,16 @@ async fn a_wrong_token_accepts_nothing() {
     let app = TestApp::full().await;
     let user = app.user("tok").await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&user)
+        .post(
             "/api/v1/invitations/accept",
-            Some(&user.bearer()),
-            Some(&json!({"token": "A".repeat(43)})),
+            &json!({"token": "A".repeat(43)}),
         )
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/invitations/accept",
-            None,
-            Some(&json!({"token": "A"})),
-        )
+        .rest()
+        .post("/api/v1/invitations/accept", &json!({"token": "A"}))
         .await;
     assert_error(res, 401, "UNAUTHORIZED").await;
 }

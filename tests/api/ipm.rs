@@ -11,6 +11,7 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::garden::{bed, count, phases, species};
+pub use crate::support::tenant_path as path;
 use crate::support::{TestApp, TestUser, assert_error, detail_fields};
 
 pub const SOAP: &str = "Fixture soap spray"; // chemical, potassium fixturate, 3 days
@@ -77,34 +78,15 @@ pub async fn world(app: &TestApp, prefix: &str, n: usize) -> World {
     }
 }
 
-pub fn path(t: &TenantRecord, rest: &str) -> String {
-    format!("/api/v1/t/{}/{rest}", t.slug)
-}
-
-pub async fn call(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    who: &TestUser,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let res = app.call(method, path, Some(&who.bearer()), body).await;
-    let s = res.status().as_u16();
-    (s, res.json().await.unwrap_or(Value::Null))
-}
-
 /// Calls a tool through the tool server's REST face with a garden-scoped API key.
 pub async fn tool(app: &TestApp, key: &str, name: &str, args: Value) -> (u16, Value) {
-    let res = app
+    app.rest_key(key)
         .call(
             Method::POST,
             &format!("/api/v1/mcp/tools/{name}"),
-            Some(&format!("Bearer {key}")),
             Some(&args),
         )
-        .await;
-    let s = res.status().as_u16();
-    (s, res.json().await.unwrap_or(Value::Null))
+        .await
 }
 
 pub fn days_ago(n: i64) -> String {
@@ -128,7 +110,10 @@ async fn inspections_of_plants_and_locations() {
                       "symptom": "colonies under the leaves"}],
         "photo_refs": ["photos/abc.jpg"], "notes": "north side worst"
     });
-    let (s, ins) = call(&app, Method::POST, &base, &w.grower, Some(&body)).await;
+    let (s, ins) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &base, Some(&body))
+        .await;
     assert_eq!(s, 201, "{ins}");
     assert_eq!(ins["pressure_level"], "medium");
     assert_eq!(ins["detected_pest_keys"], json!([aphid]));
@@ -138,34 +123,33 @@ async fn inspections_of_plants_and_locations() {
     let k = ins["key"].as_str().expect("key").to_owned();
 
     // A location inspection shows up for the plant standing there.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &base,
-        &w.admin,
-        Some(&json!({"location_key": w.location, "pressure_level": "low"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::POST,
+            &base,
+            Some(&json!({"location_key": w.location, "pressure_level": "low"})),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &format!("{base}?plant={p}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{base}?plant={p}"), None)
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(2)), "{page}");
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &format!("{base}?location={}", w.location),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{base}?location={}", w.location),
+            None,
+        )
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(1)));
-    let (s, one) = call(&app, Method::GET, &format!("{base}/{k}"), &w.viewer, None).await;
+    let (s, one) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{base}/{k}"), None)
+        .await;
     assert_eq!((s, one["key"].as_str()), (200, Some(k.as_str())));
 
     // Bad input: 422 with field details, nothing written.
@@ -199,7 +183,8 @@ async fn inspections_of_plants_and_locations() {
         (json!({"plant_key": p, "colour": "red"}), "body.colour"),
     ] {
         let res = app
-            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .rest_auth(Some(&w.grower.bearer()))
+            .post(&base, &bad)
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert!(
@@ -222,7 +207,8 @@ async fn inspections_of_plants_and_locations() {
         (json!({"location_key": other.location}), "body.location_key"),
     ] {
         let res = app
-            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .rest_auth(Some(&w.grower.bearer()))
+            .post(&base, &bad)
             .await;
         let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
         assert_eq!(detail_fields(&err), vec![field.to_owned()], "{bad}");
@@ -232,35 +218,32 @@ async fn inspections_of_plants_and_locations() {
 
     // Roles: a viewer cannot write; B's admin sees nothing of A.
     let res = app
-        .call(Method::POST, &base, Some(&w.viewer.bearer()), Some(&body))
+        .rest_auth(Some(&w.viewer.bearer()))
+        .post(&base, &body)
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
+        .rest_auth(Some(&other.admin.bearer()))
+        .get(&format!("{base}/{k}"))
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+    let (s, _) = app
+        .rest_as(&other.admin)
         .call(
             Method::GET,
-            &format!("{base}/{k}"),
-            Some(&other.admin.bearer()),
+            &format!("{}/{k}", path(&other.t, "ipm/inspections")),
             None,
         )
         .await;
-    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let (s, _) = call(
-        &app,
-        Method::GET,
-        &format!("{}/{k}", path(&other.t, "ipm/inspections")),
-        &other.admin,
-        None,
-    )
-    .await;
     assert_eq!(s, 404);
-    let (s, _) = call(
-        &app,
-        Method::GET,
-        &format!("{}?plant={p}", path(&other.t, "ipm/inspections")),
-        &other.admin,
-        None,
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&other.admin)
+        .call(
+            Method::GET,
+            &format!("{}?plant={p}", path(&other.t, "ipm/inspections")),
+            None,
+        )
+        .await;
     assert_eq!(s, 404);
     assert_eq!(count(&app, &w.t, "ipm_inspections").await, before);
 }
@@ -275,17 +258,17 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
     let p = w.plants[0];
 
     // A location application touches every plant there; the interval is 3 days.
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &base,
-        &w.grower,
-        Some(
-            &json!({"treatment_key": soap, "location_key": w.location, "dose": 20,
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &base,
+            Some(
+                &json!({"treatment_key": soap, "location_key": w.location, "dose": 20,
                      "dose_unit": "ml_per_l", "applied_at": days_ago(0)}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 201, "{a}");
     assert_eq!(a["plants"].as_array().map(Vec::len), Some(2));
     assert_eq!(a["active_ingredient"], "potassium fixturate");
@@ -303,14 +286,14 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
         (today + Duration::days(3)).to_string()
     );
     // A treatment without an ingredient is never counted, and has no interval.
-    let (s, m) = call(
-        &app,
-        Method::POST,
-        &base,
-        &w.grower,
-        Some(&json!({"treatment_key": mites, "plant_keys": [p]})),
-    )
-    .await;
+    let (s, m) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &base,
+            Some(&json!({"treatment_key": mites, "plant_keys": [p]})),
+        )
+        .await;
     assert_eq!(s, 201, "{m}");
     assert_eq!(m["plants"][0]["last_blocked_day"], Value::Null);
 
@@ -321,11 +304,17 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
     let soap_on =
         |days: i64| json!({"treatment_key": soap, "plant_keys": [p], "applied_at": days_ago(days)});
     for back in [60, 30] {
-        let (s, two) = call(&app, Method::POST, &base, &w.grower, Some(&soap_on(back))).await;
+        let (s, two) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &base, Some(&soap_on(back)))
+            .await;
         assert_eq!(s, 201);
         assert!(two.get("warnings").is_none(), "{two}");
     }
-    let (s, three) = call(&app, Method::POST, &base, &w.grower, Some(&soap_on(10))).await;
+    let (s, three) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &base, Some(&soap_on(10)))
+        .await;
     assert_eq!(s, 201);
     assert_eq!(three["resistance_count"], 2);
     assert!(
@@ -336,12 +325,8 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
     );
     let before = count(&app, &w.t, "ipm_applications").await;
     let res = app
-        .call(
-            Method::POST,
-            &base,
-            Some(&w.grower.bearer()),
-            Some(&soap_on(0)),
-        )
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(&base, &soap_on(0))
         .await;
     let err = assert_error(res, 422, "RESISTANCE_WARNING").await;
     assert_eq!(
@@ -357,36 +342,38 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
     );
     assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
     // The other plant had one soap only: not refused (the rule is per plant).
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &base,
-        &w.grower,
-        Some(&json!({"treatment_key": soap, "plant_keys": [w.plants[1]]})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &base,
+            Some(&json!({"treatment_key": soap, "plant_keys": [w.plants[1]]})),
+        )
+        .await;
     assert_eq!(s, 201);
     // The override is recorded.
     let mut ack = soap_on(0);
     ack["acknowledge_resistance"] = json!(true);
-    let (s, over) = call(&app, Method::POST, &base, &w.admin, Some(&ack)).await;
+    let (s, over) = app
+        .rest_as(&w.admin)
+        .call(Method::POST, &base, Some(&ack))
+        .await;
     assert_eq!(s, 201, "{over}");
     assert_eq!(over["resistance_acknowledged"], true);
     assert_eq!(over["resistance_count"], 4);
     let k = over["key"].as_str().expect("key").to_owned();
-    let (s, got) = call(&app, Method::GET, &format!("{base}/{k}"), &w.viewer, None).await;
+    let (s, got) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{base}/{k}"), None)
+        .await;
     assert_eq!(
         (s, got["resistance_acknowledged"].as_bool()),
         (200, Some(true))
     );
-    let (s, page) = call(
-        &app,
-        Method::GET,
-        &format!("{base}?plant={p}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, page) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{base}?plant={p}"), None)
+        .await;
     assert_eq!((s, page["total"].as_i64()), (200, Some(6)), "{page}");
 
     // Bad input writes nothing.
@@ -436,7 +423,8 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
         ),
     ] {
         let res = app
-            .call(Method::POST, &base, Some(&w.grower.bearer()), Some(&bad))
+            .rest_auth(Some(&w.grower.bearer()))
+            .post(&base, &bad)
             .await;
         let code = if status == 404 {
             "ENTITY_NOT_FOUND"
@@ -454,26 +442,16 @@ async fn treatments_start_intervals_and_the_resistance_rule() {
 
     // Roles and isolation.
     let res = app
-        .call(
-            Method::POST,
-            &base,
-            Some(&w.viewer.bearer()),
-            Some(&soap_on(0)),
-        )
+        .rest_auth(Some(&w.viewer.bearer()))
+        .post(&base, &soap_on(0))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}/{k}", path(&other.t, "ipm/treatments")),
-            Some(&other.admin.bearer()),
-            None,
-        )
+        .rest_auth(Some(&other.admin.bearer()))
+        .get(&format!("{}/{k}", path(&other.t, "ipm/treatments")))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = app
-        .call(Method::GET, &base, Some(&other.admin.bearer()), None)
-        .await;
+    let res = app.rest_auth(Some(&other.admin.bearer())).get(&base).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
@@ -739,17 +717,17 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     let batches = path(&w.t, "harvest/batches");
 
     // 20:00 at -08:00, 21 days back: 04:00 UTC the next day, so the UTC day is 20 days back.
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &treat,
-        &w.grower,
-        Some(
-            &json!({"treatment_key": pyrethrum, "plant_keys": [tomato, probus],
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(
+                &json!({"treatment_key": pyrethrum, "plant_keys": [tomato, probus],
                      "applied_at": local_at(21, "20:00:00-08:00")}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 201, "{a}");
     let applied_on = utc_today() - Duration::days(20);
     let touched = |plant: Uuid| {
@@ -777,14 +755,10 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     assert_eq!(a["resistance_groups"], json!(["IRAC 3A"]));
     // The stored application reads back the same.
     let key = a["key"].as_str().expect("key");
-    let (s, back) = call(
-        &app,
-        Method::GET,
-        &format!("{treat}/{key}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, back) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{treat}/{key}"), None)
+        .await;
     assert_eq!(s, 200, "{back}");
     assert_eq!(back["plants"], a["plants"]);
 
@@ -792,44 +766,36 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     // plant is still blocked then, with its own days and source in the reason.
     let harvest = |plant: Uuid, day: time::Date| json!({"plant_key": plant, "wet_weight_g": 50, "harvest_date": day.to_string()});
     let res = app
-        .call(
-            Method::POST,
-            &batches,
-            Some(&w.grower.bearer()),
-            Some(&harvest(tomato, applied_on + Duration::days(4))),
-        )
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(&batches, &harvest(tomato, applied_on + Duration::days(4)))
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
     assert_eq!(detail_fields(&err), vec!["active_ingredient".to_owned()]);
-    let (s, b) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(&harvest(tomato, applied_on + Duration::days(5))),
-    )
-    .await;
-    assert_eq!(s, 201, "{b}");
-    let res = app
+    let (s, b) = app
+        .rest_as(&w.grower)
         .call(
             Method::POST,
             &batches,
-            Some(&w.grower.bearer()),
-            Some(&harvest(probus, applied_on + Duration::days(9))),
+            Some(&harvest(tomato, applied_on + Duration::days(5))),
         )
+        .await;
+    assert_eq!(s, 201, "{b}");
+    let res = app
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(&batches, &harvest(probus, applied_on + Duration::days(9)))
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
     let reason = err["details"][0]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("10 day(s) for this crop"), "{reason}");
     assert!(reason.contains("every other crop 10 days"), "{reason}");
-    let (s, b) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(&harvest(probus, applied_on + Duration::days(10))),
-    )
-    .await;
+    let (s, b) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &batches,
+            Some(&harvest(probus, applied_on + Duration::days(10))),
+        )
+        .await;
     assert_eq!(s, 201, "{b}");
     assert_eq!(count(&app, &w.t, "harvest_batches").await, 2);
 }
@@ -849,14 +815,14 @@ async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day() {
         (west, local_at(10, "20:00:00-08:00"), 9),
         (east, local_at(10, "08:00:00+09:00"), 11),
     ] {
-        let (s, a) = call(
-            &app,
-            Method::POST,
-            &treat,
-            &w.grower,
-            Some(&json!({"treatment_key": deltafix, "plant_keys": [plant], "applied_at": at})),
-        )
-        .await;
+        let (s, a) = app
+            .rest_as(&w.grower)
+            .call(
+                Method::POST,
+                &treat,
+                Some(&json!({"treatment_key": deltafix, "plant_keys": [plant], "applied_at": at})),
+            )
+            .await;
         assert_eq!(s, 201, "{a}");
         let on = utc_today() - Duration::days(utc_back);
         assert_eq!(a["plants"][0]["applied_on"], on.to_string(), "{at}: {a}");
@@ -877,35 +843,36 @@ async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day() {
         (west_on + Duration::days(1), 422),
         (west_on + Duration::days(2), 201),
     ] {
-        let (s, b) = call(
-            &app,
-            Method::POST,
-            &batches,
-            &w.grower,
-            Some(&json!({"plant_key": west, "wet_weight_g": 5, "harvest_date": day.to_string()})),
-        )
-        .await;
+        let (s, b) = app
+            .rest_as(&w.grower)
+            .call(
+                Method::POST,
+                &batches,
+                Some(
+                    &json!({"plant_key": west, "wet_weight_g": 5, "harvest_date": day.to_string()}),
+                ),
+            )
+            .await;
         assert_eq!(s, status, "{day}: {b}");
     }
     // A harvest_date given as an instant counts as its UTC day too: 20:00 -08:00 the evening
     // before the UTC day the spray was on is already that day (blocked).
-    let (s, b) = call(&app, Method::POST, &batches, &w.grower,
-                      Some(&json!({"plant_key": west, "wet_weight_g": 5,
+    let (s, b) = app.rest_as(&w.grower).call(Method::POST, &batches, Some(&json!({"plant_key": west, "wet_weight_g": 5,
                                    "harvest_date": format!("{}T20:00:00-08:00", west_on - Duration::days(1))}))).await;
     assert_eq!(s, 422, "{b}");
     assert_eq!(b["error_code"], "KARENZ_VIOLATION");
 
     // A time without an offset is refused, naming the field, and writes nothing.
     let before = count(&app, &w.t, "ipm_applications").await;
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &treat,
-        &w.grower,
-        Some(&json!({"treatment_key": deltafix, "plant_keys": [west],
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(&json!({"treatment_key": deltafix, "plant_keys": [west],
                                    "applied_at": local_at(3, "20:00:00")})),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, 422, "{e}");
     assert_eq!(e["details"][0]["field"], "body.applied_at");
     assert!(
@@ -917,15 +884,15 @@ async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day() {
     );
     assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
     let batches_before = count(&app, &w.t, "harvest_batches").await;
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &batches,
-        &w.grower,
-        Some(&json!({"plant_key": east, "wet_weight_g": 5,
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &batches,
+            Some(&json!({"plant_key": east, "wet_weight_g": 5,
                                    "harvest_date": local_at(1, "10:00:00")})),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, 422, "{e}");
     assert_eq!(e["details"][0]["field"], "body.harvest_date");
     assert!(
@@ -951,14 +918,10 @@ async fn resistance_counts_the_mode_of_action_and_never_releases() {
 
     // Weekly releases of beneficial nematodes: never counted, never warned.
     for back in [28, 21, 14, 7, 0] {
-        let (s, a) = call(
-            &app,
-            Method::POST,
-            &treat,
-            &w.grower,
-            Some(&apply(&nematodes, back)),
-        )
-        .await;
+        let (s, a) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &treat, Some(&apply(&nematodes, back)))
+            .await;
         assert_eq!(s, 201, "{a}");
         assert!(a.get("warnings").is_none(), "{a}");
         assert_eq!(a["resistance_count"], 0);
@@ -966,24 +929,16 @@ async fn resistance_counts_the_mode_of_action_and_never_releases() {
     // Deltamethrin-like twice, then a pyrethrum: the same group IRAC 3A, so the third is
     // accepted with the warning naming the group.
     for back in [30, 20] {
-        let (s, a) = call(
-            &app,
-            Method::POST,
-            &treat,
-            &w.grower,
-            Some(&apply(&deltafix, back)),
-        )
-        .await;
+        let (s, a) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &treat, Some(&apply(&deltafix, back)))
+            .await;
         assert_eq!(s, 201, "{a}");
     }
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &treat,
-        &w.grower,
-        Some(&apply(&pyrethrum, 10)),
-    )
-    .await;
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &treat, Some(&apply(&pyrethrum, 10)))
+        .await;
     assert_eq!(s, 201, "{a}");
     assert_eq!(a["resistance_count"], 2, "{a}");
     let warning = a["warnings"][0].as_str().unwrap_or_default();
@@ -991,12 +946,8 @@ async fn resistance_counts_the_mode_of_action_and_never_releases() {
     // A fourth of the group is refused, whichever product, and nothing is written.
     let before = count(&app, &w.t, "ipm_applications").await;
     let res = app
-        .call(
-            Method::POST,
-            &treat,
-            Some(&w.grower.bearer()),
-            Some(&apply(&deltafix, 0)),
-        )
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(&treat, &apply(&deltafix, 0))
         .await;
     let err = assert_error(res, 422, "RESISTANCE_WARNING").await;
     assert_eq!(detail_fields(&err), vec!["active_ingredient".to_owned()]);
@@ -1015,14 +966,10 @@ async fn resistance_counts_the_mode_of_action_and_never_releases() {
     assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
     // Another group is unaffected: the soap (no group) counts by its ingredient.
     let soap = catalogue_key(&app, "treatment", SOAP).await;
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &treat,
-        &w.grower,
-        Some(&apply(&soap, 0)),
-    )
-    .await;
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(Method::POST, &treat, Some(&apply(&soap, 0)))
+        .await;
     assert_eq!(s, 201, "{a}");
     assert_eq!(a["resistance_count"], 0);
 }
@@ -1037,12 +984,8 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
 
     // REST and get_treatment: the same intervals per crop, sources and groups.
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/ipm/treatments/{pyrethrum}"),
-            Some(&w.grower.bearer()),
-            None,
-        )
+        .rest_auth(Some(&w.grower.bearer()))
+        .get(&format!("/api/v1/ipm/treatments/{pyrethrum}"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let rest: Value = res.json().await.expect("json");
@@ -1095,11 +1038,10 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
     .await;
     assert_eq!(s, 422, "{e}");
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(
             &path(&w.t, "harvest/batches"),
-            Some(&w.grower.bearer()),
-            Some(&json!({"plant_key": w.plants[0], "wet_weight_g": 10})),
+            &json!({"plant_key": w.plants[0], "wet_weight_g": 10}),
         )
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
@@ -1143,12 +1085,8 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
         ),
     ] {
         let res = app
-            .call(
-                Method::POST,
-                "/api/v1/ipm/treatments",
-                Some(&admin.bearer()),
-                Some(&body),
-            )
+            .rest_as(&admin)
+            .post("/api/v1/ipm/treatments", &body)
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert!(
@@ -1165,14 +1103,13 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
     assert_eq!(stored, 0);
     // With a source it is accepted and reads back with it.
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&admin)
+        .post(
             "/api/v1/ipm/treatments",
-            Some(&admin.bearer()),
-            Some(&with(
+            &with(
                 json!({"safety_intervals": [{"days": 14, "source": "a label"}],
                                 "resistance_groups": [{"code": "IRAC 5", "source": "IRAC"}]}),
-            )),
+            ),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);

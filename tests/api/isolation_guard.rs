@@ -97,9 +97,7 @@ async fn make(
                 garden.slug(),
                 plant["key"].as_str().unwrap_or_default()
             );
-            let res = app
-                .call(Method::GET, &path, Some(&garden.admin.bearer()), None)
-                .await;
+            let res = app.rest_auth(Some(&garden.admin.bearer())).get(&path).await;
             assert_eq!(
                 res.status().as_u16(),
                 200,
@@ -119,9 +117,7 @@ async fn make(
         "reminder_key" => {
             let plant = Box::pin(make(app, garden, "plant_key", ids)).await?;
             let path = format!("/api/v1/t/{}/care-reminders/plants/{plant}", garden.slug());
-            let res = app
-                .call(Method::GET, &path, Some(&garden.admin.bearer()), None)
-                .await;
+            let res = app.rest_auth(Some(&garden.admin.bearer())).get(&path).await;
             let care: Value = res.json().await.expect("json");
             let reminder = care["reminders"]
                 .as_array()?
@@ -182,12 +178,8 @@ async fn make(
             let path = format!("/api/v1/t/{}/diary-entries", garden.slug());
             let body = json!({"text": format!("Guard entry {}", unique_slug("d"))});
             let res = app
-                .call(
-                    Method::POST,
-                    &path,
-                    Some(&garden.grower.bearer()),
-                    Some(&body),
-                )
+                .rest_auth(Some(&garden.grower.bearer()))
+                .post(&path, &body)
                 .await;
             assert_eq!(res.status().as_u16(), 201, "fixture POST {path}");
             res.json().await.expect("json")
@@ -206,12 +198,8 @@ async fn make(
             let key = created["key"].as_str().expect("key");
             let path = format!("/api/v1/t/{}/webhooks/{key}", garden.slug());
             let res = app
-                .call(
-                    Method::PATCH,
-                    &path,
-                    Some(&garden.admin.bearer()),
-                    Some(&json!({"enabled": false})),
-                )
+                .rest_auth(Some(&garden.admin.bearer()))
+                .patch(&path, &json!({"enabled": false}))
                 .await;
             assert_eq!(res.status().as_u16(), 200, "fixture PATCH {path}");
             created
@@ -301,9 +289,7 @@ async fn shared_value(app: &TestApp, admin: &str, name: &str) -> Option<String> 
         }
         _ => return None,
     };
-    let res = app
-        .call(Method::GET, path, Some(&bearer(admin)), None)
-        .await;
+    let res = app.rest_auth(Some(&bearer(admin))).get(path).await;
     let page: Value = res.json().await.ok()?;
     page["items"][0][field].as_str().map(str::to_owned)
 }
@@ -356,7 +342,8 @@ impl Garden {
     async fn post(&self, app: &TestApp, rest: &str, body: Value) -> Value {
         let path = format!("/api/v1/t/{}/{rest}", self.slug());
         let res = app
-            .call(Method::POST, &path, Some(&self.admin.bearer()), Some(&body))
+            .rest_auth(Some(&self.admin.bearer()))
+            .post(&path, &body)
             .await;
         let status = res.status().as_u16();
         let body: Value = res.json().await.expect("json");
@@ -507,9 +494,9 @@ async fn send_body(
     auth: Option<&str>,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let res = app.call(op.method.clone(), url, auth, body.as_ref()).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
+    app.rest_auth(auth)
+        .call(op.method.clone(), url, body.as_ref())
+        .await
 }
 
 /// What two error answers must share to be indistinguishable.
@@ -527,14 +514,8 @@ async fn isolation_guard_covers_every_garden_route() {
     let outsider = &b.admin;
     let outsider_key = app.api_key(outsider, None).await;
     let elsewhere = app.member(&a.tenant, Role::Admin).await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        b.tenant.id,
-        uuid::Uuid::parse_str(&elsewhere.key).expect("uuid"),
-        Role::Viewer,
-    )
-    .await
-    .expect("membership in B");
+    app.add_member(&b.tenant, elsewhere.id(), Role::Viewer)
+        .await;
     let elsewhere_key = app.api_key(&elsewhere, Some(b.slug())).await;
     let ghost = unique_slug("ghost");
 

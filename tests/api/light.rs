@@ -1,7 +1,6 @@
 //! Light mode: no authentication; `/auth/…` is gone except API-key management; a system user
 //! administers a default tenant.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, assert_error};
@@ -54,7 +53,8 @@ async fn light_mode_has_a_system_user_and_no_account_routes() {
     let key: Value = res.json().await.expect("json");
     assert!(key["raw_key"].as_str().expect("raw").starts_with("svc_"));
     let list: Value = app
-        .call(Method::GET, "/api/v1/auth/api-keys", None, None)
+        .rest()
+        .get("/api/v1/auth/api-keys")
         .await
         .json()
         .await

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use uuid::Uuid;
 
 use crate::support::{
-    Options, PASSWORD, TestApp, assert_error, base_env, session_of, sibling_database, unique_slug,
+    JsonReply, Options, PASSWORD, TestApp, assert_error, free_port, serve_command, session_of,
+    sibling_database, unique_slug,
 };
 
 pub(crate) const FRONTEND: &str = "https://garden.example.test";
@@ -43,13 +43,6 @@ pub(crate) fn python() -> PathBuf {
         "KULTIVA_TEST_VENV={venv} has no bin/python; run `source infra/lib.sh && ensure_test_venv`"
     );
     python
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
 }
 
 impl Sink {
@@ -226,12 +219,8 @@ async fn wait_until_settled(app: &TestApp, recipients: &[String]) {
 async fn me(app: &TestApp, email: &str, password: &str) -> Value {
     let session = app.login(email, password).await;
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&format!("Bearer {}", session.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", session.access)))
+        .get("/api/v1/users/me")
         .await;
     assert_eq!(res.status().as_u16(), 200);
     res.json().await.expect("me json")
@@ -628,24 +617,18 @@ struct Server {
 impl Server {
     async fn start(db: &str, debug: bool) -> Self {
         let addr = format!("127.0.0.1:{}", free_port());
-        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
-        cmd.arg("serve")
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default());
-        for (k, v) in base_env() {
-            cmd.env(k, v);
-        }
-        cmd.env("SERVICE_MODE", "full")
-            .env("DATABASE_URL", db)
-            .env("BIND_ADDRESS", &addr)
-            .env("FRONTEND_URL", FRONTEND)
-            .env("DEBUG", if debug { "true" } else { "false" });
-        let mut child = cmd
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn kultiva");
+        let mut child = serve_command(&[
+            ("SERVICE_MODE", "full"),
+            ("DATABASE_URL", db),
+            ("BIND_ADDRESS", &addr),
+            ("FRONTEND_URL", FRONTEND),
+            ("DEBUG", if debug { "true" } else { "false" }),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn kultiva");
         let logs = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let stderr = child.stderr.take().expect("stderr");
         let sink = logs.clone();
@@ -882,22 +865,20 @@ async fn an_invited_address_without_an_account_registers_and_accepts_with_the_ma
     let auth = format!("Bearer {}", owner.access);
     let slug = unique_slug("invited");
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             "/api/v1/tenants",
-            Some(&auth),
-            Some(&json!({"slug": slug, "name": "Allotment"})),
+            &json!({"slug": slug, "name": "Allotment"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
 
     let newcomer = address("newcomer");
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&auth),
-            Some(&json!({"email": newcomer, "role": "grower"})),
+            &json!({"email": newcomer, "role": "grower"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 202);
@@ -916,12 +897,8 @@ async fn an_invited_address_without_an_account_registers_and_accepts_with_the_ma
     assert_eq!(app.register(&other, PASSWORD).await.status().as_u16(), 201);
     let other = app.login(&other, PASSWORD).await;
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/invitations/accept",
-            Some(&format!("Bearer {}", other.access)),
-            Some(&json!({"token": token})),
-        )
+        .rest_auth(Some(&format!("Bearer {}", other.access)))
+        .post("/api/v1/invitations/accept", &json!({"token": token}))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
@@ -933,42 +910,25 @@ async fn an_invited_address_without_an_account_registers_and_accepts_with_the_ma
     let session = app.login(&newcomer, PASSWORD).await;
     let bearer = format!("Bearer {}", session.access);
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/invitations/accept",
-            Some(&bearer),
-            Some(&json!({"token": token})),
-        )
+        .rest_auth(Some(&bearer))
+        .post("/api/v1/invitations/accept", &json!({"token": token}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let member: Value = res.json().await.expect("json");
     assert_eq!(member["role"], "grower");
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}"),
-            Some(&bearer),
-            None,
-        )
+        .rest_auth(Some(&bearer))
+        .get(&format!("/api/v1/tenants/{slug}"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/invitations/accept",
-            Some(&bearer),
-            Some(&json!({"token": token})),
-        )
+        .rest_auth(Some(&bearer))
+        .post("/api/v1/invitations/accept", &json!({"token": token}))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
 /// The body of a JSON answer (asserting its status).
-async fn json_of(res: reqwest::Response, status: u16) -> Value {
-    assert_eq!(res.status().as_u16(), status);
-    res.json().await.expect("json")
-}
-
 #[tokio::test]
 async fn taking_an_account_back_by_password_reset_ends_everything_the_squatter_handed_out() {
     let sink = Sink::start().await;
@@ -982,50 +942,35 @@ async fn taking_an_account_back_by_password_reset_ends_everything_the_squatter_h
     assert_eq!(app.register(&victim, PASSWORD).await.status().as_u16(), 201);
     let squatter = app.login(&victim, PASSWORD).await;
     let bearer = format!("Bearer {}", squatter.access);
-    let gardens = json_of(
-        app.call(Method::GET, "/api/v1/tenants", Some(&bearer), None)
-            .await,
-        200,
-    )
-    .await;
+    let gardens = app.rest_auth(Some(&bearer)).get_ok("/api/v1/tenants").await;
     let slug = gardens["items"][0]["slug"]
         .as_str()
         .expect("the personal garden")
         .to_owned();
-    let account = json_of(
-        app.call(
-            Method::POST,
+    let account = app
+        .rest_auth(Some(&bearer))
+        .create(
             &format!("/api/v1/t/{slug}/service-accounts"),
-            Some(&bearer),
-            Some(&json!({"name": "Backup bot", "role": "admin"})),
+            &json!({"name": "Backup bot", "role": "admin"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let bot_key = format!("Bearer {}", account["raw_key"].as_str().expect("raw key"));
     let sites = format!("/api/v1/t/{slug}/sites/");
-    let res = app.call(Method::GET, &sites, Some(&bot_key), None).await;
+    let res = app.rest_auth(Some(&bot_key)).get(&sites).await;
     assert_eq!(res.status().as_u16(), 200, "the bot works before");
-    let feed = json_of(
-        app.call(
-            Method::POST,
-            &format!("/api/v1/t/{slug}/calendar/feed"),
-            Some(&bearer),
-            None,
-        )
-        .await,
-        201,
-    )
-    .await;
+    let feed = app
+        .rest_auth(Some(&bearer))
+        .post_empty(&format!("/api/v1/t/{slug}/calendar/feed"))
+        .await
+        .expect_json(201)
+        .await;
     let feed_path = feed["path"].as_str().expect("feed path").to_owned();
     assert_eq!(app.get(&feed_path).await.status().as_u16(), 200);
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&bearer))
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&bearer),
-            Some(&json!({"email": accomplice, "role": "admin"})),
+            &json!({"email": accomplice, "role": "admin"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 202);
@@ -1055,7 +1000,7 @@ async fn taking_an_account_back_by_password_reset_ends_everything_the_squatter_h
     assert_eq!(res.status().as_u16(), 200);
 
     // Nothing the squatter handed out works any more.
-    let res = app.call(Method::GET, &sites, Some(&bot_key), None).await;
+    let res = app.rest_auth(Some(&bot_key)).get(&sites).await;
     assert_error(res, 401, "INVALID_TOKEN").await;
     let res = app.get(&feed_path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
@@ -1065,24 +1010,19 @@ async fn taking_an_account_back_by_password_reset_ends_everything_the_squatter_h
     );
     let helper = app.login(&accomplice, PASSWORD).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&format!("Bearer {}", helper.access)))
+        .post(
             "/api/v1/invitations/accept",
-            Some(&format!("Bearer {}", helper.access)),
-            Some(&json!({"token": invitation_token})),
+            &json!({"token": invitation_token}),
         )
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let owner = app.login(&victim, "the owner's own secret").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}/members"),
-            Some(&format!("Bearer {}", owner.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", owner.access)))
+        .get(&format!("/api/v1/tenants/{slug}/members"))
         .await;
-    let members = json_of(res, 200).await;
+    let members = res.expect_json(200).await;
     let members = members.as_array().expect("members");
     assert!(
         members.iter().all(|m| m["email"] != accomplice.as_str()),
@@ -1115,27 +1055,17 @@ async fn the_first_confirmation_ends_the_squatters_grants_and_says_so() {
     assert_eq!(app.register(&victim, PASSWORD).await.status().as_u16(), 201);
     let squatter = app.login(&victim, PASSWORD).await;
     let bearer = format!("Bearer {}", squatter.access);
-    let gardens = json_of(
-        app.call(Method::GET, "/api/v1/tenants", Some(&bearer), None)
-            .await,
-        200,
-    )
-    .await;
+    let gardens = app.rest_auth(Some(&bearer)).get_ok("/api/v1/tenants").await;
     let slug = gardens["items"][0]["slug"]
         .as_str()
         .expect("slug")
         .to_owned();
-    let feed = json_of(
-        app.call(
-            Method::POST,
-            &format!("/api/v1/t/{slug}/calendar/feed"),
-            Some(&bearer),
-            None,
-        )
-        .await,
-        201,
-    )
-    .await;
+    let feed = app
+        .rest_auth(Some(&bearer))
+        .post_empty(&format!("/api/v1/t/{slug}/calendar/feed"))
+        .await
+        .expect_json(201)
+        .await;
     let feed_path = feed["path"].as_str().expect("path").to_owned();
     let verification = sink.wait_for(&victim, 1).await;
     let token = link_token(&verification[0], "/auth/verify-email");
@@ -1168,20 +1098,15 @@ async fn invitation_mails_quote_user_text_and_link_nothing_of_it() {
     let bait = "Your account is locked! Log in at https://evil.example/login or www.evil.example \
                 \"now\"";
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/tenants",
-            Some(&auth),
-            Some(&json!({"slug": slug, "name": bait})),
-        )
+        .rest_auth(Some(&auth))
+        .post("/api/v1/tenants", &json!({"slug": slug, "name": bait}))
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_auth(Some(&auth))
+        .patch(
             "/api/v1/users/me",
-            Some(&auth),
-            Some(&json!({"display_name": "Support at help@evil.example"})),
+            &json!({"display_name": "Support at help@evil.example"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -1189,11 +1114,10 @@ async fn invitation_mails_quote_user_text_and_link_nothing_of_it() {
     let auth = format!("Bearer {}", owner.access);
     let target = address("target");
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&auth),
-            Some(&json!({"email": target, "role": "viewer"})),
+            &json!({"email": target, "role": "viewer"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 202);

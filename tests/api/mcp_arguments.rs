@@ -466,16 +466,15 @@ async fn whole_numbers_are_integers_in_catalogue_bodies_too() {
     let admin = app.platform_admin().await;
     let name = format!("Whole {} A", crate::catalog::letters());
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&admin)
+        .post(
             "/api/v1/fertilizers",
-            Some(&admin.bearer()),
-            Some(&json!({
+            &json!({
                 "name": name, "brand": "Whole", "fertilizer_type": "base", "form": "liquid",
                 "npk": {"n": 3, "p": 1, "k": 4}, "ec_contribution_per_ml": 0.2,
                 "recommended_dose_ml_per_liter": 1.0, "max_dose_ml_per_liter": 10.0,
                 "mixing_priority": 41.0, "label_source": "test label",
-            })),
+            }),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -521,14 +520,14 @@ async fn a_harvest_outside_a_harvest_phase_is_recorded_with_a_warning() {
     );
     assert_eq!(crate::garden::count(&app, &w.t, "harvest_batches").await, 1);
     // A plant in its harvest phase gets no warning, on REST as on the tool.
-    let (s, b) = crate::ipm::call(
-        &app,
-        Method::POST,
-        &path(&w.t, "harvest/batches"),
-        &w.grower,
-        Some(&json!({"plant_key": w.plants[0], "wet_weight_g": 50})),
-    )
-    .await;
+    let (s, b) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "harvest/batches"),
+            Some(&json!({"plant_key": w.plants[0], "wet_weight_g": 50})),
+        )
+        .await;
     assert_eq!(s, 201, "{b}");
     assert!(b.get("warnings").is_none(), "{b}");
 }

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use kultiva::auth::Role;
 use kultiva::state::audit::{self, AuditEntry};
-use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tracing::field::{Field, Visit};
@@ -306,7 +305,7 @@ async fn a_warm_read_call_runs_no_statement_and_at_most_one_redis_command_on_its
     crate::catalog::seeded(&app).await;
     feed_confirmed(&app).await;
     let user = app.user("cost").await;
-    let account = Uuid::parse_str(&user.key).expect("uuid");
+    let account = user.id();
     let key = app.api_key(&user, None).await;
     let species = species_key(&app, &key, "tomatoides").await;
     let args = json!({"species_key": species});
@@ -370,12 +369,8 @@ async fn a_warm_read_call_runs_no_statement_and_at_most_one_redis_command_on_its
     let started = Instant::now();
     for _ in 0..CALLS {
         let res = app
-            .call(
-                Method::POST,
-                "/api/v1/mcp/tools/get_species_phase_sequence",
-                Some(&bearer(&key)),
-                Some(&args),
-            )
+            .rest_auth(Some(&bearer(&key)))
+            .post("/api/v1/mcp/tools/get_species_phase_sequence", &args)
             .await;
         assert_eq!(res.status().as_u16(), 200);
         assert_eq!(
@@ -585,20 +580,13 @@ async fn new_and_removed_memberships_reach_the_tool_server_within_the_bound() {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
     feed_confirmed(&app).await;
     let user = app.user("gardens").await;
-    let account = Uuid::parse_str(&user.key).expect("uuid");
+    let account = user.id();
     let key = app.api_key(&user, None).await;
     let tenant = app.tenant("mcpmem").await;
     let slug = tenant.slug.to_string();
     assert!(!listed_slugs(&app, &key).await.contains(&slug));
 
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        tenant.id,
-        account,
-        Role::Viewer,
-    )
-    .await
-    .expect("add membership");
+    app.add_member(&tenant, account, Role::Viewer).await;
     let added = Instant::now();
     listing_follows(&app, &key, &slug, true, added).await;
 

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use kultiva::catalog::seed::SeedSet;
 use kultiva::catalog::seed::load::load;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser};
@@ -34,24 +33,19 @@ async fn species_and_sequences(app: &TestApp) -> (String, String, String) {
     let admin = app.platform_admin().await;
     let bearer = admin.bearer();
     let family = json_of(
-        app.call(
-            Method::GET,
-            "/api/v1/botanical-families?q=mockaceae",
-            Some(&bearer),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&bearer))
+            .get("/api/v1/botanical-families?q=mockaceae")
+            .await,
     )
     .await;
     // Twelve random letters: dropping the digits of a hex id left few enough letters to
     // collide with species of earlier runs (409).
     let name = format!("Idempotus {}", crate::catalog::letters());
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&bearer))
+        .post(
             "/api/v1/species",
-            Some(&bearer),
-            Some(&json!({"scientific_name": name, "family_key": family["items"][0]["key"]})),
+            &json!({"scientific_name": name, "family_key": family["items"][0]["key"]}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201, "species created");
@@ -59,13 +53,9 @@ async fn species_and_sequences(app: &TestApp) -> (String, String, String) {
     let mut sequences = Vec::new();
     for q in ["fern_spore", "geophyte_fine"] {
         let found = json_of(
-            app.call(
-                Method::GET,
-                &format!("/api/v1/phase-sequences?q={q}"),
-                Some(&bearer),
-                None,
-            )
-            .await,
+            app.rest_auth(Some(&bearer))
+                .get(&format!("/api/v1/phase-sequences?q={q}"))
+                .await,
         )
         .await;
         sequences.push(
@@ -112,7 +102,7 @@ async fn bound_sequence(app: &TestApp, key: &str, species: &str) -> Option<Strin
 /// Waits (bounded) until the account has `n` audit rows of the tool; returns their statuses,
 /// oldest first.
 async fn audit_statuses(app: &TestApp, user: &TestUser, n: usize) -> Vec<String> {
-    let account = uuid::Uuid::parse_str(&user.key).expect("uuid");
+    let account = user.id();
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let rows: Vec<String> = sqlx::query_scalar(

@@ -6,10 +6,10 @@
 
 use kultiva::auth::Role;
 use kultiva::tenancy::registry::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::catalog::{letters, seeded};
+pub(crate) use crate::support::rest_tool as call;
 use crate::support::{TestApp, TestUser, header};
 
 /// Every tool in the registry, in `tools/list` order.
@@ -190,21 +190,6 @@ pub(crate) fn bearer(key: &str) -> String {
     format!("Bearer {key}")
 }
 
-/// A tool call on the REST face: status and body.
-pub(crate) async fn call(app: &TestApp, key: &str, tool: &str, args: Value) -> (u16, Value) {
-    let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/mcp/tools/{tool}"),
-            Some(&bearer(key)),
-            Some(&args),
-        )
-        .await;
-    let status = res.status().as_u16();
-    let body: Value = res.json().await.expect("json body");
-    (status, body)
-}
-
 /// A successful call: the envelope, checked for its shape.
 async fn ok(app: &TestApp, key: &str, tool: &str, args: Value) -> Value {
     let (status, body) = call(app, key, tool, args.clone()).await;
@@ -340,12 +325,8 @@ fn named<'a>(items: &'a Value, name: &str) -> Option<&'a Value> {
 /// A fixture species' key, through the REST catalogue.
 pub(crate) async fn species_key(app: &TestApp, key: &str, q: &str) -> String {
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/species?q={q}"),
-            Some(&bearer(key)),
-            None,
-        )
+        .rest_auth(Some(&bearer(key)))
+        .get(&format!("/api/v1/species?q={q}"))
         .await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 1, "{q}: {page}");
@@ -380,12 +361,8 @@ async fn member_key(app: &TestApp, role: Role) -> (String, TenantRecord) {
 /// about its lifecycle is recorded).
 async fn own_species(app: &TestApp, padmin: &TestUser, extra: Value) -> String {
     let family: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/botanical-families?q=mockaceae",
-            Some(&padmin.bearer()),
-            None,
-        )
+        .rest_as(padmin)
+        .get("/api/v1/botanical-families?q=mockaceae")
         .await
         .json()
         .await
@@ -397,14 +374,7 @@ async fn own_species(app: &TestApp, padmin: &TestUser, extra: Value) -> String {
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
         b.extend(e.clone());
     }
-    let res = app
-        .call(
-            Method::POST,
-            "/api/v1/species",
-            Some(&padmin.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(padmin).post("/api/v1/species", &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let created: Value = res.json().await.expect("json");
     created["key"].as_str().expect("key").to_owned()
@@ -1712,12 +1682,8 @@ async fn mcp_tools_assign_species_phase_sequence() {
         "the dry run wrote nothing"
     );
     let record: Value = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/species/{species}"),
-            Some(&bearer(&viewer)),
-            None,
-        )
+        .rest_auth(Some(&bearer(&viewer)))
+        .get(&format!("/api/v1/species/{species}"))
         .await
         .json()
         .await
@@ -1783,11 +1749,10 @@ async fn mcp_tools_assign_species_phase_sequence() {
 
     // A garden admin may not use the platform-admin REST route either.
     let res = app
-        .call(
-            Method::PUT,
+        .rest_auth(Some(&bearer(&admin)))
+        .put(
             &format!("/api/v1/species/{species}/phase-sequence"),
-            Some(&bearer(&admin)),
-            Some(&json!({"phase_sequence_key": fern})),
+            &json!({"phase_sequence_key": fern}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 403);
@@ -1848,7 +1813,8 @@ async fn mcp_tools_assign_species_phase_sequence() {
         (&setup, true),
     ] {
         let res = app
-            .call(Method::GET, "/api/v1/mcp/tools", Some(&bearer(k)), None)
+            .rest_auth(Some(&bearer(k)))
+            .get("/api/v1/mcp/tools")
             .await;
         let body: Value = res.json().await.expect("json");
         let names: Vec<&str> = body["tools"]
@@ -1871,9 +1837,7 @@ async fn garden_fixtures(
 ) -> (String, String, String) {
     let slug = tenant.slug.as_str();
     let post = |path: String, body: Value| async move {
-        let res = app
-            .call(Method::POST, &path, Some(&bearer(key)), Some(&body))
-            .await;
+        let res = app.rest_auth(Some(&bearer(key))).post(&path, &body).await;
         assert_eq!(res.status().as_u16(), 201, "{path}");
         res.json::<Value>().await.expect("json")
     };
@@ -2018,12 +1982,8 @@ async fn mcp_tools_tenant_isolation_matrix() {
     // The registry is exactly the expected catalogue, with the permission table (a platform
     // admin's listing: the only one that shows the setup tool).
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/mcp/tools",
-            Some(&bearer(&setup)),
-            None,
-        )
+        .rest_auth(Some(&bearer(&setup)))
+        .get("/api/v1/mcp/tools")
         .await;
     let listing: Value = res.json().await.expect("json");
     let names: Vec<&str> = listing["tools"]
@@ -2204,15 +2164,11 @@ async fn mcp_tools_get_sowing_calendar() {
     );
     // The same answer as the REST route.
     let rest: Value = app
-        .call(
-            Method::GET,
-            &format!(
-                "/api/v1/t/{}/calendar/sowing?species={tomato}&zone=7a&year=2026",
-                tenant.slug
-            ),
-            Some(&bearer(&key)),
-            None,
-        )
+        .rest_auth(Some(&bearer(&key)))
+        .get(&format!(
+            "/api/v1/t/{}/calendar/sowing?species={tomato}&zone=7a&year=2026",
+            tenant.slug
+        ))
         .await
         .json()
         .await

@@ -69,11 +69,10 @@ async fn with_key(app: &TestApp, user: TestUser) -> Caller {
 /// A fresh API key of the user: (raw key, key id).
 async fn new_key(app: &TestApp, user: &TestUser, scope: Option<&str>) -> (String, String) {
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(user)
+        .post(
             "/api/v1/auth/api-keys",
-            Some(&user.bearer()),
-            Some(&json!({"label": "mcp test", "tenant_scope": scope})),
+            &json!({"label": "mcp test", "tenant_scope": scope}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201, "api key created");
@@ -523,12 +522,8 @@ async fn only_live_api_keys_pass_and_a_jwt_is_refused() {
 
     // A revoked key fails on its very next call, in an open session and on the REST face.
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/auth/api-keys/{}", c.key_id),
-            Some(&c.user.bearer()),
-            None,
-        )
+        .rest_auth(Some(&c.user.bearer()))
+        .delete(&format!("/api/v1/auth/api-keys/{}", c.key_id))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     let res = s1
@@ -1505,14 +1500,7 @@ async fn rest_face_lists_tools_with_tenants_and_maps_errors_to_statuses() {
     let c = caller(&app, "restface").await;
     let slug = personal_slug(&app, c.account).await;
     let shared = app.tenant("shared").await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        shared.id,
-        c.account,
-        Role::Viewer,
-    )
-    .await
-    .expect("membership");
+    app.add_member(&shared, c.account, Role::Viewer).await;
 
     let res = send(mcp_req(&app, Method::GET, "/api/v1/mcp/tools", &c.key)).await;
     let body = json_of(res, 200).await;
@@ -1659,14 +1647,7 @@ async fn a_scoped_key_sees_and_binds_only_its_garden() {
     let c = caller(&app, "scope").await;
     let own = personal_slug(&app, c.account).await;
     let garden_b = app.tenant("gardenb").await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        garden_b.id,
-        c.account,
-        Role::Grower,
-    )
-    .await
-    .expect("membership");
+    app.add_member(&garden_b, c.account, Role::Grower).await;
     let (scoped, _) = new_key(&app, &c.user, Some(garden_b.slug.as_str())).await;
 
     // Unscoped: both gardens.
@@ -1890,12 +1871,8 @@ async fn every_call_is_audited_hashed_newest_first_and_only_for_its_account() {
     // Through REST (any credential of the account: here the JWT); the history call itself is
     // now the newest row.
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/mcp-activity",
-            Some(&c.user.bearer()),
-            None,
-        )
+        .rest_auth(Some(&c.user.bearer()))
+        .get("/api/v1/users/me/mcp-activity")
         .await;
     let body = json_of(res, 200).await;
     assert_eq!(body["total"], 5);
@@ -1905,12 +1882,8 @@ async fn every_call_is_audited_hashed_newest_first_and_only_for_its_account() {
     assert_eq!(items[0]["input_hash"], sha256_hex("{}"));
     check(&items[1..]);
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/mcp-activity?skip=1&limit=2",
-            Some(&c.user.bearer()),
-            None,
-        )
+        .rest_auth(Some(&c.user.bearer()))
+        .get("/api/v1/users/me/mcp-activity?skip=1&limit=2")
         .await;
     let page = json_of(res, 200).await;
     assert_eq!(page["items"].as_array().map(Vec::len), Some(2));
@@ -1936,12 +1909,8 @@ async fn every_call_is_audited_hashed_newest_first_and_only_for_its_account() {
 
     // Another account sees none of it, on either face.
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/mcp-activity",
-            Some(&other.user.bearer()),
-            None,
-        )
+        .rest_auth(Some(&other.user.bearer()))
+        .get("/api/v1/users/me/mcp-activity")
         .await;
     assert_eq!(
         json_of(res, 200).await,

@@ -7,7 +7,6 @@
 //! The counters are process-wide and tests may share a process, so checks are "at least" and
 //! before/after differences, never exact totals.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{TestApp, assert_error, header, unique_slug};
@@ -266,15 +265,11 @@ async fn tool_calls_are_counted_by_tool_and_outcome() {
         let bearer = bearer.clone();
         let app = &app;
         async move {
-            app.call(
-                Method::POST,
-                &format!("/api/v1/mcp/tools/{tool}"),
-                Some(&bearer),
-                Some(&args),
-            )
-            .await
-            .status()
-            .as_u16()
+            app.rest_auth(Some(&bearer))
+                .post(&format!("/api/v1/mcp/tools/{tool}"), &args)
+                .await
+                .status()
+                .as_u16()
         }
     };
     assert_eq!(call("list_tenants".into(), json!({})).await, 200);

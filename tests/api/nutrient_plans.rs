@@ -7,35 +7,12 @@
 
 use kultiva::auth::Role;
 use kultiva::tenancy::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::garden::count;
 use crate::mcp_tools::{self, call, scoped_key};
-use crate::support::{TestApp, TestUser, assert_error, detail_fields};
-
-fn path(t: &TenantRecord, rest: &str) -> String {
-    format!("/api/v1/t/{}/{rest}", t.slug)
-}
-
-async fn send(
-    app: &TestApp,
-    method: Method,
-    url: &str,
-    user: &TestUser,
-    body: Option<Value>,
-) -> reqwest::Response {
-    app.call(method, url, Some(&user.bearer()), body.as_ref())
-        .await
-}
-
-async fn ok_json(res: reqwest::Response, want: u16) -> Value {
-    let status = res.status().as_u16();
-    let body: Value = res.json().await.expect("json");
-    assert_eq!(status, want, "{body}");
-    body
-}
+use crate::support::{JsonReply, TestApp, assert_error, detail_fields, tenant_path};
 
 /// A plant of the fixture tomato (first phase: germination) in `tenant`, no place.
 pub(crate) async fn plant(app: &TestApp, tenant: &TenantRecord, name: &str) -> String {
@@ -123,64 +100,42 @@ async fn templates_list_beside_own_plans_and_clone_leaves_the_source_untouched()
     let grower = app.member(&t, Role::Grower).await;
 
     // The viewer reads: at least ten templates, each marked global.
-    let list = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans?owner=global"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let list = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans?owner=global"))
+        .await;
     let items = list["items"].as_array().expect("items");
     assert!(items.len() >= 10, "{list}");
     assert!(items.iter().all(|p| p["owner"] == "global"));
     for culture in ["tomato", "chili", "orchids", "citrus", "succulents"] {
         assert!(items.iter().any(|p| p["culture"] == culture), "{culture}");
     }
-    let template = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans/tomato-soil"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let template = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans/tomato-soil"))
+        .await;
     assert_eq!(template["phases"].as_array().map(Vec::len), Some(3));
     assert_eq!(template["phases"][2]["target_ec_ms"], 1.6);
 
     // A viewer cannot clone: 403, nothing written.
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans/tomato-soil/clone"),
-        &viewer,
-        Some(json!({})),
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .post(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/clone"),
+            &json!({}),
+        )
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(count(&app, &t, "nutrient_plans").await, 0);
 
     // The grower clones: a garden plan, cloned_from_key set, same phases.
-    let copy = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans/tomato-soil/clone"),
-            &grower,
-            Some(json!({})),
+    let copy = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/clone"),
+            &json!({}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     assert_eq!(copy["owner"], "garden");
     assert_eq!(copy["cloned_from_key"], "tomato-soil");
     assert_eq!(copy["name"], "Tomato in soil or potting mix (copy)");
@@ -191,66 +146,42 @@ async fn templates_list_beside_own_plans_and_clone_leaves_the_source_untouched()
     );
     assert_eq!(copy["phases"].as_array().map(Vec::len), Some(3));
     // A second default copy is numbered; a given name that is taken is a 409.
-    let second = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans/tomato-soil/clone"),
-            &grower,
-            None,
-        )
-        .await,
-        201,
-    )
-    .await;
+    let second = app
+        .rest_as(&grower)
+        .post_empty(&tenant_path(&t, "nutrient-plans/tomato-soil/clone"))
+        .await
+        .expect_json(201)
+        .await;
     assert_eq!(second["name"], "Tomato in soil or potting mix (copy 2)");
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans/tomato-soil/clone"),
-        &grower,
-        Some(json!({"name": "tomato in soil or potting mix (COPY)"})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/clone"),
+            &json!({"name": "tomato in soil or potting mix (COPY)"}),
+        )
+        .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans/tomato-soil/clone"),
-        &grower,
-        Some(json!({"name": "x", "extra": 1})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/clone"),
+            &json!({"name": "x", "extra": 1}),
+        )
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.extra"]);
     assert_eq!(count(&app, &t, "nutrient_plans").await, 2);
 
     // The template is untouched; the listing shows both kinds.
-    let again = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans/tomato-soil"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let again = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans/tomato-soil"))
+        .await;
     assert_eq!(again, template);
-    let all = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans?q=tomato"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let all = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans?q=tomato"))
+        .await;
     let owners: Vec<&str> = all["items"]
         .as_array()
         .expect("items")
@@ -261,67 +192,39 @@ async fn templates_list_beside_own_plans_and_clone_leaves_the_source_untouched()
         owners.contains(&"global") && owners.contains(&"garden"),
         "{all}"
     );
-    let own = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans?owner=garden"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let own = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans?owner=garden"))
+        .await;
     assert_eq!(own["total"], 2);
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&t, "nutrient-plans?owner=mine"),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .get(&tenant_path(&t, "nutrient-plans?owner=mine"))
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["query.owner"]);
 
     // Templates cannot be deleted; unknown plans are 404; the copy can (grower).
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, "nutrient-plans/tomato-soil"),
-        &grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .delete(&tenant_path(&t, "nutrient-plans/tomato-soil"))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&t, "nutrient-plans/no-such-plan"),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .get(&tenant_path(&t, "nutrient-plans/no-such-plan"))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let key = second["key"].as_str().expect("key");
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("nutrient-plans/{key}")),
-        &viewer,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .delete(&tenant_path(&t, &format!("nutrient-plans/{key}")))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("nutrient-plans/{key}")),
-        &grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .delete(&tenant_path(&t, &format!("nutrient-plans/{key}")))
+        .await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(count(&app, &t, "nutrient_plans").await, 1);
 }
@@ -334,31 +237,21 @@ async fn create_checks_every_field_and_products_must_belong_to_the_garden() {
     let grower = app.member(&t, Role::Grower).await;
     let other_grower = app.member(&other, Role::Grower).await;
     let global = crate::fertilizers::global_fertilizer(&app, json!({})).await;
-    let mine = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "fertilizers"),
-            &grower,
-            Some(crate::garden_fertilizers::own_body("Plan test grow")),
+    let mine = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "fertilizers"),
+            &crate::garden_fertilizers::own_body("Plan test grow"),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let mine = mine["key"].as_str().expect("key").to_owned();
-    let theirs = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&other, "fertilizers"),
-            &other_grower,
-            Some(crate::garden_fertilizers::own_body("Their grow")),
+    let theirs = app
+        .rest_as(&other_grower)
+        .create(
+            &tenant_path(&other, "fertilizers"),
+            &crate::garden_fertilizers::own_body("Their grow"),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let theirs = theirs["key"].as_str().expect("key").to_owned();
 
     // Bad input: EC over 10, pH over 14, a window that ends before it starts: one 422 naming
@@ -367,14 +260,10 @@ async fn create_checks_every_field_and_products_must_belong_to_the_garden() {
     bad["phases"][0]["target_ec_ms"] = json!(11);
     bad["phases"][1]["ph_max"] = json!(15);
     bad["phases"][2]["week_end"] = json!(5);
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans"),
-        &grower,
-        Some(bad),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(&tenant_path(&t, "nutrient-plans"), &bad)
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(
         detail_fields(&err),
@@ -384,41 +273,35 @@ async fn create_checks_every_field_and_products_must_belong_to_the_garden() {
     bad["phases"][2]["week_end"] = json!(5);
     bad["phases"][1]["ph_min"] = json!(7.0);
     bad["phases"][1]["ph_max"] = json!(6.0);
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans"),
-        &grower,
-        Some(bad),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(&tenant_path(&t, "nutrient-plans"), &bad)
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(
         detail_fields(&err),
         ["body.phases[1].ph_max", "body.phases[2].week_end"]
     );
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans"),
-        &grower,
-        Some(json!({"name": "Empty", "phases": []})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans"),
+            &json!({"name": "Empty", "phases": []}),
+        )
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.phases"]);
     // A product of another garden: 404 naming the field.
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans"),
-        &grower,
-        Some(plan_body(
-            "Stolen",
-            json!([{"fertilizer_key": theirs, "ml_per_liter": 2}]),
-        )),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans"),
+            &plan_body(
+                "Stolen",
+                json!([{"fertilizer_key": theirs, "ml_per_liter": 2}]),
+            ),
+        )
+        .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(
         detail_fields(&err),
@@ -428,21 +311,10 @@ async fn create_checks_every_field_and_products_must_belong_to_the_garden() {
     assert_eq!(count(&app, &t, "nutrient_plan_phases").await, 0);
 
     // Global and own products: stored with their names.
-    let plan = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans"),
-            &grower,
-            Some(plan_body(
+    let plan = app.rest_as(&grower).create(&tenant_path(&t, "nutrient-plans"), &plan_body(
                 "My tomato plan",
                 json!([{"fertilizer_key": global, "ml_per_liter": 2}, {"fertilizer_key": mine, "ml_per_liter": 1.5}]),
-            )),
-        )
-        .await,
-        201,
-    )
-    .await;
+            )).await;
     assert_eq!(plan["owner"], "garden");
     assert_eq!(plan["tags"], json!(["test"]));
     let products = &plan["phases"][1]["products"];
@@ -451,54 +323,37 @@ async fn create_checks_every_field_and_products_must_belong_to_the_garden() {
     assert_eq!(products[1]["product_name"], "Plan test grow");
     assert_eq!(plan["phases"][1]["reference_ec_ms"], 2.2);
     assert_eq!(plan["phases"][2]["nutrients"]["calcium_ppm"], 150.0);
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, "nutrient-plans"),
-        &grower,
-        Some(plan_body("my TOMATO plan", json!([]))),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans"),
+            &plan_body("my TOMATO plan", json!([])),
+        )
+        .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await;
     // The product a plan doses cannot be deleted.
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&t, &format!("fertilizers/{mine}")),
-        &grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .delete(&tenant_path(&t, &format!("fertilizers/{mine}")))
+        .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
 
     // Another garden sees none of it.
     let key = plan["key"].as_str().expect("key");
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&other, &format!("nutrient-plans/{key}")),
-        &other_grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .get(&tenant_path(&other, &format!("nutrient-plans/{key}")))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&other, &format!("nutrient-plans/{key}/clone")),
-        &other_grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .post_empty(&tenant_path(&other, &format!("nutrient-plans/{key}/clone")))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::DELETE,
-        &path(&other, &format!("nutrient-plans/{key}")),
-        &other_grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .delete(&tenant_path(&other, &format!("nutrient-plans/{key}")))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &other, "nutrient_plans").await, 0);
     assert_eq!(count(&app, &t, "nutrient_plans").await, 1);
@@ -512,34 +367,23 @@ async fn phase_targets_change_only_own_plans_and_are_never_cleared() {
     let viewer = app.member(&t, Role::Viewer).await;
     let grower = app.member(&t, Role::Grower).await;
     let other_grower = app.member(&other, Role::Grower).await;
-    let copy = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans/tomato-soil/clone"),
-            &grower,
-            Some(json!({"name": "Hot tomato"})),
+    let copy = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/clone"),
+            &json!({"name": "Hot tomato"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let key = copy["key"].as_str().expect("key").to_owned();
-    let url = path(&t, &format!("nutrient-plans/{key}/phase-targets"));
+    let url = tenant_path(&t, &format!("nutrient-plans/{key}/phase-targets"));
 
     // Raise the flowering EC by phase name: the reference EC stays.
-    let changed = ok_json(
-        send(
-            &app,
-            Method::PATCH,
-            &url,
-            &grower,
-            Some(json!({"phase": "flowering", "target_ec_ms": 2.0})),
-        )
-        .await,
-        200,
-    )
-    .await;
+    let changed = app
+        .rest_as(&grower)
+        .patch(&url, &json!({"phase": "flowering", "target_ec_ms": 2.0}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(changed["phases"][2]["target_ec_ms"], 2.0);
     assert_eq!(
         changed["phases"][2]["reference_ec_ms"],
@@ -552,18 +396,12 @@ async fn phase_targets_change_only_own_plans_and_are_never_cleared() {
         .as_str()
         .expect("entry")
         .to_owned();
-    let changed = ok_json(
-        send(
-            &app,
-            Method::PATCH,
-            &url,
-            &grower,
-            Some(json!({"phase": entry, "reference_ec_ms": 1.0})),
-        )
-        .await,
-        200,
-    )
-    .await;
+    let changed = app
+        .rest_as(&grower)
+        .patch(&url, &json!({"phase": entry, "reference_ec_ms": 1.0}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(changed["phases"][0]["reference_ec_ms"], 1.0);
     assert_eq!(
         changed["phases"][0]["target_ec_ms"],
@@ -592,78 +430,52 @@ async fn phase_targets_change_only_own_plans_and_are_never_cleared() {
         ),
     ];
     for (body, field) in refusals {
-        let res = send(&app, Method::PATCH, &url, &grower, Some(body.clone())).await;
+        let res = app.rest_as(&grower).patch(&url, &body.clone()).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), [field], "{body}");
     }
-    let res = send(
-        &app,
-        Method::PATCH,
-        &url,
-        &grower,
-        Some(json!({"phase": "dormancy", "target_ec_ms": 1.0})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .patch(&url, &json!({"phase": "dormancy", "target_ec_ms": 1.0}))
+        .await;
     let err = assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(detail_fields(&err), ["body.phase"]);
-    let res = send(
-        &app,
-        Method::PATCH,
-        &url,
-        &viewer,
-        Some(json!({"phase": "flowering", "target_ec_ms": 1.0})),
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .patch(&url, &json!({"phase": "flowering", "target_ec_ms": 1.0}))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     // A template: 403 naming the clone operation.
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path(&t, "nutrient-plans/tomato-soil/phase-targets"),
-        &grower,
-        Some(json!({"phase": "flowering", "target_ec_ms": 2.0})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .patch(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/phase-targets"),
+            &json!({"phase": "flowering", "target_ec_ms": 2.0}),
+        )
+        .await;
     let err = assert_error(res, 403, "FORBIDDEN").await;
     assert!(
         err["message"].as_str().is_some_and(|m| m.contains("clone")),
         "{err}"
     );
     // Another garden's plan: 404.
-    let res = send(
-        &app,
-        Method::PATCH,
-        &path(&other, &format!("nutrient-plans/{key}/phase-targets")),
-        &other_grower,
-        Some(json!({"phase": "flowering", "target_ec_ms": 2.0})),
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .patch(
+            &tenant_path(&other, &format!("nutrient-plans/{key}/phase-targets")),
+            &json!({"phase": "flowering", "target_ec_ms": 2.0}),
+        )
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let now = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("nutrient-plans/{key}")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let now = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, &format!("nutrient-plans/{key}")))
+        .await;
     assert_eq!(now, changed, "refused patches changed nothing");
-    let template = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, "nutrient-plans/tomato-soil"),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let template = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(&t, "nutrient-plans/tomato-soil"))
+        .await;
     assert_eq!(template["phases"][2]["target_ec_ms"], 1.6);
 }
 
@@ -678,35 +490,26 @@ async fn a_plant_follows_its_own_plan_else_its_runs_and_gets_the_phase_targets()
     let plant = plant(&app, &t, "Fed tomato").await;
     let plant_id = Uuid::parse_str(&plant).expect("uuid");
     let own = own_plan(&app, &t, "Germination plan").await;
-    let run = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "planting-runs"),
-            &grower,
-            Some(json!({"name": "Tomato run"})),
+    let run = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "planting-runs"),
+            &json!({"name": "Tomato run"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let run = run["key"].as_str().expect("run").to_owned();
-    ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, &format!("planting-runs/{run}/plants")),
-            &grower,
-            Some(json!({"plant_keys": [plant]})),
+    app.rest_as(&grower)
+        .post(
+            &tenant_path(&t, &format!("planting-runs/{run}/plants")),
+            &json!({"plant_keys": [plant]}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
 
     // No plan yet.
-    let url = path(&t, &format!("plant-nutrient-plans/{plant}"));
-    let none = ok_json(send(&app, Method::GET, &url, &viewer, None).await, 200).await;
+    let url = tenant_path(&t, &format!("plant-nutrient-plans/{plant}"));
+    let none = app.rest_as(&viewer).get_ok(&url).await;
     assert_eq!(none["plan"], Value::Null);
     assert_eq!(none["run_key"], run.as_str());
     let mut tx = kultiva::tenancy::TenantTx::read(&app.state, &t)
@@ -720,35 +523,27 @@ async fn a_plant_follows_its_own_plan_else_its_runs_and_gets_the_phase_targets()
 
     // The run follows the tomato template: the plant inherits it. Its phase (germination) is
     // not in the template, so no entry applies (never the calendar week's).
-    let assigned = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans/tomato-soil/assignments"),
-            &grower,
-            Some(json!({"run_key": run})),
+    let assigned = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans/tomato-soil/assignments"),
+            &json!({"run_key": run}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(assigned["replaced_plan_key"], Value::Null);
-    let via_run = ok_json(send(&app, Method::GET, &url, &viewer, None).await, 200).await;
+    let via_run = app.rest_as(&viewer).get_ok(&url).await;
     assert_eq!(via_run["source"], "run");
     assert_eq!(via_run["plan"]["key"], "tomato-soil");
     assert_eq!(via_run["current"], Value::Null);
-    let coverage = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("plant-nutrient-plans/{plant}/coverage")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let coverage = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(
+            &t,
+            &format!("plant-nutrient-plans/{plant}/coverage"),
+        ))
+        .await;
     // The fixture tomato runs germination, vegetative, ripening (= flowering).
     assert_eq!(
         coverage["coverage"]["sequence_phases"],
@@ -764,20 +559,17 @@ async fn a_plant_follows_its_own_plan_else_its_runs_and_gets_the_phase_targets()
     assert_eq!(coverage["plan_is_global_template"], true);
 
     // Its own plan wins over the run's: week 1, germination entry.
-    let assigned = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, &format!("nutrient-plans/{own}/assignments")),
-            &grower,
-            Some(json!({"plant_key": plant})),
+    let assigned = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, &format!("nutrient-plans/{own}/assignments")),
+            &json!({"plant_key": plant}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(assigned["plant_key"], plant.as_str());
-    let mine = ok_json(send(&app, Method::GET, &url, &viewer, None).await, 200).await;
+    let mine = app.rest_as(&viewer).get_ok(&url).await;
     assert_eq!(mine["source"], "plant");
     assert_eq!(mine["current"]["phase_name"], "germination");
     assert_eq!(mine["current"]["week"], 1);
@@ -796,96 +588,77 @@ async fn a_plant_follows_its_own_plan_else_its_runs_and_gets_the_phase_targets()
         targets.phase_key,
         mine["current"]["phase_key"].as_str().expect("entry")
     );
-    let coverage = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("plant-nutrient-plans/{plant}/coverage")),
-            &viewer,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let coverage = app
+        .rest_as(&viewer)
+        .get_ok(&tenant_path(
+            &t,
+            &format!("plant-nutrient-plans/{plant}/coverage"),
+        ))
+        .await;
     assert_eq!(coverage["coverage"]["complete"], true, "{coverage}");
     // Re-assigning replaces.
-    let again = ok_json(
-        send(
-            &app,
-            Method::POST,
-            &path(&t, "nutrient-plans/chili-soil/assignments"),
-            &grower,
-            Some(json!({"plant_key": plant})),
+    let again = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, "nutrient-plans/chili-soil/assignments"),
+            &json!({"plant_key": plant}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(again["replaced_plan_key"], own.as_str());
     assert_eq!(count(&app, &t, "nutrient_plan_assignments").await, 2);
 
     // Refusals write nothing.
-    let assign = path(&t, "nutrient-plans/tomato-soil/assignments");
+    let assign = tenant_path(&t, "nutrient-plans/tomato-soil/assignments");
     for body in [
         json!({}),
         json!({"plant_key": plant, "run_key": run}),
         json!({"plant_key": "nope"}),
     ] {
-        let res = send(&app, Method::POST, &assign, &grower, Some(body)).await;
+        let res = app.rest_as(&grower).post(&assign, &body).await;
         assert_error(res, 422, "VALIDATION_ERROR").await;
     }
-    let res = send(
-        &app,
-        Method::POST,
-        &assign,
-        &viewer,
-        Some(json!({"plant_key": plant})),
-    )
-    .await;
+    let res = app
+        .rest_as(&viewer)
+        .post(&assign, &json!({"plant_key": plant}))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     // Another garden's plant, run and plan: 404.
     let their_plant = crate::nutrient_plans::plant(&app, &other, "Their tomato").await;
     let their_plan = own_plan(&app, &other, "Their plan").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &assign,
-        &grower,
-        Some(json!({"plant_key": their_plant})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(&assign, &json!({"plant_key": their_plant}))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&t, &format!("nutrient-plans/{their_plan}/assignments")),
-        &grower,
-        Some(json!({"plant_key": plant})),
-    )
-    .await;
+    let res = app
+        .rest_as(&grower)
+        .post(
+            &tenant_path(&t, &format!("nutrient-plans/{their_plan}/assignments")),
+            &json!({"plant_key": plant}),
+        )
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::GET,
-        &path(&other, &format!("plant-nutrient-plans/{plant}")),
-        &other_grower,
-        None,
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .get(&tenant_path(
+            &other,
+            &format!("plant-nutrient-plans/{plant}"),
+        ))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = send(
-        &app,
-        Method::POST,
-        &path(&other, "nutrient-plans/tomato-soil/assignments"),
-        &other_grower,
-        Some(json!({"run_key": run})),
-    )
-    .await;
+    let res = app
+        .rest_as(&other_grower)
+        .post(
+            &tenant_path(&other, "nutrient-plans/tomato-soil/assignments"),
+            &json!({"run_key": run}),
+        )
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &t, "nutrient_plan_assignments").await, 2);
     assert_eq!(count(&app, &other, "nutrient_plan_assignments").await, 0);
-    let still = ok_json(send(&app, Method::GET, &url, &viewer, None).await, 200).await;
+    let still = app.rest_as(&viewer).get_ok(&url).await;
     assert_eq!(still["plan"]["key"], "chili-soil");
 }
 
@@ -960,18 +733,10 @@ async fn tools_assign_clone_and_set_targets_over_the_same_services() {
     assert_eq!(read["data"]["source"], "plant");
     // The same through REST.
     let user = app.member(&t, Role::Viewer).await;
-    let rest = ok_json(
-        send(
-            &app,
-            Method::GET,
-            &path(&t, &format!("plant-nutrient-plans/{plant}")),
-            &user,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let rest = app
+        .rest_as(&user)
+        .get_ok(&tenant_path(&t, &format!("plant-nutrient-plans/{plant}")))
+        .await;
     assert_eq!(rest["plan"]["key"], "tomato-soil");
     let (status, cov) = call(
         &app,

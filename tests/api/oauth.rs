@@ -3,10 +3,9 @@
 //! OpenID provider, `oidc-provider` from npm started per test by tests/oidc/provider.mjs) the
 //! code exchange, the ID token's checks and the accounts it signs in to, links or opens.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, assert_error, detail_fields, set_cookies, unique_slug};
+use crate::support::{TestApp, TestUser, assert_error, detail_fields, set_cookies, unique_slug};
 
 /// 32 bytes (0..31) as URL-safe Base64: a valid Fernet key.
 const FERNET_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
@@ -47,12 +46,8 @@ async fn provider_count(app: &TestApp, slug: &str) -> i64 {
 async fn add_provider(app: &TestApp, admin: &str) -> String {
     let slug = unique_slug("idp");
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/admin/identity-providers",
-            Some(admin),
-            Some(&provider_body(&slug)),
-        )
+        .rest_auth(Some(admin))
+        .post("/api/v1/admin/identity-providers", &provider_body(&slug))
         .await;
     assert_eq!(res.status().as_u16(), 201);
     slug
@@ -67,24 +62,11 @@ async fn admins_register_providers_with_encrypted_secrets() {
     let body = provider_body(&slug);
     let path = "/api/v1/admin/identity-providers";
 
-    assert_error(
-        app.call(Method::POST, path, None, Some(&body)).await,
-        401,
-        "UNAUTHORIZED",
-    )
-    .await;
-    assert_error(
-        app.call(Method::POST, path, Some(&user.bearer()), Some(&body))
-            .await,
-        403,
-        "FORBIDDEN",
-    )
-    .await;
+    assert_error(app.rest().post(path, &body).await, 401, "UNAUTHORIZED").await;
+    assert_error(app.rest_as(&user).post(path, &body).await, 403, "FORBIDDEN").await;
     assert_eq!(provider_count(&app, &slug).await, 0);
 
-    let res = app
-        .call(Method::POST, path, Some(&admin.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&admin).post(path, &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let created: Value = res.json().await.expect("json");
     assert_eq!(created["slug"], slug.as_str());
@@ -112,8 +94,7 @@ async fn admins_register_providers_with_encrypted_secrets() {
 
     // Taken slug: 409, still one row.
     assert_error(
-        app.call(Method::POST, path, Some(&admin.bearer()), Some(&body))
-            .await,
+        app.rest_as(&admin).post(path, &body).await,
         409,
         "DUPLICATE_ENTRY",
     )
@@ -121,9 +102,7 @@ async fn admins_register_providers_with_encrypted_secrets() {
     assert_eq!(provider_count(&app, &slug).await, 1);
 
     // The admin list shows it without the secret.
-    let res = app
-        .call(Method::GET, path, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).get(path).await;
     let list: Value = res.json().await.expect("json");
     let entry = list
         .as_array()
@@ -136,14 +115,11 @@ async fn admins_register_providers_with_encrypted_secrets() {
 
     // Delete: 204, then 404.
     let one = format!("{path}/{slug}");
-    let res = app
-        .call(Method::DELETE, &one, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).delete(&one).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(provider_count(&app, &slug).await, 0);
     assert_error(
-        app.call(Method::DELETE, &one, Some(&admin.bearer()), None)
-            .await,
+        app.rest_as(&admin).delete(&one).await,
         404,
         "ENTITY_NOT_FOUND",
     )
@@ -221,12 +197,8 @@ async fn bad_provider_bodies_are_422_per_field_and_write_nothing() {
             body[k] = v.clone();
         }
         let res = app
-            .call(
-                Method::POST,
-                "/api/v1/admin/identity-providers",
-                Some(&admin.bearer()),
-                Some(&body),
-            )
+            .rest_as(&admin)
+            .post("/api/v1/admin/identity-providers", &body)
             .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert_eq!(detail_fields(&err), fields, "{what}");
@@ -240,12 +212,8 @@ async fn without_fernet_key_no_secret_is_stored() {
     let admin = app.platform_admin().await;
     let slug = unique_slug("idp");
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/admin/identity-providers",
-            Some(&admin.bearer()),
-            Some(&provider_body(&slug)),
-        )
+        .rest_as(&admin)
+        .post("/api/v1/admin/identity-providers", &provider_body(&slug))
         .await;
     let err = assert_error(res, 409, "STATE_CONFLICT").await;
     assert!(err["message"].as_str().expect("msg").contains("FERNET_KEY"));
@@ -553,12 +521,8 @@ async fn register_idp(
         body["token_auth_method"] = json!("client_secret_post");
     }
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/admin/identity-providers",
-            Some(admin),
-            Some(&body),
-        )
+        .rest_auth(Some(admin))
+        .post("/api/v1/admin/identity-providers", &body)
         .await;
     assert_eq!(
         res.status().as_u16(),
@@ -566,6 +530,26 @@ async fn register_idp(
         "{}",
         res.text().await.unwrap_or_default()
     );
+}
+
+/// A provider with one client for a fresh slug, started and registered (`explicit`: with
+/// the explicit endpoints and client_secret_post). Returns the slug and the provider.
+async fn one_provider(
+    app: &TestApp,
+    admin: &TestUser,
+    client: &str,
+    explicit: bool,
+) -> (String, Idp) {
+    let slug = unique("idp");
+    let idp = start_idp(&[IdpClient {
+        id: client,
+        secret: SECRET,
+        slugs: &[&slug],
+        post_auth: explicit,
+    }])
+    .await;
+    register_idp(app, &admin.bearer(), &slug, &idp, client, explicit).await;
+    (slug, idp)
 }
 
 /// Who signs in at the provider's login page.
@@ -720,14 +704,7 @@ fn token_of(url: &url::Url) -> String {
 }
 
 async fn me(app: &TestApp, token: &str) -> Value {
-    let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me",
-            Some(&format!("Bearer {token}")),
-            None,
-        )
-        .await;
+    let res = app.rest_key(token).get("/api/v1/users/me").await;
     assert_eq!(res.status().as_u16(), 200);
     res.json().await.expect("json")
 }
@@ -797,15 +774,7 @@ fn unique(label: &str) -> String {
 async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
-    let slug = unique("idp");
-    let idp = start_idp(&[IdpClient {
-        id: "kultiva",
-        secret: SECRET,
-        slugs: &[&slug],
-        post_auth: false,
-    }])
-    .await;
-    register_idp(&app, &admin.bearer(), &slug, &idp, "kultiva", false).await;
+    let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
     let sub = unique("alice");
     let email = format!("{sub}@example.test");
     let alice = Person {
@@ -877,12 +846,8 @@ async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
     // Listed; the only way to sign in cannot be removed.
     let bearer = format!("Bearer {token}");
     let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/identities",
-            Some(&bearer),
-            None,
-        )
+        .rest_auth(Some(&bearer))
+        .get("/api/v1/users/me/identities")
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let list: Value = res.json().await.expect("json");
@@ -896,13 +861,9 @@ async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
     );
     let id = list[0]["id"].as_str().expect("id");
     assert_error(
-        app.call(
-            Method::DELETE,
-            &format!("/api/v1/users/me/identities/{id}"),
-            Some(&bearer),
-            None,
-        )
-        .await,
+        app.rest_auth(Some(&bearer))
+            .delete(&format!("/api/v1/users/me/identities/{id}"))
+            .await,
         409,
         "STATE_CONFLICT",
     )
@@ -910,13 +871,9 @@ async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
     assert_eq!(identities_of_sub(&app, &sub).await, 1);
     // The provider cannot be deleted while it is in use.
     assert_error(
-        app.call(
-            Method::DELETE,
-            &format!("/api/v1/admin/identity-providers/{slug}"),
-            Some(&admin.bearer()),
-            None,
-        )
-        .await,
+        app.rest_as(&admin)
+            .delete(&format!("/api/v1/admin/identity-providers/{slug}"))
+            .await,
         409,
         "STATE_CONFLICT",
     )
@@ -935,16 +892,8 @@ async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
 async fn a_logged_in_account_links_and_unlinks_an_identity() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
-    let slug = unique("idp");
-    let idp = start_idp(&[IdpClient {
-        id: "kultiva-explicit",
-        secret: SECRET,
-        slugs: &[&slug],
-        post_auth: true,
-    }])
-    .await;
     // Explicit endpoints and client_secret_post this time.
-    register_idp(&app, &admin.bearer(), &slug, &idp, "kultiva-explicit", true).await;
+    let (slug, idp) = one_provider(&app, &admin, "kultiva-explicit", true).await;
     let user = app.user("linker").await;
     let sub = unique("bob");
     // The provider's address differs and is unconfirmed: linking does not go by address.
@@ -957,20 +906,9 @@ async fn a_logged_in_account_links_and_unlinks_an_identity() {
     let link = format!("/api/v1/auth/oauth/{slug}/link");
 
     // Not without a login, not with an API key.
-    assert_error(
-        app.call(Method::POST, &link, None, None).await,
-        401,
-        "UNAUTHORIZED",
-    )
-    .await;
+    assert_error(app.rest().post_empty(&link).await, 401, "UNAUTHORIZED").await;
     let key = app.api_key(&user, None).await;
-    assert_error(
-        app.call(Method::POST, &link, Some(&format!("Bearer {key}")), None)
-            .await,
-        403,
-        "FORBIDDEN",
-    )
-    .await;
+    assert_error(app.rest_key(&key).post_empty(&link).await, 403, "FORBIDDEN").await;
 
     let mut browser = Browser::new(&app);
     let res = browser
@@ -1024,48 +962,29 @@ async fn a_logged_in_account_links_and_unlinks_an_identity() {
     assert_eq!(identities_of_sub(&app, &sub).await, 1);
 
     // The account has a password: the identity can go.
-    let res = app
-        .call(
-            Method::GET,
-            "/api/v1/users/me/identities",
-            Some(&user.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&user).get("/api/v1/users/me/identities").await;
     let list: Value = res.json().await.expect("json");
     let id = list[0]["id"].as_str().expect("id").to_owned();
     // Not someone else's.
     assert_error(
-        app.call(
-            Method::DELETE,
-            &format!("/api/v1/users/me/identities/{id}"),
-            Some(&second.bearer()),
-            None,
-        )
-        .await,
+        app.rest_as(&second)
+            .delete(&format!("/api/v1/users/me/identities/{id}"))
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
     assert_error(
-        app.call(
-            Method::DELETE,
-            "/api/v1/users/me/identities/not-a-uuid",
-            Some(&user.bearer()),
-            None,
-        )
-        .await,
+        app.rest_as(&user)
+            .delete("/api/v1/users/me/identities/not-a-uuid")
+            .await,
         422,
         "VALIDATION_ERROR",
     )
     .await;
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/users/me/identities/{id}"),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(&user)
+        .delete(&format!("/api/v1/users/me/identities/{id}"))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(identities_of_sub(&app, &sub).await, 0);
@@ -1083,15 +1002,7 @@ async fn a_logged_in_account_links_and_unlinks_an_identity() {
 async fn an_unconfirmed_address_never_takes_over_a_local_account() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
-    let slug = unique("idp");
-    let idp = start_idp(&[IdpClient {
-        id: "kultiva",
-        secret: SECRET,
-        slugs: &[&slug],
-        post_auth: false,
-    }])
-    .await;
-    register_idp(&app, &admin.bearer(), &slug, &idp, "kultiva", false).await;
+    let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
     // A local account whose address is not confirmed yet.
     let local = app.user("local").await;
 
@@ -1257,15 +1168,7 @@ async fn forged_states_expired_codes_and_foreign_audiences_create_nothing() {
 async fn a_disabled_provider_stops_logins_at_once_and_rotated_keys_are_fetched() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
-    let slug = unique("idp");
-    let idp = start_idp(&[IdpClient {
-        id: "kultiva",
-        secret: SECRET,
-        slugs: &[&slug],
-        post_auth: false,
-    }])
-    .await;
-    register_idp(&app, &admin.bearer(), &slug, &idp, "kultiva", false).await;
+    let (slug, idp) = one_provider(&app, &admin, "kultiva", false).await;
     let sub = unique("dave");
     let email = format!("{sub}@example.test");
     let dave = Person {
@@ -1281,12 +1184,8 @@ async fn a_disabled_provider_stops_logins_at_once_and_rotated_keys_are_fetched()
     let start = app.url(&format!("/api/v1/auth/oauth/{slug}"));
     let held = browser.walk(&start, &dave, true).await;
     let res = app
-        .call(
-            Method::PATCH,
-            &one,
-            Some(&admin.bearer()),
-            Some(&json!({"enabled": false})),
-        )
+        .rest_as(&admin)
+        .patch(&one, &json!({"enabled": false}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let body: Value = res.json().await.expect("json");
@@ -1313,38 +1212,29 @@ async fn a_disabled_provider_stops_logins_at_once_and_rotated_keys_are_fetched()
     // Only admins switch it; the body is checked.
     let plain = app.user("plain").await;
     assert_error(
-        app.call(
-            Method::PATCH,
-            &one,
-            Some(&plain.bearer()),
-            Some(&json!({"enabled": true})),
-        )
-        .await,
+        app.rest_as(&plain)
+            .patch(&one, &json!({"enabled": true}))
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
     let err = assert_error(
-        app.call(
-            Method::PATCH,
-            &one,
-            Some(&admin.bearer()),
-            Some(&json!({"enabled": "yes"})),
-        )
-        .await,
+        app.rest_as(&admin)
+            .patch(&one, &json!({"enabled": "yes"}))
+            .await,
         422,
         "VALIDATION_ERROR",
     )
     .await;
     assert_eq!(detail_fields(&err), ["body.enabled"]);
     assert_error(
-        app.call(
-            Method::PATCH,
-            "/api/v1/admin/identity-providers/no-such-idp",
-            Some(&admin.bearer()),
-            Some(&json!({"enabled": true})),
-        )
-        .await,
+        app.rest_as(&admin)
+            .patch(
+                "/api/v1/admin/identity-providers/no-such-idp",
+                &json!({"enabled": true}),
+            )
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
@@ -1352,12 +1242,8 @@ async fn a_disabled_provider_stops_logins_at_once_and_rotated_keys_are_fetched()
 
     // Enabled again: logins work; after a key rotation at the provider too.
     let res = app
-        .call(
-            Method::PATCH,
-            &one,
-            Some(&admin.bearer()),
-            Some(&json!({"enabled": true})),
-        )
+        .rest_as(&admin)
+        .patch(&one, &json!({"enabled": true}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let mut browser = Browser::new(&app);

@@ -6,19 +6,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::{count, species};
-use crate::support::{TestApp, TestUser, detail_fields};
-
-async fn call(
-    app: &TestApp,
-    m: Method,
-    path: &str,
-    who: &TestUser,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let res = app.call(m, path, Some(&who.bearer()), body.as_ref()).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
+use crate::support::{TestApp, detail_fields};
 
 pub async fn kit_key(app: &TestApp) -> String {
     species(app, "Fixtura tomatoides").await;
@@ -54,7 +42,7 @@ async fn apply_a_starter_kit_once() {
     let kit = kit_key(&app).await;
     let base = format!("/api/v1/t/{}/onboarding", t.slug);
 
-    let (s, st) = call(&app, Method::GET, &base, &viewer, None).await;
+    let (s, st) = app.rest_as(&viewer).call(Method::GET, &base, None).await;
     assert_eq!(s, 200);
     assert_eq!(st["completed"], false);
     assert!(steps(&st).iter().all(|(_, d)| !d), "{st}");
@@ -62,23 +50,21 @@ async fn apply_a_starter_kit_once() {
 
     // Growers cannot set the garden up; bad bodies are 422 with fields; nothing is written.
     let apply = format!("{base}/starter-kit");
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &grower,
-        Some(json!({"kit_key": kit})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&grower)
+        .call(Method::POST, &apply, Some(&json!({"kit_key": kit})))
+        .await;
     assert_eq!(s, 403);
-    let (s, body) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &admin,
-        Some(json!({"kit_key": "nope", "hardiness_zone": "15c", "site_name": "  ", "extra": 1})),
-    )
-    .await;
+    let (s, body) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &apply,
+            Some(
+                &json!({"kit_key": "nope", "hardiness_zone": "15c", "site_name": "  ", "extra": 1}),
+            ),
+        )
+        .await;
     assert_eq!(s, 422);
     let mut fields = detail_fields(&body);
     fields.sort();
@@ -91,26 +77,26 @@ async fn apply_a_starter_kit_once() {
             "body.site_name"
         ]
     );
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &admin,
-        Some(json!({"kit_key": uuid::Uuid::new_v4()})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &apply,
+            Some(&json!({"kit_key": uuid::Uuid::new_v4()})),
+        )
+        .await;
     assert_eq!(s, 404);
     assert_eq!(count(&app, &t, "sites").await, 0);
     assert_eq!(count(&app, &t, "plants").await, 0);
 
-    let (s, done) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &admin,
-        Some(json!({"kit_key": kit, "site_name": "My balcony", "hardiness_zone": "7a"})),
-    )
-    .await;
+    let (s, done) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &apply,
+            Some(&json!({"kit_key": kit, "site_name": "My balcony", "hardiness_zone": "7a"})),
+        )
+        .await;
     assert_eq!(s, 201, "{done}");
     assert_eq!(done["kit_slug"], "fixture-kit");
     assert_eq!(done["site_name"], "My balcony");
@@ -121,22 +107,22 @@ async fn apply_a_starter_kit_once() {
     assert_eq!(count(&app, &t, "locations").await, 1);
     assert_eq!(count(&app, &t, "plants").await, 2);
     // The plants stand in the new location and started their first phase.
-    let (_, p) = call(
-        &app,
-        Method::GET,
-        &format!(
-            "/api/v1/t/{}/plant-instances/{}",
-            t.slug,
-            plants[0]["plant_key"].as_str().expect("value")
-        ),
-        &viewer,
-        None,
-    )
-    .await;
+    let (_, p) = app
+        .rest_as(&viewer)
+        .call(
+            Method::GET,
+            &format!(
+                "/api/v1/t/{}/plant-instances/{}",
+                t.slug,
+                plants[0]["plant_key"].as_str().expect("value")
+            ),
+            None,
+        )
+        .await;
     assert_eq!(p["location_key"], done["location_key"]);
     assert_eq!(p["site_key"], done["site_key"]);
 
-    let (_, st) = call(&app, Method::GET, &base, &viewer, None).await;
+    let (_, st) = app.rest_as(&viewer).call(Method::GET, &base, None).await;
     assert_eq!(st["completed"], true, "{st}");
     assert_eq!(
         steps(&st),
@@ -151,14 +137,14 @@ async fn apply_a_starter_kit_once() {
     assert_eq!(st["kit"]["kit_slug"], "fixture-kit");
 
     // A second apply is 409 and writes nothing.
-    let (s, body) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &admin,
-        Some(json!({"kit_key": kit, "site_name": "Another"})),
-    )
-    .await;
+    let (s, body) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &apply,
+            Some(&json!({"kit_key": kit, "site_name": "Another"})),
+        )
+        .await;
     assert_eq!(s, 409);
     assert_eq!(body["error_code"], "STATE_CONFLICT");
     assert_eq!(count(&app, &t, "sites").await, 1);
@@ -168,16 +154,12 @@ async fn apply_a_starter_kit_once() {
     let other = app.tenant("onb-b").await;
     assert_eq!(count(&app, &other, "plants").await, 0);
     let stranger = app.member(&other, Role::Admin).await;
-    let (s, _) = call(&app, Method::GET, &base, &stranger, None).await;
+    let (s, _) = app.rest_as(&stranger).call(Method::GET, &base, None).await;
     assert_eq!(s, 404);
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &apply,
-        &stranger,
-        Some(json!({"kit_key": kit})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&stranger)
+        .call(Method::POST, &apply, Some(&json!({"kit_key": kit})))
+        .await;
     assert_eq!(s, 404);
 }
 

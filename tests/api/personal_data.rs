@@ -17,16 +17,11 @@ const EXPORT: &str = "/api/v1/users/me/export";
 const ME: &str = "/api/v1/users/me";
 
 async fn export_of(app: &TestApp, auth: &str) -> reqwest::Response {
-    app.call(Method::GET, EXPORT, Some(auth), None).await
+    app.rest_auth(Some(auth)).get(EXPORT).await
 }
 
 async fn erase(app: &TestApp, who: &TestUser, body: &Value) -> reqwest::Response {
-    app.call(Method::DELETE, ME, Some(&who.bearer()), Some(body))
-        .await
-}
-
-fn uuid(user: &TestUser) -> Uuid {
-    Uuid::parse_str(&user.key).expect("uuid")
+    app.rest_as(who).send(Method::DELETE, ME, Some(body)).await
 }
 
 /// The personal garden registration made for the user.
@@ -35,7 +30,7 @@ async fn personal_garden(app: &TestApp, user: &TestUser) -> TenantRecord {
         "SELECT t.slug FROM platform.tenants t JOIN platform.memberships m ON m.tenant_id = t.id
          WHERE m.user_id = $1 AND t.kind = 'personal'",
     )
-    .bind(uuid(user))
+    .bind(user.id())
     .fetch_one(app.state.platform_pool())
     .await
     .expect("personal garden");
@@ -47,9 +42,7 @@ async fn personal_garden(app: &TestApp, user: &TestUser) -> TenantRecord {
 }
 
 async fn post(app: &TestApp, who: &TestUser, path: &str, body: Value) -> Value {
-    let res = app
-        .call(Method::POST, path, Some(&who.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(who).post(path, &body).await;
     let status = res.status().as_u16();
     let body: Value = res.json().await.unwrap_or(Value::Null);
     assert!((200..=202).contains(&status), "{path}: {status} {body}");
@@ -148,14 +141,7 @@ async fn the_export_holds_the_person_and_no_secret() {
     let home = personal_garden(&app, &anna).await;
     // A shared garden where Anna grows, beside someone else.
     let shared = app.tenant("shared").await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        shared.id,
-        uuid(&anna),
-        Role::Grower,
-    )
-    .await
-    .expect("member");
+    app.add_member(&shared, anna.id(), Role::Grower).await;
     let bert = app.member(&shared, Role::Admin).await;
 
     let raw_key = app.api_key(&anna, None).await;
@@ -284,7 +270,7 @@ async fn the_export_holds_the_person_and_no_secret() {
     assert!(!text.contains("password_hash") && !text.contains("key_hash"));
 
     // The export is audited.
-    audited(&app, uuid(&anna), "http.personal_export").await;
+    audited(&app, anna.id(), "http.personal_export").await;
 
     // An API key cannot take it; nobody without a credential can.
     let res = export_of(&app, &format!("Bearer {raw_key}")).await;
@@ -310,14 +296,7 @@ async fn erasure_removes_the_account_its_gardens_and_files_and_keeps_shared_reco
     let anna = app.user("erased").await;
     let home = personal_garden(&app, &anna).await;
     let shared = app.tenant("kept").await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        shared.id,
-        uuid(&anna),
-        Role::Grower,
-    )
-    .await
-    .expect("member");
+    app.add_member(&shared, anna.id(), Role::Grower).await;
     let bert = app.member(&shared, Role::Admin).await;
 
     let raw_key = app.api_key(&anna, None).await;
@@ -343,12 +322,8 @@ async fn erasure_removes_the_account_its_gardens_and_files_and_keeps_shared_reco
     assert_error(res, 422, "VALIDATION_ERROR").await;
     // An API key cannot erase the account it belongs to.
     let res = app
-        .call(
-            Method::DELETE,
-            ME,
-            Some(&format!("Bearer {raw_key}")),
-            Some(&json!({"password": PASSWORD})),
-        )
+        .rest_key(&raw_key)
+        .send(Method::DELETE, ME, Some(&json!({"password": PASSWORD})))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(users_with_email(&app, &anna.email).await, 1);
@@ -400,7 +375,7 @@ async fn erasure_removes_the_account_its_gardens_and_files_and_keeps_shared_reco
         let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT count(*) FROM platform.{table} WHERE user_id = $1"
         )))
-        .bind(uuid(&anna))
+        .bind(anna.id())
         .fetch_one(app.state.platform_pool())
         .await
         .expect("count");
@@ -456,10 +431,10 @@ async fn erasure_removes_the_account_its_gardens_and_files_and_keeps_shared_reco
     assert!(!entry.to_string().contains(&anna.key));
 
     // The erasure is audited, and the address can register again.
-    audited(&app, uuid(&anna), "http.account_erasure").await;
+    audited(&app, anna.id(), "http.account_erasure").await;
     let rows: i64 =
         sqlx::query_scalar("SELECT count(*) FROM platform.mcp_audit_log WHERE account_id = $1")
-            .bind(uuid(&anna))
+            .bind(anna.id())
             .fetch_one(app.state.platform_pool())
             .await
             .expect("count");
@@ -476,14 +451,7 @@ async fn a_shared_garden_without_another_admin_blocks_the_erasure() {
     let app = TestApp::full().await;
     let anna = app.user("soleadmin").await;
     let shared = app.tenant("needsadmin").await;
-    kultiva::directory::memberships::repo::add(
-        app.state.platform_pool(),
-        shared.id,
-        uuid(&anna),
-        Role::Admin,
-    )
-    .await
-    .expect("member");
+    app.add_member(&shared, anna.id(), Role::Admin).await;
     let carl = app.member(&shared, Role::Grower).await;
     let entry = diary_entry(&app, &anna, &shared, "Still mine").await;
 
@@ -503,11 +471,10 @@ async fn a_shared_garden_without_another_admin_blocks_the_erasure() {
 
     // Another admin named: the erasure goes through and the garden stays with Carl.
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&anna)
+        .patch(
             &format!("/api/v1/tenants/{}/members/{}", shared.slug, carl.key),
-            Some(&anna.bearer()),
-            Some(&json!({"role": "admin"})),
+            &json!({"role": "admin"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -527,45 +494,31 @@ async fn platform_admins_erase_accounts_and_nobody_else_does() {
     let eve = app.user("eve").await;
     let path = format!("/api/v1/admin/users/{}", dora.key);
 
-    let res = app
-        .call(Method::DELETE, &path, Some(&eve.bearer()), None)
-        .await;
+    let res = app.rest_as(&eve).delete(&path).await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(users_with_email(&app, &dora.email).await, 1);
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/admin/users/{}", admin.key),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("/api/v1/admin/users/{}", admin.key))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/admin/users/{}", Uuid::new_v4()),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("/api/v1/admin/users/{}", Uuid::new_v4()))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
     let home = personal_garden(&app, &dora).await;
-    let res = app
-        .call(Method::DELETE, &path, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).delete(&path).await;
     assert_eq!(res.status().as_u16(), 200);
     let erased: Value = res.json().await.expect("json");
     assert_eq!(erased["gardens_dropped"], json!([home.slug.as_str()]));
     assert_eq!(users_with_email(&app, &dora.email).await, 0);
     let res = app.get_with(ME, &[("authorization", &dora.bearer())]).await;
     assert_eq!(res.status().as_u16(), 401);
-    audited(&app, uuid(&admin), "http.admin_account_erasure").await;
+    audited(&app, admin.id(), "http.admin_account_erasure").await;
     // Gone is gone: a second erasure is 404.
-    let res = app
-        .call(Method::DELETE, &path, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).delete(&path).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
 
@@ -595,12 +548,8 @@ async fn an_account_without_a_password_confirms_by_mailed_link() {
     );
 
     let res = app
-        .call(
-            Method::DELETE,
-            ME,
-            Some(&bearer),
-            Some(&json!({"password": PASSWORD})),
-        )
+        .rest_auth(Some(&bearer))
+        .send(Method::DELETE, ME, Some(&json!({"password": PASSWORD})))
         .await;
     let body = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert!(
@@ -610,10 +559,10 @@ async fn an_account_without_a_password_confirms_by_mailed_link() {
             .contains("confirmation_token")
     );
     let res = app
-        .call(
+        .rest_auth(Some(&bearer))
+        .send(
             Method::DELETE,
             ME,
-            Some(&bearer),
             Some(&json!({"confirmation_token": "made-up"})),
         )
         .await;
@@ -621,12 +570,8 @@ async fn an_account_without_a_password_confirms_by_mailed_link() {
     assert_eq!(users_with_email(&app, &email).await, 1);
 
     let res = app
-        .call(
-            Method::POST,
-            "/api/v1/users/me/erasure-confirmation",
-            Some(&bearer),
-            None,
-        )
+        .rest_auth(Some(&bearer))
+        .post_empty("/api/v1/users/me/erasure-confirmation")
         .await;
     assert_eq!(res.status().as_u16(), 202);
     // The verification mail of the registration, then the link.
@@ -648,10 +593,10 @@ async fn an_account_without_a_password_confirms_by_mailed_link() {
     );
 
     let res = app
-        .call(
+        .rest_auth(Some(&bearer))
+        .send(
             Method::DELETE,
             ME,
-            Some(&bearer),
             Some(&json!({"confirmation_token": token})),
         )
         .await;

@@ -9,7 +9,6 @@ use image::{DynamicImage, ImageFormat, RgbImage};
 use kultiva::auth::Role;
 use kultiva::garden::photos::{cleanup, worker};
 use kultiva::tenancy::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -17,7 +16,7 @@ use crate::photos::{app_with, diary_entry_by, encode, files, noise, picture, sto
 use crate::support::{TestApp, TestUser, assert_error};
 
 fn user_id(u: &TestUser) -> Uuid {
-    Uuid::parse_str(&u.key).expect("uuid")
+    u.id()
 }
 
 fn photos_path(t: &TenantRecord, entry: Uuid) -> String {
@@ -159,12 +158,8 @@ async fn deleting_a_photo_an_entry_or_a_garden_removes_its_files() {
 
     // One photo: its files go, the others stay.
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{}", photos_path(&t, entry_a), keys[0]),
-            Some(&grower.bearer()),
-            None,
-        )
+        .rest_as(&grower)
+        .delete(&format!("{}/{}", photos_path(&t, entry_a), keys[0]))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert!(!has_files(&dir, &t, &keys[0]), "the photo's files are gone");
@@ -172,12 +167,8 @@ async fn deleting_a_photo_an_entry_or_a_garden_removes_its_files() {
 
     // An entry: its photos' files go (the rows went by cascade).
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/t/{}/diary-entries/{entry_a}", t.slug),
-            Some(&grower.bearer()),
-            None,
-        )
+        .rest_as(&grower)
+        .delete(&format!("/api/v1/t/{}/diary-entries/{entry_a}", t.slug))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert!(
@@ -301,9 +292,7 @@ async fn the_garden_quota_refuses_uploads_and_admins_read_the_usage() {
     assert_eq!(files(&dir), before, "no second file");
 
     let path = format!("/api/v1/t/{}/storage", t.slug);
-    let res = app
-        .call(Method::GET, &path, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).get(&path).await;
     assert_eq!(res.status().as_u16(), 200);
     let usage: Value = res.json().await.expect("json");
     assert_eq!(usage["quota_bytes"], 1024 * 1024);
@@ -312,9 +301,7 @@ async fn the_garden_quota_refuses_uploads_and_admins_read_the_usage() {
         usage["bytes_used"],
         json!(p["byte_size"].as_i64().expect("byte_size"))
     );
-    let res = app
-        .call(Method::GET, &path, Some(&grower.bearer()), None)
-        .await;
+    let res = app.rest_as(&grower).get(&path).await;
     assert_error(res, 403, "FORBIDDEN").await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -351,16 +338,12 @@ async fn only_the_author_or_an_admin_adds_or_deletes_an_entrys_photos() {
     let stored = files(&dir);
 
     let photo = format!("{}/{key}", photos_path(&t, entry));
-    let res = app
-        .call(Method::DELETE, &photo, Some(&other.bearer()), None)
-        .await;
+    let res = app.rest_as(&other).delete(&photo).await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(count(&app, &t, "diary_photos").await, 2, "nothing deleted");
     assert_eq!(files(&dir), stored, "no file removed");
 
-    let res = app
-        .call(Method::DELETE, &photo, Some(&admin.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin).delete(&photo).await;
     assert_eq!(res.status().as_u16(), 204, "an admin deletes");
     assert_eq!(count(&app, &t, "diary_photos").await, 1);
     let _ = std::fs::remove_dir_all(&dir);

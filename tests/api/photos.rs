@@ -16,7 +16,6 @@ use image::{DynamicImage, ImageFormat, RgbImage};
 use kultiva::auth::Role;
 use kultiva::garden::photos::worker::{self, Outcome};
 use kultiva::tenancy::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -124,7 +123,7 @@ async fn garden(app: &TestApp, prefix: &str) -> Garden {
     let viewer = app.member(&t, Role::Viewer).await;
     let grower = app.member(&t, Role::Grower).await;
     // The grower's own entry: its photos are the grower's to add and delete.
-    let entry = diary_entry_by(app, &t, Uuid::parse_str(&grower.key).expect("uuid")).await;
+    let entry = diary_entry_by(app, &t, grower.id()).await;
     Garden {
         t,
         viewer,
@@ -266,10 +265,6 @@ async fn upload(
     (s, res.json().await.unwrap_or(Value::Null))
 }
 
-async fn get(app: &TestApp, path: &str, who: &TestUser) -> reqwest::Response {
-    app.call(Method::GET, path, Some(&who.bearer()), None).await
-}
-
 async fn photo_count(app: &TestApp, t: &TenantRecord) -> i64 {
     let sql = format!(
         "SELECT count(*) FROM {}.diary_photos",
@@ -299,12 +294,13 @@ async fn drain(app: &TestApp) -> Vec<Outcome> {
 }
 
 async fn rendition(app: &TestApp, g: &Garden, who: &TestUser, key: &str, size: u32) -> Vec<u8> {
-    let res = get(
-        app,
-        &format!("/api/v1/t/{}/photos/{key}/renditions/{size}", g.t.slug),
-        who,
-    )
-    .await;
+    let res = app
+        .rest_as(who)
+        .get(&format!(
+            "/api/v1/t/{}/photos/{key}/renditions/{size}",
+            g.t.slug
+        ))
+        .await;
     assert_eq!(res.status().as_u16(), 200, "rendition {size}");
     assert_eq!(
         crate::support::header(&res, "content-type").as_deref(),
@@ -385,12 +381,13 @@ async fn photos_are_stored_stripped_and_rendered() {
     assert_eq!(webp["content_type"], "image/webp");
 
     // Before the worker ran: the rendition is not there yet (409), the tool lists it pending.
-    let res = get(
-        &app,
-        &format!("/api/v1/t/{}/photos/{jpeg_key}/renditions/512", g.t.slug),
-        &g.viewer,
-    )
-    .await;
+    let res = app
+        .rest_as(&g.viewer)
+        .get(&format!(
+            "/api/v1/t/{}/photos/{jpeg_key}/renditions/512",
+            g.t.slug
+        ))
+        .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
     assert_eq!(job_count(&app, &g.t).await, 3);
 
@@ -417,17 +414,18 @@ async fn photos_are_stored_stripped_and_rendered() {
     }
     // Other sizes and the original are never served.
     for size in ["original", "2048", "0"] {
-        let res = get(
-            &app,
-            &format!("/api/v1/t/{}/photos/{jpeg_key}/renditions/{size}", g.t.slug),
-            &g.viewer,
-        )
-        .await;
+        let res = app
+            .rest_as(&g.viewer)
+            .get(&format!(
+                "/api/v1/t/{}/photos/{jpeg_key}/renditions/{size}",
+                g.t.slug
+            ))
+            .await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
 
     // The list: in order, ready, both sizes.
-    let res = get(&app, &photos_path(&g), &g.viewer).await;
+    let res = app.rest_as(&g.viewer).get(&photos_path(&g)).await;
     let list: Value = res.json().await.expect("json");
     assert_eq!(list["total"], 3, "{list}");
     let items = list["items"].as_array().expect("items");
@@ -450,20 +448,16 @@ async fn photos_are_stored_stripped_and_rendered() {
 
     // Delete: row, job and files go; a viewer may not.
     let one = format!("{}/{jpeg_key}", photos_path(&g));
-    let res = app
-        .call(Method::DELETE, &one, Some(&g.viewer.bearer()), None)
-        .await;
+    let res = app.rest_auth(Some(&g.viewer.bearer())).delete(&one).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(Method::DELETE, &one, Some(&g.grower.bearer()), None)
-        .await;
+    let res = app.rest_auth(Some(&g.grower.bearer())).delete(&one).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(photo_count(&app, &g.t).await, 2);
     assert!(
         files(&dir).iter().all(|f| !f.contains(&jpeg_key)),
         "files removed"
     );
-    let res = get(&app, &one, &g.viewer).await;
+    let res = app.rest_as(&g.viewer).get(&one).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -769,7 +763,10 @@ async fn a_failed_rendition_is_retried_then_given_up() {
     .await
     .expect("job");
     assert_eq!(parked, (2, true));
-    let res = get(&app, &format!("{}/{key2}", photos_path(&g)), &g.viewer).await;
+    let res = app
+        .rest_as(&g.viewer)
+        .get(&format!("{}/{key2}", photos_path(&g)))
+        .await;
     let photo: Value = res.json().await.expect("json");
     assert_eq!(photo["rendition_status"], "unavailable");
 
@@ -860,7 +857,9 @@ async fn background_workers_render_and_the_tool_delivers_image_blocks() {
     // The workers started with the server pick the jobs up on their own.
     let mut ready = false;
     for _ in 0..150 {
-        let list: Value = get(&app, &photos_path(&g), &g.viewer)
+        let list: Value = app
+            .rest_as(&g.viewer)
+            .get(&photos_path(&g))
             .await
             .json()
             .await
@@ -1065,16 +1064,12 @@ async fn another_gardens_photos_are_not_found() {
         format!("{}/{key}", photos_path(&a)),
         format!("/api/v1/t/{}/photos/{key}/renditions/512", a.t.slug),
     ] {
-        let res = get(&app, &path, &b.grower).await;
+        let res = app.rest_as(&b.grower).get(&path).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{a_entry_under_b}/{key}"),
-            Some(&b.grower.bearer()),
-            None,
-        )
+        .rest_auth(Some(&b.grower.bearer()))
+        .delete(&format!("{a_entry_under_b}/{key}"))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app

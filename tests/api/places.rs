@@ -12,19 +12,9 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::support::{TestApp, assert_error, detail_fields, header};
-
-/// Rows of a tenant table.
-pub(crate) async fn rows(app: &TestApp, tenant: &TenantRecord, table: &str) -> i64 {
-    let sql = format!(
-        "SELECT count(*) FROM {}.{table}",
-        tenant.schema_name.quoted()
-    );
-    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-        .fetch_one(app.state.platform_pool())
-        .await
-        .expect("count")
-}
+use crate::garden::count;
+pub(crate) use crate::support::rest_tool as tool;
+use crate::support::{JsonReply, Rest, TestApp, assert_error, detail_fields, key_of};
 
 /// A plant row standing in a place (the plants capability owns the table and its API; the
 /// places rules only read it).
@@ -56,121 +46,68 @@ pub(crate) async fn insert_plant(
     id
 }
 
-/// A tool call on the REST face: status and body.
-pub(crate) async fn tool(app: &TestApp, key: &str, name: &str, args: Value) -> (u16, Value) {
-    let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/mcp/tools/{name}"),
-            Some(&format!("Bearer {key}")),
-            Some(&args),
-        )
-        .await;
-    let status = res.status().as_u16();
-    (status, res.json().await.expect("json"))
-}
-
 /// One `tools/call` over JSON-RPC in a fresh session: the tool result.
 pub(crate) async fn rpc_call(app: &TestApp, key: &str, name: &str, args: Value) -> Value {
-    let post = |body: Value, session: Option<String>| {
-        let mut req = app
-            .client
-            .post(app.url("/api/v1/mcp"))
-            .header("authorization", format!("Bearer {key}"))
-            .header("accept", "application/json, text/event-stream");
-        if let Some(s) = session {
-            req = req
-                .header("mcp-session-id", s)
-                .header("mcp-protocol-version", "2025-06-18");
-        }
-        req.json(&body).send()
-    };
-    let res = post(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "tests", "version": "1"}}}),
-        None,
-    )
-    .await
-    .expect("initialize");
-    assert_eq!(res.status().as_u16(), 200);
-    let session = header(&res, "mcp-session-id").expect("session");
-    let res = post(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-               "params": {"name": name, "arguments": args}}),
-        Some(session),
-    )
-    .await
-    .expect("call");
-    assert_eq!(res.status().as_u16(), 200);
-    let body: Value = res.json().await.expect("json");
-    body["result"].clone()
+    crate::mcp_tools::Rpc::open(app, key)
+        .await
+        .request("tools/call", json!({"name": name, "arguments": args}))
+        .await
 }
 
 /// Rows of the place tables: (sites, locations, slots, slot neighbours).
 async fn counts(app: &TestApp, tenant: &TenantRecord) -> (i64, i64, i64, i64) {
     (
-        rows(app, tenant, "sites").await,
-        rows(app, tenant, "locations").await,
-        rows(app, tenant, "slots").await,
-        rows(app, tenant, "slot_neighbours").await,
+        count(app, tenant, "sites").await,
+        count(app, tenant, "locations").await,
+        count(app, tenant, "slots").await,
+        count(app, tenant, "slot_neighbours").await,
     )
 }
 
-async fn json_of(res: reqwest::Response, status: u16) -> Value {
-    let got = res.status().as_u16();
-    let body: Value = res.json().await.expect("json");
-    assert_eq!(got, status, "{body}");
-    body
-}
-
-fn key(v: &Value) -> String {
-    v["key"].as_str().expect("key").to_owned()
-}
-
 struct Garden<'a> {
-    app: &'a TestApp,
+    rest: Rest<'a>,
     base: String,
 }
 
 impl Garden<'_> {
     fn new<'a>(app: &'a TestApp, tenant: &TenantRecord) -> Garden<'a> {
+        let base = format!("/api/v1/t/{}", tenant.slug);
         Garden {
-            app,
-            base: format!("/api/v1/t/{}", tenant.slug),
+            rest: app.rest().under(&base),
+            base,
         }
     }
 
     async fn req(&self, method: Method, path: &str, body: Option<Value>) -> reqwest::Response {
-        self.app
-            .call(method, &format!("{}{path}", self.base), None, body.as_ref())
-            .await
+        self.rest.send(method, path, body.as_ref()).await
     }
 
     async fn post(&self, path: &str, body: Value) -> Value {
-        json_of(self.req(Method::POST, path, Some(body)).await, 201).await
+        self.rest.create(path, &body).await
     }
 
     async fn get(&self, path: &str) -> Value {
-        json_of(self.req(Method::GET, path, None).await, 200).await
+        self.rest.get_ok(path).await
     }
 
     async fn patch(&self, path: &str, body: Value) -> reqwest::Response {
-        self.req(Method::PATCH, path, Some(body)).await
+        self.rest.patch(path, &body).await
     }
 
     async fn delete(&self, path: &str) -> reqwest::Response {
-        self.req(Method::DELETE, path, None).await
+        self.rest.delete(path).await
     }
 
     async fn site(&self, name: &str) -> String {
-        key(&self
-            .post("/sites/", json!({"name": name, "kind": "balcony"}))
-            .await)
+        key_of(
+            &self
+                .post("/sites/", json!({"name": name, "kind": "balcony"}))
+                .await,
+        )
     }
 
     async fn location(&self, site: &str, parent: Option<&str>, name: &str) -> String {
-        key(&self
+        key_of(&self
             .post(
                 "/locations/",
                 json!({"site_key": site, "parent_key": parent, "name": name, "kind": "container"}),
@@ -179,12 +116,14 @@ impl Garden<'_> {
     }
 
     async fn slot(&self, location: &str, code: &str, capacity: i64) -> String {
-        key(&self
-            .post(
-                "/slots/",
-                json!({"location_key": location, "code": code, "capacity": capacity}),
-            )
-            .await)
+        key_of(
+            &self
+                .post(
+                    "/slots/",
+                    json!({"location_key": location, "code": code, "capacity": capacity}),
+                )
+                .await,
+        )
     }
 }
 
@@ -196,27 +135,25 @@ async fn places_site_location_slot_tree() {
 
     // Sites: update and the listing.
     let balcony = g.site("Balcony").await;
-    let patched = json_of(
-        g.patch(
+    let patched = g
+        .patch(
             &format!("/sites/{balcony}"),
             json!({"name": "South balcony", "description": "sunny"}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["name"], "South balcony");
     assert_eq!(patched["kind"], "balcony");
     assert_eq!(patched["description"], "sunny");
-    let patched = json_of(
-        g.patch(
+    let patched = g
+        .patch(
             &format!("/sites/{balcony}"),
             json!({"kind": "garden", "description": null}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(
         (patched["kind"].clone(), patched["description"].clone()),
         (json!("garden"), Value::Null)
@@ -234,7 +171,7 @@ async fn places_site_location_slot_tree() {
     assert_eq!(box1["parent_key"], Value::Null);
     assert_eq!(box1["site_key"], balcony.as_str());
     assert_eq!(box1["children"], json!([]));
-    let box1 = key(&box1);
+    let box1 = key_of(&box1);
     let left = g.location(&balcony, Some(&box1), "Left half").await;
     let box2 = g.location(&balcony, None, "Box 2").await;
 
@@ -248,19 +185,18 @@ async fn places_site_location_slot_tree() {
     assert_eq!(a1["capacity"], 1);
     assert_eq!(a1["live_plants"], 0);
     assert_eq!(a1["neighbour_keys"], json!([]));
-    let a1 = key(&a1);
+    let a1 = key_of(&a1);
     let a2 = g.slot(&box1, "BOX1_A2", 2).await;
     let a3 = g.slot(&box1, "BOX1_A3", 20).await;
-    let s = json_of(
-        g.req(
+    let s = g
+        .req(
             Method::PUT,
             &format!("/slots/{a2}/neighbours"),
             Some(json!({"neighbour_keys": [a1, a3, a1]})),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     let mut want = vec![a1.clone(), a3.clone()];
     want.sort();
     assert_eq!(s["neighbour_keys"], json!(want));
@@ -273,21 +209,19 @@ async fn places_site_location_slot_tree() {
         json!([a2])
     );
     // Replacing the set removes the reverse links too.
-    json_of(
-        g.req(
-            Method::PUT,
-            &format!("/slots/{a2}/neighbours"),
-            Some(json!({"neighbour_keys": [a3]})),
-        )
-        .await,
-        200,
+    g.req(
+        Method::PUT,
+        &format!("/slots/{a2}/neighbours"),
+        Some(json!({"neighbour_keys": [a3]})),
     )
+    .await
+    .expect_json(200)
     .await;
     assert_eq!(
         g.get(&format!("/slots/{a1}")).await["neighbour_keys"],
         json!([])
     );
-    assert_eq!(rows(&app, &tenant, "slot_neighbours").await, 2);
+    assert_eq!(count(&app, &tenant, "slot_neighbours").await, 2);
 
     // Get: children and slots in position order.
     let detail = g.get(&format!("/locations/{box1}")).await;
@@ -341,15 +275,14 @@ async fn places_site_location_slot_tree() {
     assert_eq!(detail_fields(&err), ["query.limit", "query.parent_key"]);
 
     // Move box 1 below box 2: the subtree follows (depths shift).
-    let moved = json_of(
-        g.patch(
+    let moved = g
+        .patch(
             &format!("/locations/{box1}"),
             json!({"parent_key": box2, "name": "Box 1a"}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(
         (moved["depth"].clone(), moved["parent_key"].clone()),
         (json!(1), json!(box2))
@@ -374,27 +307,24 @@ async fn places_site_location_slot_tree() {
     .await;
     assert_eq!(g.get(&format!("/locations/{box2}")).await["depth"], 0);
     // Back to the top.
-    let top = json_of(
-        g.patch(&format!("/locations/{box1}"), json!({"parent_key": null}))
-            .await,
-        200,
-    )
-    .await;
+    let top = g
+        .patch(&format!("/locations/{box1}"), json!({"parent_key": null}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(top["depth"], 0);
     assert_eq!(g.get(&format!("/locations/{left}")).await["depth"], 1);
 
     // Move to another site: refused while a slot has a neighbour outside the subtree...
     let greenhouse = g.site("Greenhouse").await;
     let b1 = g.slot(&box2, "BOX2_B1", 1).await;
-    json_of(
-        g.req(
-            Method::PUT,
-            &format!("/slots/{b1}/neighbours"),
-            Some(json!({"neighbour_keys": [a1]})),
-        )
-        .await,
-        200,
+    g.req(
+        Method::PUT,
+        &format!("/slots/{b1}/neighbours"),
+        Some(json!({"neighbour_keys": [a1]})),
     )
+    .await
+    .expect_json(200)
     .await;
     assert_error(
         g.patch(
@@ -411,25 +341,22 @@ async fn places_site_location_slot_tree() {
         balcony.as_str()
     );
     // ...then moves with the subtree, directly under the new site.
-    json_of(
-        g.req(
-            Method::PUT,
-            &format!("/slots/{b1}/neighbours"),
-            Some(json!({"neighbour_keys": []})),
-        )
-        .await,
-        200,
+    g.req(
+        Method::PUT,
+        &format!("/slots/{b1}/neighbours"),
+        Some(json!({"neighbour_keys": []})),
     )
+    .await
+    .expect_json(200)
     .await;
-    let moved = json_of(
-        g.patch(
+    let moved = g
+        .patch(
             &format!("/locations/{box1}"),
             json!({"site_key": greenhouse}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(moved["site_key"], greenhouse.as_str());
     assert_eq!(
         g.get(&format!("/locations/{left}")).await["site_key"],
@@ -450,15 +377,14 @@ async fn places_site_location_slot_tree() {
     assert_eq!(detail_fields(&err), ["body.neighbour_keys"]);
 
     // Slot update: code, capacity, position cleared.
-    let s = json_of(
-        g.patch(
+    let s = g
+        .patch(
             &format!("/slots/{a3}"),
             json!({"code": "BOX1_Z9", "capacity": 4, "position_x": null}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(
         (
             s["code"].clone(),
@@ -481,7 +407,7 @@ async fn places_site_location_slot_tree() {
         "STATE_CONFLICT",
     )
     .await;
-    assert_eq!(rows(&app, &tenant, "locations").await, 3);
+    assert_eq!(count(&app, &tenant, "locations").await, 3);
     let res = g.delete(&format!("/slots/{a1}")).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_error(
@@ -505,7 +431,7 @@ async fn places_site_location_slot_tree() {
             .as_u16(),
         204
     );
-    assert_eq!(rows(&app, &tenant, "slots").await, 1);
+    assert_eq!(count(&app, &tenant, "slots").await, 1);
     assert_eq!(
         g.delete(&format!("/sites/{greenhouse}"))
             .await
@@ -797,15 +723,13 @@ async fn places_plants_block_deletes_and_the_placement_contract() {
     let a1 = g.slot(&box1, "BOX1_A1", 2).await;
     let a2 = g.slot(&box1, "BOX1_A2", 1).await;
     let b1 = g.slot(&box2, "BOX2_B1", 1).await;
-    json_of(
-        g.req(
-            Method::PUT,
-            &format!("/slots/{a1}/neighbours"),
-            Some(json!({"neighbour_keys": [a2]})),
-        )
-        .await,
-        200,
+    g.req(
+        Method::PUT,
+        &format!("/slots/{a1}/neighbours"),
+        Some(json!({"neighbour_keys": [a2]})),
     )
+    .await
+    .expect_json(200)
     .await;
     let loc = |k: &str| Uuid::parse_str(k).expect("uuid");
 
@@ -917,9 +841,9 @@ async fn places_plants_block_deletes_and_the_placement_contract() {
     .await;
     assert_eq!(
         (
-            rows(&app, &tenant, "sites").await,
-            rows(&app, &tenant, "locations").await,
-            rows(&app, &tenant, "slots").await
+            count(&app, &tenant, "sites").await,
+            count(&app, &tenant, "locations").await,
+            count(&app, &tenant, "slots").await
         ),
         (1, 2, 3)
     );
@@ -933,27 +857,31 @@ async fn places_plants_block_deletes_and_the_placement_contract() {
     let coco = crate::substrates::global_substrate(&app, "coco", 5.8, true, 2).await;
     let peat = crate::substrates::global_substrate(&app, "peat", 5.5, false, 1).await;
     let batches = "/substrate-batches/".to_owned();
-    let fresh_peat = key(&g
-        .post(&batches, json!({"substrate_key": peat, "label": "Peat"}))
-        .await);
-    let used_peat = key(&g
-        .post(
+    let fresh_peat = key_of(
+        &g.post(&batches, json!({"substrate_key": peat, "label": "Peat"}))
+            .await,
+    );
+    let used_peat = key_of(
+        &g.post(
             &batches,
             json!({"substrate_key": peat, "label": "Old peat", "cycles_used": 1}),
         )
-        .await);
-    let coco_batch = key(&g
-        .post(
+        .await,
+    );
+    let coco_batch = key_of(
+        &g.post(
             &batches,
             json!({"substrate_key": coco, "label": "Coco", "cycles_used": 2}),
         )
-        .await);
-    let worn = key(&g
-        .post(
+        .await,
+    );
+    let worn = key_of(
+        &g.post(
             &batches,
             json!({"substrate_key": coco, "label": "Worn", "cycles_used": 3}),
         )
-        .await);
+        .await,
+    );
     let mut tx = TenantTx::begin(&app.state, &tenant).await.expect("tx");
     assert_batch_usable(&mut tx, loc(&fresh_peat))
         .await
@@ -986,62 +914,44 @@ async fn places_roles_and_tenant_isolation() {
     let app = TestApp::full().await;
     let a = app.tenant("placea").await;
     let b = app.tenant("placeb").await;
-    let viewer = app.member(&a, Role::Viewer).await.bearer();
-    let grower = app.member(&a, Role::Grower).await.bearer();
-    let admin = app.member(&a, Role::Admin).await.bearer();
-    let b_admin = app.member(&b, Role::Admin).await.bearer();
+    let viewer = app.rest_as(&app.member(&a, Role::Viewer).await);
+    let grower = app.rest_as(&app.member(&a, Role::Grower).await);
+    let admin = app.rest_as(&app.member(&a, Role::Admin).await);
+    let b_admin = app.rest_as(&app.member(&b, Role::Admin).await);
     let sa = format!("/api/v1/t/{}", a.slug);
     let sb = format!("/api/v1/t/{}", b.slug);
-    let call = |method: Method, path: String, who: &str, body: Option<Value>| {
-        let app = &app;
-        let who = who.to_owned();
-        async move { app.call(method, &path, Some(&who), body.as_ref()).await }
-    };
-
-    let site = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sa}/sites/"),
-            &admin,
-            Some(json!({"name": "Roof", "kind": "garden"})),
-        )
-        .await,
-        201,
-    )
-    .await);
-    let loc = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sa}/locations/"),
-            &admin,
-            Some(json!({"site_key": site, "name": "Bed"})),
-        )
-        .await,
-        201,
-    )
-    .await);
-    let slot = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sa}/slots/"),
-            &admin,
-            Some(json!({"location_key": loc, "code": "BED_1", "capacity": 3})),
-        )
-        .await,
-        201,
-    )
-    .await);
-    let slot2 = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sa}/slots/"),
-            &admin,
-            Some(json!({"location_key": loc, "code": "BED_2"})),
-        )
-        .await,
-        201,
-    )
-    .await);
+    let site = key_of(
+        &admin
+            .create(
+                &format!("{sa}/sites/"),
+                &json!({"name": "Roof", "kind": "garden"}),
+            )
+            .await,
+    );
+    let loc = key_of(
+        &admin
+            .create(
+                &format!("{sa}/locations/"),
+                &json!({"site_key": site, "name": "Bed"}),
+            )
+            .await,
+    );
+    let slot = key_of(
+        &admin
+            .create(
+                &format!("{sa}/slots/"),
+                &json!({"location_key": loc, "code": "BED_1", "capacity": 3}),
+            )
+            .await,
+    );
+    let slot2 = key_of(
+        &admin
+            .create(
+                &format!("{sa}/slots/"),
+                &json!({"location_key": loc, "code": "BED_2"}),
+            )
+            .await,
+    );
 
     // Setup writes (sites, locations, slots) are the admin's: viewer and grower get 403 and
     // nothing changes.
@@ -1087,14 +997,16 @@ async fn places_roles_and_tenant_isolation() {
     ];
     for who in [&viewer, &grower] {
         for (method, path, body) in &writes {
-            let res = call(method.clone(), path.clone(), who, body.clone()).await;
+            let res = who.send(method.clone(), path, body.clone().as_ref()).await;
             assert_error(res, 403, "FORBIDDEN").await;
         }
     }
     // A non-member: 404 for every route, reads too.
     for (method, path, body) in &writes {
         assert_error(
-            call(method.clone(), path.clone(), &b_admin, body.clone()).await,
+            b_admin
+                .send(method.clone(), path, body.clone().as_ref())
+                .await,
             404,
             "ENTITY_NOT_FOUND",
         )
@@ -1108,80 +1020,56 @@ async fn places_roles_and_tenant_isolation() {
         format!("{sa}/slots/{slot}"),
     ];
     for path in &reads {
-        assert_error(
-            call(Method::GET, path.clone(), &b_admin, None).await,
-            404,
-            "ENTITY_NOT_FOUND",
-        )
-        .await;
+        assert_error(b_admin.get(path).await, 404, "ENTITY_NOT_FOUND").await;
         for who in [&viewer, &grower, &admin] {
-            json_of(call(Method::GET, path.clone(), who, None).await, 200).await;
+            who.get_ok(path).await;
         }
     }
     assert_eq!(
         (
-            rows(&app, &a, "sites").await,
-            rows(&app, &a, "locations").await,
-            rows(&app, &a, "slots").await,
-            rows(&app, &a, "slot_neighbours").await
+            count(&app, &a, "sites").await,
+            count(&app, &a, "locations").await,
+            count(&app, &a, "slots").await,
+            count(&app, &a, "slot_neighbours").await
         ),
         (1, 1, 2, 0)
     );
     assert_eq!(
-        json_of(
-            call(Method::GET, format!("{sa}/sites/{site}"), &viewer, None).await,
-            200
-        )
-        .await["name"],
+        viewer.get_ok(&format!("{sa}/sites/{site}")).await["name"],
         "Roof"
     );
     // The admin may do all of it.
-    json_of(
-        call(
-            Method::PUT,
-            format!("{sa}/slots/{slot}/neighbours"),
-            &admin,
-            Some(json!({"neighbour_keys": [slot2]})),
+    admin
+        .put(
+            &format!("{sa}/slots/{slot}/neighbours"),
+            &json!({"neighbour_keys": [slot2]}),
         )
-        .await,
-        200,
-    )
-    .await;
-    json_of(
-        call(
-            Method::PATCH,
-            format!("{sa}/locations/{loc}"),
-            &admin,
-            Some(json!({"name": "Bed 1"})),
-        )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
+    admin
+        .patch(&format!("{sa}/locations/{loc}"), &json!({"name": "Bed 1"}))
+        .await
+        .expect_json(200)
+        .await;
 
     // A's keys in B's paths find nothing, and B's own lists stay empty.
-    let b_site = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sb}/sites/"),
-            &b_admin,
-            Some(json!({"name": "Yard", "kind": "garden"})),
-        )
-        .await,
-        201,
-    )
-    .await);
-    let b_loc = key(&json_of(
-        call(
-            Method::POST,
-            format!("{sb}/locations/"),
-            &b_admin,
-            Some(json!({"site_key": b_site, "name": "Yard bed"})),
-        )
-        .await,
-        201,
-    )
-    .await);
+    let b_site = key_of(
+        &b_admin
+            .create(
+                &format!("{sb}/sites/"),
+                &json!({"name": "Yard", "kind": "garden"}),
+            )
+            .await,
+    );
+    let b_loc = key_of(
+        &b_admin
+            .create(
+                &format!("{sb}/locations/"),
+                &json!({"site_key": b_site, "name": "Yard bed"}),
+            )
+            .await,
+    );
     for (method, path, body) in [
         (Method::GET, format!("{sb}/sites/{site}"), None),
         (Method::GET, format!("{sb}/locations/{loc}"), None),
@@ -1215,44 +1103,28 @@ async fn places_roles_and_tenant_isolation() {
         ),
     ] {
         assert_error(
-            call(method, path, &b_admin, body).await,
+            b_admin.send(method, &path, body.as_ref()).await,
             404,
             "ENTITY_NOT_FOUND",
         )
         .await;
     }
-    let listed = json_of(
-        call(
-            Method::GET,
-            format!("{sb}/locations/?site_key={site}"),
-            &b_admin,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let listed = b_admin
+        .get_ok(&format!("{sb}/locations/?site_key={site}"))
+        .await;
     assert_eq!(listed["total"], 0);
-    let listed = json_of(
-        call(
-            Method::GET,
-            format!("{sb}/slots/?location_key={loc}"),
-            &b_admin,
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let listed = b_admin
+        .get_ok(&format!("{sb}/slots/?location_key={loc}"))
+        .await;
     assert_eq!(listed["total"], 0);
     assert_eq!(
         (
-            rows(&app, &b, "locations").await,
-            rows(&app, &b, "slots").await
+            count(&app, &b, "locations").await,
+            count(&app, &b, "slots").await
         ),
         (1, 0)
     );
-    assert_eq!(rows(&app, &a, "locations").await, 1);
+    assert_eq!(count(&app, &a, "locations").await, 1);
 }
 
 #[tokio::test]
@@ -1287,7 +1159,7 @@ async fn place_tools_over_rest_face_and_json_rpc() {
     assert_eq!(status, 200, "{d}");
     assert_eq!(d["dry_run"], true);
     assert!(d["data"].get("site_key").is_none());
-    assert_eq!(rows(&app, &a, "sites").await, 0);
+    assert_eq!(count(&app, &a, "sites").await, 0);
     let mut real = args.clone();
     real["idempotency_key"] = json!("site-1");
     let (status, made) = tool(&app, &admin, "create_site", real.clone()).await;
@@ -1296,7 +1168,7 @@ async fn place_tools_over_rest_face_and_json_rpc() {
     let site = made["data"]["site_key"].as_str().expect("key").to_owned();
     let (_, again) = tool(&app, &admin, "create_site", real).await;
     assert_eq!(again["idempotent_replay"], true);
-    assert_eq!(rows(&app, &a, "sites").await, 1);
+    assert_eq!(count(&app, &a, "sites").await, 1);
     let (status, err) = tool(&app, &admin, "create_site", json!({"name": "TOOL BALCONY"})).await;
     assert_eq!(
         (status, err["error_code"].as_str()),
@@ -1313,45 +1185,45 @@ async fn place_tools_over_rest_face_and_json_rpc() {
         (status, err["error_code"].as_str()),
         (422, Some("validation.error"))
     );
-    assert_eq!(rows(&app, &a, "sites").await, 1);
+    assert_eq!(count(&app, &a, "sites").await, 1);
 
     // get_location over the place built on REST.
     let rest = |method: Method, path: String, body: Value| {
         let app = &app;
         let bearer = admin_user.bearer();
-        async move { app.call(method, &path, Some(&bearer), Some(&body)).await }
+        async move {
+            app.rest_auth(Some(&bearer))
+                .send(method, &path, Some(&body))
+                .await
+        }
     };
     let sa = format!("/api/v1/t/{}", a.slug);
-    let loc = key(&json_of(
-        rest(
+    let loc = key_of(
+        &rest(
             Method::POST,
             format!("{sa}/locations/"),
             json!({"site_key": site, "name": "Box", "kind": "container"}),
         )
+        .await
+        .expect_json(201)
         .await,
-        201,
+    );
+    rest(
+        Method::POST,
+        format!("{sa}/locations/"),
+        json!({"site_key": site, "parent_key": loc, "name": "Left"}),
     )
-    .await);
-    json_of(
-        rest(
-            Method::POST,
-            format!("{sa}/locations/"),
-            json!({"site_key": site, "parent_key": loc, "name": "Left"}),
-        )
-        .await,
-        201,
-    )
+    .await
+    .expect_json(201)
     .await;
     for code in ["BOX_A1", "BOX_A2"] {
-        json_of(
-            rest(
-                Method::POST,
-                format!("{sa}/slots/"),
-                json!({"location_key": loc, "code": code, "capacity": 2}),
-            )
-            .await,
-            201,
+        rest(
+            Method::POST,
+            format!("{sa}/slots/"),
+            json!({"location_key": loc, "code": code, "capacity": 2}),
         )
+        .await
+        .expect_json(201)
         .await;
     }
     let (status, got) = tool(&app, &viewer, "get_location", json!({"location_key": loc})).await;
@@ -1413,7 +1285,7 @@ async fn place_tools_over_rest_face_and_json_rpc() {
     assert_eq!(r["structuredContent"]["error_code"], "not_found");
     let r = rpc_call(&app, &grower, "create_site", json!({"name": "Nope"})).await;
     assert_eq!(r["structuredContent"]["error_code"], "permission.denied");
-    assert_eq!(rows(&app, &a, "sites").await, 1);
+    assert_eq!(count(&app, &a, "sites").await, 1);
 }
 
 #[tokio::test]
@@ -1462,7 +1334,7 @@ async fn placements_into_one_slot_serialise_on_its_lock() {
     // ...so the second sees the slot full: exactly one placement wins.
     let err = second.await.expect("task").expect_err("full");
     assert_eq!(err.code(), ErrorCode::ValidationError);
-    assert_eq!(rows(&app, &tenant, "plants").await, 1);
+    assert_eq!(count(&app, &tenant, "plants").await, 1);
 }
 
 /// The conditions of a location (frost, climate zone, light, area) as a stored row reads them.
@@ -1496,7 +1368,7 @@ async fn location_conditions_create_patch_clear_and_refusals() {
                    "light_situation": "full_sun", "area_sqm": 0.75}),
         )
         .await;
-    let loc = key(&made);
+    let loc = key_of(&made);
     let got = g.get(&format!("/locations/{loc}")).await;
     for body in [&made, &got] {
         assert_eq!(body["frost_exposed"], true);
@@ -1520,36 +1392,34 @@ async fn location_conditions_create_patch_clear_and_refusals() {
     assert_eq!(listed["items"][0]["climate_zone"], "7b");
 
     // PATCH: omitted stays, a value replaces, null clears.
-    let patched = json_of(
-        g.patch(
+    let patched = g
+        .patch(
             &format!("/locations/{loc}"),
             json!({"frost_exposed": false, "area_sqm": null}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["frost_exposed"], false);
     assert_eq!(patched["area_sqm"], Value::Null);
     assert_eq!(patched["climate_zone"], "7b");
     assert_eq!(patched["light_situation"], "full_sun");
     assert_eq!(patched["name"], "Box 1");
-    let patched = json_of(
-        g.patch(
+    let patched = g
+        .patch(
             &format!("/locations/{loc}"),
             json!({"light_situation": "partial_shade", "climate_zone": "13a", "area_sqm": 0}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["light_situation"], "partial_shade");
     assert_eq!(patched["climate_zone"], "13a");
     assert_eq!(patched["area_sqm"], 0.0);
     assert_eq!(patched["frost_exposed"], false);
 
     // Bad values: one 422 naming every bad field, nothing written (create or patch).
-    let before_rows = rows(&app, &tenant, "locations").await;
+    let before_rows = count(&app, &tenant, "locations").await;
     let before = conditions_row(&app, &tenant, &loc).await;
     let bad = json!({"frost_exposed": "yes", "climate_zone": "14a",
                      "light_situation": "dark", "area_sqm": -1});
@@ -1569,7 +1439,7 @@ async fn location_conditions_create_patch_clear_and_refusals() {
     let mut sorted = want.to_vec();
     sorted.sort();
     assert_eq!(fields, sorted);
-    assert_eq!(rows(&app, &tenant, "locations").await, before_rows);
+    assert_eq!(count(&app, &tenant, "locations").await, before_rows);
     let res = g.patch(&format!("/locations/{loc}"), bad).await;
     let body = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&body).len(), 4, "{body}");
@@ -1611,23 +1481,23 @@ async fn slot_substrate_batch_assign_show_clear_and_refusals() {
             json!({"name": "Coco wash", "type": "coco", "reusable": true, "max_reuse_cycles": 3}),
         )
         .await;
-    let batch = key(&g
-        .post(
+    let batch = key_of(
+        &g.post(
             "/substrate-batches/",
             json!({"substrate_key": sub["key"], "label": "Coco 1"}),
         )
-        .await);
+        .await,
+    );
     let fresh = g.get(&format!("/slots/{slot}")).await;
     assert_eq!(fresh["substrate_batch_key"], Value::Null);
 
     // Assign: the slot, its location and the slot list show it.
     let path = format!("/slots/{slot}/substrate-batch");
-    let set = json_of(
-        g.req(Method::PUT, &path, Some(json!({"batch_key": batch})))
-            .await,
-        200,
-    )
-    .await;
+    let set = g
+        .req(Method::PUT, &path, Some(json!({"batch_key": batch})))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(set["substrate_batch_key"], batch.as_str());
     let at = g.get(&format!("/locations/{loc}")).await;
     assert_eq!(at["slots"][0]["substrate_batch_key"], batch.as_str());
@@ -1675,28 +1545,26 @@ async fn slot_substrate_batch_assign_show_clear_and_refusals() {
     let res = g.delete(&format!("/substrate-batches/{batch}")).await;
     let err = assert_error(res, 409, "STATE_CONFLICT").await;
     assert!(err["message"].to_string().contains("BOX_A1"), "{err}");
-    let cleared = json_of(
-        g.req(Method::PUT, &path, Some(json!({"batch_key": null})))
-            .await,
-        200,
-    )
-    .await;
+    let cleared = g
+        .req(Method::PUT, &path, Some(json!({"batch_key": null})))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(cleared["substrate_batch_key"], Value::Null);
     let res = g.delete(&format!("/substrate-batches/{batch}")).await;
     assert_eq!(res.status().as_u16(), 204);
     // The slot may be deleted while it holds a batch (the batch stays).
-    let batch2 = key(&g
-        .post(
+    let batch2 = key_of(
+        &g.post(
             "/substrate-batches/",
             json!({"substrate_key": sub["key"], "label": "Coco 2"}),
         )
-        .await);
-    json_of(
-        g.req(Method::PUT, &path, Some(json!({"batch_key": batch2})))
-            .await,
-        200,
-    )
-    .await;
+        .await,
+    );
+    g.req(Method::PUT, &path, Some(json!({"batch_key": batch2})))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(
         g.delete(&format!("/slots/{slot}")).await.status().as_u16(),
         204
@@ -1717,55 +1585,57 @@ async fn get_location_tool_shows_conditions_and_slot_batches() {
     let post = |path: String, body: Value| {
         let app = &app;
         let bearer = bearer.clone();
-        async move {
-            json_of(
-                app.call(Method::POST, &path, Some(&bearer), Some(&body))
-                    .await,
-                201,
-            )
-            .await
-        }
+        async move { app.rest_auth(Some(&bearer)).create(&path, &body).await }
     };
-    let site = key(&post(
-        format!("{sa}/sites/"),
-        json!({"name": "Roof", "kind": "balcony"}),
-    )
-    .await);
-    let unknown = key(&post(
-        format!("{sa}/locations/"),
-        json!({"site_key": site, "name": "Corner"}),
-    )
-    .await);
-    let loc = key(&post(
-        format!("{sa}/locations/"),
-        json!({"site_key": site, "name": "Box", "frost_exposed": true,
+    let site = key_of(
+        &post(
+            format!("{sa}/sites/"),
+            json!({"name": "Roof", "kind": "balcony"}),
+        )
+        .await,
+    );
+    let unknown = key_of(
+        &post(
+            format!("{sa}/locations/"),
+            json!({"site_key": site, "name": "Corner"}),
+        )
+        .await,
+    );
+    let loc = key_of(
+        &post(
+            format!("{sa}/locations/"),
+            json!({"site_key": site, "name": "Box", "frost_exposed": true,
                "climate_zone": "8a", "light_situation": "shade", "area_sqm": 1.5}),
-    )
-    .await);
-    let slot = key(&post(
-        format!("{sa}/slots/"),
-        json!({"location_key": loc, "code": "BOX_1"}),
-    )
-    .await);
+        )
+        .await,
+    );
+    let slot = key_of(
+        &post(
+            format!("{sa}/slots/"),
+            json!({"location_key": loc, "code": "BOX_1"}),
+        )
+        .await,
+    );
     let sub = post(
         format!("{sa}/substrates/"),
         json!({"name": "Potting soil", "type": "soil"}),
     )
     .await;
-    let batch = key(&post(
-        format!("{sa}/substrate-batches/"),
-        json!({"substrate_key": sub["key"], "label": "Soil 1"}),
-    )
-    .await);
+    let batch = key_of(
+        &post(
+            format!("{sa}/substrate-batches/"),
+            json!({"substrate_key": sub["key"], "label": "Soil 1"}),
+        )
+        .await,
+    );
     let res = app
-        .call(
-            Method::PUT,
+        .rest_auth(Some(&bearer))
+        .put(
             &format!("{sa}/slots/{slot}/substrate-batch"),
-            Some(&bearer),
-            Some(&json!({"batch_key": batch})),
+            &json!({"batch_key": batch}),
         )
         .await;
-    json_of(res, 200).await;
+    res.expect_json(200).await;
 
     let (status, got) = tool(&app, &viewer, "get_location", json!({"location_key": loc})).await;
     assert_eq!(status, 200, "{got}");

@@ -4,10 +4,10 @@
 
 use kultiva::auth::Role;
 use kultiva::garden::statements;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::*;
+use crate::support::rest_tool as mcp_call;
 use crate::support::{TestApp, assert_error, detail_fields};
 
 const TOMATO: &str = "Fixtura tomatoides";
@@ -552,20 +552,14 @@ async fn plants_role_matrix() {
     let stranger = app.user("stranger").await;
     let body = json!({"species_key": tomato});
 
-    let res = app
-        .call(Method::POST, &base, Some(&viewer.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&viewer).post(&base, &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(Method::POST, &base, Some(&stranger.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&stranger).post(&base, &body).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &t, "plants").await, 0);
     let mut keys = Vec::new();
     for who in [&grower, &admin] {
-        let res = app
-            .call(Method::POST, &base, Some(&who.bearer()), Some(&body))
-            .await;
+        let res = app.rest_as(who).post(&base, &body).await;
         assert_eq!(res.status().as_u16(), 201);
         let v: Value = res.json().await.expect("json");
         keys.push(key(&v));
@@ -578,9 +572,7 @@ async fn plants_role_matrix() {
             format!("{base}{k}/phase"),
             format!("{base}{k}/phase-history"),
         ] {
-            let res = app
-                .call(Method::GET, &path, Some(&who.bearer()), None)
-                .await;
+            let res = app.rest_as(who).get(&path).await;
             assert_eq!(res.status().as_u16(), 200, "{path}");
         }
     }
@@ -589,9 +581,7 @@ async fn plants_role_matrix() {
         format!("{base}{k}"),
         format!("{base}{k}/phase"),
     ] {
-        let res = app
-            .call(Method::GET, &path, Some(&stranger.bearer()), None)
-            .await;
+        let res = app.rest_as(&stranger).get(&path).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     // Writes on a plant: viewer 403, stranger 404, nothing changes.
@@ -610,31 +600,19 @@ async fn plants_role_matrix() {
             json!({"target_phase_key": "x"}),
         ),
     ] {
-        let res = app
-            .call(Method::POST, &path, Some(&viewer.bearer()), Some(&body))
-            .await;
+        let res = app.rest_as(&viewer).post(&path, &body).await;
         assert_error(res, 403, "FORBIDDEN").await;
-        let res = app
-            .call(Method::POST, &path, Some(&stranger.bearer()), Some(&body))
-            .await;
+        let res = app.rest_as(&stranger).post(&path, &body).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     let res = app
-        .call(
-            Method::PATCH,
-            &format!("{base}{k}"),
-            Some(&viewer.bearer()),
-            Some(&json!({"name": "x"})),
-        )
+        .rest_as(&viewer)
+        .patch(&format!("{base}{k}"), &json!({"name": "x"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}{k}/archive"),
-            Some(&grower.bearer()),
-            Some(&json!({"reason": "died"})),
-        )
+        .rest_as(&grower)
+        .post(&format!("{base}{k}/archive"), &json!({"reason": "died"}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
 }
@@ -769,19 +747,6 @@ async fn plants_list_is_one_query_per_page() {
 // ---------------------------------------------------------------------------------------------
 // The tool server.
 
-async fn mcp_call(app: &TestApp, key: &str, tool: &str, args: Value) -> (u16, Value) {
-    let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/mcp/tools/{tool}"),
-            Some(&format!("Bearer {key}")),
-            Some(&args),
-        )
-        .await;
-    let status = res.status().as_u16();
-    (status, res.json().await.expect("json"))
-}
-
 #[tokio::test]
 async fn plants_mcp_tools() {
     let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
@@ -800,11 +765,10 @@ async fn plants_mcp_tools() {
     let ok_b = app.api_key(&other, Some(b.slug.as_str())).await;
 
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &plants_path(&a),
-            Some(&grower.bearer()),
-            Some(&json!({"species_key": tomato, "name": "Mcp tomato", "slot_key": slots[0]})),
+            &json!({"species_key": tomato, "name": "Mcp tomato", "slot_key": slots[0]}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -907,11 +871,10 @@ async fn plants_mcp_tools() {
     assert_eq!(s, 200, "{moved}");
     assert_eq!(moved["data"]["slot_key"], slots[2].to_string());
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &plants_path(&a),
-            Some(&grower.bearer()),
-            Some(&json!({"species_key": obscura, "location_key": loc})),
+            &json!({"species_key": obscura, "location_key": loc}),
         )
         .await;
     let obs: Value = res.json().await.expect("json");
@@ -1401,9 +1364,7 @@ async fn plants_mcp_acknowledgements_match_rest() {
         let app = &app;
         let bearer = grower.bearer();
         async move {
-            let res = app
-                .call(Method::POST, &path, Some(&bearer), Some(&body))
-                .await;
+            let res = app.rest_auth(Some(&bearer)).post(&path, &body).await;
             let status = res.status().as_u16();
             (status, res.json::<Value>().await.expect("json"))
         }

@@ -3,15 +3,9 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::{TestApp, TestUser, detail_fields};
+use crate::support::{TestApp, detail_fields};
 
 const PATH: &str = "/api/v1/user-preferences";
-
-async fn call(app: &TestApp, m: Method, who: &TestUser, body: Option<Value>) -> (u16, Value) {
-    let res = app.call(m, PATH, Some(&who.bearer()), body.as_ref()).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
-}
 
 fn full() -> Value {
     json!({"units": "imperial", "locale": "de-DE", "timezone": "Europe/Berlin",
@@ -24,7 +18,7 @@ async fn preferences_per_user() {
     let app = TestApp::full().await;
     let a = app.user("prefa").await;
     let b = app.user("prefb").await;
-    let (s, d) = call(&app, Method::GET, &a, None).await;
+    let (s, d) = app.rest_as(&a).call(Method::GET, PATH, None).await;
     assert_eq!(s, 200);
     assert_eq!(
         d,
@@ -32,22 +26,23 @@ async fn preferences_per_user() {
                "notify_email": true, "notify_push": false, "notify_care_due": true, "notify_digest": "daily",
                "digest_hour": 7})
     );
-    let (s, p) = call(&app, Method::PUT, &a, Some(full())).await;
+    let (s, p) = app.rest_as(&a).call(Method::PUT, PATH, Some(&full())).await;
     assert_eq!((s, p.clone()), (200, full()));
-    let (_, got) = call(&app, Method::GET, &a, None).await;
+    let (_, got) = app.rest_as(&a).call(Method::GET, PATH, None).await;
     assert_eq!(got, full());
     // B is untouched.
-    let (_, other) = call(&app, Method::GET, &b, None).await;
+    let (_, other) = app.rest_as(&b).call(Method::GET, PATH, None).await;
     assert_eq!(other["units"], "metric");
 
     // PATCH changes what it names.
-    let (s, p) = call(
-        &app,
-        Method::PATCH,
-        &a,
-        Some(json!({"units": "metric", "notify_digest": "off"})),
-    )
-    .await;
+    let (s, p) = app
+        .rest_as(&a)
+        .call(
+            Method::PATCH,
+            PATH,
+            Some(&json!({"units": "metric", "notify_digest": "off"})),
+        )
+        .await;
     assert_eq!(s, 200);
     let mut want = full();
     want["units"] = json!("metric");
@@ -55,13 +50,8 @@ async fn preferences_per_user() {
     assert_eq!(p, want);
 
     // Bad values: 422 with the fields, nothing stored.
-    let (s, body) = call(
-        &app,
-        Method::PATCH,
-        &a,
-        Some(json!({"units": "furlongs", "locale": "German", "timezone": "not a zone", "notify_push": "yes",
-                    "experience_level": null, "colour": "green"})),
-    )
+    let (s, body) = app.rest_as(&a).call(Method::PATCH, PATH, Some(&json!({"units": "furlongs", "locale": "German", "timezone": "not a zone", "notify_push": "yes",
+                    "experience_level": null, "colour": "green"})))
     .await;
     assert_eq!(s, 422);
     let mut fields = detail_fields(&body);
@@ -78,13 +68,16 @@ async fn preferences_per_user() {
         ]
     );
     // PUT needs every field.
-    let (s, body) = call(&app, Method::PUT, &a, Some(json!({"units": "metric"}))).await;
+    let (s, body) = app
+        .rest_as(&a)
+        .call(Method::PUT, PATH, Some(&json!({"units": "metric"})))
+        .await;
     assert_eq!(s, 422);
     assert_eq!(detail_fields(&body).len(), 7);
-    let (_, got) = call(&app, Method::GET, &a, None).await;
+    let (_, got) = app.rest_as(&a).call(Method::GET, PATH, None).await;
     assert_eq!(got, want);
 
     // No credential: 401.
-    let res = app.call(Method::GET, PATH, None, None).await;
+    let res = app.rest().get(PATH).await;
     assert_eq!(res.status().as_u16(), 401);
 }

@@ -8,7 +8,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::count;
-use crate::ipm::{SOAP, call, catalogue_key, days_ago, path, tool, world};
+use crate::ipm::{SOAP, catalogue_key, days_ago, path, tool, world};
 use crate::support::TestApp;
 
 #[tokio::test]
@@ -23,14 +23,14 @@ async fn applications_keep_the_record_and_export_it_as_json_and_csv() {
     let export = path(&w.t, "ipm/applications/export");
 
     // The garden keeps its records in Berlin time.
-    let (s, settings) = call(
-        &app,
-        Method::PUT,
-        &path(&w.t, "calendar/settings"),
-        &w.admin,
-        Some(&json!({"hardiness_zone": null, "timezone": "Europe/Berlin"})),
-    )
-    .await;
+    let (s, settings) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::PUT,
+            &path(&w.t, "calendar/settings"),
+            Some(&json!({"hardiness_zone": null, "timezone": "Europe/Berlin"})),
+        )
+        .await;
     assert_eq!(
         (s, &settings["timezone"]),
         (200, &json!("Europe/Berlin")),
@@ -40,18 +40,18 @@ async fn applications_keep_the_record_and_export_it_as_json_and_csv() {
     // REST, with the stage given, the area and the reason: 23:30 UTC three days ago is the next
     // day in Berlin.
     let at = format!("{}T23:30:00Z", &days_ago(3)[..10]);
-    let (s, a) = call(
-        &app,
-        Method::POST,
-        &applications,
-        &w.grower,
-        Some(
-            &json!({"treatment_key": soap, "plant_keys": [w.plants[0]], "applied_at": at,
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &applications,
+            Some(
+                &json!({"treatment_key": soap, "plant_keys": [w.plants[0]], "applied_at": at,
                      "dose": 20, "dose_unit": "ml_per_l", "treated_area_m2": 4.5,
                      "bbch_code": "81", "target_pest_keys": [aphid], "applied_by": "Tess"}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 201, "{a}");
     assert_eq!(a["authorisation_number"], "00A123-00");
     assert_eq!(a["bbch_code"], "81");
@@ -76,18 +76,21 @@ async fn applications_keep_the_record_and_export_it_as_json_and_csv() {
         "{t}"
     );
     // The other garden's application is never in this garden's record.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &path(&other.t, "ipm/treatments"),
-        &other.grower,
-        Some(&json!({"treatment_key": soap, "plant_keys": [other.plants[0]]})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&other.grower)
+        .call(
+            Method::POST,
+            &path(&other.t, "ipm/treatments"),
+            Some(&json!({"treatment_key": soap, "plant_keys": [other.plants[0]]})),
+        )
+        .await;
     assert_eq!(s, 201);
 
     // JSON: oldest first, dates in Berlin time, one row per application.
-    let (s, rec) = call(&app, Method::GET, &export, &w.viewer, None).await;
+    let (s, rec) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &export, None)
+        .await;
     assert_eq!(s, 200, "{rec}");
     assert_eq!(rec["timezone"], "Europe/Berlin");
     assert_eq!(rec["count"], 2, "{rec}");
@@ -135,12 +138,8 @@ async fn applications_keep_the_record_and_export_it_as_json_and_csv() {
 
     // CSV: a header with the documented columns and one line per application.
     let res = app
-        .call(
-            Method::GET,
-            &format!("{export}?format=csv"),
-            Some(&w.viewer.bearer()),
-            None,
-        )
+        .rest_auth(Some(&w.viewer.bearer()))
+        .get(&format!("{export}?format=csv"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let ctype = res.headers()["content-type"]
@@ -168,14 +167,14 @@ async fn applications_keep_the_record_and_export_it_as_json_and_csv() {
     assert!(lines[1].contains(",00A123-00,"), "{}", lines[1]);
 
     // A window that ends before the applications has no rows.
-    let (_, empty) = call(
-        &app,
-        Method::GET,
-        &format!("{export}?from=2020-01-01&to=2020-12-31"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, empty) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{export}?from=2020-01-01&to=2020-12-31"),
+            None,
+        )
+        .await;
     assert_eq!((&empty["count"], &empty["rows"]), (&json!(0), &json!([])));
 }
 
@@ -200,7 +199,10 @@ async fn bad_stages_reasons_windows_and_zones_are_refused_and_change_nothing() {
         if let (Some(m), Value::Object(extra)) = (b.as_object_mut(), body) {
             m.extend(extra);
         }
-        let (s, e) = call(&app, Method::POST, &applications, &w.grower, Some(&b)).await;
+        let (s, e) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &applications, Some(&b))
+            .await;
         assert_eq!(
             (s, e["error_code"].as_str()),
             (422, Some("VALIDATION_ERROR")),
@@ -209,15 +211,15 @@ async fn bad_stages_reasons_windows_and_zones_are_refused_and_change_nothing() {
         assert_eq!(e["details"][0]["field"], field, "{e}");
     }
     // A pest that is not in the catalogue: 404 naming it.
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &applications,
-        &w.grower,
-        Some(&json!({"treatment_key": soap, "plant_keys": [p],
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &applications,
+            Some(&json!({"treatment_key": soap, "plant_keys": [p],
                      "target_pest_keys": ["0190f3c1-7a2b-7c3d-8e4f-a0b1c2d3e4f5"]})),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(
         (s, e["error_code"].as_str()),
         (404, Some("ENTITY_NOT_FOUND")),
@@ -248,14 +250,10 @@ async fn bad_stages_reasons_windows_and_zones_are_refused_and_change_nothing() {
         ("from=yesterday", "query.from"),
         ("format=xml", "query.format"),
     ] {
-        let (s, e) = call(
-            &app,
-            Method::GET,
-            &format!("{export}?{query}"),
-            &w.viewer,
-            None,
-        )
-        .await;
+        let (s, e) = app
+            .rest_as(&w.viewer)
+            .call(Method::GET, &format!("{export}?{query}"), None)
+            .await;
         assert_eq!(
             (s, e["error_code"].as_str()),
             (422, Some("VALIDATION_ERROR")),
@@ -264,26 +262,32 @@ async fn bad_stages_reasons_windows_and_zones_are_refused_and_change_nothing() {
         assert_eq!(e["details"][0]["field"], field, "{query}: {e}");
     }
     let settings = path(&w.t, "calendar/settings");
-    let (s, e) = call(
-        &app,
-        Method::PUT,
-        &settings,
-        &w.admin,
-        Some(&json!({"hardiness_zone": "7a", "timezone": "Mars/Olympus"})),
-    )
-    .await;
+    let (s, e) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::PUT,
+            &settings,
+            Some(&json!({"hardiness_zone": "7a", "timezone": "Mars/Olympus"})),
+        )
+        .await;
     assert_eq!(
         (s, e["details"][0]["field"].as_str()),
         (422, Some("body.timezone")),
         "{e}"
     );
-    let (_, now) = call(&app, Method::GET, &settings, &w.viewer, None).await;
+    let (_, now) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &settings, None)
+        .await;
     assert_eq!(
         (&now["hardiness_zone"], &now["timezone"]),
         (&Value::Null, &Value::Null)
     );
     // Without a zone the record is in UTC.
-    let (_, rec) = call(&app, Method::GET, &export, &w.viewer, None).await;
+    let (_, rec) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &export, None)
+        .await;
     assert_eq!(
         (&rec["timezone"], &rec["count"]),
         (&json!("UTC"), &json!(0))

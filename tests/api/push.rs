@@ -5,8 +5,7 @@
 //! push service removes the subscription; the personal export names the push service's host
 //! only, and erasure deletes the subscriptions.
 
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aes_gcm::aead::Aead;
 use aes_gcm::{Aes128Gcm, KeyInit, Nonce};
@@ -19,133 +18,19 @@ use p256::elliptic_curve::sec1::ToEncodedPoint as _;
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use uuid::Uuid;
 
-use crate::support::{TestApp, TestUser, assert_error, detail_fields};
+use crate::support::{Receiver, TestApp, TestUser, assert_error, detail_fields};
 
 const SUBSCRIPTIONS: &str = "/api/v1/users/me/push-subscriptions";
-const DEADLINE: Duration = Duration::from_secs(60);
-
-/// One request the push service got.
-#[derive(Debug, Clone)]
-struct Received {
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Received {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
 
 /// A push service on loopback: `/gone/…` answers 410, everything else 201.
-struct PushService {
-    port: u16,
-    got: Arc<Mutex<Vec<Received>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for PushService {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl PushService {
-    async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let got: Arc<Mutex<Vec<Received>>> = Arc::default();
-        let seen = got.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((mut sock, _)) = listener.accept().await else {
-                    return;
-                };
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let head_end = loop {
-                    let Ok(n) = sock.read(&mut chunk).await else {
-                        break 0;
-                    };
-                    if n == 0 {
-                        break 0;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        break at + 4;
-                    }
-                };
-                if head_end == 0 {
-                    continue;
-                }
-                let head = String::from_utf8_lossy(&buf[..head_end - 4]).into_owned();
-                let path = head
-                    .lines()
-                    .next()
-                    .and_then(|l| l.split(' ').nth(1))
-                    .unwrap_or_default()
-                    .to_owned();
-                let headers: Vec<(String, String)> = head
-                    .lines()
-                    .skip(1)
-                    .filter_map(|l| l.split_once(':'))
-                    .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))
-                    .collect();
-                let length: usize = headers
-                    .iter()
-                    .find(|(k, _)| k == "content-length")
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(0);
-                while buf.len() < head_end + length {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                let status = if path.starts_with("/gone/") { 410 } else { 201 };
-                seen.lock().expect("lock").push(Received {
-                    path,
-                    headers,
-                    body: buf[head_end..].to_vec(),
-                });
-                let reply = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                );
-                let _ = sock.write_all(reply.as_bytes()).await;
-                let _ = sock.shutdown().await;
-            }
-        });
-        Self { port, got, task }
-    }
-
-    fn origin(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.got.lock().expect("lock").clone()
-    }
-
-    async fn wait_for(&self, n: usize) -> Vec<Received> {
-        let start = Instant::now();
-        loop {
-            let got = self.received();
-            if got.len() >= n {
-                return got;
-            }
-            assert!(start.elapsed() < DEADLINE, "{n} push request(s) expected");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
+async fn push_service() -> Receiver {
+    Receiver::start(
+        |_, path| if path.starts_with("/gone/") { 410 } else { 201 },
+        "",
+    )
+    .await
 }
 
 /// A browser's side of a subscription: its P-256 key pair and authentication secret.
@@ -267,18 +152,6 @@ fn check_vapid(header: &str, public_key: &str, origin: &str) {
         .expect("the VAPID token is signed with the published key");
 }
 
-async fn call(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    who: &TestUser,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let res = app.call(method, path, Some(&who.bearer()), body).await;
-    let s = res.status().as_u16();
-    (s, res.json().await.unwrap_or(Value::Null))
-}
-
 async fn rows_of(app: &TestApp, who: &TestUser) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM platform.push_subscriptions s
@@ -292,7 +165,7 @@ async fn rows_of(app: &TestApp, who: &TestUser) -> i64 {
 
 #[tokio::test]
 async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid_token() {
-    let push = PushService::start().await;
+    let push = push_service().await;
     let metrics_token = "push-test-metrics-token-0123456789abcdef";
     let app = TestApp::full_env(&[
         ("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true"),
@@ -306,14 +179,10 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
     // The key a browser subscribes with; a caller is needed.
     let res = app.get("/api/v1/push/vapid-public-key").await;
     assert_error(res, 401, "UNAUTHORIZED").await;
-    let (s, key) = call(
-        &app,
-        Method::GET,
-        "/api/v1/push/vapid-public-key",
-        &anna,
-        None,
-    )
-    .await;
+    let (s, key) = app
+        .rest_as(&anna)
+        .call(Method::GET, "/api/v1/push/vapid-public-key", None)
+        .await;
     assert_eq!(s, 200, "{key}");
     let public_key = key["public_key"].as_str().expect("public_key").to_owned();
     assert_eq!(
@@ -343,28 +212,21 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
         (bad_keys, "body.keys.auth"),
         (extra, "body.channel"),
     ] {
-        let res = app
-            .call(
-                Method::POST,
-                SUBSCRIPTIONS,
-                Some(&anna.bearer()),
-                Some(&body),
-            )
-            .await;
+        let res = app.rest_as(&anna).post(SUBSCRIPTIONS, &body).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert!(detail_fields(&err).contains(&field.to_owned()), "{err}");
     }
     assert_eq!(rows_of(&app, &anna).await, 0);
 
     // Two browsers: one whose push service will say 410 (gone).
-    let (s, sub) = call(
-        &app,
-        Method::POST,
-        SUBSCRIPTIONS,
-        &anna,
-        Some(&browser.subscription(&ok_endpoint)),
-    )
-    .await;
+    let (s, sub) = app
+        .rest_as(&anna)
+        .call(
+            Method::POST,
+            SUBSCRIPTIONS,
+            Some(&browser.subscription(&ok_endpoint)),
+        )
+        .await;
     assert_eq!(s, 201, "{sub}");
     assert_eq!(sub["endpoint_host"], "127.0.0.1");
     assert!(
@@ -374,43 +236,48 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
     let kept_key = sub["key"].as_str().expect("key").to_owned();
     let gone_browser = Browser::new();
     let gone_endpoint = format!("{}/gone/{}", push.origin(), Uuid::new_v4());
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        SUBSCRIPTIONS,
-        &anna,
-        Some(&gone_browser.subscription(&gone_endpoint)),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&anna)
+        .call(
+            Method::POST,
+            SUBSCRIPTIONS,
+            Some(&gone_browser.subscription(&gone_endpoint)),
+        )
+        .await;
     assert_eq!(s, 201);
-    let (s, list) = call(&app, Method::GET, SUBSCRIPTIONS, &anna, None).await;
+    let (s, list) = app
+        .rest_as(&anna)
+        .call(Method::GET, SUBSCRIPTIONS, None)
+        .await;
     assert_eq!((s, list["total"].as_i64()), (200, Some(2)), "{list}");
     assert!(
         !list.to_string().contains("/push/"),
         "no endpoint path in {list}"
     );
-    let (_, theirs) = call(&app, Method::GET, SUBSCRIPTIONS, &other, None).await;
+    let (_, theirs) = app
+        .rest_as(&other)
+        .call(Method::GET, SUBSCRIPTIONS, None)
+        .await;
     assert_eq!(theirs["total"], 0);
 
     // The digest as a push only (mail off): due today in her zone.
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&anna)
+        .patch(
             "/api/v1/user-preferences",
-            Some(&anna.bearer()),
-            Some(&json!({"notify_push": true, "notify_email": false, "timezone": "UTC"})),
+            &json!({"notify_push": true, "notify_email": false, "timezone": "UTC"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let today = time::OffsetDateTime::now_utc().date().to_string();
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &format!("/api/v1/t/{}/tasks", t.slug),
-        &anna,
-        Some(&json!({"name": "Repot the basil", "due_on": today})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&anna)
+        .call(
+            Method::POST,
+            &format!("/api/v1/t/{}/tasks", t.slug),
+            Some(&json!({"name": "Repot the basil", "due_on": today})),
+        )
+        .await;
     assert_eq!(s, 201);
     let done = kultiva::notify::digest::service::send_due(&app.state, true, Some(&anna.email))
         .await
@@ -451,7 +318,10 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
         serde_json::from_slice(&gone_browser.decrypt(&gone.body)).expect("json");
     assert_eq!(other_copy["title"], message["title"]);
     // 410: that subscription is gone; the other one has its last send.
-    let (_, list) = call(&app, Method::GET, SUBSCRIPTIONS, &anna, None).await;
+    let (_, list) = app
+        .rest_as(&anna)
+        .call(Method::GET, SUBSCRIPTIONS, None)
+        .await;
     assert_eq!(list["total"], 1, "{list}");
     assert_eq!(list["items"][0]["key"], kept_key.as_str());
     assert!(list["items"][0]["last_sent_at"].is_string(), "{list}");
@@ -493,39 +363,26 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
 
     // Only the owner deletes; then it is gone.
     let one = format!("{SUBSCRIPTIONS}/{kept_key}");
-    let res = app
-        .call(Method::DELETE, &one, Some(&other.bearer()), None)
-        .await;
+    let res = app.rest_as(&other).delete(&one).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = app
-        .call(Method::DELETE, &one, Some(&anna.bearer()), None)
-        .await;
+    let res = app.rest_as(&anna).delete(&one).await;
     assert_eq!(res.status().as_u16(), 204);
-    let res = app
-        .call(Method::DELETE, &one, Some(&anna.bearer()), None)
-        .await;
+    let res = app.rest_as(&anna).delete(&one).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(rows_of(&app, &anna).await, 0);
 
     // The personal export lists a subscription by its push service's host, nothing more;
     // erasure deletes it.
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        SUBSCRIPTIONS,
-        &anna,
-        Some(&browser.subscription(&ok_endpoint)),
-    )
-    .await;
-    assert_eq!(s, 201);
-    let res = app
+    let (s, _) = app
+        .rest_as(&anna)
         .call(
-            Method::GET,
-            "/api/v1/users/me/export",
-            Some(&anna.bearer()),
-            None,
+            Method::POST,
+            SUBSCRIPTIONS,
+            Some(&browser.subscription(&ok_endpoint)),
         )
         .await;
+    assert_eq!(s, 201);
+    let res = app.rest_as(&anna).get("/api/v1/users/me/export").await;
     assert_eq!(res.status().as_u16(), 200);
     let doc: Value = serde_json::from_slice(&res.bytes().await.expect("body")).expect("json");
     let subs = &doc["push_subscriptions"];
@@ -538,10 +395,10 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
         "no endpoint path or key"
     );
     let res = app
-        .call(
+        .rest_as(&anna)
+        .send(
             Method::DELETE,
             "/api/v1/users/me",
-            Some(&anna.bearer()),
             Some(&json!({"password": crate::support::PASSWORD})),
         )
         .await;

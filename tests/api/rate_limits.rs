@@ -5,7 +5,6 @@
 //! Budgets here are small (2–6 per minute, so one request refills only after 10 s or more) and
 //! every test's service has its own key prefix, so nothing else draws on them.
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{PASSWORD, TestApp, header, unique_slug};
@@ -183,8 +182,7 @@ async fn an_untrusted_peer_cannot_choose_its_address() {
 }
 
 async fn me(app: &TestApp, authorization: Option<&str>) -> reqwest::Response {
-    app.call(Method::GET, "/api/v1/users/me", authorization, None)
-        .await
+    app.rest_auth(authorization).get("/api/v1/users/me").await
 }
 
 async fn me_with_key(app: &TestApp, key: &str) -> reqwest::Response {
@@ -227,11 +225,10 @@ async fn the_general_limit_counts_per_account_across_its_keys_and_tokens() {
         .platform_count("SELECT count(*) FROM platform.tenants")
         .await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_key(&key_one)
+        .post(
             "/api/v1/tenants/",
-            Some(&format!("Bearer {key_one}")),
-            Some(&json!({"slug": unique_slug("rl-t"), "name": "Limited"})),
+            &json!({"slug": unique_slug("rl-t"), "name": "Limited"}),
         )
         .await;
     assert_limited(res, BUDGET).await;

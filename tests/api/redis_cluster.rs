@@ -136,7 +136,7 @@ async fn every_key_the_service_writes_on_a_cluster_carries_exactly_one_hash_tag(
     );
 
     // An idempotency record: claimed, finished, replayed.
-    let account = Uuid::parse_str(&user.key).expect("uuid");
+    let account = user.id();
     let idem = Uuid::new_v4().to_string();
     let scope = Scope {
         account,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::fertilizers::global_fertilizer;
 use crate::garden::{count, phases, species};
-use crate::ipm::{SOAP, call, catalogue_key, path, tool, world};
+use crate::ipm::{SOAP, catalogue_key, path, tool, world};
 use crate::support::TestApp;
 
 fn refused_as(status: u16, err: &Value, want: (u16, &str)) {
@@ -39,33 +39,39 @@ async fn force_makes_a_backward_move_and_leaves_a_warning() {
         json!({"target_phase_key": ph[1]}),
         json!({"target_phase_key": ph[1], "force": false}),
     ] {
-        let (s, e) = call(&app, Method::POST, &moves, &w.grower, Some(&body)).await;
+        let (s, e) = app
+            .rest_as(&w.grower)
+            .call(Method::POST, &moves, Some(&body))
+            .await;
         refused_as(s, &e, (422, "PHASE_TRANSITION_INVALID"));
     }
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &moves,
-        &w.grower,
-        Some(&json!({"target_phase_key": ph[1], "force": "yes"})),
-    )
-    .await;
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &moves,
+            Some(&json!({"target_phase_key": ph[1], "force": "yes"})),
+        )
+        .await;
     refused_as(s, &e, (422, "VALIDATION_ERROR"));
     assert_eq!(e["details"][0]["field"], "body.force", "{e}");
     assert_eq!(count(&app, &w.t, "plant_phase_history").await, rows);
 
     // With force: moved, and the history row keeps the warning (earlier rows have none).
-    let (s, moved) = call(
-        &app,
-        Method::POST,
-        &moves,
-        &w.grower,
-        Some(&json!({"target_phase_key": ph[1], "force": true, "reason": "mislabelled"})),
-    )
-    .await;
+    let (s, moved) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &moves,
+            Some(&json!({"target_phase_key": ph[1], "force": true, "reason": "mislabelled"})),
+        )
+        .await;
     assert_eq!(s, 200, "{moved}");
     assert_eq!(moved["current_phase_key"], ph[1]);
-    let (_, hist) = call(&app, Method::GET, &history, &w.viewer, None).await;
+    let (_, hist) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &history, None)
+        .await;
     let items = hist["items"].as_array().expect("items");
     let last = items.last().expect("a row");
     assert_eq!(last["phase_key"], ph[1]);
@@ -82,14 +88,14 @@ async fn force_makes_a_backward_move_and_leaves_a_warning() {
             .all(|h| h["warning"].is_null())
     );
     // Force does not make the same phase a move.
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &moves,
-        &w.grower,
-        Some(&json!({"target_phase_key": ph[1], "force": true})),
-    )
-    .await;
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &moves,
+            Some(&json!({"target_phase_key": ph[1], "force": true})),
+        )
+        .await;
     refused_as(s, &e, (422, "PHASE_TRANSITION_INVALID"));
 
     // The tool: refused without force; a forced dry run says so and changes nothing; then done.
@@ -105,14 +111,14 @@ async fn force_makes_a_backward_move_and_leaves_a_warning() {
     assert_eq!(s, 200, "{out}");
     assert_eq!(out["data"]["transition"], "forced", "{out}");
     assert!(out["data"]["warnings"][0].is_string(), "{out}");
-    let (_, plant) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, &format!("plant-instances/{q}")),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, plant) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("plant-instances/{q}")),
+            None,
+        )
+        .await;
     assert_eq!(plant["current_phase_key"], ph[2], "a dry run moves nothing");
     let (s, out) = tool(&app, &key, "transition_plant_phase", forced).await;
     assert_eq!(s, 200, "{out}");
@@ -132,114 +138,102 @@ async fn a_sites_zone_moves_its_sowing_calendar() {
     let sowing = path(&w.t, "calendar/sowing");
 
     // The world's bed site gets a zone; its plants are the site's calendar.
-    let (_, loc) = call(
-        &app,
-        Method::GET,
-        &path(&w.t, &format!("locations/{}", w.location)),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, loc) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &path(&w.t, &format!("locations/{}", w.location)),
+            None,
+        )
+        .await;
     let bed_site = loc["site_key"].as_str().expect("site_key").to_owned();
-    let (s, site) = call(
-        &app,
-        Method::PATCH,
-        &format!("{sites}{bed_site}"),
-        &w.admin,
-        Some(&json!({"climate_zone": "9a"})),
-    )
-    .await;
+    let (s, site) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::PATCH,
+            &format!("{sites}{bed_site}"),
+            Some(&json!({"climate_zone": "9a"})),
+        )
+        .await;
     assert_eq!((s, &site["climate_zone"]), (200, &json!("9a")), "{site}");
-    let (s, cal) = call(
-        &app,
-        Method::GET,
-        &format!("{sowing}?site_key={bed_site}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, cal) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{sowing}?site_key={bed_site}"), None)
+        .await;
     assert_eq!(s, 200, "{cal}");
     assert_eq!(cal["zone"], "9a");
     assert_eq!(cal["items"][0]["species_key"], tomato.as_str());
     assert_eq!(cal["items"][0]["plant_count"], 2);
     // An explicit zone wins over the site's.
-    let (_, cal) = call(
-        &app,
-        Method::GET,
-        &format!("{sowing}?site_key={bed_site}&zone=3a"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, cal) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{sowing}?site_key={bed_site}&zone=3a"),
+            None,
+        )
+        .await;
     assert_eq!(cal["zone"], "3a");
 
     // A new site with a zone and no plants: its calendar has the zone and no species.
-    let (s, empty) = call(
-        &app,
-        Method::POST,
-        &sites,
-        &w.admin,
-        Some(&json!({"name": "Cold frame", "kind": "greenhouse", "climate_zone": "5b"})),
-    )
-    .await;
+    let (s, empty) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::POST,
+            &sites,
+            Some(&json!({"name": "Cold frame", "kind": "greenhouse", "climate_zone": "5b"})),
+        )
+        .await;
     assert_eq!((s, &empty["climate_zone"]), (201, &json!("5b")), "{empty}");
     let empty_key = empty["key"].as_str().expect("key");
-    let (_, cal) = call(
-        &app,
-        Method::GET,
-        &format!("{sowing}?site_key={empty_key}"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, cal) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &format!("{sowing}?site_key={empty_key}"), None)
+        .await;
     assert_eq!((&cal["zone"], &cal["items"]), (&json!("5b"), &json!([])));
     // Null clears the zone; the garden has none either.
-    let (_, cleared) = call(
-        &app,
-        Method::PATCH,
-        &format!("{sites}{empty_key}"),
-        &w.admin,
-        Some(&json!({"climate_zone": null})),
-    )
-    .await;
+    let (_, cleared) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::PATCH,
+            &format!("{sites}{empty_key}"),
+            Some(&json!({"climate_zone": null})),
+        )
+        .await;
     assert_eq!(cleared["climate_zone"], Value::Null, "{cleared}");
 
     // Refused: a zone that does not exist (nothing created), another garden's site and a key
     // that names nothing (404).
     let before = count(&app, &w.t, "sites").await;
-    let (s, e) = call(
-        &app,
-        Method::POST,
-        &sites,
-        &w.admin,
-        Some(&json!({"name": "Nowhere", "kind": "garden", "climate_zone": "14a"})),
-    )
-    .await;
+    let (s, e) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::POST,
+            &sites,
+            Some(&json!({"name": "Nowhere", "kind": "garden", "climate_zone": "14a"})),
+        )
+        .await;
     refused_as(s, &e, (422, "VALIDATION_ERROR"));
     assert_eq!(e["details"][0]["field"], "body.climate_zone", "{e}");
     assert_eq!(count(&app, &w.t, "sites").await, before);
-    let (_, theirs) = call(
-        &app,
-        Method::POST,
-        &path(&other.t, "sites/"),
-        &other.admin,
-        Some(&json!({"name": "Theirs", "kind": "garden", "climate_zone": "7a"})),
-    )
-    .await;
+    let (_, theirs) = app
+        .rest_as(&other.admin)
+        .call(
+            Method::POST,
+            &path(&other.t, "sites/"),
+            Some(&json!({"name": "Theirs", "kind": "garden", "climate_zone": "7a"})),
+        )
+        .await;
     let theirs = theirs["key"].as_str().expect("key").to_owned();
     for site in [
         theirs.as_str(),
         "0190f3c1-7a2b-7c3d-8e4f-a0b1c2d3e4f5",
         "nope",
     ] {
-        let (s, e) = call(
-            &app,
-            Method::GET,
-            &format!("{sowing}?site_key={site}"),
-            &w.viewer,
-            None,
-        )
-        .await;
+        let (s, e) = app
+            .rest_as(&w.viewer)
+            .call(Method::GET, &format!("{sowing}?site_key={site}"), None)
+            .await;
         refused_as(s, &e, (404, "ENTITY_NOT_FOUND"));
     }
 
@@ -295,31 +289,34 @@ async fn the_mixing_protocol_takes_a_substrates_type() {
     let other = world(&app, "mixsubo", 0).await;
     let key = app.api_key(&w.viewer, Some(w.t.slug.as_str())).await;
     let substrate = |t: &str| json!({"name": format!("Slab {t}"), "type": t});
-    let (s, rock) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, "substrates/"),
-        &w.admin,
-        Some(&substrate("rockwool_slab")),
-    )
-    .await;
+    let (s, rock) = app
+        .rest_as(&w.admin)
+        .call(
+            Method::POST,
+            &path(&w.t, "substrates/"),
+            Some(&substrate("rockwool_slab")),
+        )
+        .await;
     assert_eq!(s, 201, "{rock}");
     let rock = rock["key"].as_str().expect("key").to_owned();
-    let (_, theirs) = call(
-        &app,
-        Method::POST,
-        &path(&other.t, "substrates/"),
-        &other.admin,
-        Some(&substrate("rockwool_slab")),
-    )
-    .await;
+    let (_, theirs) = app
+        .rest_as(&other.admin)
+        .call(
+            Method::POST,
+            &path(&other.t, "substrates/"),
+            Some(&substrate("rockwool_slab")),
+        )
+        .await;
     let theirs = theirs["key"].as_str().expect("key").to_owned();
     let body = json!({"fertilizers": [{"fertilizer_key": a}], "target_volume_liters": 10,
                       "target_ec_ms": 1.2, "substrate_key": rock});
     let route = path(&w.t, "mixing-protocol");
 
     // REST (the garden's route) and the tool: the substrate's type sets the EC class.
-    let (s, p) = call(&app, Method::POST, &route, &w.viewer, Some(&body)).await;
+    let (s, p) = app
+        .rest_as(&w.viewer)
+        .call(Method::POST, &route, Some(&body))
+        .await;
     assert_eq!(s, 200, "{p}");
     assert_eq!(p["substrate_class"], "hydro", "{p}");
     let mut args = body.clone();
@@ -333,7 +330,10 @@ async fn the_mixing_protocol_takes_a_substrates_type() {
     // Both a type and a substrate: 422 naming substrate_key, on both faces.
     let mut both = body.clone();
     both["substrate_type"] = json!("soil");
-    let (s, e) = call(&app, Method::POST, &route, &w.viewer, Some(&both)).await;
+    let (s, e) = app
+        .rest_as(&w.viewer)
+        .call(Method::POST, &route, Some(&both))
+        .await;
     refused_as(s, &e, (422, "VALIDATION_ERROR"));
     assert_eq!(e["details"][0]["field"], "body.substrate_key", "{e}");
     let mut both = args.clone();
@@ -346,7 +346,10 @@ async fn the_mixing_protocol_takes_a_substrates_type() {
     for missing in [theirs.as_str(), "0190f3c1-7a2b-7c3d-8e4f-a0b1c2d3e4f5"] {
         let mut b = body.clone();
         b["substrate_key"] = json!(missing);
-        let (s, e) = call(&app, Method::POST, &route, &w.viewer, Some(&b)).await;
+        let (s, e) = app
+            .rest_as(&w.viewer)
+            .call(Method::POST, &route, Some(&b))
+            .await;
         refused_as(s, &e, (404, "ENTITY_NOT_FOUND"));
         let mut t = args.clone();
         t["substrate_key"] = json!(missing);
@@ -364,7 +367,10 @@ async fn diagnostics_show_inspections_safety_intervals_care_and_sensors() {
     let diagnostics = path(&w.t, &format!("plant-instances/{p}/diagnostics"));
 
     // Nothing recorded yet: empty lists, harvest allowed today, no sensor source.
-    let (s, d) = call(&app, Method::GET, &diagnostics, &w.viewer, None).await;
+    let (s, d) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &diagnostics, None)
+        .await;
     assert_eq!(s, 200, "{d}");
     assert_eq!(
         (&d["inspections"], &d["safety_intervals"], &d["care_events"]),
@@ -376,15 +382,15 @@ async fn diagnostics_show_inspections_safety_intervals_care_and_sensors() {
 
     // An inspection and a treatment with a safety interval show in the snapshot.
     let aphid = catalogue_key(&app, "pest", "Fixturia vorax").await;
-    let (s, _) = call(
-        &app,
-        Method::POST,
-        &path(&w.t, "ipm/inspections"),
-        &w.grower,
-        Some(&json!({"plant_key": p, "pressure_level": "medium",
+    let (s, _) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &path(&w.t, "ipm/inspections"),
+            Some(&json!({"plant_key": p, "pressure_level": "medium",
                      "findings": [{"pest_key": aphid, "confidence": 0.7}]})),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, 201);
     let soap = catalogue_key(&app, "treatment", SOAP).await;
     let (s, out) = tool(
@@ -395,7 +401,10 @@ async fn diagnostics_show_inspections_safety_intervals_care_and_sensors() {
     )
     .await;
     assert_eq!(s, 200, "{out}");
-    let (_, d) = call(&app, Method::GET, &diagnostics, &w.viewer, None).await;
+    let (_, d) = app
+        .rest_as(&w.viewer)
+        .call(Method::GET, &diagnostics, None)
+        .await;
     assert_eq!(d["inspections"].as_array().map(Vec::len), Some(1), "{d}");
     assert_eq!(d["inspections"][0]["pressure_level"], "medium");
     assert_eq!(
@@ -411,23 +420,23 @@ async fn diagnostics_show_inspections_safety_intervals_care_and_sensors() {
     );
 
     // include_sensors=false leaves the snapshot out; anything but true/false is refused.
-    let (_, d) = call(
-        &app,
-        Method::GET,
-        &format!("{diagnostics}?include_sensors=false"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (_, d) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{diagnostics}?include_sensors=false"),
+            None,
+        )
+        .await;
     assert!(d.get("sensors").is_none(), "{d}");
-    let (s, e) = call(
-        &app,
-        Method::GET,
-        &format!("{diagnostics}?include_sensors=maybe"),
-        &w.viewer,
-        None,
-    )
-    .await;
+    let (s, e) = app
+        .rest_as(&w.viewer)
+        .call(
+            Method::GET,
+            &format!("{diagnostics}?include_sensors=maybe"),
+            None,
+        )
+        .await;
     refused_as(s, &e, (422, "VALIDATION_ERROR"));
 
     // The tool reads the same snapshot.
@@ -447,6 +456,9 @@ async fn diagnostics_show_inspections_safety_intervals_care_and_sensors() {
     let stranger = app
         .member(&world(&app, "diagsnapo", 0).await.t, Role::Viewer)
         .await;
-    let (s, _) = call(&app, Method::GET, &diagnostics, &stranger, None).await;
+    let (s, _) = app
+        .rest_as(&stranger)
+        .call(Method::GET, &diagnostics, None)
+        .await;
     assert_eq!(s, 404);
 }

@@ -102,12 +102,8 @@ async fn every_tenant_route_answers_by_role() {
                 map.insert("name".into(), json!(format!("Site by {caller:?}")));
             }
             let res = app
-                .call(
-                    method.clone(),
-                    &path,
-                    bearer(caller).as_deref(),
-                    body.as_ref(),
-                )
+                .rest_auth(bearer(caller).as_deref())
+                .send(method.clone(), &path, body.as_ref())
                 .await;
             assert_eq!(
                 res.status().as_u16(),
@@ -122,11 +118,10 @@ async fn every_tenant_route_answers_by_role() {
 
 async fn app_site(app: &TestApp, auth: &str, slug: &str) -> String {
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(auth))
+        .post(
             &format!("/api/v1/t/{slug}/sites/"),
-            Some(auth),
-            Some(&json!({"name": "Setup", "kind": "garden"})),
+            &json!({"name": "Setup", "kind": "garden"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -144,12 +139,8 @@ async fn a_member_of_a_never_sees_b() {
     app_site(&app, &admin_b.bearer(), b.slug.as_str()).await;
     let missing = format!("/api/v1/t/{}/sites/", crate::support::unique_slug("ghost"));
     let foreign = format!("/api/v1/t/{}/sites/", b.slug);
-    let r1 = app
-        .call(Method::GET, &missing, Some(&admin_a.bearer()), None)
-        .await;
-    let r2 = app
-        .call(Method::GET, &foreign, Some(&admin_a.bearer()), None)
-        .await;
+    let r1 = app.rest_as(&admin_a).get(&missing).await;
+    let r2 = app.rest_as(&admin_a).get(&foreign).await;
     let e1 = assert_error(r1, 404, "ENTITY_NOT_FOUND").await;
     let e2 = assert_error(r2, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(
@@ -157,21 +148,13 @@ async fn a_member_of_a_never_sees_b() {
         "a foreign tenant looks like a missing one"
     );
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{}", b.slug),
-            Some(&admin_a.bearer()),
-            None,
-        )
+        .rest_as(&admin_a)
+        .get(&format!("/api/v1/tenants/{}", b.slug))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::POST,
-            &foreign,
-            Some(&admin_a.bearer()),
-            Some(&json!({"name": "Intruder", "kind": "garden"})),
-        )
+        .rest_as(&admin_a)
+        .post(&foreign, &json!({"name": "Intruder", "kind": "garden"}))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(app.site_count(&b).await, 1, "nothing written into B");
@@ -182,11 +165,10 @@ async fn membership_management_keeps_one_admin() {
     let app = TestApp::full().await;
     let owner = app.user("owner").await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&owner)
+        .post(
             "/api/v1/tenants/",
-            Some(&owner.bearer()),
-            Some(&json!({"slug": crate::support::unique_slug("org"), "name": "Community garden"})),
+            &json!({"slug": crate::support::unique_slug("org"), "name": "Community garden"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -198,104 +180,73 @@ async fn membership_management_keeps_one_admin() {
     // The only admin can neither leave nor be demoted.
     let me = format!("/api/v1/tenants/{slug}/members/{}", owner.key);
     let res = app
-        .call(
-            Method::PATCH,
-            &me,
-            Some(&owner.bearer()),
-            Some(&json!({"role": "grower"})),
-        )
+        .rest_as(&owner)
+        .patch(&me, &json!({"role": "grower"}))
         .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
-    let res = app
-        .call(Method::DELETE, &me, Some(&owner.bearer()), None)
-        .await;
+    let res = app.rest_as(&owner).delete(&me).await;
     assert_error(res, 409, "STATE_CONFLICT").await;
 
     // Invite a member by e-mail (accepted with the mailed token), promote, then the first
     // admin may step down.
     let friend = app.user("friend").await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&owner)
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&owner.bearer()),
-            Some(&json!({"email": friend.email, "role": "grower"})),
+            &json!({"email": friend.email, "role": "grower"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 202);
     let friend = crate::invitations::accept_as(&app, &friend, &slug).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&owner)
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&owner.bearer()),
-            Some(&json!({"email": friend.email, "role": "viewer"})),
+            &json!({"email": friend.email, "role": "viewer"}),
         )
         .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await; // already a member
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&owner)
+        .post(
             &format!("/api/v1/tenants/{slug}/members"),
-            Some(&owner.bearer()),
-            Some(&json!({"email": friend.email, "role": "owner"})),
+            &json!({"email": friend.email, "role": "owner"}),
         )
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     let friend_path = format!("/api/v1/tenants/{slug}/members/{}", friend.key);
     let res = app
-        .call(
-            Method::PATCH,
-            &friend_path,
-            Some(&owner.bearer()),
-            Some(&json!({"role": "admin"})),
-        )
+        .rest_as(&owner)
+        .patch(&friend_path, &json!({"role": "admin"}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let res = app
-        .call(
-            Method::PATCH,
-            &me,
-            Some(&owner.bearer()),
-            Some(&json!({"role": "viewer"})),
-        )
+        .rest_as(&owner)
+        .patch(&me, &json!({"role": "viewer"}))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let members: Value = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}/members"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .get(&format!("/api/v1/tenants/{slug}/members"))
         .await
         .json()
         .await
         .expect("json");
     assert_eq!(members.as_array().map(Vec::len), Some(2));
     // The viewer may leave by itself; then the tenant is gone for it.
-    let res = app
-        .call(Method::DELETE, &me, Some(&owner.bearer()), None)
-        .await;
+    let res = app.rest_as(&owner).delete(&me).await;
     assert_eq!(res.status().as_u16(), 204);
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/tenants/{slug}"),
-            Some(&owner.bearer()),
-            None,
-        )
+        .rest_as(&owner)
+        .get(&format!("/api/v1/tenants/{slug}"))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 
     // Personal gardens cannot be deleted; organisation gardens can, by an admin.
     let personal: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/tenants/",
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .get("/api/v1/tenants/")
         .await
         .json()
         .await
@@ -309,21 +260,13 @@ async fn membership_management_keeps_one_admin() {
         .expect("personal")
         .to_owned();
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/tenants/{personal_slug}"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .delete(&format!("/api/v1/tenants/{personal_slug}"))
         .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/tenants/{slug}"),
-            Some(&friend.bearer()),
-            None,
-        )
+        .rest_as(&friend)
+        .delete(&format!("/api/v1/tenants/{slug}"))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     let gone: i64 = sqlx::query_scalar("SELECT count(*) FROM platform.tenants WHERE slug = $1")
@@ -357,14 +300,7 @@ async fn tenant_creation_validates_and_refuses_taken_slugs() {
         (json!({"slug": fresh}), 422),
         (json!({"slug": fresh, "name": ""}), 422),
     ] {
-        let res = app
-            .call(
-                Method::POST,
-                "/api/v1/tenants/",
-                Some(&user.bearer()),
-                Some(&body),
-            )
-            .await;
+        let res = app.rest_as(&user).post("/api/v1/tenants/", &body).await;
         assert_eq!(res.status().as_u16(), status, "{body}");
     }
     assert_eq!(

@@ -2,7 +2,6 @@
 //! creating N plants over free slots (all or nothing), roles, two tenants, and the tool.
 
 use kultiva::auth::Role;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::*;
@@ -400,19 +399,13 @@ async fn runs_roles_and_two_tenants() {
     let stranger = app.member(&b, Role::Admin).await;
     let body = json!({"name": "Roles"});
 
-    let res = app
-        .call(Method::POST, &base, Some(&viewer.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&viewer).post(&base, &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(Method::POST, &base, Some(&stranger.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&stranger).post(&base, &body).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let mut keys = Vec::new();
     for who in [&grower, &admin] {
-        let res = app
-            .call(Method::POST, &base, Some(&who.bearer()), Some(&body))
-            .await;
+        let res = app.rest_as(who).post(&base, &body).await;
         assert_eq!(res.status().as_u16(), 201);
         let v: Value = res.json().await.expect("json");
         keys.push(key(&v));
@@ -420,63 +413,36 @@ async fn runs_roles_and_two_tenants() {
     let k = &keys[0];
     for who in [&viewer, &grower, &admin] {
         for path in [base.clone(), format!("{base}{k}")] {
-            let res = app
-                .call(Method::GET, &path, Some(&who.bearer()), None)
-                .await;
+            let res = app.rest_as(who).get(&path).await;
             assert_eq!(res.status().as_u16(), 200);
         }
     }
     let status = json!({"status": "active"});
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}{k}/status"),
-            Some(&viewer.bearer()),
-            Some(&status),
-        )
+        .rest_as(&viewer)
+        .post(&format!("{base}{k}/status"), &status)
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     // B's member: nothing of A, by A's slug or by A's run key in B's paths.
-    let res = app
-        .call(
-            Method::GET,
-            &format!("{base}{k}"),
-            Some(&stranger.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&stranger).get(&format!("{base}{k}")).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let b_base = runs_path(&b);
+    let res = app.rest_as(&stranger).get(&format!("{b_base}{k}")).await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("{b_base}{k}"),
-            Some(&stranger.bearer()),
-            None,
-        )
+        .rest_as(&stranger)
+        .post(&format!("{b_base}{k}/status"), &status)
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::POST,
-            &format!("{b_base}{k}/status"),
-            Some(&stranger.bearer()),
-            Some(&status),
-        )
-        .await;
-    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = app
-        .call(
-            Method::POST,
+        .rest_as(&stranger)
+        .post(
             &format!("{b_base}{k}/plants"),
-            Some(&stranger.bearer()),
-            Some(&json!({"plant_keys": [uuid::Uuid::now_v7()]})),
+            &json!({"plant_keys": [uuid::Uuid::now_v7()]}),
         )
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = app
-        .call(Method::GET, &b_base, Some(&stranger.bearer()), None)
-        .await;
+    let res = app.rest_as(&stranger).get(&b_base).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
     let (_, a_run) = (0, count(&app, &a, "planting_runs").await);
@@ -485,11 +451,10 @@ async fn runs_roles_and_two_tenants() {
     // The tool: viewer reads A's runs with a status filter; B's key finds nothing of A.
     let vk = app.api_key(&viewer, Some(a.slug.as_str())).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_key(&vk)
+        .post(
             "/api/v1/mcp/tools/list_planting_runs",
-            Some(&format!("Bearer {vk}")),
-            Some(&json!({"status": "planned"})),
+            &json!({"status": "planned"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -497,21 +462,19 @@ async fn runs_roles_and_two_tenants() {
     assert_eq!(body["data"]["total"], 2);
     assert_eq!(body["data"]["items"][0]["run_key"], k.as_str());
     let res = app
-        .call(
-            Method::POST,
+        .rest_key(&vk)
+        .post(
             "/api/v1/mcp/tools/list_planting_runs",
-            Some(&format!("Bearer {vk}")),
-            Some(&json!({"status": "late"})),
+            &json!({"status": "late"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 422);
     let bk = app.api_key(&stranger, Some(b.slug.as_str())).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_key(&bk)
+        .post(
             "/api/v1/mcp/tools/list_planting_runs",
-            Some(&format!("Bearer {bk}")),
-            Some(&json!({"tenant": a.slug.as_str()})),
+            &json!({"tenant": a.slug.as_str()}),
         )
         .await;
     let body: Value = res.json().await.expect("json");

@@ -2,7 +2,6 @@
 
 use kultiva::auth::Role;
 use kultiva::tenancy::registry::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::mcp_tools::{Rpc, bearer};
@@ -38,22 +37,13 @@ async fn named(app: &TestApp, name: &str) -> i64 {
 }
 
 async fn create(app: &TestApp, admin: &TestUser, tenant: &TenantRecord, body: Value) -> Value {
-    let res = app
-        .call(
-            Method::POST,
-            &path(tenant),
-            Some(&admin.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(admin).post(&path(tenant), &body).await;
     assert_eq!(res.status().as_u16(), 201, "{body}");
     res.json().await.expect("json")
 }
 
 async fn list(app: &TestApp, who: &TestUser, tenant: &TenantRecord) -> Value {
-    let res = app
-        .call(Method::GET, &path(tenant), Some(&who.bearer()), None)
-        .await;
+    let res = app.rest_as(who).get(&path(tenant)).await;
     assert_eq!(res.status().as_u16(), 200);
     res.json().await.expect("json")
 }
@@ -92,21 +82,13 @@ async fn service_accounts_need_the_admin_role_and_an_access_token() {
     for role in [Role::Viewer, Role::Grower] {
         let who = app.member(&tenant, role).await;
         let auth = who.bearer();
-        let res = app
-            .call(Method::POST, &path(&tenant), Some(&auth), Some(&body))
-            .await;
+        let res = app.rest_auth(Some(&auth)).post(&path(&tenant), &body).await;
+        assert_error(res, 403, "FORBIDDEN").await;
+        let res = app.rest_auth(Some(&auth)).get(&path(&tenant)).await;
         assert_error(res, 403, "FORBIDDEN").await;
         let res = app
-            .call(Method::GET, &path(&tenant), Some(&auth), None)
-            .await;
-        assert_error(res, 403, "FORBIDDEN").await;
-        let res = app
-            .call(
-                Method::DELETE,
-                &format!("{}/{existing_key}", path(&tenant)),
-                Some(&auth),
-                None,
-            )
+            .rest_auth(Some(&auth))
+            .delete(&format!("{}/{existing_key}", path(&tenant)))
             .await;
         assert_error(res, 403, "FORBIDDEN").await;
     }
@@ -114,12 +96,8 @@ async fn service_accounts_need_the_admin_role_and_an_access_token() {
     // key cannot make itself permanent.
     let admin_key = app.api_key(&admin, None).await;
     let res = app
-        .call(
-            Method::POST,
-            &path(&tenant),
-            Some(&bearer(&admin_key)),
-            Some(&body),
-        )
+        .rest_auth(Some(&bearer(&admin_key)))
+        .post(&path(&tenant), &body)
         .await;
     let refused = assert_error(res, 403, "FORBIDDEN").await;
     assert!(
@@ -130,11 +108,12 @@ async fn service_accounts_need_the_admin_role_and_an_access_token() {
         "{refused}"
     );
     let res = app
-        .call(Method::GET, &path(&tenant), Some(&bearer(&admin_key)), None)
+        .rest_auth(Some(&bearer(&admin_key)))
+        .get(&path(&tenant))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     // Anonymous: 401.
-    let res = app.call(Method::GET, &path(&tenant), None, None).await;
+    let res = app.rest().get(&path(&tenant)).await;
     assert_eq!(res.status().as_u16(), 401);
 
     // Nothing was created, nothing revoked.
@@ -168,14 +147,7 @@ async fn bodies_are_checked_and_roles_are_capped() {
             "tenant",
         ),
     ] {
-        let res = app
-            .call(
-                Method::POST,
-                &path(&tenant),
-                Some(&admin.bearer()),
-                Some(&body),
-            )
-            .await;
+        let res = app.rest_as(&admin).post(&path(&tenant), &body).await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         assert!(
             err["details"].as_array().is_some_and(|d| d
@@ -268,9 +240,7 @@ async fn the_raw_key_is_shown_once_and_works_on_the_tool_server() {
     // and the last use once recorded (written in the background after the call).
     let mut listed = Value::Null;
     for _ in 0..50 {
-        let res = app
-            .call(Method::GET, &path(&tenant), Some(&admin.bearer()), None)
-            .await;
+        let res = app.rest_as(&admin).get(&path(&tenant)).await;
         assert_eq!(res.status().as_u16(), 200);
         let text = res.text().await.expect("text");
         assert!(!text.contains(&raw[12..]), "raw key in the listing: {text}");
@@ -299,23 +269,15 @@ async fn the_raw_key_is_shown_once_and_works_on_the_tool_server() {
     );
     // Pagination.
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}?skip=1&limit=1", path(&tenant)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .get(&format!("{}?skip=1&limit=1", path(&tenant)))
         .await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 1);
     assert_eq!(page["items"], json!([]));
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}?limit=0", path(&tenant)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .get(&format!("{}?limit=0", path(&tenant)))
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
 }
@@ -349,47 +311,31 @@ async fn a_revoked_service_account_key_gets_401() {
         admin.key.as_str(),
     ] {
         let res = app
-            .call(
-                Method::DELETE,
-                &format!("{}/{bad}", path(&tenant)),
-                Some(&admin.bearer()),
-                None,
-            )
+            .rest_as(&admin)
+            .delete(&format!("{}/{bad}", path(&tenant)))
             .await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     // A human member is not revoked through this route.
     assert_eq!(
-        app.call(
-            Method::GET,
-            &format!("/api/v1/tenants/{}", tenant.slug),
-            Some(&admin.bearer()),
-            None
-        )
-        .await
-        .status()
-        .as_u16(),
+        app.rest_as(&admin)
+            .get(&format!("/api/v1/tenants/{}", tenant.slug))
+            .await
+            .status()
+            .as_u16(),
         200
     );
 
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{gone_key}", path(&tenant)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("{}/{gone_key}", path(&tenant)))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     // The key is refused at once (the caches forgot it), on the tool server and on REST.
     assert_eq!(mcp_status(&app, &gone_raw).await, 401);
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{}/sites", tenant.slug),
-            Some(&bearer(&gone_raw)),
-            None,
-        )
+        .rest_auth(Some(&bearer(&gone_raw)))
+        .get(&format!("/api/v1/t/{}/sites", tenant.slug))
         .await;
     assert_eq!(res.status().as_u16(), 401);
     // Membership gone, account deactivated, every key revoked.
@@ -410,12 +356,8 @@ async fn a_revoked_service_account_key_gets_401() {
     assert_eq!(listed["items"][0]["key"], keep["key"]);
     // Again: 404; the other account still works.
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{gone_key}", path(&tenant)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("{}/{gone_key}", path(&tenant)))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(
@@ -451,26 +393,18 @@ async fn admins_of_another_garden_cannot_see_or_revoke_the_accounts() {
     let listed = list(&app, &admin_b, &b).await;
     assert_eq!(listed["total"], 1);
     assert_eq!(listed["items"][0]["key"], in_b["key"]);
-    let res = app
-        .call(Method::GET, &path(&a), Some(&admin_b.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin_b).get(&path(&a)).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     for url in [
         format!("{}/{a_key}", path(&b)),
         format!("{}/{a_key}", path(&a)),
     ] {
-        let res = app
-            .call(Method::DELETE, &url, Some(&admin_b.bearer()), None)
-            .await;
+        let res = app.rest_as(&admin_b).delete(&url).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     let res = app
-        .call(
-            Method::POST,
-            &path(&a),
-            Some(&admin_b.bearer()),
-            Some(&json!({"name": "Intruder", "role": "viewer"})),
-        )
+        .rest_as(&admin_b)
+        .post(&path(&a), &json!({"name": "Intruder", "role": "viewer"}))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(accounts_in(&app, &a).await, 1);
@@ -508,12 +442,8 @@ async fn admins_of_another_garden_cannot_see_or_revoke_the_accounts() {
     .await
     .expect("membership in A");
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{a_key}", path(&a)),
-            Some(&admin_a.bearer()),
-            None,
-        )
+        .rest_as(&admin_a)
+        .delete(&format!("{}/{a_key}", path(&a)))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(
@@ -533,22 +463,14 @@ async fn admins_of_another_garden_cannot_see_or_revoke_the_accounts() {
     // The operator's unlimited key: removed from A, it still works in B and no longer in A.
     let op_raw = b_side.1.raw_key.expect("raw");
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{}", path(&a), b_side.0.key),
-            Some(&admin_a.bearer()),
-            None,
-        )
+        .rest_as(&admin_a)
+        .delete(&format!("{}/{}", path(&a), b_side.0.key))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     for (garden, want) in [(&a, 404), (&b, 200)] {
         let res = app
-            .call(
-                Method::GET,
-                &format!("/api/v1/t/{}/sites", garden.slug),
-                Some(&bearer(&op_raw)),
-                None,
-            )
+            .rest_auth(Some(&bearer(&op_raw)))
+            .get(&format!("/api/v1/t/{}/sites", garden.slug))
             .await;
         assert_eq!(res.status().as_u16(), want, "{}", garden.slug);
     }

@@ -7,14 +7,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::support::{TestApp, base_env};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
-}
+use crate::support::{TestApp, free_port, serve_command};
 
 #[tokio::test]
 async fn sigterm_drains_the_request_in_flight() {
@@ -22,16 +15,7 @@ async fn sigterm_drains_the_request_in_flight() {
     let tenant = app.tenant("drain").await;
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
-    cmd.arg("serve")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in base_env() {
-        cmd.env(k, v);
-    }
-    cmd.env("BIND_ADDRESS", &addr)
-        .env("SHUTDOWN_GRACE_SECONDS", "20");
-    let mut child = cmd
+    let mut child = serve_command(&[("BIND_ADDRESS", &addr), ("SHUTDOWN_GRACE_SECONDS", "20")])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -179,16 +163,7 @@ async fn sigterm_drains_the_request_in_flight() {
 async fn sigterm_under_load_answers_every_accepted_connection() {
     let port = free_port();
     let addr = format!("127.0.0.1:{port}");
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
-    cmd.arg("serve")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default());
-    for (k, v) in base_env() {
-        cmd.env(k, v);
-    }
-    cmd.env("BIND_ADDRESS", &addr)
-        .env("SHUTDOWN_GRACE_SECONDS", "10");
-    let mut child = cmd
+    let mut child = serve_command(&[("BIND_ADDRESS", &addr), ("SHUTDOWN_GRACE_SECONDS", "10")])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .kill_on_drop(true)

@@ -7,8 +7,9 @@ use reqwest::Method;
 use serde_json::{Map, Value, json};
 
 use crate::catalog::letters;
-use crate::places::{rows, rpc_call, tool};
-use crate::support::{TestApp, assert_error, detail_fields};
+use crate::garden::count;
+use crate::places::{rpc_call, tool};
+use crate::support::{JsonReply, TestApp, assert_error, detail_fields};
 
 /// A global substrate only this test knows (the catalogue is shared by parallel tests).
 pub(crate) async fn global_substrate(
@@ -42,17 +43,6 @@ pub(crate) async fn global_substrate(
     created["key"].as_str().expect("key").to_owned()
 }
 
-async fn json_of(res: reqwest::Response, status: u16) -> Value {
-    let got = res.status().as_u16();
-    let body: Value = res.json().await.expect("json");
-    assert_eq!(got, status, "{body}");
-    body
-}
-
-async fn patch(app: &TestApp, path: &str, body: Value) -> reqwest::Response {
-    app.call(Method::PATCH, path, None, Some(&body)).await
-}
-
 #[tokio::test]
 async fn substrates_list_global_and_own_marked_get_and_create() {
     let app = TestApp::spawn().await;
@@ -61,23 +51,18 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
     let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
 
     // The catalogue is shared by parallel tests: this test's records carry its global's token.
-    let coco_name = json_of(app.get(&format!("{base}{coco}")).await, 200).await["name"]
+    let coco_name = app.get_ok(&format!("{base}{coco}")).await["name"]
         .as_str()
         .expect("name")
         .to_owned();
     let token = coco_name.rsplit(' ').next().expect("token").to_owned();
 
     // The garden's own substrate: defaults filled, type-specific irrigation.
-    let own = json_of(
-        app.post_json(
+    let own = app.create(
             &base,
             &json!({"name": format!("  Balcony soil {token} "), "name_de": "Balkonerde", "type": "soil",
                     "ph_base": 6.2, "reusable": true}),
-        )
-        .await,
-        201,
-    )
-    .await;
+        ).await;
     assert_eq!(own["scope"], "tenant");
     assert_eq!(own["name"], format!("Balcony soil {token}"));
     assert!(
@@ -95,7 +80,7 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
     let own_key = own["key"].as_str().expect("key").to_owned();
 
     // One listing, both scopes marked, global first.
-    let page = json_of(app.get(&format!("{base}?q={token}")).await, 200).await;
+    let page = app.get_ok(&format!("{base}?q={token}")).await;
     assert_eq!(page["total"], 2, "{page}");
     assert_eq!(page["items"][0]["key"], coco.as_str());
     assert_eq!(page["items"][0]["scope"], "global");
@@ -103,38 +88,30 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
     assert_eq!(page["items"][0]["reusable"], true);
     assert_eq!(page["items"][1]["key"], own_key.as_str());
     // Paging runs across both parts.
-    let second = json_of(
-        app.get(&format!("{base}?q={token}&skip=1&limit=1")).await,
-        200,
-    )
-    .await;
+    let second = app
+        .get_ok(&format!("{base}?q={token}&skip=1&limit=1"))
+        .await;
     assert_eq!(
         (second["total"].clone(), second["items"][0]["key"].clone()),
         (json!(2), json!(own_key))
     );
-    let first = json_of(
-        app.get(&format!("{base}?q={token}&skip=0&limit=1")).await,
-        200,
-    )
-    .await;
+    let first = app
+        .get_ok(&format!("{base}?q={token}&skip=0&limit=1"))
+        .await;
     assert_eq!(first["items"][0]["key"], coco.as_str());
-    let beyond = json_of(app.get(&format!("{base}?q={token}&skip=2")).await, 200).await;
+    let beyond = app.get_ok(&format!("{base}?q={token}&skip=2")).await;
     assert_eq!(beyond["items"], json!([]));
     // Only the garden's own / only global ones / by type.
-    let mine = json_of(app.get(&format!("{base}?scope=tenant")).await, 200).await;
+    let mine = app.get_ok(&format!("{base}?scope=tenant")).await;
     assert_eq!(mine["total"], 1);
     assert_eq!(mine["items"][0]["key"], own_key.as_str());
-    let globals = json_of(
-        app.get(&format!("{base}?scope=global&q={token}")).await,
-        200,
-    )
-    .await;
+    let globals = app.get_ok(&format!("{base}?scope=global&q={token}")).await;
     assert_eq!(globals["total"], 1);
-    let soil = json_of(app.get(&format!("{base}?type=soil&q={token}")).await, 200).await;
+    let soil = app.get_ok(&format!("{base}?type=soil&q={token}")).await;
     assert_eq!(soil["items"][0]["key"], own_key.as_str());
     assert_eq!(soil["total"], 1);
     // Search by German name reaches the garden's own.
-    let found = json_of(app.get(&format!("{base}?q=balkon&scope=tenant")).await, 200).await;
+    let found = app.get_ok(&format!("{base}?q=balkon&scope=tenant")).await;
     assert_eq!(found["total"], 1);
     for q in ["limit=0", "limit=201", "skip=-1", "scope=mine", "type=mud"] {
         let err = assert_error(
@@ -147,9 +124,9 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
     }
 
     // Get both kinds of key; unknown and foreign-shaped keys are 404.
-    let got = json_of(app.get(&format!("{base}{coco}")).await, 200).await;
+    let got = app.get_ok(&format!("{base}{coco}")).await;
     assert_eq!(got["scope"], "global");
-    let got = json_of(app.get(&format!("{base}{own_key}")).await, 200).await;
+    let got = app.get_ok(&format!("{base}{own_key}")).await;
     assert_eq!(got, own);
     for missing in [
         uuid::Uuid::now_v7().to_string(),
@@ -198,7 +175,7 @@ async fn substrates_list_global_and_own_marked_get_and_create() {
             "body.extra"
         ]
     );
-    assert_eq!(rows(&app, &tenant, "substrates").await, 1);
+    assert_eq!(count(&app, &tenant, "substrates").await, 1);
 }
 
 #[tokio::test]
@@ -213,15 +190,14 @@ async fn substrates_mix_preview_and_stored_mix() {
         {"substrate_key": perlite, "fraction": 0.3}
     ]);
 
-    let preview = json_of(
-        app.post_json(
+    let preview = app
+        .post_json(
             &format!("{mixes}preview"),
             &json!({"components": components}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     // 0.7 · 5.8 + 0.3 · 7.0 = 6.16
     assert_eq!(preview["ph_base"], 6.16);
     assert_eq!(preview["type"], "coco");
@@ -230,7 +206,7 @@ async fn substrates_mix_preview_and_stored_mix() {
     assert_eq!(preview["composition"]["coco"], 0.7);
     assert_eq!(preview["components"], components);
     assert_eq!(
-        rows(&app, &tenant, "substrates").await,
+        count(&app, &tenant, "substrates").await,
         0,
         "a preview stores nothing"
     );
@@ -280,15 +256,12 @@ async fn substrates_mix_preview_and_stored_mix() {
     .await;
 
     // Stored: a tenant substrate with is_mix and the computed values.
-    let mix = json_of(
-        app.post_json(
+    let mix = app
+        .create(
             &mixes,
             &json!({"name": "Coco-perlite 70/30", "components": components}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     assert_eq!(mix["scope"], "tenant");
     assert_eq!(mix["is_mix"], true);
     assert_eq!(mix["ph_base"], 6.16);
@@ -316,7 +289,7 @@ async fn substrates_mix_preview_and_stored_mix() {
         "DUPLICATE_ENTRY",
     )
     .await;
-    assert_eq!(rows(&app, &tenant, "substrates").await, 1);
+    assert_eq!(count(&app, &tenant, "substrates").await, 1);
 }
 
 #[tokio::test]
@@ -327,16 +300,13 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     let coco = global_substrate(&app, "coco", 5.8, true, 2).await;
     let peat = global_substrate(&app, "peat", 5.5, false, 1).await;
 
-    let batch = json_of(
-        app.post_json(
+    let batch = app
+        .create(
             &base,
             &json!({"substrate_key": coco, "label": "Coco A", "volume_liters": 50,
                     "mixed_on": "2026-03-01", "ph_current": 5.9}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     assert_eq!(batch["substrate_key"], coco.as_str());
     assert!(
         batch["substrate_name"]
@@ -352,16 +322,15 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     let key = batch["key"].as_str().expect("key").to_owned();
 
     // A reading appends to the history and becomes the current value.
-    let patched = json_of(
-        patch(
-            &app,
+    let patched = app
+        .rest()
+        .patch(
             &format!("{base}{key}"),
-            json!({"ph_current": 6.0, "ec_current_ms": 0.8}),
+            &json!({"ph_current": 6.0, "ec_current_ms": 0.8}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["ph_current"], 6.0);
     assert_eq!(patched["ec_current_ms"], 0.8);
     assert_eq!(
@@ -374,22 +343,21 @@ async fn substrate_batches_readings_reuse_and_cycles() {
         [json!(5.9), json!(6.0)]
     );
     assert_eq!(patched["ec_history"].as_array().map(Vec::len), Some(1));
-    let patched = json_of(
-        patch(
-            &app,
+    let patched = app
+        .rest()
+        .patch(
             &format!("{base}{key}"),
-            json!({"label": "Coco B", "volume_liters": null}),
+            &json!({"label": "Coco B", "volume_liters": null}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(patched["label"], "Coco B");
     assert_eq!(patched["volume_liters"], Value::Null);
     assert_eq!(patched["ph_current"], 6.0, "kept");
 
     // Reusable coco: CalMag soak, flush, drain = 27 h.
-    let r = json_of(app.get(&format!("{base}{key}/reusability")).await, 200).await;
+    let r = app.get_ok(&format!("{base}{key}/reusability")).await;
     assert_eq!(r["can_reuse"], true, "{r}");
     assert_eq!(r["issues"], json!([]));
     assert_eq!(r["preparation_hours"], 27);
@@ -397,19 +365,17 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     assert!(r["ready_on"].as_str().is_some_and(|d| d.len() == 10));
 
     // Cycles up to the limit of 2, then SUBSTRATE_EXHAUSTED and nothing changes.
-    let next = json_of(
-        app.post_json(&format!("{base}{key}/cycles"), &json!({}))
-            .await,
-        200,
-    )
-    .await;
+    let next = app
+        .post_json(&format!("{base}{key}/cycles"), &json!({}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(next["cycles_used"], 1);
-    let next = json_of(
-        app.post_json(&format!("{base}{key}/cycles"), &json!({}))
-            .await,
-        200,
-    )
-    .await;
+    let next = app
+        .post_json(&format!("{base}{key}/cycles"), &json!({}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(next["cycles_used"], 2);
     let err = assert_error(
         app.post_json(&format!("{base}{key}/cycles"), &json!({}))
@@ -424,21 +390,18 @@ async fn substrate_batches_readings_reuse_and_cycles() {
             .is_some_and(|r| r.contains("(2/2)")),
         "{err}"
     );
-    let r = json_of(app.get(&format!("{base}{key}/reusability")).await, 200).await;
+    let r = app.get_ok(&format!("{base}{key}/reusability")).await;
     assert_eq!(r["can_reuse"], false);
     assert_eq!(r["ready_on"], Value::Null);
-    let now = json_of(app.get(&format!("{base}{key}")).await, 200).await;
+    let now = app.get_ok(&format!("{base}{key}")).await;
     assert_eq!(now["cycles_used"], 2);
 
     // Peat is disposable: never reused.
-    let peat_batch = json_of(
-        app.post_json(&base, &json!({"substrate_key": peat, "label": "Seed peat"}))
-            .await,
-        201,
-    )
-    .await;
+    let peat_batch = app
+        .create(&base, &json!({"substrate_key": peat, "label": "Seed peat"}))
+        .await;
     let pk = peat_batch["key"].as_str().expect("key");
-    let r = json_of(app.get(&format!("{base}{pk}/reusability")).await, 200).await;
+    let r = app.get_ok(&format!("{base}{pk}/reusability")).await;
     assert_eq!(r["can_reuse"], false);
     assert!(
         r["issues"][0]
@@ -454,22 +417,19 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     .await;
 
     // An unstable pH history blocks reuse of coco (threshold 0.3).
-    let shaky = json_of(
-        app.post_json(
+    let shaky = app
+        .create(
             &base,
             &json!({"substrate_key": coco, "label": "Shaky", "ph_current": 5.0}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let sk = shaky["key"].as_str().expect("key");
-    json_of(
-        patch(&app, &format!("{base}{sk}"), json!({"ph_current": 6.5})).await,
-        200,
-    )
-    .await;
-    let r = json_of(app.get(&format!("{base}{sk}/reusability")).await, 200).await;
+    app.rest()
+        .patch(&format!("{base}{sk}"), &json!({"ph_current": 6.5}))
+        .await
+        .expect_json(200)
+        .await;
+    let r = app.get_ok(&format!("{base}{sk}/reusability")).await;
     assert_eq!(r["can_reuse"], false);
     assert!(
         r["issues"][0].as_str().is_some_and(|i| i.contains("pH")),
@@ -477,13 +437,13 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     );
 
     // List with the substrate filter, paging bounds.
-    let page = json_of(app.get(&format!("{base}?substrate_key={coco}")).await, 200).await;
+    let page = app.get_ok(&format!("{base}?substrate_key={coco}")).await;
     assert_eq!(page["total"], 2);
     assert!(
         page["items"][0].get("ph_history").is_none(),
         "histories only on the single read"
     );
-    let page = json_of(app.get(&format!("{base}?limit=1&skip=1")).await, 200).await;
+    let page = app.get_ok(&format!("{base}?limit=1&skip=1")).await;
     assert_eq!(
         (
             page["total"].clone(),
@@ -499,8 +459,8 @@ async fn substrate_batches_readings_reuse_and_cycles() {
     .await;
 
     // Bad input: a clear error, nothing written.
-    let before = rows(&app, &tenant, "substrate_batches").await;
-    let readings = rows(&app, &tenant, "substrate_batch_readings").await;
+    let before = count(&app, &tenant, "substrate_batches").await;
+    let readings = count(&app, &tenant, "substrate_batch_readings").await;
     assert_error(
         app.post_json(
             &base,
@@ -539,19 +499,21 @@ async fn substrate_batches_readings_reuse_and_cycles() {
         ]
     );
     let err = assert_error(
-        patch(
-            &app,
-            &format!("{base}{key}"),
-            json!({"ph_current": null, "mixed_on": "2026-02-30"}),
-        )
-        .await,
+        app.rest()
+            .patch(
+                &format!("{base}{key}"),
+                &json!({"ph_current": null, "mixed_on": "2026-02-30"}),
+            )
+            .await,
         422,
         "VALIDATION_ERROR",
     )
     .await;
     assert_eq!(detail_fields(&err), ["body.mixed_on", "body.ph_current"]);
     assert_error(
-        patch(&app, &format!("{base}{pk}"), json!({"label": "Shaky"})).await,
+        app.rest()
+            .patch(&format!("{base}{pk}"), &json!({"label": "Shaky"}))
+            .await,
         409,
         "DUPLICATE_ENTRY",
     )
@@ -577,15 +539,17 @@ async fn substrate_batches_readings_reuse_and_cycles() {
         )
         .await;
         assert_error(
-            patch(&app, &format!("{base}{missing}"), json!({"label": "y"})).await,
+            app.rest()
+                .patch(&format!("{base}{missing}"), &json!({"label": "y"}))
+                .await,
             404,
             "ENTITY_NOT_FOUND",
         )
         .await;
     }
-    assert_eq!(rows(&app, &tenant, "substrate_batches").await, before);
+    assert_eq!(count(&app, &tenant, "substrate_batches").await, before);
     assert_eq!(
-        rows(&app, &tenant, "substrate_batch_readings").await,
+        count(&app, &tenant, "substrate_batch_readings").await,
         readings
     );
 }
@@ -596,189 +560,99 @@ async fn substrates_roles_and_tenant_isolation() {
     let a = app.tenant("suba").await;
     let b = app.tenant("subb").await;
     let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
-    let viewer = app.member(&a, Role::Viewer).await.bearer();
-    let grower = app.member(&a, Role::Grower).await.bearer();
-    let admin = app.member(&a, Role::Admin).await.bearer();
-    let b_admin = app.member(&b, Role::Admin).await.bearer();
+    let viewer = app.rest_as(&app.member(&a, Role::Viewer).await);
+    let grower = app.rest_as(&app.member(&a, Role::Grower).await);
+    let admin = app.rest_as(&app.member(&a, Role::Admin).await);
+    let b_admin = app.rest_as(&app.member(&b, Role::Admin).await);
     let sa = format!("/api/v1/t/{}", a.slug);
     let sb = format!("/api/v1/t/{}", b.slug);
-    let call = |method: Method, path: String, who: String, body: Option<Value>| {
-        let app = &app;
-        async move { app.call(method, &path, Some(&who), body.as_ref()).await }
-    };
-
     // Writes: growers and admins; viewers 403 and nothing written.
     let sub = json!({"name": "Own soil", "type": "soil"});
     assert_error(
-        call(
-            Method::POST,
-            format!("{sa}/substrates/"),
-            viewer.clone(),
-            Some(sub.clone()),
-        )
-        .await,
+        viewer
+            .post(&format!("{sa}/substrates/"), &sub.clone())
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
-    let own = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrates/"),
-            grower.clone(),
-            Some(sub),
-        )
-        .await,
-        201,
-    )
-    .await;
+    let own = grower.create(&format!("{sa}/substrates/"), &sub).await;
     let batch_body = json!({"substrate_key": coco, "label": "Roles"});
     assert_error(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-batches/"),
-            viewer.clone(),
-            Some(batch_body.clone()),
-        )
-        .await,
+        viewer
+            .post(&format!("{sa}/substrate-batches/"), &batch_body.clone())
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
-    let batch = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-batches/"),
-            grower.clone(),
-            Some(batch_body),
-        )
-        .await,
-        201,
-    )
-    .await;
+    let batch = grower
+        .create(&format!("{sa}/substrate-batches/"), &batch_body)
+        .await;
     let bk = batch["key"].as_str().expect("key").to_owned();
     let mix = json!({"name": "Roles mix", "components": [{"substrate_key": coco, "fraction": 0.5}, {"substrate_key": own["key"], "fraction": 0.5}]});
     assert_error(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-mixes"),
-            viewer.clone(),
-            Some(mix.clone()),
-        )
-        .await,
+        viewer
+            .post(&format!("{sa}/substrate-mixes"), &mix.clone())
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
-    json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-mixes"),
-            admin.clone(),
-            Some(mix.clone()),
-        )
-        .await,
-        201,
-    )
-    .await;
+    admin
+        .create(&format!("{sa}/substrate-mixes"), &mix.clone())
+        .await;
     assert_error(
-        call(
-            Method::PATCH,
-            format!("{sa}/substrate-batches/{bk}"),
-            viewer.clone(),
-            Some(json!({"ph_current": 6.0})),
-        )
-        .await,
+        viewer
+            .patch(
+                &format!("{sa}/substrate-batches/{bk}"),
+                &json!({"ph_current": 6.0}),
+            )
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
     assert_error(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-batches/{bk}/cycles"),
-            viewer.clone(),
-            Some(json!({})),
-        )
-        .await,
+        viewer
+            .post(&format!("{sa}/substrate-batches/{bk}/cycles"), &json!({}))
+            .await,
         403,
         "FORBIDDEN",
     )
     .await;
-    json_of(
-        call(
-            Method::PATCH,
-            format!("{sa}/substrate-batches/{bk}"),
-            grower.clone(),
-            Some(json!({"ph_current": 6.0})),
+    grower
+        .patch(
+            &format!("{sa}/substrate-batches/{bk}"),
+            &json!({"ph_current": 6.0}),
         )
-        .await,
-        200,
-    )
-    .await;
-    json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-batches/{bk}/cycles"),
-            admin.clone(),
-            Some(json!({})),
-        )
-        .await,
-        200,
-    )
-    .await;
-    assert_eq!(rows(&app, &a, "substrates").await, 2);
+        .await
+        .expect_json(200)
+        .await;
+    admin
+        .post(&format!("{sa}/substrate-batches/{bk}/cycles"), &json!({}))
+        .await
+        .expect_json(200)
+        .await;
+    assert_eq!(count(&app, &a, "substrates").await, 2);
     // Reads (and the preview, which writes nothing) for every member.
     for who in [&viewer, &grower, &admin] {
-        json_of(
-            call(Method::GET, format!("{sa}/substrates/"), who.clone(), None).await,
-            200,
-        )
+        who.get_ok(&format!("{sa}/substrates/")).await;
+        who.get_ok(&format!(
+            "{sa}/substrates/{}",
+            own["key"].as_str().expect("k")
+        ))
         .await;
-        json_of(
-            call(
-                Method::GET,
-                format!("{sa}/substrates/{}", own["key"].as_str().expect("k")),
-                who.clone(),
-                None,
-            )
-            .await,
-            200,
+        who.post(
+            &format!("{sa}/substrate-mixes/preview"),
+            &json!({"components": mix["components"]}),
         )
+        .await
+        .expect_json(200)
         .await;
-        json_of(
-            call(
-                Method::POST,
-                format!("{sa}/substrate-mixes/preview"),
-                who.clone(),
-                Some(json!({"components": mix["components"]})),
-            )
-            .await,
-            200,
-        )
-        .await;
-        json_of(
-            call(
-                Method::GET,
-                format!("{sa}/substrate-batches/{bk}"),
-                who.clone(),
-                None,
-            )
-            .await,
-            200,
-        )
-        .await;
-        json_of(
-            call(
-                Method::GET,
-                format!("{sa}/substrate-batches/{bk}/reusability"),
-                who.clone(),
-                None,
-            )
-            .await,
-            200,
-        )
-        .await;
+        who.get_ok(&format!("{sa}/substrate-batches/{bk}")).await;
+        who.get_ok(&format!("{sa}/substrate-batches/{bk}/reusability"))
+            .await;
     }
     // A non-member: 404 for the whole tree, never 403.
     for (method, path, body) in [
@@ -796,7 +670,7 @@ async fn substrates_roles_and_tenant_isolation() {
         ),
     ] {
         assert_error(
-            call(method, path, b_admin.clone(), body).await,
+            b_admin.send(method, &path, body.as_ref()).await,
             404,
             "ENTITY_NOT_FOUND",
         )
@@ -809,87 +683,57 @@ async fn substrates_roles_and_tenant_isolation() {
         format!("{sb}/substrate-batches/{bk}"),
         format!("{sb}/substrate-batches/{bk}/reusability"),
     ] {
-        assert_error(
-            call(Method::GET, path, b_admin.clone(), None).await,
-            404,
-            "ENTITY_NOT_FOUND",
-        )
-        .await;
+        assert_error(b_admin.get(&path).await, 404, "ENTITY_NOT_FOUND").await;
     }
     assert_error(
-        call(
-            Method::POST,
-            format!("{sb}/substrate-batches/{bk}/cycles"),
-            b_admin.clone(),
-            Some(json!({})),
-        )
-        .await,
+        b_admin
+            .post(&format!("{sb}/substrate-batches/{bk}/cycles"), &json!({}))
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
     assert_error(
-        call(
-            Method::PATCH,
-            format!("{sb}/substrate-batches/{bk}"),
-            b_admin.clone(),
-            Some(json!({"label": "stolen"})),
-        )
-        .await,
+        b_admin
+            .patch(
+                &format!("{sb}/substrate-batches/{bk}"),
+                &json!({"label": "stolen"}),
+            )
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
     assert_error(
-        call(
-            Method::POST,
-            format!("{sb}/substrate-batches/"),
-            b_admin.clone(),
-            Some(json!({"substrate_key": own_key, "label": "x"})),
-        )
-        .await,
+        b_admin
+            .post(
+                &format!("{sb}/substrate-batches/"),
+                &json!({"substrate_key": own_key, "label": "x"}),
+            )
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
     assert_error(
-        call(
-            Method::POST,
-            format!("{sb}/substrate-mixes/preview"),
-            b_admin.clone(),
-            Some(json!({"components": mix["components"]})),
-        )
-        .await,
+        b_admin
+            .post(
+                &format!("{sb}/substrate-mixes/preview"),
+                &json!({"components": mix["components"]}),
+            )
+            .await,
         404,
         "ENTITY_NOT_FOUND",
     )
     .await;
-    let listed = json_of(
-        call(
-            Method::GET,
-            format!("{sb}/substrates/?scope=tenant"),
-            b_admin.clone(),
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let listed = b_admin
+        .get_ok(&format!("{sb}/substrates/?scope=tenant"))
+        .await;
     assert_eq!(listed["total"], 0);
-    let listed = json_of(
-        call(
-            Method::GET,
-            format!("{sb}/substrate-batches/"),
-            b_admin.clone(),
-            None,
-        )
-        .await,
-        200,
-    )
-    .await;
+    let listed = b_admin.get_ok(&format!("{sb}/substrate-batches/")).await;
     assert_eq!(listed["total"], 0);
-    assert_eq!(rows(&app, &b, "substrate_batches").await, 0);
-    assert_eq!(rows(&app, &a, "substrate_batches").await, 1);
+    assert_eq!(count(&app, &b, "substrate_batches").await, 0);
+    assert_eq!(count(&app, &a, "substrate_batches").await, 1);
 }
 
 #[tokio::test]
@@ -949,7 +793,7 @@ async fn substrate_tools_over_rest_face_and_json_rpc() {
     assert_eq!(status, 200, "{d}");
     assert_eq!(d["dry_run"], true);
     assert!(d["data"].get("substrate_key").is_none());
-    assert_eq!(rows(&app, &a, "substrates").await, 0);
+    assert_eq!(count(&app, &a, "substrates").await, 0);
     let mut real = args.clone();
     real["idempotency_key"] = json!("mix-1");
     let (status, made) = tool(&app, &grower, "create_substrate_mix", real.clone()).await;
@@ -962,7 +806,7 @@ async fn substrate_tools_over_rest_face_and_json_rpc() {
         .to_owned();
     let (_, again) = tool(&app, &grower, "create_substrate_mix", real).await;
     assert_eq!(again["idempotent_replay"], true);
-    assert_eq!(rows(&app, &a, "substrates").await, 1);
+    assert_eq!(count(&app, &a, "substrates").await, 1);
     let (status, err) = tool(&app, &grower, "create_substrate_mix", args).await;
     assert_eq!(
         (status, err["error_code"].as_str()),
@@ -1010,14 +854,13 @@ async fn substrate_tools_over_rest_face_and_json_rpc() {
 
     // Batches through the tools.
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower_user)
+        .post(
             &format!("/api/v1/t/{}/substrate-batches/", a.slug),
-            Some(&grower_user.bearer()),
-            Some(&json!({"substrate_key": mix_key, "label": "Mix batch"})),
+            &json!({"substrate_key": mix_key, "label": "Mix batch"}),
         )
         .await;
-    let batch = json_of(res, 201).await;
+    let batch = res.expect_json(201).await;
     assert_eq!(batch["max_reuse_cycles"], 3);
     let bk = batch["key"].as_str().expect("key");
     let (_, listed) = tool(
@@ -1099,46 +942,35 @@ async fn substrates_patch_own_refuse_global_and_mix_properties() {
     let base = format!("/api/v1/t/{}/substrates/", tenant.slug);
     let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
     let perlite = global_substrate(&app, "perlite", 7.0, true, 3).await;
-    let own = json_of(
-        app.post_json(
+    let own = app
+        .create(
             &base,
             &json!({"name": "Balcony soil", "type": "soil", "brand": "Acme",
                     "description": "for boxes"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let own_key = own["key"].as_str().expect("key").to_owned();
-    json_of(
-        app.post_json(&base, &json!({"name": "Other soil", "type": "soil"}))
-            .await,
-        201,
-    )
-    .await;
-    let batch = json_of(
-        app.post_json(
+    app.create(&base, &json!({"name": "Other soil", "type": "soil"}))
+        .await;
+    let batch = app
+        .create(
             &format!("/api/v1/t/{}/substrate-batches/", tenant.slug),
             &json!({"substrate_key": own_key, "label": "Soil A"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     assert_eq!(batch["reusable"], false);
 
     // Omitted stays, a value replaces, null clears a text; reusable brings a limit.
-    let p = json_of(
-        patch(
-            &app,
+    let p = app
+        .rest()
+        .patch(
             &format!("{base}{own_key}"),
-            json!({"name": "Box soil", "brand": null, "ph_base": 6.0, "reusable": true,
+            &json!({"name": "Box soil", "brand": null, "ph_base": 6.0, "reusable": true,
                    "max_reuse_cycles": 2, "irrigation_strategy": "frequent"}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(p["key"], own_key.as_str());
     assert_eq!(p["name"], "Box soil");
     assert_eq!(p["brand"], Value::Null);
@@ -1148,42 +980,33 @@ async fn substrates_patch_own_refuse_global_and_mix_properties() {
     assert_eq!(p["max_reuse_cycles"], 2);
     assert_eq!(p["irrigation_strategy"], "frequent");
     assert_eq!(p["type"], "soil");
-    let got = json_of(app.get(&format!("{base}{own_key}")).await, 200).await;
+    let got = app.get_ok(&format!("{base}{own_key}")).await;
     assert_eq!(got, p);
     // Not reusable again: one cycle.
-    let p = json_of(
-        patch(
-            &app,
-            &format!("{base}{own_key}"),
-            json!({"reusable": false}),
-        )
-        .await,
-        200,
-    )
-    .await;
+    let p = app
+        .rest()
+        .patch(&format!("{base}{own_key}"), &json!({"reusable": false}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(p["max_reuse_cycles"], 1);
     // The batch keeps the facts it was made with.
-    let b = json_of(
-        app.get(&format!(
+    let b = app
+        .get_ok(&format!(
             "/api/v1/t/{}/substrate-batches/{}",
             tenant.slug,
             batch["key"].as_str().expect("key")
         ))
-        .await,
-        200,
-    )
-    .await;
+        .await;
     assert_eq!(b["reusable"], false);
     assert_eq!(b["substrate_name"], "Box soil");
 
     // Refusals write nothing.
     let before = snapshot(&app, &tenant, "substrates").await;
-    let res = patch(
-        &app,
-        &format!("{base}{own_key}"),
-        json!({"name": "other SOIL"}),
-    )
-    .await;
+    let res = app
+        .rest()
+        .patch(&format!("{base}{own_key}"), &json!({"name": "other SOIL"}))
+        .await;
     assert_error(res, 409, "DUPLICATE_ENTRY").await;
     for (body, fields) in [
         (json!({"name": null}), vec!["body.name"]),
@@ -1205,63 +1028,63 @@ async fn substrates_patch_own_refuse_global_and_mix_properties() {
             vec!["body.description", "body.ec_base_ms"],
         ),
     ] {
-        let res = patch(&app, &format!("{base}{own_key}"), body.clone()).await;
+        let res = app
+            .rest()
+            .patch(&format!("{base}{own_key}"), &body.clone())
+            .await;
         let err = assert_error(res, 422, "VALIDATION_ERROR").await;
         let mut got = detail_fields(&err);
         got.sort();
         assert_eq!(got, fields, "{body}");
     }
     // A global substrate is the catalogue's: 403, and unchanged.
-    let global_before = json_of(app.get(&format!("{base}{coco}")).await, 200).await;
-    let res = patch(&app, &format!("{base}{coco}"), json!({"name": "Mine now"})).await;
+    let global_before = app.get_ok(&format!("{base}{coco}")).await;
+    let res = app
+        .rest()
+        .patch(&format!("{base}{coco}"), &json!({"name": "Mine now"}))
+        .await;
     let err = assert_error(res, 403, "FORBIDDEN").await;
     assert!(err["message"].to_string().contains("catalogue"), "{err}");
-    assert_eq!(
-        json_of(app.get(&format!("{base}{coco}")).await, 200).await,
-        global_before
-    );
+    assert_eq!(app.get_ok(&format!("{base}{coco}")).await, global_before);
     for unknown in [
         format!("{base}tenant:{}", uuid::Uuid::now_v7()),
         format!("{base}{}", uuid::Uuid::now_v7()),
         format!("{base}tenant:nope"),
         format!("{base}nope"),
     ] {
-        let res = patch(&app, &unknown, json!({"name": "X"})).await;
+        let res = app.rest().patch(&unknown, &json!({"name": "X"})).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     assert_eq!(snapshot(&app, &tenant, "substrates").await, before);
 
     // A mix: texts change, properties follow the components (422).
-    let mix = json_of(
-        app.post_json(
+    let mix = app
+        .create(
             &format!("/api/v1/t/{}/substrate-mixes", tenant.slug),
             &json!({"name": "Coco perlite", "components": [
                 {"substrate_key": coco, "fraction": 0.7},
                 {"substrate_key": perlite, "fraction": 0.3}]}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let mix_key = mix["key"].as_str().expect("key").to_owned();
-    let res = patch(
-        &app,
-        &format!("{base}{mix_key}"),
-        json!({"ph_base": 6.0, "reusable": false}),
-    )
-    .await;
+    let res = app
+        .rest()
+        .patch(
+            &format!("{base}{mix_key}"),
+            &json!({"ph_base": 6.0, "reusable": false}),
+        )
+        .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.ph_base", "body.reusable"]);
-    let renamed = json_of(
-        patch(
-            &app,
+    let renamed = app
+        .rest()
+        .patch(
             &format!("{base}{mix_key}"),
-            json!({"name": "Coco 70/30", "description": "tomatoes"}),
+            &json!({"name": "Coco 70/30", "description": "tomatoes"}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(renamed["name"], "Coco 70/30");
     assert_eq!(renamed["ph_base"], mix["ph_base"]);
     assert_eq!(renamed["mix_components"], mix["mix_components"]);
@@ -1275,22 +1098,19 @@ async fn substrates_and_batches_delete_refused_while_used() {
     let base = format!("/api/v1/t/{slug}/substrates/");
     let batches = format!("/api/v1/t/{slug}/substrate-batches/");
     let coco = global_substrate(&app, "coco", 5.8, true, 3).await;
-    let own = json_of(
-        app.post_json(&base, &json!({"name": "Box soil", "type": "soil"}))
-            .await,
-        201,
-    )
-    .await;
+    let own = app
+        .create(&base, &json!({"name": "Box soil", "type": "soil"}))
+        .await;
     let own_key = own["key"].as_str().expect("key").to_owned();
     let delete = |path: String| {
         let app = &app;
-        async move { app.call(Method::DELETE, &path, None, None).await }
+        async move { app.rest().delete(&path).await }
     };
 
     // A global substrate cannot be deleted by a garden; unknown keys are 404.
     let res = delete(format!("{base}{coco}")).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    json_of(app.get(&format!("{base}{coco}")).await, 200).await;
+    app.get_ok(&format!("{base}{coco}")).await;
     for unknown in [
         format!("{base}tenant:{}", uuid::Uuid::now_v7()),
         format!("{base}{}", uuid::Uuid::now_v7()),
@@ -1301,40 +1121,31 @@ async fn substrates_and_batches_delete_refused_while_used() {
     }
 
     // A batch of it: the substrate stays (409) until the batch is gone.
-    let batch = json_of(
-        app.post_json(
+    let batch = app
+        .create(
             &batches,
             &json!({"substrate_key": own_key, "label": "Soil A", "ph_current": 6.4}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let batch_key = batch["key"].as_str().expect("key").to_owned();
     let res = delete(format!("{base}{own_key}")).await;
     let err = assert_error(res, 409, "STATE_CONFLICT").await;
     assert!(err["message"].to_string().contains("batch"), "{err}");
-    assert_eq!(rows(&app, &tenant, "substrates").await, 1);
+    assert_eq!(count(&app, &tenant, "substrates").await, 1);
 
     // A live plant grows in the batch: 409; archived, its record still holds it: 409.
-    let site = json_of(
-        app.post_json(
+    let site = app
+        .create(
             &format!("/api/v1/t/{slug}/sites/"),
             &json!({"name": "Balcony", "kind": "balcony"}),
         )
-        .await,
-        201,
-    )
-    .await;
-    let loc = json_of(
-        app.post_json(
+        .await;
+    let loc = app
+        .create(
             &format!("/api/v1/t/{slug}/locations/"),
             &json!({"site_key": site["key"], "name": "Box"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let loc_key = loc["key"].as_str().expect("key");
     let plant =
         crate::places::insert_plant(&app, &tenant, loc_key, None, Some(&batch_key), false).await;
@@ -1365,15 +1176,12 @@ async fn substrates_and_batches_delete_refused_while_used() {
     );
 
     // Without users it goes (with its readings), then the substrate can go too.
-    let free = json_of(
-        app.post_json(
+    let free = app
+        .create(
             &batches,
             &json!({"substrate_key": own_key, "label": "Soil B", "ph_current": 6.1}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let res = delete(format!("{batches}{}", free["key"].as_str().expect("key"))).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_error(
@@ -1383,7 +1191,7 @@ async fn substrates_and_batches_delete_refused_while_used() {
         "ENTITY_NOT_FOUND",
     )
     .await;
-    assert_eq!(rows(&app, &tenant, "substrate_batch_readings").await, 1);
+    assert_eq!(count(&app, &tenant, "substrate_batch_readings").await, 1);
     crate::garden::exec(
         &app,
         &tenant,
@@ -1393,25 +1201,18 @@ async fn substrates_and_batches_delete_refused_while_used() {
     .await;
     let res = delete(format!("{batches}{batch_key}")).await;
     assert_eq!(res.status().as_u16(), 204);
-    assert_eq!(rows(&app, &tenant, "substrate_batch_readings").await, 0);
+    assert_eq!(count(&app, &tenant, "substrate_batch_readings").await, 0);
 
     // A plant naming the substrate itself, and a mix containing it, keep it too.
-    let other = json_of(
-        app.post_json(&base, &json!({"name": "Perlite own", "type": "perlite"}))
-            .await,
-        201,
-    )
-    .await;
+    let other = app
+        .create(&base, &json!({"name": "Perlite own", "type": "perlite"}))
+        .await;
     let other_key = other["key"].as_str().expect("key").to_owned();
-    json_of(
-        app.post_json(
-            &format!("/api/v1/t/{slug}/substrate-mixes"),
-            &json!({"name": "Soil perlite", "components": [
+    app.create(
+        &format!("/api/v1/t/{slug}/substrate-mixes"),
+        &json!({"name": "Soil perlite", "components": [
                 {"substrate_key": own_key, "fraction": 0.5},
                 {"substrate_key": other_key, "fraction": 0.5}]}),
-        )
-        .await,
-        201,
     )
     .await;
     let res = delete(format!("{base}{other_key}")).await;
@@ -1428,7 +1229,7 @@ async fn substrates_and_batches_delete_refused_while_used() {
     let res = delete(format!("{base}{own_key}")).await;
     let err = assert_error(res, 409, "STATE_CONFLICT").await;
     assert!(err["message"].to_string().contains("plant"), "{err}");
-    assert_eq!(rows(&app, &tenant, "substrates").await, 3);
+    assert_eq!(count(&app, &tenant, "substrates").await, 3);
     crate::garden::exec(
         &app,
         &tenant,
@@ -1437,12 +1238,9 @@ async fn substrates_and_batches_delete_refused_while_used() {
     )
     .await;
     // The mix itself has no users: it goes, then its components are free.
-    let mix_key = json_of(
-        app.get(&format!("{base}?scope=tenant&q=soil%20perlite"))
-            .await,
-        200,
-    )
-    .await["items"][0]["key"]
+    let mix_key = app
+        .get_ok(&format!("{base}?scope=tenant&q=soil%20perlite"))
+        .await["items"][0]["key"]
         .as_str()
         .expect("mix key")
         .to_owned();
@@ -1458,7 +1256,7 @@ async fn substrates_and_batches_delete_refused_while_used() {
         delete(format!("{base}{other_key}")).await.status().as_u16(),
         204
     );
-    assert_eq!(rows(&app, &tenant, "substrates").await, 0);
+    assert_eq!(count(&app, &tenant, "substrates").await, 0);
 }
 
 #[tokio::test]
@@ -1466,73 +1264,50 @@ async fn substrate_changes_and_deletes_roles_and_tenant_isolation() {
     let app = TestApp::full().await;
     let a = app.tenant("subrola").await;
     let b = app.tenant("subrolb").await;
-    let viewer = app.member(&a, Role::Viewer).await.bearer();
-    let grower = app.member(&a, Role::Grower).await.bearer();
-    let admin = app.member(&a, Role::Admin).await.bearer();
-    let b_admin = app.member(&b, Role::Admin).await.bearer();
-    let stranger = app.user("stranger").await.bearer();
+    let viewer = app.rest_as(&app.member(&a, Role::Viewer).await);
+    let grower = app.rest_as(&app.member(&a, Role::Grower).await);
+    let admin = app.rest_as(&app.member(&a, Role::Admin).await);
+    let b_admin = app.rest_as(&app.member(&b, Role::Admin).await);
+    let stranger = app.rest_as(&app.user("stranger").await);
     let sa = format!("/api/v1/t/{}", a.slug);
     let sb = format!("/api/v1/t/{}", b.slug);
-    let call = |method: Method, path: String, who: &str, body: Option<Value>| {
-        let app = &app;
-        let who = who.to_owned();
-        async move { app.call(method, &path, Some(&who), body.as_ref()).await }
-    };
-    let own = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrates/"),
-            &grower,
-            Some(json!({"name": "Box soil", "type": "soil"})),
+    let own = grower
+        .create(
+            &format!("{sa}/substrates/"),
+            &json!({"name": "Box soil", "type": "soil"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let own_key = own["key"].as_str().expect("key").to_owned();
-    let batch = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/substrate-batches/"),
-            &grower,
-            Some(json!({"substrate_key": own_key, "label": "A"})),
+    let batch = grower
+        .create(
+            &format!("{sa}/substrate-batches/"),
+            &json!({"substrate_key": own_key, "label": "A"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let batch_key = batch["key"].as_str().expect("key").to_owned();
 
     // PATCH: grower writes, viewer 403; another garden and a stranger get 404.
-    let res = call(
-        Method::PATCH,
-        format!("{sa}/substrates/{own_key}"),
-        &viewer,
-        Some(json!({"name": "V"})),
-    )
-    .await;
+    let res = viewer
+        .patch(&format!("{sa}/substrates/{own_key}"), &json!({"name": "V"}))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
     for (who, base) in [(&b_admin, &sb), (&b_admin, &sa), (&stranger, &sa)] {
-        let res = call(
-            Method::PATCH,
-            format!("{base}/substrates/{own_key}"),
-            who,
-            Some(json!({"name": "Theirs"})),
-        )
-        .await;
+        let res = who
+            .patch(
+                &format!("{base}/substrates/{own_key}"),
+                &json!({"name": "Theirs"}),
+            )
+            .await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
-    let p = json_of(
-        call(
-            Method::PATCH,
-            format!("{sa}/substrates/{own_key}"),
-            &grower,
-            Some(json!({"name": "Grower soil"})),
+    let p = grower
+        .patch(
+            &format!("{sa}/substrates/{own_key}"),
+            &json!({"name": "Grower soil"}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(p["name"], "Grower soil");
 
     // Deletes: admin only (grower and viewer 403); another garden 404; nothing gone.
@@ -1541,146 +1316,85 @@ async fn substrate_changes_and_deletes_roles_and_tenant_isolation() {
         format!("{sa}/substrates/{own_key}"),
     ] {
         for who in [&viewer, &grower] {
-            assert_error(
-                call(Method::DELETE, path.clone(), who, None).await,
-                403,
-                "FORBIDDEN",
-            )
-            .await;
+            assert_error(who.delete(&path).await, 403, "FORBIDDEN").await;
         }
         let foreign = path.replace(&sa, &sb);
-        assert_error(
-            call(Method::DELETE, foreign, &b_admin, None).await,
-            404,
-            "ENTITY_NOT_FOUND",
-        )
-        .await;
-        assert_error(
-            call(Method::DELETE, path.clone(), &stranger, None).await,
-            404,
-            "ENTITY_NOT_FOUND",
-        )
-        .await;
+        assert_error(b_admin.delete(&foreign).await, 404, "ENTITY_NOT_FOUND").await;
+        assert_error(stranger.delete(&path).await, 404, "ENTITY_NOT_FOUND").await;
     }
-    assert_eq!(rows(&app, &a, "substrate_batches").await, 1);
-    assert_eq!(rows(&app, &a, "substrates").await, 1);
+    assert_eq!(count(&app, &a, "substrate_batches").await, 1);
+    assert_eq!(count(&app, &a, "substrates").await, 1);
     // Slot batch: grower sets it; viewer 403; B's batch in A's slot is 404.
-    let site = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/sites/"),
-            &admin,
-            Some(json!({"name": "Roof", "kind": "garden"})),
+    let site = admin
+        .create(
+            &format!("{sa}/sites/"),
+            &json!({"name": "Roof", "kind": "garden"}),
         )
-        .await,
-        201,
-    )
-    .await;
-    let loc = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/locations/"),
-            &admin,
-            Some(json!({"site_key": site["key"], "name": "Bed"})),
+        .await;
+    let loc = admin
+        .create(
+            &format!("{sa}/locations/"),
+            &json!({"site_key": site["key"], "name": "Bed"}),
         )
-        .await,
-        201,
-    )
-    .await;
-    let slot = json_of(
-        call(
-            Method::POST,
-            format!("{sa}/slots/"),
-            &admin,
-            Some(json!({"location_key": loc["key"], "code": "BED_1"})),
+        .await;
+    let slot = admin
+        .create(
+            &format!("{sa}/slots/"),
+            &json!({"location_key": loc["key"], "code": "BED_1"}),
         )
-        .await,
-        201,
-    )
-    .await;
+        .await;
     let slot_path = format!(
         "{sa}/slots/{}/substrate-batch",
         slot["key"].as_str().expect("key")
     );
-    let res = call(
-        Method::PUT,
-        slot_path.clone(),
-        &viewer,
-        Some(json!({"batch_key": batch_key})),
-    )
-    .await;
+    let res = viewer
+        .put(&slot_path, &json!({"batch_key": batch_key}))
+        .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let b_sub = json_of(
-        call(
-            Method::POST,
-            format!("{sb}/substrates/"),
-            &b_admin,
-            Some(json!({"name": "B soil", "type": "soil"})),
+    let b_sub = b_admin
+        .create(
+            &format!("{sb}/substrates/"),
+            &json!({"name": "B soil", "type": "soil"}),
         )
-        .await,
-        201,
-    )
-    .await;
-    let b_batch = json_of(
-        call(
-            Method::POST,
-            format!("{sb}/substrate-batches/"),
-            &b_admin,
-            Some(json!({"substrate_key": b_sub["key"], "label": "B1"})),
+        .await;
+    let b_batch = b_admin
+        .create(
+            &format!("{sb}/substrate-batches/"),
+            &json!({"substrate_key": b_sub["key"], "label": "B1"}),
         )
-        .await,
-        201,
-    )
-    .await;
-    let res = call(
-        Method::PUT,
-        slot_path.clone(),
-        &grower,
-        Some(json!({"batch_key": b_batch["key"]})),
-    )
-    .await;
+        .await;
+    let res = grower
+        .put(&slot_path, &json!({"batch_key": b_batch["key"]}))
+        .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let set = json_of(
-        call(
-            Method::PUT,
-            slot_path,
-            &grower,
-            Some(json!({"batch_key": batch_key})),
-        )
-        .await,
-        200,
-    )
-    .await;
+    let set = grower
+        .put(&slot_path, &json!({"batch_key": batch_key}))
+        .await
+        .expect_json(200)
+        .await;
     assert_eq!(set["substrate_batch_key"], batch_key.as_str());
     // The admin deletes once nothing uses them.
-    let res = call(
-        Method::DELETE,
-        format!("{sa}/substrate-batches/{batch_key}"),
-        &admin,
-        None,
-    )
-    .await;
+    let res = admin
+        .delete(&format!("{sa}/substrate-batches/{batch_key}"))
+        .await;
     assert_error(res, 409, "STATE_CONFLICT").await;
-    json_of(
-        call(
-            Method::PUT,
-            format!(
+    grower
+        .put(
+            &format!(
                 "{sa}/slots/{}/substrate-batch",
                 slot["key"].as_str().expect("key")
             ),
-            &grower,
-            Some(json!({"batch_key": null})),
+            &json!({"batch_key": null}),
         )
-        .await,
-        200,
-    )
-    .await;
+        .await
+        .expect_json(200)
+        .await;
     for path in [
         format!("{sa}/substrate-batches/{batch_key}"),
         format!("{sa}/substrates/{own_key}"),
     ] {
-        let res = call(Method::DELETE, path, &admin, None).await;
+        let res = admin.delete(&path).await;
         assert_eq!(res.status().as_u16(), 204);
     }
-    assert_eq!(rows(&app, &b, "substrates").await, 1, "B untouched");
+    assert_eq!(count(&app, &b, "substrates").await, 1, "B untouched");
 }

@@ -445,6 +445,11 @@ impl TestUser {
     pub fn bearer(&self) -> String {
         format!("Bearer {}", self.session.access)
     }
+
+    /// The account id (`key`).
+    pub fn id(&self) -> uuid::Uuid {
+        uuid::Uuid::parse_str(&self.key).expect("uuid")
+    }
 }
 
 /// `Set-Cookie` values of a response by cookie name: (value, full header line).
@@ -539,11 +544,25 @@ impl TestApp {
     /// A fresh account holding `role` in `tenant`.
     pub async fn member(&self, tenant: &TenantRecord, role: kultiva::auth::Role) -> TestUser {
         let user = self.user(role.as_str()).await;
-        let id = uuid::Uuid::parse_str(&user.key).expect("uuid");
-        kultiva::directory::memberships::repo::add(self.state.platform_pool(), tenant.id, id, role)
-            .await
-            .expect("membership");
+        self.add_member(tenant, user.id(), role).await;
         user
+    }
+
+    /// Makes an existing account a member of `tenant` with `role`.
+    pub async fn add_member(
+        &self,
+        tenant: &TenantRecord,
+        account: uuid::Uuid,
+        role: kultiva::auth::Role,
+    ) {
+        kultiva::directory::memberships::repo::add(
+            self.state.platform_pool(),
+            tenant.id,
+            account,
+            role,
+        )
+        .await
+        .expect("membership");
     }
 
     /// A fresh account that administers the platform.
@@ -583,4 +602,455 @@ pub async fn session_of(res: reqwest::Response) -> Session {
         refresh: cookies.get("svc_refresh").map(|(v, _)| v.clone()),
         csrf: cookies.get("svc_csrf").map(|(v, _)| v.clone()),
     }
+}
+
+/// `/api/v1/t/{slug}/{rest}`: a path under a garden.
+pub fn tenant_path(tenant: &TenantRecord, rest: &str) -> String {
+    format!("/api/v1/t/{}/{rest}", tenant.slug)
+}
+
+/// The `key` of a JSON record.
+pub fn key_of(v: &Value) -> String {
+    v["key"].as_str().expect("key").to_owned()
+}
+
+/// A loopback port nothing listens on (now).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+/// Reading a JSON answer.
+pub trait JsonReply {
+    /// Asserts the status (the message shows the body) and returns the body, which must be
+    /// JSON.
+    async fn expect_json(self, status: u16) -> Value;
+    /// The status and the body, which must be JSON.
+    async fn status_json(self) -> (u16, Value);
+    /// The status and the body, `Null` when the body is empty or not JSON.
+    async fn status_json_or_null(self) -> (u16, Value);
+}
+
+impl JsonReply for reqwest::Response {
+    async fn expect_json(self, status: u16) -> Value {
+        let got = self.status().as_u16();
+        let body: Value = self.json().await.expect("json");
+        assert_eq!(got, status, "{body}");
+        body
+    }
+
+    async fn status_json(self) -> (u16, Value) {
+        let status = self.status().as_u16();
+        (status, self.json().await.expect("json"))
+    }
+
+    async fn status_json_or_null(self) -> (u16, Value) {
+        let status = self.status().as_u16();
+        let text = self.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+}
+
+/// The shared REST test client: a test service and one credential (none, a user's session,
+/// an API key or any `Authorization` value), plus extra headers sent with every request.
+#[derive(Clone)]
+pub struct Rest<'a> {
+    app: &'a TestApp,
+    authorization: Option<String>,
+    headers: Vec<(String, String)>,
+    prefix: String,
+}
+
+impl TestApp {
+    /// The REST client without a credential.
+    pub fn rest(&self) -> Rest<'_> {
+        self.rest_auth(None)
+    }
+
+    /// A GET without a credential whose answer must be 200: its JSON body.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        self.rest().get_ok(path).await
+    }
+
+    /// A POST without a credential whose answer must be 201: its JSON body.
+    pub async fn create(&self, path: &str, body: &Value) -> Value {
+        self.rest().create(path, body).await
+    }
+
+    /// The REST client with a user's access token.
+    pub fn rest_as(&self, user: &TestUser) -> Rest<'_> {
+        self.rest_auth(Some(&user.bearer()))
+    }
+
+    /// The REST client with a bearer token (an API key, an access token).
+    pub fn rest_key(&self, key: &str) -> Rest<'_> {
+        self.rest_auth(Some(&format!("Bearer {key}")))
+    }
+
+    /// The REST client with any `Authorization` value (or none).
+    pub fn rest_auth(&self, authorization: Option<&str>) -> Rest<'_> {
+        Rest {
+            app: self,
+            authorization: authorization.map(str::to_owned),
+            headers: Vec::new(),
+            prefix: String::new(),
+        }
+    }
+}
+
+impl Rest<'_> {
+    /// The same client, sending one more header with every request.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The same client, with every path under `prefix` (`/api/v1/t/<slug>`).
+    pub fn under(mut self, prefix: &str) -> Self {
+        self.prefix = format!("{}{prefix}", self.prefix);
+        self
+    }
+
+    /// Any request with an optional JSON body.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> reqwest::Response {
+        let mut req = self
+            .app
+            .client
+            .request(method, self.app.url(&format!("{}{path}", self.prefix)));
+        if let Some(auth) = &self.authorization {
+            req = req.header("authorization", auth);
+        }
+        for (name, value) in &self.headers {
+            req = req.header(name, value);
+        }
+        if let Some(body) = body {
+            req = req.json(body);
+        }
+        req.send().await.expect("request sent")
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.send(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// A POST without a body.
+    pub async fn post_empty(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::POST, path, None).await
+    }
+
+    pub async fn put(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.send(reqwest::Method::PUT, path, Some(body)).await
+    }
+
+    pub async fn patch(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.send(reqwest::Method::PATCH, path, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::DELETE, path, None).await
+    }
+
+    /// A GET whose answer must be 200: its JSON body.
+    pub async fn get_ok(&self, path: &str) -> Value {
+        self.get(path).await.expect_json(200).await
+    }
+
+    /// A POST whose answer must be 201: its JSON body.
+    pub async fn create(&self, path: &str, body: &Value) -> Value {
+        self.post(path, body).await.expect_json(201).await
+    }
+
+    /// Any request: the status and the body (`Null` when the body is empty or not JSON).
+    pub async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> (u16, Value) {
+        self.send(method, path, body)
+            .await
+            .status_json_or_null()
+            .await
+    }
+
+    /// Any request whose answer must have `status`: its JSON body.
+    pub async fn expect(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&Value>,
+        status: u16,
+    ) -> Value {
+        self.send(method, path, body)
+            .await
+            .expect_json(status)
+            .await
+    }
+}
+
+/// One request a [`Receiver`] got.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// The status the receiver answered with.
+    pub answered: u16,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).expect("json body")
+    }
+}
+
+/// A local HTTP receiver (webhook target, push service): records every request and answers
+/// the n-th one, to `path`, with `answer(n, path)` and the body `reply`.
+pub struct Receiver {
+    port: u16,
+    got: std::sync::Arc<std::sync::Mutex<Vec<Received>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Receiver {
+    pub async fn start(
+        answer: impl Fn(usize, &str) -> u16 + Send + 'static,
+        reply: &'static str,
+    ) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let got: std::sync::Arc<std::sync::Mutex<Vec<Received>>> = Default::default();
+        let seen = got.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else {
+                    return;
+                };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let head_end = loop {
+                    let Ok(n) = sock.read(&mut chunk).await else {
+                        break 0;
+                    };
+                    if n == 0 {
+                        break 0;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break at + 4;
+                    }
+                };
+                if head_end == 0 {
+                    continue;
+                }
+                let head = String::from_utf8_lossy(&buf[..head_end - 4]).into_owned();
+                let path = head
+                    .lines()
+                    .next()
+                    .and_then(|l| l.split(' ').nth(1))
+                    .unwrap_or_default()
+                    .to_owned();
+                let headers: Vec<(String, String)> = head
+                    .lines()
+                    .skip(1)
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))
+                    .collect();
+                let length: usize = headers
+                    .iter()
+                    .find(|(k, _)| k == "content-length")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(0);
+                while buf.len() < head_end + length {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let answered = {
+                    let mut g = seen.lock().expect("lock");
+                    let status = answer(g.len(), &path);
+                    g.push(Received {
+                        path,
+                        headers,
+                        body: buf[head_end..].to_vec(),
+                        answered: status,
+                    });
+                    status
+                };
+                let head = format!(
+                    "HTTP/1.1 {answered} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    reply.len()
+                );
+                let _ = sock.write_all(format!("{head}{reply}").as_bytes()).await;
+                let _ = sock.shutdown().await;
+            }
+        });
+        Self { port, got, task }
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn origin(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.got.lock().expect("lock").clone()
+    }
+
+    /// The requests once at least `n` have come (fails after a minute).
+    pub async fn wait_for(&self, n: usize) -> Vec<Received> {
+        let start = std::time::Instant::now();
+        loop {
+            let got = self.received();
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "{n} request(s) expected, {} arrived",
+                got.len()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// A tool call on the tool server's REST face with a bearer key: the status and the (JSON)
+/// body.
+pub async fn rest_tool(app: &TestApp, key: &str, name: &str, args: Value) -> (u16, Value) {
+    app.rest_key(key)
+        .post(&format!("/api/v1/mcp/tools/{name}"), &args)
+        .await
+        .status_json()
+        .await
+}
+
+/// Creates a site named `name` in garden `slug` (no credential: light mode).
+pub async fn post_site(app: &TestApp, slug: &str, name: &str) -> reqwest::Response {
+    app.post_json(
+        &format!("/api/v1/t/{slug}/sites/"),
+        &serde_json::json!({"name": name, "kind": "garden"}),
+    )
+    .await
+}
+
+/// The status of a one-site page of garden `slug` and its total (-1 when not 200).
+pub async fn site_total(app: &TestApp, slug: &str) -> (u16, i64) {
+    let res = app.get(&format!("/api/v1/t/{slug}/sites/?limit=1")).await;
+    let status = res.status().as_u16();
+    let total = if status == 200 {
+        let page: Value = res.json().await.expect("json");
+        page["total"].as_i64().expect("total")
+    } else {
+        -1
+    };
+    (status, total)
+}
+
+/// One write of [`Traffic`]: the site's name, the status, `Retry-After` and how long it took.
+pub type Write = (String, u16, Option<String>, std::time::Duration);
+
+/// Traffic on one garden while it moves: three writers creating sites (`w{writer}-{i}`; after
+/// a 503 a writer waits 50 ms) and one reader of the site total, until stopped.
+pub struct Traffic {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    writers: Vec<tokio::task::JoinHandle<Vec<Write>>>,
+    reader: tokio::task::JoinHandle<Vec<(u16, i64)>>,
+}
+
+impl Traffic {
+    pub fn start(app: &std::sync::Arc<TestApp>, slug: &str) -> Self {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut writers = Vec::new();
+        for w in 0..3 {
+            let (app, slug, stop) = (app.clone(), slug.to_owned(), stop.clone());
+            writers.push(tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut i = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let name = format!("w{w}-{i}");
+                    let started = std::time::Instant::now();
+                    let res = post_site(&app, &slug, &name).await;
+                    let status = res.status().as_u16();
+                    let retry_after = header(&res, "retry-after");
+                    seen.push((name, status, retry_after, started.elapsed()));
+                    i += 1;
+                    if status == 503 {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                }
+                seen
+            }));
+        }
+        let reader = {
+            let (app, slug, stop) = (app.clone(), slug.to_owned(), stop.clone());
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    seen.push(site_total(&app, &slug).await);
+                }
+                seen
+            })
+        };
+        Self {
+            stop,
+            writers,
+            reader,
+        }
+    }
+
+    /// Stops the traffic: every write, and every read (status, total).
+    pub async fn stop(self) -> (Vec<Write>, Vec<(u16, i64)>) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut answered = Vec::new();
+        for w in self.writers {
+            answered.extend(w.await.expect("writer"));
+        }
+        (answered, self.reader.await.expect("reader"))
+    }
+}
+
+/// `kultiva serve` as a process of its own: a clean environment with `PATH`, the test
+/// service's variables ([`base_env`]) and then `env`.
+pub fn serve_command(env: &[(&str, &str)]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_kultiva"));
+    cmd.arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in base_env() {
+        cmd.env(k, v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
 }

@@ -2,7 +2,6 @@
 //! state, bad input refused with nothing written, roles and two-tenant isolation.
 
 use kultiva::auth::Role;
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -124,11 +123,10 @@ async fn tanks_fill_top_up_adjust_and_maintain() {
 
     // Patch: rename, grow, clear the location; list shows it.
     let res = app
-        .call(
-            Method::PATCH,
+        .rest()
+        .patch(
             &base,
-            None,
-            Some(&json!({"name": "Tank A", "volume_liters": 120, "location_key": null})),
+            &json!({"name": "Tank A", "volume_liters": 120, "location_key": null}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 200);
@@ -141,7 +139,7 @@ async fn tanks_fill_top_up_adjust_and_maintain() {
     assert_eq!(page["items"][0]["name"], "Tank A");
 
     // Delete: gone with its fills and log.
-    let res = app.call(Method::DELETE, &base, None, None).await;
+    let res = app.rest().delete(&base).await;
     assert_eq!(res.status().as_u16(), 204);
     assert_error(app.get(&base).await, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &t, "tank_fills").await, 0);
@@ -306,9 +304,7 @@ async fn tanks_bad_input_is_refused_and_writes_nothing() {
         (json!({"location_key": other_loc}), 404),
         (json!({"kind": null}), 422),
     ] {
-        let res = app
-            .call(Method::PATCH, &format!("{base}{k}"), None, Some(&body))
-            .await;
+        let res = app.rest().patch(&format!("{base}{k}"), &body).await;
         assert_eq!(res.status().as_u16(), status, "{body}");
     }
     // Nothing of it was written: one fill, no log, state as after the first fill.
@@ -345,18 +341,12 @@ async fn tanks_viewers_read_growers_write() {
     let stranger = app.user("tank-stranger").await;
     let base = tanks_path(&t);
     let body = json!({"name": "Role tank", "kind": "irrigation", "volume_liters": 30});
-    let res = app
-        .call(Method::POST, &base, Some(&viewer.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&viewer).post(&base, &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(Method::POST, &base, Some(&stranger.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&stranger).post(&base, &body).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &t, "tanks").await, 0);
-    let res = app
-        .call(Method::POST, &base, Some(&grower.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&grower).post(&base, &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let k = key(&res.json::<Value>().await.expect("json"));
     for path in [
@@ -365,38 +355,21 @@ async fn tanks_viewers_read_growers_write() {
         format!("{base}{k}/fills"),
         format!("{base}{k}/maintenance"),
     ] {
-        let res = app
-            .call(Method::GET, &path, Some(&viewer.bearer()), None)
-            .await;
+        let res = app.rest_as(&viewer).get(&path).await;
         assert_eq!(res.status().as_u16(), 200, "{path}");
     }
     let fill = json!({"fill_type": "full_change", "volume_liters": 10});
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}{k}/fills"),
-            Some(&viewer.bearer()),
-            Some(&fill),
-        )
+        .rest_as(&viewer)
+        .post(&format!("{base}{k}/fills"), &fill)
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}{k}"),
-            Some(&viewer.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&viewer).delete(&format!("{base}{k}")).await;
     assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(count(&app, &t, "tank_fills").await, 0);
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}{k}/fills"),
-            Some(&grower.bearer()),
-            Some(&fill),
-        )
+        .rest_as(&grower)
+        .post(&format!("{base}{k}/fills"), &fill)
         .await;
     assert_eq!(res.status().as_u16(), 201);
 }
@@ -424,7 +397,7 @@ async fn tanks_two_gardens_see_nothing_of_each_other() {
         )
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let res = app.call(Method::DELETE, &in_b, None, None).await;
+    let res = app.rest().delete(&in_b).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &a, "tanks").await, 1);
     assert_eq!(count(&app, &a, "tank_fills").await, 0);

@@ -18,7 +18,7 @@ fn tasks_path(t: &kultiva::tenancy::TenantRecord) -> String {
 }
 
 async fn patch(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
-    let res = app.call(Method::PATCH, path, None, Some(&body)).await;
+    let res = app.rest().patch(path, &body).await;
     let s = res.status().as_u16();
     (s, res.json().await.unwrap_or(Value::Null))
 }
@@ -127,9 +127,7 @@ async fn tasks_states_checklist_and_patch() {
     assert_eq!(r["task"]["completion_notes"], "all clean");
     assert!(r["next_occurrence"].is_null());
     // A completed task cannot be deleted.
-    let res = app
-        .call(Method::DELETE, &format!("{base}/{k}"), None, None)
-        .await;
+    let res = app.rest().delete(&format!("{base}/{k}")).await;
     assert_error(res, 422, "INVALID_STATUS_TRANSITION").await;
     let (s, r) = act(&app, &base, &k, "reopen").await;
     assert_eq!((s, r["task"]["status"].as_str()), (200, Some("pending")));
@@ -149,9 +147,7 @@ async fn tasks_states_checklist_and_patch() {
     )
     .await;
     assert_eq!(s, 422);
-    let res = app
-        .call(Method::DELETE, &format!("{base}/{k}"), None, None)
-        .await;
+    let res = app.rest().delete(&format!("{base}/{k}")).await;
     assert_eq!(res.status().as_u16(), 204);
     let res = app.get(&format!("{base}/{k}")).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
@@ -447,86 +443,56 @@ async fn tasks_roles_assignment_and_two_tenants() {
 
     // Viewer cannot write; stranger does not see the garden.
     let body = json!({"name": "Water", "due_on": day(0)});
-    let res = app
-        .call(Method::POST, &base, Some(&viewer.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&viewer).post(&base, &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(Method::POST, &base, Some(&stranger.bearer()), Some(&body))
-        .await;
+    let res = app.rest_as(&stranger).post(&base, &body).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     // Assigning to someone who is not a member of the garden: 422 naming the field.
     let bad = json!({"name": "Water", "assigned_to": stranger.key});
-    let res = app
-        .call(Method::POST, &base, Some(&grower.bearer()), Some(&bad))
-        .await;
+    let res = app.rest_as(&grower).post(&base, &bad).await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), ["body.assigned_to"]);
     let bad = json!({"name": "Water", "assigned_to": admin_b.key});
-    let res = app
-        .call(Method::POST, &base, Some(&grower.bearer()), Some(&bad))
-        .await;
+    let res = app.rest_as(&grower).post(&base, &bad).await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(count(&app, &a, "tasks").await, 0);
 
     let good = json!({"name": "Water", "assigned_to": viewer.key, "due_on": day(1)});
-    let res = app
-        .call(Method::POST, &base, Some(&grower.bearer()), Some(&good))
-        .await;
+    let res = app.rest_as(&grower).post(&base, &good).await;
     assert_eq!(res.status().as_u16(), 201);
     let task: Value = res.json().await.expect("json");
     assert_eq!(task["assigned_to"], viewer.key.as_str());
     let k = key(&task);
     // Viewer reads; viewer cannot move, patch or delete.
     for path in [base.clone(), format!("{base}/{k}")] {
-        let res = app
-            .call(Method::GET, &path, Some(&viewer.bearer()), None)
-            .await;
+        let res = app.rest_as(&viewer).get(&path).await;
         assert_eq!(res.status().as_u16(), 200, "{path}");
     }
     let res = app
-        .call(
-            Method::POST,
-            &format!("{base}/{k}/status"),
-            Some(&viewer.bearer()),
-            Some(&json!({"action": "start"})),
-        )
+        .rest_as(&viewer)
+        .post(&format!("{base}/{k}/status"), &json!({"action": "start"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
     let res = app
-        .call(
-            Method::PATCH,
-            &format!("{base}/{k}"),
-            Some(&viewer.bearer()),
-            Some(&json!({"name": "x"})),
-        )
+        .rest_as(&viewer)
+        .patch(&format!("{base}/{k}"), &json!({"name": "x"}))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{k}"),
-            Some(&viewer.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&viewer).delete(&format!("{base}/{k}")).await;
     assert_error(res, 403, "FORBIDDEN").await;
     // Reassigning to a non-member through a patch is refused too.
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&grower)
+        .patch(
             &format!("{base}/{k}"),
-            Some(&grower.bearer()),
-            Some(&json!({"assigned_to": stranger.key})),
+            &json!({"assigned_to": stranger.key}),
         )
         .await;
     assert_error(res, 422, "VALIDATION_ERROR").await;
 
     // Garden B sees nothing of A: its list is empty, A's task key is 404 on every route.
     let base_b = tasks_path(&b);
-    let res = app
-        .call(Method::GET, &base_b, Some(&admin_b.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin_b).get(&base_b).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
     for (m, path, body) in [
@@ -543,19 +509,10 @@ async fn tasks_roles_assignment_and_two_tenants() {
         ),
         (Method::DELETE, format!("{base_b}/{k}"), None),
     ] {
-        let res = app
-            .call(m, &path, Some(&admin_b.bearer()), body.as_ref())
-            .await;
+        let res = app.rest_as(&admin_b).send(m, &path, body.as_ref()).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
-    let res = app
-        .call(
-            Method::GET,
-            &format!("{base}/{k}"),
-            Some(&grower.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&grower).get(&format!("{base}/{k}")).await;
     let still: Value = res.json().await.expect("json");
     assert_eq!(
         (still["status"].as_str(), still["name"].as_str()),
@@ -574,12 +531,8 @@ async fn tasks_list_tool() {
     let gk = crate::mcp_tools::scoped_key(&app, &a, Role::Grower).await;
     for name in ["Prune", "Repot"] {
         let res = app
-            .call(
-                Method::POST,
-                &base,
-                Some(&crate::mcp_tools::bearer(&gk)),
-                Some(&json!({"name": name, "due_on": "2026-06-01"})),
-            )
+            .rest_auth(Some(&crate::mcp_tools::bearer(&gk)))
+            .post(&base, &json!({"name": name, "due_on": "2026-06-01"}))
             .await;
         assert_eq!(res.status().as_u16(), 201);
     }

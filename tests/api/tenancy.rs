@@ -603,7 +603,7 @@ async fn a_reaped_tenant_cannot_be_activated_later() {
 async fn activation_and_the_owner_admin_membership_are_one_statement() {
     let app = TestApp::full().await;
     let owner = app.user("owner").await;
-    let owner_id = uuid::Uuid::parse_str(&owner.key).expect("uuid");
+    let owner_id = owner.id();
     let role_of = |tenant: uuid::Uuid| {
         let pool = app.state.platform_pool().clone();
         async move {
@@ -671,11 +671,10 @@ async fn activation_and_the_owner_admin_membership_are_one_statement() {
     // Through the API: the garden answers with the caller as admin right away.
     let slug = unique_slug("act-api");
     let res = app
-        .call(
-            reqwest::Method::POST,
+        .rest_as(&owner)
+        .post(
             "/api/v1/tenants/",
-            Some(&owner.bearer()),
-            Some(&serde_json::json!({"slug": slug, "name": "Owned"})),
+            &serde_json::json!({"slug": slug, "name": "Owned"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);

@@ -571,12 +571,8 @@ async fn members_come_back_only_when_asked_and_only_where_their_account_exists()
     .expect("imported");
     assert_eq!(report.members_restored, 1);
     let res = app
-        .call(
-            reqwest::Method::GET,
-            &format!("/api/v1/t/{with}/sites/"),
-            Some(&grower.bearer()),
-            None,
-        )
+        .rest_as(&grower)
+        .get(&format!("/api/v1/t/{with}/sites/"))
         .await;
     assert_eq!(res.status().as_u16(), 200, "the grower reads the copy");
     let _ = std::fs::remove_file(&file);

@@ -69,10 +69,6 @@ async fn audit_rows(app: &TestApp, action: &str, tenant: Uuid, n: usize) -> Vec<
     }
 }
 
-fn key(user: &TestUser) -> Uuid {
-    Uuid::parse_str(&user.key).expect("uuid")
-}
-
 #[tokio::test]
 async fn an_admin_downloads_the_cli_file_and_the_import_code_reads_it_back() {
     let dir = crate::photos::storage_dir();
@@ -137,10 +133,7 @@ async fn an_admin_downloads_the_cli_file_and_the_import_code_reads_it_back() {
     let rows = audit_rows(&app, "http.garden_export", source.id, 2).await;
     assert_eq!(
         rows,
-        vec![
-            (key(&admin), "ok".to_owned()),
-            (key(&admin), "ok".to_owned())
-        ]
+        vec![(admin.id(), "ok".to_owned()), (admin.id(), "ok".to_owned())]
     );
     // Nothing of the exports is left on disk.
     let left: Vec<_> = std::fs::read_dir(dir.join(".transfers"))
@@ -304,7 +297,7 @@ async fn a_garden_comes_back_over_http_for_the_caller_and_a_slug_in_use_is_refus
 
     // The slug is in use now: 409, and nothing else is made.
     let gardens = |u: &TestUser| {
-        let id = key(u);
+        let id = u.id();
         let pool = app.state.platform_pool().clone();
         async move {
             sqlx::query_scalar::<_, i64>(
@@ -322,7 +315,7 @@ async fn a_garden_comes_back_over_http_for_the_caller_and_a_slug_in_use_is_refus
     assert_eq!(gardens(&importer).await, made);
 
     let rows = audit_rows(&app, "http.garden_import", copy.id, 1).await;
-    assert_eq!(rows, vec![(key(&importer), "ok".to_owned())]);
+    assert_eq!(rows, vec![(importer.id(), "ok".to_owned())]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -455,7 +448,7 @@ async fn an_import_counts_against_the_garden_cap_and_a_body_without_length_is_cu
     // Chunked, no Content-Length: counted as it streams in, refused past the limit.
     let roomy = app.user("roomy").await;
     sqlx::query("UPDATE platform.tenants SET created_by = NULL WHERE created_by = $1")
-        .bind(key(&roomy))
+        .bind(roomy.id())
         .execute(app.state.platform_pool())
         .await
         .expect("no garden of its own");

@@ -7,16 +7,17 @@
 //! by running it again.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kultiva::tenancy::registry;
 use kultiva::tenancy::transfer::TransferError;
 use kultiva::tenancy::transfer::moving::{self, MoveOptions, MoveStep, SwitchFault};
 use kultiva::tenancy::{TenantRecord, TenantSlug, TenantTx};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::support::{Options, TestApp, header, second_server_url, unique_slug};
+use crate::support::{
+    Options, TestApp, Traffic, header, post_site, second_server_url, site_total, unique_slug,
+};
 use crate::transfer::{digests, fill, site_names};
 
 /// A service (light mode) whose `second` placement is the second server.
@@ -66,26 +67,6 @@ async fn record(app: &TestApp, slug: &TenantSlug) -> TenantRecord {
         .await
         .expect("registry")
         .expect("tenant row")
-}
-
-async fn post_site(app: &TestApp, slug: &str, name: &str) -> reqwest::Response {
-    app.post_json(
-        &format!("/api/v1/t/{slug}/sites/"),
-        &json!({"name": name, "kind": "garden"}),
-    )
-    .await
-}
-
-async fn site_total(app: &TestApp, slug: &str) -> (u16, i64) {
-    let res = app.get(&format!("/api/v1/t/{slug}/sites/?limit=1")).await;
-    let status = res.status().as_u16();
-    let total = if status == 200 {
-        let page: Value = res.json().await.expect("json");
-        page["total"].as_i64().expect("total")
-    } else {
-        -1
-    };
-    (status, total)
 }
 
 /// The garden is whole on the primary and takes writes: what every failed move must leave.
@@ -191,39 +172,7 @@ async fn writes_during_a_move_wait_or_get_503_none_is_lost_and_reads_never_fail(
     let t = app.tenant("busy").await;
     fill(&app, &t, 20).await;
     let slug = t.slug.to_string();
-    let stop = Arc::new(AtomicBool::new(false));
-
-    let mut writers = Vec::new();
-    for w in 0..3 {
-        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
-        writers.push(tokio::spawn(async move {
-            let mut seen = Vec::new();
-            let mut i = 0;
-            while !stop.load(Ordering::Relaxed) {
-                let name = format!("w{w}-{i}");
-                let started = Instant::now();
-                let res = post_site(&app, &slug, &name).await;
-                let status = res.status().as_u16();
-                let retry_after = header(&res, "retry-after");
-                seen.push((name, status, retry_after, started.elapsed()));
-                i += 1;
-                if status == 503 {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-            seen
-        }));
-    }
-    let reader = {
-        let (app, slug, stop) = (app.clone(), slug.clone(), stop.clone());
-        tokio::spawn(async move {
-            let mut seen = Vec::new();
-            while !stop.load(Ordering::Relaxed) {
-                seen.push(site_total(&app, &slug).await);
-            }
-            seen
-        })
-    };
+    let traffic = Traffic::start(&app, &slug);
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // The copy holds the gate 1.5 s longer than it needs: writes meet it.
@@ -241,13 +190,8 @@ async fn writes_during_a_move_wait_or_get_503_none_is_lost_and_reads_never_fail(
     assert!(matches!(second, Err(TransferError::Busy(_))), "{second:?}");
     let report = mover.await.expect("join").expect("moved");
     tokio::time::sleep(Duration::from_millis(500)).await;
-    stop.store(true, Ordering::Relaxed);
 
-    let mut answered = Vec::new();
-    for w in writers {
-        answered.extend(w.await.expect("writer"));
-    }
-    let reads = reader.await.expect("reader");
+    let (answered, reads) = traffic.stop().await;
     let created: std::collections::BTreeSet<&str> = answered
         .iter()
         .filter(|(_, s, _, _)| *s == 201)

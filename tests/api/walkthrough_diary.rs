@@ -23,9 +23,7 @@ async fn rest(
     path: &str,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let res = app
-        .call(method, path, Some(&who.bearer()), body.as_ref())
-        .await;
+    let res = app.rest_as(who).send(method, path, body.as_ref()).await;
     let s = res.status().as_u16();
     (s, res.json().await.unwrap_or(Value::Null))
 }

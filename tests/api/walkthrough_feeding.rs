@@ -15,7 +15,10 @@ async fn send(
     auth: &str,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let res = app.call(method, path, Some(auth), body.as_ref()).await;
+    let res = app
+        .rest_auth(Some(auth))
+        .send(method, path, body.as_ref())
+        .await;
     let status = res.status().as_u16();
     (status, res.json().await.unwrap_or(Value::Null))
 }

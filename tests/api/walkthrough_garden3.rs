@@ -11,7 +11,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::calendar::venv_python;
 use crate::garden::count;
-use crate::ipm::{SOAP, call, catalogue_key, days_ago, path};
+use crate::ipm::{SOAP, catalogue_key, days_ago, path};
 use crate::onboarding::kit_key;
 use crate::support::{TestApp, assert_error, detail_fields};
 
@@ -24,24 +24,30 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
     let today = OffsetDateTime::now_utc().date();
 
     // 1. The starter kit: a site, a location and the kit's plants, in one go.
-    let (s, applied) = call(
-        &app,
-        Method::POST,
-        &path(&t, "onboarding/starter-kit"),
-        &owner,
-        Some(&json!({"kit_key": kit, "site_name": "Balcony", "hardiness_zone": "7a"})),
-    )
-    .await;
+    let (s, applied) = app
+        .rest_as(&owner)
+        .call(
+            Method::POST,
+            &path(&t, "onboarding/starter-kit"),
+            Some(&json!({"kit_key": kit, "site_name": "Balcony", "hardiness_zone": "7a"})),
+        )
+        .await;
     assert_eq!(s, 201, "{applied}");
     let plant = applied["plants"][0]["plant_key"]
         .as_str()
         .expect("plant key")
         .to_owned();
-    let (_, status) = call(&app, Method::GET, &path(&t, "onboarding"), &owner, None).await;
+    let (_, status) = app
+        .rest_as(&owner)
+        .call(Method::GET, &path(&t, "onboarding"), None)
+        .await;
     assert_eq!(status["completed"], true, "{status}");
 
     // 2. Today's care: the new plant's watering is due today.
-    let (s, due) = call(&app, Method::GET, &path(&t, "care-reminders"), &owner, None).await;
+    let (s, due) = app
+        .rest_as(&owner)
+        .call(Method::GET, &path(&t, "care-reminders"), None)
+        .await;
     assert_eq!(s, 200, "{due}");
     let watering = due["due_today"]
         .as_array()
@@ -53,16 +59,19 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
 
     // 3. Confirm the watering: it leaves today's list and shows in the plant's care log.
     let wk = watering["reminder_key"].as_str().expect("reminder key");
-    let (s, confirmed) = call(
-        &app,
-        Method::POST,
-        &path(&t, &format!("care-reminders/{wk}/confirm")),
-        &owner,
-        Some(&json!({"plant_key": plant, "notes": "half a litre"})),
-    )
-    .await;
+    let (s, confirmed) = app
+        .rest_as(&owner)
+        .call(
+            Method::POST,
+            &path(&t, &format!("care-reminders/{wk}/confirm")),
+            Some(&json!({"plant_key": plant, "notes": "half a litre"})),
+        )
+        .await;
     assert_eq!(s, 200, "{confirmed}");
-    let (_, due) = call(&app, Method::GET, &path(&t, "care-reminders"), &owner, None).await;
+    let (_, due) = app
+        .rest_as(&owner)
+        .call(Method::GET, &path(&t, "care-reminders"), None)
+        .await;
     assert!(
         !due["due_today"]
             .as_array()
@@ -71,40 +80,40 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
             .any(|r| r["reminder_key"] == wk),
         "confirmed watering still due: {due}"
     );
-    let (_, log) = call(
-        &app,
-        Method::GET,
-        &path(
-            &t,
-            &format!("care-reminders/plants/{plant}/log?reminder_type=watering"),
-        ),
-        &owner,
-        None,
-    )
-    .await;
+    let (_, log) = app
+        .rest_as(&owner)
+        .call(
+            Method::GET,
+            &path(
+                &t,
+                &format!("care-reminders/plants/{plant}/log?reminder_type=watering"),
+            ),
+            None,
+        )
+        .await;
     assert_eq!(log.as_array().map(Vec::len), Some(1), "{log}");
     assert_eq!(log[0]["notes"], "half a litre");
 
     // 4. An aphid inspection of the plant.
     let aphid = catalogue_key(&app, "pest", "Fixturia vorax").await;
-    let (s, inspection) = call(
-        &app,
-        Method::POST,
-        &path(&t, "ipm/inspections"),
-        &owner,
-        Some(&json!({"plant_key": plant, "pressure_level": "medium",
+    let (s, inspection) = app
+        .rest_as(&owner)
+        .call(
+            Method::POST,
+            &path(&t, "ipm/inspections"),
+            Some(&json!({"plant_key": plant, "pressure_level": "medium",
                      "findings": [{"pest_key": aphid, "severity": "medium", "confidence": 0.8}]})),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, 201, "{inspection}");
-    let (_, listed) = call(
-        &app,
-        Method::GET,
-        &path(&t, &format!("ipm/inspections?plant={plant}")),
-        &owner,
-        None,
-    )
-    .await;
+    let (_, listed) = app
+        .rest_as(&owner)
+        .call(
+            Method::GET,
+            &path(&t, &format!("ipm/inspections?plant={plant}")),
+            None,
+        )
+        .await;
     assert!(
         listed["items"]
             .as_array()
@@ -116,24 +125,23 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
 
     // 5. A treatment (3-day safety interval), applied three days ago: blocked through yesterday.
     let soap = catalogue_key(&app, "treatment", SOAP).await;
-    let (s, applied) = call(
-        &app,
-        Method::POST,
-        &path(&t, "ipm/treatments"),
-        &owner,
-        Some(&json!({"treatment_key": soap, "plant_keys": [plant], "applied_at": days_ago(3)})),
-    )
-    .await;
+    let (s, applied) = app
+        .rest_as(&owner)
+        .call(
+            Method::POST,
+            &path(&t, "ipm/treatments"),
+            Some(&json!({"treatment_key": soap, "plant_keys": [plant], "applied_at": days_ago(3)})),
+        )
+        .await;
     assert_eq!(s, 201, "{applied}");
 
     // 6. A harvest on the interval's last day is refused, for the owner too, and writes nothing.
     let yesterday = (today - Duration::days(1)).to_string();
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&owner)
+        .post(
             &path(&t, "harvest/batches"),
-            Some(&owner.bearer()),
-            Some(&json!({"plant_key": plant, "wet_weight_g": 250, "harvest_date": yesterday})),
+            &json!({"plant_key": plant, "wet_weight_g": 250, "harvest_date": yesterday}),
         )
         .await;
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
@@ -141,23 +149,23 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
     assert_eq!(count(&app, &t, "harvest_batches").await, 0);
 
     // 7. Today the interval is over: the harvest is recorded and the yield shows it.
-    let (s, batch) = call(
-        &app,
-        Method::POST,
-        &path(&t, "harvest/batches"),
-        &owner,
-        Some(&json!({"plant_key": plant, "wet_weight_g": 250})),
-    )
-    .await;
+    let (s, batch) = app
+        .rest_as(&owner)
+        .call(
+            Method::POST,
+            &path(&t, "harvest/batches"),
+            Some(&json!({"plant_key": plant, "wet_weight_g": 250})),
+        )
+        .await;
     assert_eq!(s, 201, "{batch}");
-    let (s, y) = call(
-        &app,
-        Method::GET,
-        &path(&t, &format!("harvest/yield/plants/{plant}")),
-        &owner,
-        None,
-    )
-    .await;
+    let (s, y) = app
+        .rest_as(&owner)
+        .call(
+            Method::GET,
+            &path(&t, &format!("harvest/yield/plants/{plant}")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{y}");
     assert_eq!(y["batches"].as_i64(), Some(1), "{y}");
     assert_eq!(y["total_wet_weight_g"].as_f64(), Some(250.0), "{y}");
@@ -165,7 +173,10 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
     // 8. The calendar feed: a secret link a calendar app subscribes to, without other
     //    credentials; a real parser reads it, and it holds the same events as the JSON calendar
     //    (the harvest and the safety interval among them).
-    let (s, feed) = call(&app, Method::POST, &path(&t, "calendar/feed"), &owner, None).await;
+    let (s, feed) = app
+        .rest_as(&owner)
+        .call(Method::POST, &path(&t, "calendar/feed"), None)
+        .await;
     assert_eq!(s, 201, "{feed}");
     let res = app.get(feed["path"].as_str().expect("feed path")).await;
     assert_eq!(res.status().as_u16(), 200);
@@ -179,14 +190,14 @@ async fn a_new_garden_from_starter_kit_to_harvest_and_calendar_feed() {
     let ics = res.text().await.expect("feed body");
     let from = today - Duration::days(30);
     let to = from + Duration::days(365);
-    let (s, events) = call(
-        &app,
-        Method::GET,
-        &path(&t, &format!("calendar/events?from={from}&to={to}")),
-        &owner,
-        None,
-    )
-    .await;
+    let (s, events) = app
+        .rest_as(&owner)
+        .call(
+            Method::GET,
+            &path(&t, &format!("calendar/events?from={from}&to={to}")),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{events}");
     let kinds: Vec<&str> = events["items"]
         .as_array()

@@ -5,7 +5,6 @@
 
 use kultiva::auth::Role;
 use kultiva::tenancy::TenantRecord;
-use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -363,44 +362,22 @@ async fn watering_roles_and_two_gardens() {
     let grower = app.member(&a, Role::Grower).await;
     let admin_b = app.member(&b, Role::Admin).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &plants_path(&a),
-            Some(&grower.bearer()),
-            Some(&json!({"species_key": tomato, "name": "Role plant"})),
+            &json!({"species_key": tomato, "name": "Role plant"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let p = key(&res.json::<Value>().await.expect("json"));
     let body = json!({"plant_keys": [p], "volume_liters": 1.0, "ec_after_ms": 1.5});
-    let res = app
-        .call(
-            Method::POST,
-            &events_path(&a),
-            Some(&viewer.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&viewer).post(&events_path(&a), &body).await;
     assert_error(res, 403, "FORBIDDEN").await;
     // Garden B's admin is a stranger to A.
-    let res = app
-        .call(
-            Method::POST,
-            &events_path(&a),
-            Some(&admin_b.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&admin_b).post(&events_path(&a), &body).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &a, "watering_events").await, 0);
-    let res = app
-        .call(
-            Method::POST,
-            &events_path(&a),
-            Some(&grower.bearer()),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_as(&grower).post(&events_path(&a), &body).await;
     assert_eq!(res.status().as_u16(), 201);
     let e = key(&res.json::<Value>().await.expect("json"));
     for path in [
@@ -408,25 +385,17 @@ async fn watering_roles_and_two_gardens() {
         format!("{}{e}", events_path(&a)),
         diagnostics_path(&a, &p),
     ] {
-        let res = app
-            .call(Method::GET, &path, Some(&viewer.bearer()), None)
-            .await;
+        let res = app.rest_as(&viewer).get(&path).await;
         assert_eq!(res.status().as_u16(), 200, "{path}");
-        let res = app
-            .call(Method::GET, &path, Some(&admin_b.bearer()), None)
-            .await;
+        let res = app.rest_as(&admin_b).get(&path).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
     // A's records through B's slug: 404, B's list is empty.
     for path in [format!("{}{e}", events_path(&b)), diagnostics_path(&b, &p)] {
-        let res = app
-            .call(Method::GET, &path, Some(&admin_b.bearer()), None)
-            .await;
+        let res = app.rest_as(&admin_b).get(&path).await;
         assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     }
-    let res = app
-        .call(Method::GET, &events_path(&b), Some(&admin_b.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin_b).get(&events_path(&b)).await;
     let page: Value = res.json().await.expect("json");
     assert_eq!(page["total"], 0);
 }
@@ -442,29 +411,26 @@ async fn feeding_tool_shows_in_the_diagnostics_tool() {
     let bk = crate::mcp_tools::scoped_key(&app, &b, Role::Admin).await;
     let grower = app.member(&a, Role::Grower).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &plants_path(&a),
-            Some(&grower.bearer()),
-            Some(&json!({"species_key": tomato, "name": "Tool plant"})),
+            &json!({"species_key": tomato, "name": "Tool plant"}),
         )
         .await;
     let p = key(&res.json::<Value>().await.expect("json"));
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &format!("/api/v1/t/{}/tanks/", a.slug),
-            Some(&grower.bearer()),
-            Some(&json!({"name": "Tool tank", "kind": "nutrient", "volume_liters": 20})),
+            &json!({"name": "Tool tank", "kind": "nutrient", "volume_liters": 20}),
         )
         .await;
     let tank = key(&res.json::<Value>().await.expect("json"));
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(&grower)
+        .post(
             &format!("/api/v1/t/{}/tanks/{tank}/fills", a.slug),
-            Some(&grower.bearer()),
-            Some(&json!({"fill_type": "full_change", "volume_liters": 20, "ec_ms": 1.6})),
+            &json!({"fill_type": "full_change", "volume_liters": 20, "ec_ms": 1.6}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -524,23 +490,12 @@ async fn feeding_tool_shows_in_the_diagnostics_tool() {
     assert_eq!(d["data"]["ec"]["runoff"]["latest"], 1.7);
     assert_eq!(d["data"]["window"]["days"], 7);
     // The same read over REST agrees.
-    let res = app
-        .call(
-            Method::GET,
-            &diagnostics_path(&a, &p),
-            Some(&grower.bearer()),
-            None,
-        )
-        .await;
+    let res = app.rest_as(&grower).get(&diagnostics_path(&a, &p)).await;
     let rest: Value = res.json().await.expect("json");
     assert_eq!(rest["last_feedings"], d["data"]["last_feedings"]);
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{}/tanks/{tank}", a.slug),
-            Some(&grower.bearer()),
-            None,
-        )
+        .rest_as(&grower)
+        .get(&format!("/api/v1/t/{}/tanks/{tank}", a.slug))
         .await;
     let t: Value = res.json().await.expect("json");
     assert_eq!(t["state"]["current_volume_liters"], 18.5);

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use kultiva::auth::Role;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::species;
@@ -503,23 +502,18 @@ async fn plant_due_for_water(
 ) -> (String, String) {
     let tomato = species(app, TOMATO).await;
     let res = app
-        .call(
-            Method::POST,
+        .rest_as(user)
+        .post(
             &format!("/api/v1/t/{slug}/plant-instances"),
-            Some(&user.bearer()),
-            Some(&json!({"species_key": tomato, "name": name})),
+            &json!({"species_key": tomato, "name": name}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
     let plant: Value = res.json().await.expect("plant");
     let plant_key = plant["key"].as_str().expect("key").to_owned();
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/care-reminders"),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(user)
+        .get(&format!("/api/v1/t/{slug}/care-reminders"))
         .await;
     let due: Value = res.json().await.expect("due");
     let watering = due["due_today"]
@@ -535,12 +529,10 @@ async fn plant_due_for_water(
 
 async fn care_log_count(app: &TestApp, user: &TestUser, slug: &str, plant: &str) -> usize {
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/care-reminders/plants/{plant}/log"),
-            Some(&user.bearer()),
-            None,
-        )
+        .rest_as(user)
+        .get(&format!(
+            "/api/v1/t/{slug}/care-reminders/plants/{plant}/log"
+        ))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let log: Value = res.json().await.expect("log");
@@ -729,12 +721,8 @@ async fn a_web_session_ends_with_sign_out_logout_all_and_a_password_reset() {
     assert_eq!(switched.status, 303);
     let session = app.login(&user.email, PASSWORD).await;
     let prefs: Value = app
-        .call(
-            Method::GET,
-            "/api/v1/user-preferences",
-            Some(&format!("Bearer {}", session.access)),
-            None,
-        )
+        .rest_auth(Some(&format!("Bearer {}", session.access)))
+        .get("/api/v1/user-preferences")
         .await
         .json()
         .await

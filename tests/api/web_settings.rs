@@ -5,7 +5,6 @@
 //! another person's garden, a wrong current password: refused, nothing written).
 
 use kultiva::auth::Role;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::garden::species;
@@ -35,7 +34,7 @@ async fn tenant_of(app: &TestApp, slug: &str) -> kultiva::tenancy::TenantRecord 
 
 /// A REST read as the given credential (`Bearer …`), asserted 200.
 async fn rest(app: &TestApp, auth: &str, path: &str) -> Value {
-    let res = app.call(Method::GET, path, Some(auth), None).await;
+    let res = app.rest_auth(Some(auth)).get(path).await;
     assert_eq!(res.status().as_u16(), 200, "GET {path}");
     res.json().await.expect("json")
 }
@@ -187,13 +186,7 @@ async fn places_build_a_slot_tree_and_refusals_write_nothing() {
     );
     assert_eq!(app.site_count(&tenant).await, 1);
     let tomato = species(&app, "Fixtura tomatoides").await;
-    let res = app
-        .call(
-            Method::POST,
-            &format!("/api/v1/t/{slug}/plant-instances"),
-            Some(&auth),
-            Some(&json!({"species_key": tomato, "name": "Boxed tomato", "location_key": boxed, "slot_key": slot})),
-        )
+    let res = app.rest_auth(Some(&auth)).post(&format!("/api/v1/t/{slug}/plant-instances"), &json!({"species_key": tomato, "name": "Boxed tomato", "location_key": boxed, "slot_key": slot}))
         .await;
     assert_eq!(
         res.status().as_u16(),
@@ -366,11 +359,10 @@ async fn the_calendar_shows_a_month_and_its_feed_is_created_rotated_and_revoked(
     let slug = personal_slug(&app, &user).await;
     let calendar = format!("/app/g/{slug}/calendar");
     let res = app
-        .call(
-            Method::POST,
+        .rest_auth(Some(&auth))
+        .post(
             &format!("/api/v1/t/{slug}/tasks"),
-            Some(&auth),
-            Some(&json!({"name": "Order seeds", "due_on": "2026-02-14"})),
+            &json!({"name": "Order seeds", "due_on": "2026-02-14"}),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
@@ -625,9 +617,7 @@ async fn a_password_change_needs_the_current_password_and_ends_every_session() {
             .location()
             .is_some_and(|l| l.starts_with("/app/login"))
     );
-    let api = app
-        .call(Method::GET, "/api/v1/users/me", Some(&user.bearer()), None)
-        .await;
+    let api = app.rest_as(&user).get("/api/v1/users/me").await;
     assert_eq!(api.status().as_u16(), 401);
     assert_eq!(
         app.login_response(&user.email, PASSWORD, false)
@@ -693,12 +683,8 @@ async fn an_api_key_is_shown_once_works_on_rest_and_stops_when_revoked() {
     let key_id = listed[0]["key"].as_str().expect("key").to_owned();
     // It works against the REST API, in its garden.
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/sites"),
-            Some(&format!("Bearer {raw}")),
-            None,
-        )
+        .rest_key(&raw)
+        .get(&format!("/api/v1/t/{slug}/sites"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     // The page lists it afterwards, never its secret.
@@ -709,12 +695,8 @@ async fn an_api_key_is_shown_once_works_on_rest_and_stops_when_revoked() {
     let path = format!("/app/settings/api-keys/{key_id}/revoke");
     assert_eq!(b.post(&path, &[]).await.status, 403);
     let still = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/sites"),
-            Some(&format!("Bearer {raw}")),
-            None,
-        )
+        .rest_key(&raw)
+        .get(&format!("/api/v1/t/{slug}/sites"))
         .await;
     assert_eq!(still.status().as_u16(), 200);
     let revoked = b.post(&path, &[("_csrf", &csrf)]).await;
@@ -723,12 +705,8 @@ async fn an_api_key_is_shown_once_works_on_rest_and_stops_when_revoked() {
         (303, Some("/app/settings?done=key-revoked"))
     );
     let refused = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/sites"),
-            Some(&format!("Bearer {raw}")),
-            None,
-        )
+        .rest_key(&raw)
+        .get(&format!("/api/v1/t/{slug}/sites"))
         .await;
     assert_eq!(refused.status().as_u16(), 401);
     let page = b.get("/app/settings").await;
@@ -828,12 +806,8 @@ async fn garden_settings_let_admins_manage_members_and_refuse_everyone_else() {
         .as_str()
         .to_owned();
     let res = app
-        .call(
-            Method::GET,
-            &format!("/api/v1/t/{slug}/sites"),
-            Some(&format!("Bearer {raw}")),
-            None,
-        )
+        .rest_key(&raw)
+        .get(&format!("/api/v1/t/{slug}/sites"))
         .await;
     assert_eq!(res.status().as_u16(), 200);
     let page = a.get(&settings).await;

@@ -5,7 +5,6 @@
 //! the last attempt. Delivery tests use a database of their own: every test service runs a
 //! delivery worker, and one with other settings must not take their deliveries.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -16,140 +15,26 @@ use kultiva::tenancy::TenantRecord;
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::garden::{count, phases, species};
-use crate::support::{Options, TestApp, assert_error, detail_fields, sibling_database};
+use crate::support::{
+    Options, Received, Receiver, TestApp, assert_error, detail_fields, sibling_database,
+};
 
 const TOMATO: &str = "Fixtura tomatoides";
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// One request the receiver got.
-#[derive(Debug, Clone)]
-struct Received {
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    answered: u16,
+/// A receiver answering the n-th request with `statuses[n]` (the last one after).
+async fn receiver(statuses: Vec<u16>) -> Receiver {
+    Receiver::start(
+        move |n, _| *statuses.get(n).or(statuses.last()).unwrap_or(&200),
+        "received!",
+    )
+    .await
 }
 
-impl Received {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("json body")
-    }
-}
-
-/// A local HTTP receiver: answers the n-th request with `statuses[n]` (the last one after).
-struct Receiver {
-    port: u16,
-    got: Arc<Mutex<Vec<Received>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Receiver {
-    async fn start(statuses: Vec<u16>) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let got: Arc<Mutex<Vec<Received>>> = Arc::default();
-        let seen = got.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((mut sock, _)) = listener.accept().await else {
-                    return;
-                };
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let (head_end, headers) = loop {
-                    let Ok(n) = sock.read(&mut chunk).await else {
-                        break (0, Vec::new());
-                    };
-                    if n == 0 {
-                        break (0, Vec::new());
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&buf[..at]).into_owned();
-                        let headers: Vec<(String, String)> = head
-                            .lines()
-                            .skip(1)
-                            .filter_map(|l| l.split_once(':'))
-                            .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_owned()))
-                            .collect();
-                        break (at + 4, headers);
-                    }
-                };
-                if head_end == 0 {
-                    continue;
-                }
-                let length: usize = headers
-                    .iter()
-                    .find(|(k, _)| k == "content-length")
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(0);
-                while buf.len() < head_end + length {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                let body = buf[head_end..].to_vec();
-                let answered = {
-                    let mut g = seen.lock().expect("lock");
-                    let status = *statuses.get(g.len()).or(statuses.last()).unwrap_or(&200);
-                    g.push(Received {
-                        headers,
-                        body,
-                        answered: status,
-                    });
-                    status
-                };
-                let reply = format!(
-                    "HTTP/1.1 {answered} X\r\ncontent-length: 9\r\nconnection: close\r\n\r\nreceived!"
-                );
-                let _ = sock.write_all(reply.as_bytes()).await;
-                let _ = sock.shutdown().await;
-            }
-        });
-        Self { port, got, task }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hook", self.port)
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.got.lock().expect("lock").clone()
-    }
-
-    async fn wait_for(&self, n: usize) -> Vec<Received> {
-        let start = Instant::now();
-        loop {
-            let got = self.received();
-            if got.len() >= n {
-                return got;
-            }
-            assert!(
-                start.elapsed() < DEADLINE,
-                "{n} request(s) expected, {} arrived",
-                got.len()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
+fn hook_url(receiver: &Receiver) -> String {
+    format!("{}/hook", receiver.origin())
 }
 
 /// Checks a request's Standard Webhooks signature with the shown secret.
@@ -192,18 +77,6 @@ async fn delivery_app(test: &str, schedule: &str, extra: &[(&'static str, &str)]
     .await
 }
 
-async fn send(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    auth: Option<&str>,
-    body: Option<&Value>,
-) -> (u16, Value) {
-    let res = app.call(method, path, auth, body).await;
-    let s = res.status().as_u16();
-    (s, res.json().await.unwrap_or(Value::Null))
-}
-
 async fn delivery_rows(app: &TestApp, t: &TenantRecord) -> Vec<(String, i32)> {
     let sql = format!(
         "SELECT status, attempts FROM {}.webhook_deliveries ORDER BY created_at, id",
@@ -217,22 +90,16 @@ async fn delivery_rows(app: &TestApp, t: &TenantRecord) -> Vec<(String, i32)> {
 
 #[tokio::test]
 async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
-    let receiver = Receiver::start(vec![500, 200]).await;
+    let receiver = receiver(vec![500, 200]).await;
     let app = delivery_app("deliver", "0.3,0.3,0.3", &[]).await;
     let t = app.tenant("hooks").await;
     let tomato = species(&app, TOMATO).await;
     let ph = phases(&app, &tomato).await;
 
-    let (s, created) = send(
-        &app,
-        Method::POST,
-        &hooks(&t),
-        None,
-        Some(
-            &json!({"url": receiver.url(), "events": ["plant.created", "plant.phase_changed"],
+    let (s, created) = app.rest().call(Method::POST, &hooks(&t), Some(
+            &json!({"url": hook_url(&receiver), "events": ["plant.created", "plant.phase_changed"],
                      "description": "home assistant"}),
-        ),
-    )
+        ))
     .await;
     assert_eq!(s, 201, "{created}");
     let secret = created["secret"].as_str().expect("secret").to_owned();
@@ -240,26 +107,22 @@ async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
     let key = created["key"].as_str().expect("key").to_owned();
     assert_eq!(created["enabled"], true);
     // The secret is shown once: not by a read.
-    let (s, one) = send(
-        &app,
-        Method::GET,
-        &format!("{}/{key}", hooks(&t)),
-        None,
-        None,
-    )
-    .await;
+    let (s, one) = app
+        .rest()
+        .call(Method::GET, &format!("{}/{key}", hooks(&t)), None)
+        .await;
     assert_eq!(s, 200);
     assert!(one.get("secret").is_none(), "{one}");
 
     // A plant: plant.created, delivered after one failure, with the same id both times.
-    let (s, plant) = send(
-        &app,
-        Method::POST,
-        &crate::garden::plants_path(&t),
-        None,
-        Some(&json!({"species_key": tomato, "name": "Hooked tomato"})),
-    )
-    .await;
+    let (s, plant) = app
+        .rest()
+        .call(
+            Method::POST,
+            &crate::garden::plants_path(&t),
+            Some(&json!({"species_key": tomato, "name": "Hooked tomato"})),
+        )
+        .await;
     assert_eq!(s, 201, "{plant}");
     let plant_key = plant["key"].as_str().expect("key").to_owned();
     let got = receiver.wait_for(2).await;
@@ -295,17 +158,17 @@ async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
     assert_eq!(count(&app, &t, "webhook_events").await, before);
 
     // The real change: plant.phase_changed, after the first one (in order).
-    let (s, moved) = send(
-        &app,
-        Method::POST,
-        &format!(
-            "{}{plant_key}/phase-transitions",
-            crate::garden::plants_path(&t)
-        ),
-        None,
-        Some(&json!({"target_phase_key": ph[1]})),
-    )
-    .await;
+    let (s, moved) = app
+        .rest()
+        .call(
+            Method::POST,
+            &format!(
+                "{}{plant_key}/phase-transitions",
+                crate::garden::plants_path(&t)
+            ),
+            Some(&json!({"target_phase_key": ph[1]})),
+        )
+        .await;
     assert_eq!(s, 200, "{moved}");
     let got = receiver.wait_for(3).await;
     verify(&secret, &got[2]);
@@ -315,28 +178,28 @@ async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
     assert_ne!(got[2].header("webhook-id"), got[0].header("webhook-id"));
 
     // An event nobody subscribed to queues nothing.
-    let (s, _) = send(
-        &app,
-        Method::POST,
-        &format!("{}{plant_key}/archive", crate::garden::plants_path(&t)),
-        None,
-        Some(&json!({"reason": "died"})),
-    )
-    .await;
+    let (s, _) = app
+        .rest()
+        .call(
+            Method::POST,
+            &format!("{}{plant_key}/archive", crate::garden::plants_path(&t)),
+            Some(&json!({"reason": "died"})),
+        )
+        .await;
     assert_eq!(s, 200, "archive");
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(receiver.received().len(), 3);
     assert_eq!(count(&app, &t, "webhook_events").await, 2);
 
     // The deliveries listing: newest first, with every attempt.
-    let (s, list) = send(
-        &app,
-        Method::GET,
-        &format!("{}/{key}/deliveries", hooks(&t)),
-        None,
-        None,
-    )
-    .await;
+    let (s, list) = app
+        .rest()
+        .call(
+            Method::GET,
+            &format!("{}/{key}/deliveries", hooks(&t)),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{list}");
     let items = list["items"].as_array().expect("items");
     assert_eq!(items.len(), 2);
@@ -355,25 +218,25 @@ async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
     );
 
     // Rotation: a new secret signs the next event; the old one no longer verifies.
-    let (s, rotated) = send(
-        &app,
-        Method::POST,
-        &format!("{}/{key}/rotate-secret", hooks(&t)),
-        None,
-        None,
-    )
-    .await;
+    let (s, rotated) = app
+        .rest()
+        .call(
+            Method::POST,
+            &format!("{}/{key}/rotate-secret", hooks(&t)),
+            None,
+        )
+        .await;
     assert_eq!(s, 200, "{rotated}");
     let new_secret = rotated["secret"].as_str().expect("secret").to_owned();
     assert_ne!(new_secret, secret);
-    let (s, _) = send(
-        &app,
-        Method::POST,
-        &crate::garden::plants_path(&t),
-        None,
-        Some(&json!({"species_key": tomato})),
-    )
-    .await;
+    let (s, _) = app
+        .rest()
+        .call(
+            Method::POST,
+            &crate::garden::plants_path(&t),
+            Some(&json!({"species_key": tomato})),
+        )
+        .await;
     assert_eq!(s, 201);
     let got = receiver.wait_for(4).await;
     verify(&new_secret, &got[3]);
@@ -383,7 +246,7 @@ async fn events_are_signed_delivered_in_order_and_retried_with_the_same_id() {
 #[tokio::test]
 async fn the_last_failed_attempt_disables_the_endpoint_and_mails_the_admins() {
     let sink = crate::mail::Sink::start().await;
-    let receiver = Receiver::start(vec![503]).await;
+    let receiver = receiver(vec![503]).await;
     let db = sibling_database("webhooks_disable").await;
     let app = crate::mail::mail_app(
         &db,
@@ -399,24 +262,24 @@ async fn the_last_failed_attempt_disables_the_endpoint_and_mails_the_admins() {
     let admin = app.member(&t, Role::Admin).await;
     let grower = app.member(&t, Role::Grower).await;
     let tomato = species(&app, TOMATO).await;
-    let (s, created) = send(
-        &app,
-        Method::POST,
-        &hooks(&t),
-        Some(&admin.bearer()),
-        Some(&json!({"url": receiver.url(), "events": ["plant.created"]})),
-    )
-    .await;
+    let (s, created) = app
+        .rest_as(&admin)
+        .call(
+            Method::POST,
+            &hooks(&t),
+            Some(&json!({"url": hook_url(&receiver), "events": ["plant.created"]})),
+        )
+        .await;
     assert_eq!(s, 201, "{created}");
     let key = created["key"].as_str().expect("key").to_owned();
-    let (s, _) = send(
-        &app,
-        Method::POST,
-        &crate::garden::plants_path(&t),
-        Some(&grower.bearer()),
-        Some(&json!({"species_key": tomato})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&grower)
+        .call(
+            Method::POST,
+            &crate::garden::plants_path(&t),
+            Some(&json!({"species_key": tomato})),
+        )
+        .await;
     assert_eq!(s, 201);
 
     // Three attempts (the first and two retries), all with one id; then no more.
@@ -446,14 +309,10 @@ async fn the_last_failed_attempt_disables_the_endpoint_and_mails_the_admins() {
         mails[0]
     );
     assert!(mails[0]["text"].as_str().is_some_and(|t| t.contains(&key)));
-    let (s, hook) = send(
-        &app,
-        Method::GET,
-        &format!("{}/{key}", hooks(&t)),
-        Some(&admin.bearer()),
-        None,
-    )
-    .await;
+    let (s, hook) = app
+        .rest_as(&admin)
+        .call(Method::GET, &format!("{}/{key}", hooks(&t)), None)
+        .await;
     assert_eq!(s, 200);
     assert_eq!(hook["enabled"], false);
     assert!(
@@ -480,14 +339,14 @@ async fn the_last_failed_attempt_disables_the_endpoint_and_mails_the_admins() {
     );
 
     // A disabled endpoint gets nothing new; enabling it again resumes.
-    let (s, _) = send(
-        &app,
-        Method::POST,
-        &crate::garden::plants_path(&t),
-        Some(&grower.bearer()),
-        Some(&json!({"species_key": tomato})),
-    )
-    .await;
+    let (s, _) = app
+        .rest_as(&grower)
+        .call(
+            Method::POST,
+            &crate::garden::plants_path(&t),
+            Some(&json!({"species_key": tomato})),
+        )
+        .await;
     assert_eq!(s, 201);
     assert_eq!(count(&app, &t, "webhook_events").await, 1);
 }
@@ -504,100 +363,67 @@ async fn only_admins_with_a_session_manage_webhooks_and_gardens_stay_apart() {
     let body = json!({"url": "http://127.0.0.1:9/hook", "events": ["task.completed"]});
 
     for who in [&grower, &viewer] {
-        let res = app
-            .call(Method::POST, &hooks(&a), Some(&who.bearer()), Some(&body))
-            .await;
+        let res = app.rest_as(who).post(&hooks(&a), &body).await;
         assert_error(res, 403, "FORBIDDEN").await;
-        let res = app
-            .call(Method::GET, &hooks(&a), Some(&who.bearer()), None)
-            .await;
+        let res = app.rest_as(who).get(&hooks(&a)).await;
         assert_error(res, 403, "FORBIDDEN").await;
     }
     // An admin's API key cannot create one (a person must).
     let key = app.api_key(&admin, None).await;
-    let res = app
-        .call(
-            Method::POST,
-            &hooks(&a),
-            Some(&format!("Bearer {key}")),
-            Some(&body),
-        )
-        .await;
+    let res = app.rest_key(&key).post(&hooks(&a), &body).await;
     let err = assert_error(res, 403, "FORBIDDEN").await;
     assert_eq!(detail_fields(&err), vec!["authorization"]);
     assert_eq!(count(&app, &a, "webhooks").await, 0);
 
-    let (s, created) = send(
-        &app,
-        Method::POST,
-        &hooks(&a),
-        Some(&admin.bearer()),
-        Some(&body),
-    )
-    .await;
+    let (s, created) = app
+        .rest_as(&admin)
+        .call(Method::POST, &hooks(&a), Some(&body))
+        .await;
     assert_eq!(s, 201, "{created}");
     let hook = created["key"].as_str().expect("key").to_owned();
     // The key can read, but not rotate.
-    let (s, list) = send(
-        &app,
-        Method::GET,
-        &hooks(&a),
-        Some(&format!("Bearer {key}")),
-        None,
-    )
-    .await;
+    let (s, list) = app.rest_key(&key).call(Method::GET, &hooks(&a), None).await;
     assert_eq!(s, 200);
     assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
     assert!(list["items"][0].get("secret").is_none());
     let res = app
-        .call(
-            Method::POST,
-            &format!("{}/{hook}/rotate-secret", hooks(&a)),
-            Some(&format!("Bearer {key}")),
-            None,
-        )
+        .rest_key(&key)
+        .post_empty(&format!("{}/{hook}/rotate-secret", hooks(&a)))
         .await;
     assert_error(res, 403, "FORBIDDEN").await;
 
     // B's admin: A's garden does not exist for them, and A's webhook is not in B.
-    let res = app
-        .call(Method::GET, &hooks(&a), Some(&admin_b.bearer()), None)
-        .await;
+    let res = app.rest_as(&admin_b).get(&hooks(&a)).await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}/{hook}", hooks(&b)),
-            Some(&admin_b.bearer()),
-            None,
-        )
+        .rest_as(&admin_b)
+        .get(&format!("{}/{hook}", hooks(&b)))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
-    let (s, list) = send(&app, Method::GET, &hooks(&b), Some(&admin_b.bearer()), None).await;
+    let (s, list) = app
+        .rest_as(&admin_b)
+        .call(Method::GET, &hooks(&b), None)
+        .await;
     assert_eq!((s, list["items"].as_array().map(Vec::len)), (200, Some(0)));
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{hook}", hooks(&b)),
-            Some(&admin_b.bearer()),
-            None,
-        )
+        .rest_as(&admin_b)
+        .delete(&format!("{}/{hook}", hooks(&b)))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
     assert_eq!(count(&app, &a, "webhooks").await, 1);
 
     // Update and delete by A's admin.
-    let (s, changed) = send(
-        &app,
-        Method::PATCH,
-        &format!("{}/{hook}", hooks(&a)),
-        Some(&admin.bearer()),
-        Some(
-            &json!({"enabled": false, "events": ["plant.created", "harvest.recorded"],
+    let (s, changed) = app
+        .rest_as(&admin)
+        .call(
+            Method::PATCH,
+            &format!("{}/{hook}", hooks(&a)),
+            Some(
+                &json!({"enabled": false, "events": ["plant.created", "harvest.recorded"],
                      "description": "n8n"}),
-        ),
-    )
-    .await;
+            ),
+        )
+        .await;
     assert_eq!(s, 200, "{changed}");
     assert_eq!(changed["enabled"], false);
     assert_eq!(
@@ -606,32 +432,23 @@ async fn only_admins_with_a_session_manage_webhooks_and_gardens_stay_apart() {
     );
     assert_eq!(changed["description"], "n8n");
     let res = app
-        .call(
-            Method::PATCH,
+        .rest_as(&admin)
+        .patch(
             &format!("{}/{hook}", hooks(&a)),
-            Some(&admin.bearer()),
-            Some(&json!({"events": ["plant.exploded"]})),
+            &json!({"events": ["plant.exploded"]}),
         )
         .await;
     let err = assert_error(res, 422, "VALIDATION_ERROR").await;
     assert_eq!(detail_fields(&err), vec!["body.events"]);
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{hook}", hooks(&a)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .delete(&format!("{}/{hook}", hooks(&a)))
         .await;
     assert_eq!(res.status().as_u16(), 204);
     assert_eq!(count(&app, &a, "webhooks").await, 0);
     let res = app
-        .call(
-            Method::GET,
-            &format!("{}/{hook}", hooks(&a)),
-            Some(&admin.bearer()),
-            None,
-        )
+        .rest_as(&admin)
+        .get(&format!("{}/{hook}", hooks(&a)))
         .await;
     assert_error(res, 404, "ENTITY_NOT_FOUND").await;
 }
@@ -720,20 +537,20 @@ async fn secret_columns(
 
 #[tokio::test]
 async fn signing_secrets_are_sealed_at_rest_and_raw_ones_are_sealed_by_the_worker() {
-    let receiver = Receiver::start(vec![200]).await;
+    let receiver = receiver(vec![200]).await;
     // FERNET_KEY set: secrets are sealed with it.
     let fernet_key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
     let app = delivery_app("sealed", "0.3", &[("FERNET_KEY", fernet_key)]).await;
     let t = app.tenant("sealed").await;
     let tomato = species(&app, TOMATO).await;
-    let (s, created) = send(
-        &app,
-        Method::POST,
-        &hooks(&t),
-        None,
-        Some(&json!({"url": receiver.url(), "events": ["plant.created"]})),
-    )
-    .await;
+    let (s, created) = app
+        .rest()
+        .call(
+            Method::POST,
+            &hooks(&t),
+            Some(&json!({"url": hook_url(&receiver), "events": ["plant.created"]})),
+        )
+        .await;
     assert_eq!(s, 201, "{created}");
     let secret = created["secret"].as_str().expect("secret").to_owned();
     let key = created["key"].as_str().expect("key").to_owned();
@@ -762,14 +579,14 @@ async fn signing_secrets_are_sealed_at_rest_and_raw_ones_are_sealed_by_the_worke
         .execute(app.state.platform_pool())
         .await
         .expect("back to raw");
-    let (s, plant) = send(
-        &app,
-        Method::POST,
-        &crate::garden::plants_path(&t),
-        None,
-        Some(&json!({"species_key": tomato, "name": "Sealed tomato"})),
-    )
-    .await;
+    let (s, plant) = app
+        .rest()
+        .call(
+            Method::POST,
+            &crate::garden::plants_path(&t),
+            Some(&json!({"species_key": tomato, "name": "Sealed tomato"})),
+        )
+        .await;
     assert_eq!(s, 201, "{plant}");
     let got = receiver.wait_for(1).await;
     verify(&secret, &got[0]);
