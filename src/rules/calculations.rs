@@ -56,7 +56,7 @@ pub fn round(v: f64, decimals: i32) -> f64 {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Physical bounds (stated in the OpenAPI schemas and the README).
+// Physical bounds (stated in the OpenAPI schemas and the calculations' operation descriptions).
 
 /// Air and leaf temperatures a grow room or field can have, °C.
 pub const AIR_TEMP_MIN_C: f64 = -50.0;
