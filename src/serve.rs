@@ -119,7 +119,7 @@ impl Bound {
         let digest = crate::notify::digest::job::start(state.clone());
         let metrics = self.metrics.map(|server| {
             let handle = server.handle();
-            let service = crate::metrics::routes::private_service(state.clone());
+            let service = crate::http::metrics::private_service(state.clone());
             (handle, tokio::spawn(server.serve(service)))
         });
         self.server.serve(service).await;

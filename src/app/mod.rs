@@ -164,7 +164,7 @@ pub fn build_service(state: AppState, pages: Option<Router>) -> Service {
     }
     // Outside the API tree: not in the OpenAPI document, not rate limited.
     if config.metrics_token.is_some() {
-        root = root.push(crate::metrics::routes::token_router());
+        root = root.push(crate::http::metrics::token_router());
     }
     Service::new(root)
         .hoop(depot::InjectState(state))

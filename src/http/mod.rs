@@ -8,6 +8,7 @@ pub mod depot;
 pub mod headers;
 pub mod health;
 pub mod json;
+pub mod metrics;
 pub mod observe;
 pub mod pagination;
 pub mod personal_data;

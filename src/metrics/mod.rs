@@ -12,7 +12,6 @@
 //! tool names from the registry, never a caller's text; fixed words otherwise.
 
 pub mod labels;
-pub mod routes;
 
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -277,7 +276,7 @@ pub fn push_message(outcome: &'static str) {
 }
 
 /// The process's counters and histograms in the Prometheus text format (the scrape adds the
-/// pool gauges it samples from the state: `metrics::routes`).
+/// pool gauges it samples from the state: `http::metrics`).
 pub fn encode_counters(out: &mut String) -> std::fmt::Result {
     prometheus_text::encode(out, &METRICS.registry)
 }

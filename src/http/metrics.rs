@@ -19,9 +19,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use super::PlacementLabels;
 use crate::error::{AppError, ErrorCode, catch_error};
 use crate::http::depot::{DepotExt, InjectState};
+use crate::metrics::PlacementLabels;
 use crate::state::AppState;
 
 /// The route on the main listener (when a token is configured).
@@ -54,8 +54,10 @@ fn bearer_matches(authorization: Option<&HeaderValue>, expected: &str) -> bool {
 
 fn write_scrape(state: &AppState, res: &mut Response) -> Result<(), AppError> {
     let body = render(state).map_err(|_| AppError::internal("encoding the metrics"))?;
-    res.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(super::CONTENT_TYPE));
+    res.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+    );
     res.body(body);
     Ok(())
 }
@@ -164,7 +166,7 @@ fn pool_registry(state: &AppState) -> Registry {
 /// The scrape: every series in the Prometheus text format.
 pub fn render(state: &AppState) -> Result<String, std::fmt::Error> {
     let mut out = String::with_capacity(16 * 1024);
-    super::encode_counters(&mut out)?;
+    crate::metrics::encode_counters(&mut out)?;
     prometheus_text::encode(&mut out, &pool_registry(state))?;
     Ok(out)
 }
