@@ -18,7 +18,7 @@ use uuid::Uuid;
 
 use super::envelope::{ToolError, ToolErrorCode};
 use crate::catalog::engine::fields::{LINE_PATTERN, PARAGRAPH_PATTERN};
-use crate::http::json::{is_blank, whole_number};
+use crate::values::json::{is_blank, whole_number};
 
 #[derive(Debug, Clone, Copy)]
 pub enum ArgKind {
@@ -809,7 +809,7 @@ fn check(kind: ArgKind, value: &Value, field: &str) -> Result<Value, Problem> {
         ArgKind::Measurements => {
             let mut body = Map::new();
             body.insert("measurements".into(), value.clone());
-            let mut fields = crate::http::json::JsonFields::new(body);
+            let mut fields = crate::values::json::JsonFields::new(body);
             let read = crate::garden::diary::model::measurements(&mut fields, "measurements");
             match fields.finish(read) {
                 Ok(map) => Ok(Value::Object(map)),

@@ -7,8 +7,8 @@ use uuid::Uuid;
 use crate::state::AppState;
 use crate::store::photos::{self as storage, PhotoStorage};
 
-/// Folders removed per pass.
-const DRAIN_BATCH: i64 = 500;
+/// Rows one drain takes, here and in the photo outbox (the rest follow in the next round).
+pub const DRAIN_BATCH: i64 = 500;
 
 /// Records, in the caller's transaction (the one deleting the garden's registry row), that the
 /// garden's photo folder must go.

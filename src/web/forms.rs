@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::i18n::Lang;
 use crate::error::{AppError, ErrorCode};
-use crate::http::json::{FromJson, JsonFields};
+use crate::values::json::{FromJson, JsonFields};
 
 /// The text fields of a posted form (urlencoded or multipart), first value of each name, and
 /// the files of a multipart form (a file input left empty sends none).

@@ -21,10 +21,8 @@ use uuid::Uuid;
 use crate::error::AppError;
 use crate::state::AppState;
 use crate::store::photos::{self as storage, PhotoStorage};
+use crate::tenancy::garden_files::DRAIN_BATCH;
 use crate::tenancy::{TenantRecord, TenantStatus, TenantTx};
-
-/// Outbox rows one drain takes (the rest follow in the next round).
-const DRAIN_BATCH: i64 = 500;
 
 /// Removes the files of photos deleted in this garden, then their outbox rows and any rendition
 /// jobs left for them. Returns how many photos' files went. A file that cannot be removed

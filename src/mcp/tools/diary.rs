@@ -15,7 +15,6 @@ use crate::garden::diary::model::{
     TAGS_MAX, TITLE_MAX, WORKER_ID_MAX, entry_type_str, parse_entry_type,
 };
 use crate::garden::diary::service::{self, Author, QueueError, Submission};
-use crate::http::json::parse_json;
 use crate::mcp::args::{self, Arg, ArgKind, ArgRule, Args, KEY};
 use crate::mcp::envelope::{ToolError, ToolErrorCode, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
@@ -23,6 +22,7 @@ use crate::rules::diary_analysis::{
     AnalysisState, LEASE_DEFAULT_SECONDS, LEASE_MAX_MINUTES, LEASE_MAX_SECONDS,
 };
 use crate::tool_handler;
+use crate::values::json::parse_json;
 
 const ENTRY_KEY: Arg = Arg::required("entry_key", KEY, "Diary entry key.");
 const DATE: ArgKind = ArgKind::Date;

@@ -11,12 +11,12 @@ use crate::garden::ipm::model::{
     PRESSURE, SEVERITY, SYMPTOM_MAX,
 };
 use crate::garden::ipm::service;
-use crate::http::json::parse_json;
 use crate::http::pagination::PageRequest;
 use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY, NOTES, key_list};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::tool_handler;
+use crate::values::json::parse_json;
 
 const PLANT_KEY: Arg = Arg::required("plant_key", KEY, "Plant key.");
 

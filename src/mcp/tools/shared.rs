@@ -5,11 +5,11 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::AppError;
-use crate::http::json::{FromJson, parse_json};
 use crate::mcp::args::Args;
 use crate::mcp::envelope::ToolError;
 use crate::mcp::registry::Ctx;
 use crate::tenancy::TenantRecord;
+use crate::values::json::{FromJson, parse_json};
 
 /// The garden a tenant-scoped call is bound to (the dispatcher always binds one).
 pub fn bound<'a>(ctx: &'a Ctx<'_>) -> Result<&'a TenantRecord, ToolError> {
