@@ -8,7 +8,9 @@
 //! - EC against the plan: on target within a tolerance of max(0.1, 10 % of the target) (the
 //!   mixing protocol's tolerance, domain 2.14), else `below` / `above`. pH against the plan's
 //!   range: `below`, `in_range`, `above` (bounds inclusive). No plan: `no_plan`; a plan but no
-//!   measurement (or no target for that value): `no_measurement` / `no_target`.
+//!   measurement (or no target for that value): `no_measurement` / `no_target`. A plant in a
+//!   rest phase is not fed (the mixing protocol's rule): its EC target is 0, its EC status
+//!   `rest_phase`, with a warning naming the rule and its source.
 
 use serde::Serialize;
 
@@ -28,6 +30,9 @@ pub struct PhaseTargets {
     pub reference_ec_ms: Option<f64>,
     pub ph_min: Option<f64>,
     pub ph_max: Option<f64>,
+    /// The plant is in a rest phase, which is not fed (`rules::mixing_protocol::is_rest_phase`):
+    /// the target EC is 0 whatever the entry says.
+    pub rest_phase: bool,
 }
 
 /// The band within which a series counts as stable (mS/cm for EC, pH units for pH).
@@ -89,7 +94,8 @@ pub struct EcComparison {
     pub delta_ms: Option<f64>,
     /// max(0.1, 10 % of the target), 2 decimals.
     pub tolerance_ms: Option<f64>,
-    /// `below`, `on_target`, `above`, `no_target`, `no_measurement` or `no_plan`.
+    /// `below`, `on_target`, `above`, `no_target`, `no_measurement`, `no_plan` or
+    /// `rest_phase` (the plant is at rest and not fed).
     pub status: String,
 }
 
@@ -112,6 +118,12 @@ impl TargetComparison {
     /// Warnings of a comparison that found the measurement off the plan.
     pub fn warnings(&self) -> Vec<String> {
         let mut w = Vec::new();
+        if self.ec.status == "rest_phase" {
+            w.push(format!(
+                "The plant is in a rest phase: {}",
+                super::mixing_protocol::rest_phase_reason()
+            ));
+        }
         if let (Some(t), Some(m)) = (self.ec.target_ec_ms, self.ec.measured_ec_ms)
             && matches!(self.ec.status.as_str(), "below" | "above")
         {
@@ -158,6 +170,13 @@ pub fn compare_targets(
         };
     };
     let ec = match (t.target_ec_ms, measured_ec_ms) {
+        _ if t.rest_phase => EcComparison {
+            target_ec_ms: Some(0.0),
+            measured_ec_ms,
+            delta_ms: measured_ec_ms.map(|m| round(m, 2)),
+            tolerance_ms: None,
+            status: "rest_phase".into(),
+        },
         (None, _) => EcComparison {
             target_ec_ms: None,
             measured_ec_ms,
@@ -281,6 +300,27 @@ mod tests {
             reference_ec_ms: None,
             ph_min: ph.0,
             ph_max: ph.1,
+            rest_phase: false,
+        }
+    }
+
+    /// A plant at rest: the EC status is `rest_phase` (target 0) whatever the entry says or
+    /// was measured, with one warning naming the rule's source; pH is still compared.
+    #[test]
+    fn a_plant_at_rest_is_not_fed() {
+        for measured in [None, Some(0.3), Some(1.2)] {
+            let mut t = targets(Some(0.4), (Some(5.5), Some(6.5)));
+            t.rest_phase = true;
+            let c = compare_targets(Some(&t), measured, Some(6.0));
+            assert_eq!(c.ec.status, "rest_phase", "{measured:?}");
+            assert_eq!(c.ec.target_ec_ms, Some(0.0));
+            assert_eq!(c.ph.status, "in_range");
+            let w = c.warnings();
+            assert_eq!(w.len(), 1, "{w:?}");
+            assert!(
+                w[0].contains("not fed") && w[0].contains("Iowa State"),
+                "{w:?}"
+            );
         }
     }
 

@@ -37,7 +37,10 @@
 //! usually lower it, a buffered water resists). The pH is read after every product is in and
 //! adjusted in the direction read: down only with acids (the chosen acidic adjusters, else
 //! phosphoric, nitric or citric acid), up only with bases (the chosen alkaline adjusters, else
-//! potassium hydroxide, potassium carbonate or potassium silicate).
+//! potassium hydroxide or potassium carbonate). Never potassium silicate: at that step every
+//! calcium source is already in the tank, and silicate after calcium precipitates calcium
+//! silicate (the `silicate_after_calcium` check); a chosen silicate-based pH-up is flagged the
+//! same way (`silicate_ph_up_after_calcium`).
 
 use serde::Serialize;
 
@@ -62,7 +65,7 @@ pub const FRESH_COCO_CALMAG_FACTOR: f64 = 1.2;
 pub const EC_PHASES: &[&str] = &["seedling", "vegetative", "flowering", "flushing", "rest"];
 /// Acids and bases named for a pH correction when the request chose no adjuster.
 pub const GENERIC_ACIDS: &str = "phosphoric, nitric or citric acid";
-pub const GENERIC_BASES: &str = "potassium hydroxide, potassium carbonate or potassium silicate";
+pub const GENERIC_BASES: &str = "potassium hydroxide (KOH) or potassium carbonate (K2CO3)";
 /// Substrate types (as `rules::substrate_mix::TYPES`) and their EC class.
 pub const SUBSTRATE_TYPES: &[&str] = super::substrate_mix::TYPES;
 
@@ -186,6 +189,31 @@ pub fn resolve_ec_phase(phase: &str) -> Option<&'static str> {
     }
 }
 
+/// The source of the rest-phase rule: a plant at rest takes up almost nothing, so it is not
+/// fed (salts would build up in the root zone).
+pub const REST_FEEDING_SOURCE: &str = "Iowa State University Extension and Outreach, \
+     Horticulture and Home Pest News, FAQ \"How often should I fertilize houseplants?\" \
+     (hortnews.extension.iastate.edu/faq/how-often-should-i-fertilize-houseplants): fertilize \
+     when actively growing in spring and summer; do not fertilize during the winter months, \
+     when most houseplants are not actively growing";
+
+/// Whether a phase is a rest phase, which is not fed: the one rule the mixing protocol, the
+/// nutrient plans (their entries, a plant's current targets) and plan coverage share. A rest
+/// phase is one [`resolve_ec_phase`] maps to `rest`: dormancy, summer dormancy, dry and winter
+/// rest, foliage dieback, leaf renewal, vernalization, senescence, and any phase named for
+/// rest or dormancy.
+pub fn is_rest_phase(phase: &str) -> bool {
+    resolve_ec_phase(phase) == Some("rest")
+}
+
+/// Why a rest phase is not fed, with its source (shown by every face that refuses to feed).
+pub fn rest_phase_reason() -> String {
+    format!(
+        "a rest phase is not fed: the plant takes up almost nothing and salts would build up \
+         in the root zone (source: {REST_FEEDING_SOURCE})."
+    )
+}
+
 /// EC range (mS/cm) per substrate class and coarse phase; unknown phases (0.8, 2.0).
 pub fn ec_range(class: SubstrateClass, phase: Option<&str>) -> (f64, f64) {
     let class = match class {
@@ -205,6 +233,12 @@ pub fn ec_range(class: SubstrateClass, phase: Option<&str>) -> (f64, f64) {
         (_, Some("flowering")) => (1.0, 1.6),
         _ => (0.8, 2.0),
     }
+}
+
+/// A product named as a silicate (potassium or sodium silicate pH-up, AgSil, …).
+pub fn is_silicate_name(name: &str) -> bool {
+    let n = name.to_lowercase();
+    n.contains("silicat") || n.contains("agsil")
 }
 
 pub fn ph_reserve(alkalinity_ppm: f64) -> f64 {
@@ -344,7 +378,7 @@ pub struct PhAdjustment {
     /// nitric or citric acid.
     pub lower_with: Vec<String>,
     /// Bases for a reading below the target: the chosen alkaline adjusters, else potassium
-    /// hydroxide, potassium carbonate or potassium silicate.
+    /// hydroxide (KOH) or potassium carbonate (K2CO3); never a silicate once calcium is in.
     pub raise_with: Vec<String>,
     /// EC the correction is expected to add, mS/cm (the pH reserve): the chosen adjusters'
     /// EC at their label dose, at least the alkalinity reserve.
@@ -393,7 +427,7 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
     let class = substrate_class(&r.substrate_type);
     let resolved = resolve_ec_phase(&r.phase);
     let (ec_min, ec_max) = ec_range(class, resolved);
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<MixWarning> = Vec::new();
     let adjusters = |effect: PhEffect| -> Vec<String> {
         r.products
             .iter()
@@ -401,7 +435,13 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
             .map(|p| p.name.clone())
             .collect()
     };
-    let (acids, bases) = (adjusters(PhEffect::Acidic), adjusters(PhEffect::Alkaline));
+    let acids = adjusters(PhEffect::Acidic);
+    // A silicate pH-up read after the calcium sources would precipitate calcium silicate, the
+    // same reaction `silicate_after_calcium` calls critical: it is not named for the pH step.
+    let any_calcium = r.products.iter().any(|p| p.calcium);
+    let (silicate_bases, bases): (Vec<String>, Vec<String>) = adjusters(PhEffect::Alkaline)
+        .into_iter()
+        .partition(|name| any_calcium && is_silicate_name(name));
     // Only one direction is corrected, so the larger adjuster EC is the one to keep back.
     let adjuster_ec = r
         .products
@@ -425,6 +465,17 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
         },
         expected_ec_ms: reserve,
     };
+    for name in &silicate_bases {
+        warn(
+            &mut warnings,
+            "silicate_ph_up_after_calcium",
+            "warning",
+            format!(
+                "{name} is a silicate: at the pH step the calcium is already in the tank and \
+                 calcium silicate would precipitate. Raise the pH with {GENERIC_BASES} instead."
+            ),
+        );
+    }
     let mut protocol = MixingProtocol {
         valid: true,
         living_soil_bypass: false,
@@ -478,8 +529,9 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
             "rest_phase_no_feeding",
             "warning",
             format!(
-                "{} is a rest phase: the plant takes up almost nothing and salts would build                  up in the root zone. Do not feed; water sparingly with plain water.",
-                r.phase
+                "{}: {} Water sparingly with plain water.",
+                r.phase,
+                rest_phase_reason()
             ),
         );
         protocol.rest_phase = true;
@@ -487,7 +539,8 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
         protocol.ph_adjustment.expected_ec_ms = 0.0;
         protocol.warnings = warnings;
         protocol.instructions = vec![format!(
-            "Rest phase ({}): no nutrients. Water only when the substrate calls for it, with              plain water ({} mS/cm).",
+            "Rest phase ({}): no nutrients. Water only when the substrate calls for it, with \
+             plain water ({} mS/cm).",
             r.phase, r.base_water_ec_ms
         )];
         return protocol;
@@ -1180,6 +1233,96 @@ mod tests {
                 p.instructions
             );
         }
+    }
+
+    /// The pH-up step never names a silicate once calcium is in the tank (calcium silicate
+    /// precipitates: the module's own `silicate_after_calcium` reaction). Rows: (alkaline
+    /// adjuster chosen, a calcium source in the mix) → (raise_with, warned):
+    /// - none, no calcium → the generic bases KOH or K2CO3, no warning;
+    /// - none, calcium → the same (the generic bases hold no silicate);
+    /// - "Potassium silicate pH up", calcium → the generic bases, warned;
+    /// - "Potassium silicate pH up", no calcium → kept (nothing to precipitate with);
+    /// - "Potassium hydroxide", calcium → kept.
+    #[test]
+    fn ph_up_is_never_a_silicate_after_calcium() {
+        assert!(!GENERIC_BASES.to_lowercase().contains("silicat"));
+        for (base, calcium, raise, warned) in [
+            (None, false, GENERIC_BASES, false),
+            (None, true, GENERIC_BASES, false),
+            (Some("Potassium silicate pH up"), true, GENERIC_BASES, true),
+            (
+                Some("Potassium silicate pH up"),
+                false,
+                "Potassium silicate pH up",
+                false,
+            ),
+            (
+                Some("Potassium hydroxide"),
+                true,
+                "Potassium hydroxide",
+                false,
+            ),
+        ] {
+            let mut products = vec![product("a", ProductRole::Nutrient, 0.2, 30)];
+            if calcium {
+                products.push(product("calmag", ProductRole::CalMag, 0.1, 20));
+            }
+            if let Some(name) = base {
+                let mut b = product("up", ProductRole::PhAdjuster, 0.3, 90);
+                b.name = name.into();
+                b.ph_effect = PhEffect::Alkaline;
+                b.recommended_dose_ml_per_liter = 0.05;
+                products.push(b);
+            }
+            let p = calculate(&MixRequest::new(request(products)).expect("valid"));
+            assert_eq!(p.ph_adjustment.raise_with, [raise], "{base:?} {calcium}");
+            let codes: Vec<_> = p.warnings.iter().map(|w| w.code.as_str()).collect();
+            assert_eq!(
+                codes.contains(&"silicate_ph_up_after_calcium"),
+                warned,
+                "{base:?} {calcium}: {codes:?}"
+            );
+            let step = p
+                .instructions
+                .iter()
+                .find(|i| i.contains("measure the pH"))
+                .expect("pH step");
+            assert_eq!(
+                step.to_lowercase().contains("silicate"),
+                raise.to_lowercase().contains("silicate"),
+                "{step}"
+            );
+        }
+    }
+
+    /// One rule for rest phases (the nutrient plans and plan coverage use it too): the
+    /// catalogue's rest keys and rest-like words are rest, growing phases are not; the reason
+    /// names its source.
+    #[test]
+    fn rest_phases_are_one_rule_with_a_source() {
+        for (phase, rest) in [
+            ("dormancy", true),
+            ("summer_dormancy", true),
+            ("dry_rest", true),
+            ("winter_rest", true),
+            ("foliage_dieback", true),
+            ("leaf_renewal", true),
+            ("vernalization", true),
+            ("senescence", true),
+            ("deep_winter_rest", true),
+            ("vegetative", false),
+            ("harvest", false),
+            ("flushing", false),
+            ("post_bloom_recovery", false),
+            ("moon_phase", false),
+        ] {
+            assert_eq!(is_rest_phase(phase), rest, "{phase}");
+        }
+        let reason = rest_phase_reason();
+        assert!(
+            reason.contains("not fed") && reason.contains("Iowa State"),
+            "{reason}"
+        );
     }
 
     /// Every calcium source counts for the sulfate check, not only CalMag products: calcium

@@ -9,12 +9,21 @@
 //! Phase names are the coarse plan phases; a sequence phase not named by any entry is an issue;
 //! a coarse phase neither the plan nor the sequence uses is only a hint. Without a sequence
 //! there is nothing to compare (empty lists), which is not the same as covered.
+//!
+//! Rest phases are not fed (`rules::mixing_protocol::is_rest_phase`, the one rule the mixing
+//! protocol and the plans share, with its source): a sequence's rest phase needs no entry (it
+//! is neither an issue nor a hint), and a `dormancy` entry with a target EC above 0 is
+//! refused.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
 use super::calculations::{EC_MAX_MS, FieldProblem, check_range};
+use super::mixing_protocol::{is_rest_phase, rest_phase_reason};
+
+/// The coarse plan phase of rest phases, which is not fed.
+pub const REST_PLAN_PHASE: &str = "dormancy";
 
 /// Coarse phase names of plan entries (domain 1.12).
 pub const PLAN_PHASES: &[&str] = &[
@@ -65,9 +74,34 @@ impl PlanEntry {
         }
         if let Some(ec) = e.target_ec_ms {
             check_range(&mut p, &field("target_ec_ms"), ec, 0.0, EC_MAX_MS);
+            if let Some(problem) =
+                rest_entry_fed(&e.phase_name, Some(ec), 0, &field("target_ec_ms"))
+            {
+                p.push(problem);
+            }
         }
         if p.is_empty() { Ok(e) } else { Err(p) }
     }
+}
+
+/// A rest-phase entry (`dormancy`) that feeds: a target EC above 0 or products. `field` names
+/// what the caller gave (the target EC, or the products when the EC is 0 or absent).
+pub fn rest_entry_fed(
+    phase_name: &str,
+    target_ec_ms: Option<f64>,
+    products: usize,
+    field: &str,
+) -> Option<FieldProblem> {
+    let fed = target_ec_ms.is_some_and(|ec| ec > 0.0) || products > 0;
+    (fed && is_rest_phase(phase_name)).then(|| {
+        FieldProblem::new(
+            field,
+            format!(
+                "{phase_name}: {} Give target_ec_ms 0 (or none) and no products.",
+                rest_phase_reason()
+            ),
+        )
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, salvo::oapi::ToSchema)]
@@ -156,7 +190,10 @@ pub fn coverage(entries: &[PlanEntry], sequence_phases: &[String]) -> Coverage {
     let named: BTreeSet<&str> = entries.iter().map(|e| e.phase_name.as_str()).collect();
     let mut not_covered = Vec::new();
     for phase in sequence_phases {
-        if !named.contains(phase.as_str()) && !not_covered.contains(phase) {
+        if !named.contains(phase.as_str())
+            && !not_covered.contains(phase)
+            && phase != REST_PLAN_PHASE
+        {
             not_covered.push(phase.clone());
             issues.push(CoverageIssue {
                 code: "phase_not_covered".into(),
@@ -172,7 +209,11 @@ pub fn coverage(entries: &[PlanEntry], sequence_phases: &[String]) -> Coverage {
     }
     let hints = PLAN_PHASES
         .iter()
-        .filter(|p| !named.contains(**p) && !sequence_phases.iter().any(|s| s == **p))
+        .filter(|p| {
+            **p != REST_PLAN_PHASE
+                && !named.contains(**p)
+                && !sequence_phases.iter().any(|s| s == **p)
+        })
         .map(|p| (*p).to_owned())
         .collect();
     let mut without_ec = Vec::new();
@@ -193,12 +234,15 @@ pub fn coverage(entries: &[PlanEntry], sequence_phases: &[String]) -> Coverage {
     }
 }
 
-/// A species sequence phase (fine names from the phase catalogue) as a coarse plan phase;
-/// `None` for phases a plan does not feed (e.g. senescence).
+/// A species sequence phase (fine names from the phase catalogue) as a coarse plan phase: a
+/// rest phase (the mixing protocol's rule, senescence included) is `dormancy`; `None` for a
+/// phase no word places.
 pub fn coarse_phase(fine: &str) -> Option<&'static str> {
     let p = fine.trim().to_ascii_lowercase();
     let has = |w: &[&str]| w.iter().any(|x| p.contains(x));
-    if has(&["germin", "sprout"]) {
+    if is_rest_phase(&p) {
+        Some(REST_PLAN_PHASE)
+    } else if has(&["germin", "sprout"]) {
         Some("germination")
     } else if has(&["seedling", "cutting", "propagat"]) {
         Some("seedling")
@@ -208,8 +252,6 @@ pub fn coarse_phase(fine: &str) -> Option<&'static str> {
         Some("flowering")
     } else if has(&["flush"]) {
         Some("flushing")
-    } else if has(&["dorman", "rest", "winter"]) {
-        Some("dormancy")
     } else if has(&["harvest"]) {
         Some("harvest")
     } else {
@@ -241,7 +283,8 @@ mod tests {
 
     /// W1–2 seedling, W3–6 vegetative, W7–14 flowering: 3 = 2 + 1 and 7 = 6 + 1 are
     /// contiguous; the sequence (seedling, vegetative, flowering) is named in full → complete.
-    /// Hints: the four coarse phases nobody uses (germination, flushing, dormancy, harvest).
+    /// Hints: the coarse phases nobody uses (germination, flushing, harvest); dormancy is
+    /// never one (a rest phase is not fed, so it needs no entry).
     #[test]
     fn contiguous_plan_is_complete() {
         let c = coverage(
@@ -253,7 +296,7 @@ mod tests {
             &seq(&["seedling", "vegetative", "flowering"]),
         );
         assert!(c.complete, "{:?}", c.issues);
-        assert_eq!(c.hints, ["germination", "flushing", "dormancy", "harvest"]);
+        assert_eq!(c.hints, ["germination", "flushing", "harvest"]);
         assert_eq!((c.first_week, c.last_week), (Some(1), Some(14)));
     }
 
@@ -334,7 +377,51 @@ mod tests {
         assert!(!c.complete);
         assert_eq!(c.phases_not_covered, ["germination", "harvest"]);
         assert_eq!(c.phases_without_target_ec, ["flowering"]);
-        assert_eq!(c.hints, ["flushing", "dormancy"]);
+        assert_eq!(c.hints, ["flushing"]);
+    }
+
+    /// Rest phases are not fed (the mixing protocol's rule): a sequence vegetative →
+    /// dormancy with only a vegetative entry is complete (no `phase_not_covered` for
+    /// dormancy); a dormancy entry at EC 0 or without a target is accepted, one at 0.4 is
+    /// refused naming its target EC and the source; `rest_entry_fed` also refuses products.
+    #[test]
+    fn rest_phases_need_no_entry_and_are_not_fed() {
+        let c = coverage(
+            &[e("v", "vegetative", 1, 30, Some(1.0))],
+            &seq(&["vegetative", "dormancy"]),
+        );
+        assert!(c.complete, "{:?}", c.issues);
+        assert!(c.phases_not_covered.is_empty());
+        for (ec, accepted) in [(None, true), (Some(0.0), true), (Some(0.4), false)] {
+            let r = PlanEntry::new(
+                1,
+                PlanEntry {
+                    key: "d".into(),
+                    phase_name: "dormancy".into(),
+                    week_start: 31,
+                    week_end: 52,
+                    target_ec_ms: ec,
+                },
+            );
+            assert_eq!(r.is_ok(), accepted, "{ec:?}");
+            if let Err(p) = r {
+                assert_eq!(p[0].field, "entries[1].target_ec_ms");
+                assert!(p[0].reason.contains("not fed"), "{}", p[0].reason);
+                assert!(p[0].reason.contains("Iowa State"), "{}", p[0].reason);
+            }
+        }
+        for (phase, ec, products, refused) in [
+            ("dormancy", Some(0.0), 1, true),
+            ("dormancy", None, 0, false),
+            ("winter_rest", Some(0.6), 0, true),
+            ("vegetative", Some(1.2), 2, false),
+        ] {
+            assert_eq!(
+                rest_entry_fed(phase, ec, products, "f").is_some(),
+                refused,
+                "{phase} {ec:?} {products}"
+            );
+        }
     }
 
     #[test]
@@ -372,7 +459,13 @@ mod tests {
             ("ripening", Some("flowering")),
             ("dormancy", Some("dormancy")),
             ("harvest", Some("harvest")),
-            ("senescence", None),
+            ("senescence", Some("dormancy")),
+            ("winter_rest", Some("dormancy")),
+            ("dry_rest", Some("dormancy")),
+            ("leaf_renewal", Some("dormancy")),
+            ("foliage_dieback", Some("dormancy")),
+            ("vernalization", Some("dormancy")),
+            ("moon_phase", None),
         ] {
             assert_eq!(coarse_phase(fine), coarse, "{fine}");
         }

@@ -559,7 +559,7 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
     assert!(acid_name.starts_with("Test acid"), "{p}");
     assert_eq!(
         p["ph_adjustment"]["raise_with"],
-        json!(["potassium hydroxide, potassium carbonate or potassium silicate"])
+        json!(["potassium hydroxide (KOH) or potassium carbonate (K2CO3)"])
     );
     let step = p["instructions"]
         .as_array()
@@ -597,6 +597,12 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
     assert_eq!(p["rest_phase"], true);
     assert_eq!(p["dosages"], json!([]));
     assert_eq!(codes(&p), ["rest_phase_no_feeding"]);
+    assert!(
+        p["warnings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not fed") && m.contains("Iowa State")),
+        "{p}"
+    );
 
     // Calcium nitrate after a sulfate: gypsum, critical.
     let sulfate = global_fertilizer(
@@ -621,4 +627,37 @@ async fn mixing_protocol_follows_the_label_ratio_measured_ph_and_the_phase() {
         codes(&p).contains(&"calcium_after_sulfate".to_owned()),
         "{p}"
     );
+
+    // A silicate pH-up with a calcium source in the tank: not named for the pH step (calcium
+    // silicate would precipitate), warned, and KOH or K2CO3 named instead.
+    let silicate_up = global_fertilizer(
+        &app,
+        json!({"name": format!("Test potassium silicate pH up {}", crate::catalog::letters()),
+               "fertilizer_type": "ph_adjuster", "ph_effect": "alkaline",
+               "ec_contribution_per_ml": 0.3, "recommended_dose_ml_per_liter": 0.1,
+               "mixing_priority": 90}),
+    )
+    .await;
+    let p = both(json!({
+        "fertilizers": [{"fertilizer_key": canit}, {"fertilizer_key": silicate_up}],
+        "target_volume_liters": 10, "target_ec_ms": 1.8,
+    }))
+    .await;
+    assert!(
+        codes(&p).contains(&"silicate_ph_up_after_calcium".to_owned()),
+        "{p}"
+    );
+    assert_eq!(
+        p["ph_adjustment"]["raise_with"],
+        json!(["potassium hydroxide (KOH) or potassium carbonate (K2CO3)"])
+    );
+    let step = p["instructions"]
+        .as_array()
+        .expect("instructions")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|i| i.contains("measure the pH"))
+        .expect("pH step")
+        .to_owned();
+    assert!(!step.to_lowercase().contains("silicate"), "{step}");
 }

@@ -862,3 +862,109 @@ async fn tools_assign_clone_and_set_targets_over_the_same_services() {
     }
     assert_eq!(count(&app, &other, "nutrient_plan_assignments").await, 0);
 }
+
+/// Rest phases are not fed, the mixing protocol's rule with its source, over every face: a
+/// plan whose dormancy entry has a target EC or products is refused (422 naming the field, the
+/// reason citing the source, nothing written); an unfed dormancy entry is accepted; raising its
+/// target is refused over REST and the tool and changes nothing; the templates that had a
+/// winter feed no longer feed.
+#[tokio::test]
+async fn rest_phases_are_not_fed_by_any_plan() {
+    let app = mcp_tools::app().await;
+    let t = app.tenant("plansrest").await;
+    let grower = app.member(&t, Role::Grower).await;
+    let tool = scoped_key(&app, &t, Role::Grower).await;
+    let with_dormancy = |ec: Value, products: Value| {
+        let mut body = plan_body("Resting plan", json!([]));
+        body["phases"].as_array_mut().expect("phases").push(
+            json!({"phase_name": "dormancy", "week_start": 13, "week_end": 52,
+                         "target_ec_ms": ec, "products": products}),
+        );
+        body
+    };
+    let global = crate::fertilizers::global_fertilizer(&app, json!({})).await;
+    for (body, field) in [
+        (
+            with_dormancy(json!(0.4), json!([])),
+            "body.phases[3].target_ec_ms",
+        ),
+        (
+            with_dormancy(
+                json!(0.0),
+                json!([{"fertilizer_key": global, "ml_per_liter": 0.5}]),
+            ),
+            "body.phases[3].products",
+        ),
+    ] {
+        let res = app
+            .rest_as(&grower)
+            .post(&tenant_path(&t, "nutrient-plans"), &body)
+            .await;
+        let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+        assert_eq!(detail_fields(&err), [field], "{err}");
+        assert!(err.to_string().contains("Iowa State"), "{err}");
+    }
+    assert_eq!(count(&app, &t, "nutrient_plans").await, 0);
+    assert_eq!(count(&app, &t, "nutrient_plan_phases").await, 0);
+
+    let plan = app
+        .rest_as(&grower)
+        .create(
+            &tenant_path(&t, "nutrient-plans"),
+            &with_dormancy(json!(0.0), json!([])),
+        )
+        .await;
+    assert_eq!(plan["phases"][3]["target_ec_ms"], 0.0);
+    let key = plan["key"].as_str().expect("key").to_owned();
+    let url = tenant_path(&t, &format!("nutrient-plans/{key}/phase-targets"));
+    let res = app
+        .rest_as(&grower)
+        .patch(&url, &json!({"phase": "dormancy", "target_ec_ms": 0.5}))
+        .await;
+    let err = assert_error(res, 422, "VALIDATION_ERROR").await;
+    assert_eq!(detail_fields(&err), ["body.target_ec_ms"]);
+    let (status, refused) = call(
+        &app,
+        &tool,
+        "set_nutrient_plan_phase_targets",
+        json!({"plan_key": key, "phase": "dormancy", "target_ec_ms": 0.5}),
+    )
+    .await;
+    assert_eq!(
+        (status, refused["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{refused}"
+    );
+    let still = app
+        .rest_as(&grower)
+        .get_ok(&tenant_path(&t, &format!("nutrient-plans/{key}")))
+        .await;
+    assert_eq!(still["phases"][3]["target_ec_ms"], 0.0);
+    assert_eq!(still["version"], plan["version"]);
+    // Lowering another phase still works: the rule refuses feeding at rest only.
+    app.rest_as(&grower)
+        .patch(&url, &json!({"phase": "vegetative", "target_ec_ms": 1.0}))
+        .await
+        .expect_json(200)
+        .await;
+
+    for template in [
+        "houseplants-foliage",
+        "citrus-container",
+        "succulents-cacti",
+    ] {
+        let got = app
+            .rest_as(&grower)
+            .get_ok(&tenant_path(&t, &format!("nutrient-plans/{template}")))
+            .await;
+        let rest: Vec<&Value> = got["phases"]
+            .as_array()
+            .expect("phases")
+            .iter()
+            .filter(|p| p["phase_name"] == "dormancy")
+            .collect();
+        assert_eq!(rest.len(), 1, "{template}");
+        assert_eq!(rest[0]["target_ec_ms"], 0.0, "{template}");
+        assert_eq!(rest[0]["products"], json!([]), "{template}");
+    }
+}

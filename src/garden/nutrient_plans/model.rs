@@ -12,7 +12,7 @@ use crate::catalog::engine::fields::{Field, Kind};
 use crate::catalog::engine::spec::Catalogued;
 use crate::catalog::engine::spec::{KindSpec, NaturalKey};
 use crate::error::{AppError, ErrorDetail};
-use crate::rules::plan_coverage::{PLAN_PHASES, WEEK_MAX};
+use crate::rules::plan_coverage::{PLAN_PHASES, WEEK_MAX, rest_entry_fed};
 use crate::rules::substrate_mix::TYPES;
 
 /// Prefix of a plan (or fertiliser) the garden owns; a template's key is its slug.
@@ -212,7 +212,8 @@ const PLAN_FIELDS: &[Field] = &[
 ];
 
 /// Cross-field rules of a plan body: at least one phase, week_end ≥ week_start, ph_min ≤
-/// ph_max, each product once per phase.
+/// ph_max, each product once per phase, and a rest phase (`dormancy`) not fed (no target EC
+/// above 0, no products: `rules::plan_coverage::rest_entry_fed`).
 fn plan_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
     let phases = doc.get("phases").and_then(Value::as_array);
     if phases.is_none_or(|p| p.is_empty()) {
@@ -243,6 +244,24 @@ fn plan_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
             ));
         }
         let products = p.get("products").and_then(Value::as_array);
+        // Rest phases are not fed: the mixing protocol's rule, with its source.
+        let product_count = products.map_or(0, Vec::len);
+        let field = if n("target_ec_ms").is_some_and(|ec| ec > 0.0) {
+            format!("body.phases[{i}].target_ec_ms")
+        } else {
+            format!("body.phases[{i}].products")
+        };
+        if let Some(problem) = p
+            .get("phase_name")
+            .and_then(Value::as_str)
+            .and_then(|phase| rest_entry_fed(phase, n("target_ec_ms"), product_count, &field))
+        {
+            errors.push(ErrorDetail::new(
+                problem.field,
+                problem.reason,
+                "value_error",
+            ));
+        }
         for (j, prod) in products.into_iter().flatten().enumerate() {
             let key = prod.get("fertilizer_key");
             if products
@@ -486,6 +505,9 @@ pub struct CurrentTargets {
     pub reference_ec_ms: Option<f64>,
     pub ph_min: Option<f64>,
     pub ph_max: Option<f64>,
+    /// Set when the plant is in a rest phase, which is not fed (the target EC is then 0): why,
+    /// with the source. Null otherwise.
+    pub not_fed_reason: Option<String>,
 }
 
 /// The plan that applies to a plant (`plan: null` when none).

@@ -8,7 +8,9 @@
 //! the week; else the entry of that phase nearest the week; a plant without a phase takes the
 //! entry whose window holds the week. A plant in a phase the plan does not name gets no
 //! targets: feeding it from whatever entry the calendar week matches is the silent mistake
-//! domain 2.16 warns about.
+//! domain 2.16 warns about. A plant in a rest phase is not fed (the mixing protocol's rule,
+//! `rules::mixing_protocol::is_rest_phase`, with its source): its targets are EC 0 with the
+//! reason, whatever an entry copied before the rule says.
 
 use std::sync::OnceLock;
 
@@ -28,6 +30,7 @@ use crate::catalog::engine::service as catalog;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::PhaseTargets;
 use crate::garden::fertilizers::service as fertilizers;
+use crate::rules::mixing_protocol::{is_rest_phase, rest_phase_reason};
 use crate::rules::names::normalise;
 use crate::rules::plan_coverage::{self, PlanEntry, coarse_phase};
 use crate::state::AppState;
@@ -526,6 +529,18 @@ pub async fn set_phase_targets(
         )]));
     }
     let phase = find_phase(&plan, &patch.phase, &format!("{field_prefix}phase"))?;
+    if let Some(problem) = plan_coverage::rest_entry_fed(
+        &phase.phase_name,
+        patch.target_ec_ms,
+        0,
+        &format!("{field_prefix}target_ec_ms"),
+    ) {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            problem.field,
+            problem.reason,
+            "value_error",
+        )]));
+    }
     let phase_id = Uuid::parse_str(&phase.key)
         .map_err(|_| AppError::internal("an own phase entry has no UUID key"))?;
     repo::set_targets(
@@ -640,6 +655,13 @@ fn source_of(facts: &PlantFacts) -> Option<(&'static str, &str)> {
         .or_else(|| facts.run_plan.as_deref().map(|k| ("run", k)))
 }
 
+/// The plant is in a rest phase, which is not fed (`rules::mixing_protocol::is_rest_phase`,
+/// the mixing protocol's rule): an entry's EC does not apply (a plan copied before the rule
+/// may still carry one).
+fn at_rest(facts: &PlantFacts) -> bool {
+    facts.phase_name.as_deref().is_some_and(is_rest_phase)
+}
+
 fn coarse_of(facts: &PlantFacts) -> Option<&'static str> {
     facts.phase_name.as_deref().and_then(coarse_phase)
 }
@@ -661,16 +683,18 @@ pub async fn current_phase_targets(
         return Ok(None);
     };
     let week = plan_week(&facts, OffsetDateTime::now_utc().date());
+    let rest = at_rest(&facts);
     Ok(
         entry_for(&plan, coarse_of(&facts), week).map(|e| PhaseTargets {
             plan_key: plan.key.clone(),
             plan_name: plan.name.clone(),
             source,
             phase_key: e.key.clone(),
-            target_ec_ms: e.target_ec_ms,
-            reference_ec_ms: e.reference_ec_ms,
+            target_ec_ms: if rest { Some(0.0) } else { e.target_ec_ms },
+            reference_ec_ms: if rest { Some(0.0) } else { e.reference_ec_ms },
             ph_min: e.ph_min,
             ph_max: e.ph_max,
+            rest_phase: rest,
         }),
     )
 }
@@ -700,6 +724,7 @@ pub async fn plant_plan(
         p => p,
     };
     let week = plan_week(&facts, OffsetDateTime::now_utc().date());
+    let rest = at_rest(&facts);
     let current = plan.as_ref().and_then(|p| {
         entry_for(p, coarse_of(&facts), week).map(|e| CurrentTargets {
             plan_key: p.key.clone(),
@@ -708,10 +733,11 @@ pub async fn plant_plan(
             phase_key: e.key.clone(),
             phase_name: e.phase_name.clone(),
             week,
-            target_ec_ms: e.target_ec_ms,
-            reference_ec_ms: e.reference_ec_ms,
+            target_ec_ms: if rest { Some(0.0) } else { e.target_ec_ms },
+            reference_ec_ms: if rest { Some(0.0) } else { e.reference_ec_ms },
             ph_min: e.ph_min,
             ph_max: e.ph_max,
+            not_fed_reason: rest.then(rest_phase_reason),
         })
     });
     Ok(PlantPlan {
