@@ -790,7 +790,10 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
     let reason = err["details"][0]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("10 day(s) for this crop"), "{reason}");
-    assert!(reason.contains("every other crop 10 days"), "{reason}");
+    assert!(
+        reason.contains("Fixpyr (Fixture register): label crop every other crop"),
+        "{reason}"
+    );
     let (s, b) = app
         .rest_as(&w.grower)
         .call(
