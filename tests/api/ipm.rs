@@ -1060,7 +1060,9 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
     // source as one free sentence, a source citing Kultiva: 422 naming the field, nothing
     // stored.
     let admin = app.platform_admin().await;
-    let base = json!({"name": "Spray of issue 24", "treatment_type": "chemical",
+    // A fresh name per run: the platform catalogue outlives a test run.
+    let spray = format!("Spray of issue 24 {}", Uuid::now_v7().simple());
+    let base = json!({"name": spray, "treatment_type": "chemical",
                       "active_ingredient": "Spinosad", "safety_interval_days": 14});
     let with = |extra: Value| {
         let mut b = base.clone();
@@ -1108,8 +1110,9 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
         );
     }
     let stored: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM platform.catalog_records WHERE kind = 'treatment' AND name = 'Spray of issue 24'",
+        "SELECT count(*) FROM platform.catalog_records WHERE kind = 'treatment' AND name = $1",
     )
+    .bind(&spray)
     .fetch_one(app.state.platform_pool())
     .await
     .expect("count");
