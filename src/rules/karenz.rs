@@ -7,10 +7,11 @@
 //! and the day of an instant is its UTC day ([`utc_day`]), whatever offset the client sent.
 //!
 //! A treatment's interval depends on the crop: labels give one per crop (species, botanical
-//! family or crop group). [`interval_for`] picks the longest interval listed for the plant's
-//! crop, else the longest of all (the conservative default). [`floor_days`] holds the shortest
-//! interval the reference accepts per ingredient (domain 2.1); where the label and the
-//! reference disagree the longer value holds.
+//! family or crop group), and every entry names the label it comes from ([`LabelSource`]: the
+//! product, the authority or register, the registration where known, the crop as the label
+//! names it). [`interval_for`] picks the longest entry naming the plant's crop, else the
+//! longest entry whose label covers every crop, else none: a product with no label interval
+//! for the crop is not applied to it (the caller refuses), never given a guessed value.
 
 use time::{Date, Duration, OffsetDateTime, UtcOffset};
 
@@ -18,37 +19,6 @@ use time::{Date, Duration, OffsetDateTime, UtcOffset};
 /// on 2 June, so its interval counts from 2 June.
 pub fn utc_day(at: OffsetDateTime) -> Date {
     at.to_offset(UtcOffset::UTC).date()
-}
-
-/// Shortest intervals the reference accepts (domain 2.1), by a word of the active ingredient
-/// (lower case); the longest matching floor applies.
-const FLOORS: &[(&str, i64)] = &[
-    ("pyrethr", 7),
-    ("azadirachtin", 3),
-    ("neem", 3),
-    ("spinosad", 14),
-    ("phosphorous acid", 21),
-    ("phosphonate", 21),
-    ("potassium salts of fatty acids", 1),
-    ("potassium soap", 1),
-    ("copper", 21),
-    ("bordeaux", 21),
-    ("sulphur", 7),
-    ("sulfur", 7),
-    ("paraffin", 7),
-];
-
-/// Where the floors come from, for messages and sources.
-pub const FLOOR_SOURCE: &str = "Kultiva domain reference 2.1 (seeded intervals of ipm.yaml)";
-
-/// The shortest interval the reference accepts for an active ingredient (`None`: no floor).
-pub fn floor_days(active_ingredient: Option<&str>) -> Option<i64> {
-    let ingredient = active_ingredient?.to_lowercase();
-    FLOORS
-        .iter()
-        .filter(|(word, _)| ingredient.contains(word))
-        .map(|(_, days)| *days)
-        .max()
 }
 
 /// The crop of a plant as the catalogue describes its species.
@@ -60,15 +30,70 @@ pub struct Crop<'a> {
     pub crop_group: Option<&'a str>,
 }
 
+/// Where an interval comes from: an outside document a grower can look up.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LabelSource {
+    /// The product (trade) name on the label, e.g. `Teldor`.
+    pub product: String,
+    /// The authority, register or document, e.g. `BVL Pflanzenschutzmittel-Verzeichnis`.
+    pub authority: String,
+    /// The registration number, where known for certain.
+    pub registration: Option<String>,
+    /// The crop as the label names it, e.g. `Weinrebe (grapevine)`.
+    pub label_crop: String,
+}
+
+impl LabelSource {
+    /// Every required part is there and none of them cites Kultiva itself.
+    pub fn is_complete(&self) -> bool {
+        [&self.product, &self.authority, &self.label_crop]
+            .iter()
+            .all(|t| !t.trim().is_empty())
+            && !self.cites_kultiva()
+    }
+
+    /// Whether any part names Kultiva: our own catalogue is no source for a label value.
+    pub fn cites_kultiva(&self) -> bool {
+        [
+            Some(&self.product),
+            Some(&self.authority),
+            self.registration.as_ref(),
+            Some(&self.label_crop),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|t| cites_kultiva(t))
+    }
+
+    /// One line for the record: `Teldor (BVL Pflanzenschutzmittel-Verzeichnis): label crop
+    /// Weinrebe`.
+    pub fn line(&self) -> String {
+        let registration = self
+            .registration
+            .as_deref()
+            .map(|r| format!(", {r}"))
+            .unwrap_or_default();
+        format!(
+            "{} ({}{registration}): label crop {}",
+            self.product, self.authority, self.label_crop
+        )
+    }
+}
+
+/// Whether a text names Kultiva (any case).
+pub fn cites_kultiva(text: &str) -> bool {
+    text.to_lowercase().contains("kultiva")
+}
+
 /// One interval of a treatment: for a species, a family, a crop group, or (none named) every
-/// crop; with its source.
+/// crop the label covers; with its label.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CropInterval {
     pub species_key: Option<String>,
     pub family_key: Option<String>,
     pub crop_group: Option<String>,
     pub days: i64,
-    pub source: String,
+    pub source: LabelSource,
 }
 
 impl CropInterval {
@@ -86,18 +111,23 @@ impl CropInterval {
     }
 }
 
-/// The interval that applies to a plant of `crop`: the longest entry listed for its species,
-/// family or crop group; when none is listed, the longest of all entries (entries that name no
-/// crop included). `None` when the treatment lists no interval.
+/// The interval that applies to a plant of `crop`, from entries with a complete label source
+/// only: the longest entry naming its species, family or crop group; else the longest entry
+/// naming no crop (a label covering every crop); else `None`: no label interval is recorded
+/// for this crop and the product must not be applied to it.
 pub fn interval_for<'a>(
     intervals: &'a [CropInterval],
     crop: &Crop<'_>,
 ) -> Option<&'a CropInterval> {
-    let listed = intervals
-        .iter()
+    let sourced = || intervals.iter().filter(|i| i.source.is_complete());
+    sourced()
         .filter(|i| i.names_a_crop() && i.matches(crop))
-        .max_by_key(|i| i.days);
-    listed.or_else(|| intervals.iter().max_by_key(|i| i.days))
+        .max_by_key(|i| i.days)
+        .or_else(|| {
+            sourced()
+                .filter(|i| !i.names_a_crop())
+                .max_by_key(|i| i.days)
+        })
 }
 
 /// The first day a harvest is allowed again: `applied_on + days`.
@@ -143,26 +173,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn floors_of_the_reference() {
-        let cases = [
-            (Some("Pyrethrins + rapeseed oil"), Some(7)),
-            (Some("Spinosad"), Some(14)),
-            (Some("Azadirachtin A"), Some(3)),
-            (Some("Copper hydroxide"), Some(21)),
-            (Some("Copper octanoate"), Some(21)),
-            (Some("Sulphur"), Some(7)),
-            (Some("Paraffin oil"), Some(7)),
-            (Some("Potassium salts of fatty acids"), Some(1)),
-            (Some("Phosphorous acid"), Some(21)),
-            (Some("Deltamethrin"), None),
-            (None, None),
-        ];
-        for (ingredient, floor) in cases {
-            assert_eq!(floor_days(ingredient), floor, "{ingredient:?}");
-        }
-    }
-
     fn entry(
         species: Option<&str>,
         family: Option<&str>,
@@ -174,7 +184,24 @@ mod tests {
             family_key: family.map(str::to_owned),
             crop_group: group.map(str::to_owned),
             days,
-            source: format!("label {days}"),
+            source: LabelSource {
+                product: format!("Product {days}"),
+                authority: "BVL Pflanzenschutzmittel-Verzeichnis".into(),
+                registration: None,
+                label_crop: "a crop".into(),
+            },
+        }
+    }
+
+    fn crop(
+        species: Option<&'static str>,
+        family: Option<&'static str>,
+        group: Option<&'static str>,
+    ) -> Crop<'static> {
+        Crop {
+            species_key: species,
+            family_key: family,
+            crop_group: group,
         }
     }
 
@@ -187,23 +214,18 @@ mod tests {
             entry(None, Some("brassicaceae"), None, 14),
             entry(None, None, Some("herb"), 10),
         ];
-        let crop =
-            |s: Option<&'static str>, f: Option<&'static str>, g: Option<&'static str>| Crop {
-                species_key: s,
-                family_key: f,
-                crop_group: g,
-            };
         // (crop, days)
         let cases = [
+            // A label for the crop holds, even when shorter than the every-crop entry.
             (crop(Some("tomato"), Some("solanaceae"), None), 3),
             (crop(Some("apple"), Some("rosaceae"), None), 28),
             (crop(Some("kale"), Some("brassicaceae"), None), 14),
             (crop(Some("basil"), Some("lamiaceae"), Some("herb")), 10),
             // Listed by species and by family: the longer holds.
             (crop(Some("tomato"), Some("brassicaceae"), None), 14),
-            // Not listed: the longest of all.
-            (crop(Some("lettuce"), Some("asteraceae"), None), 28),
-            (Crop::default(), 28),
+            // Not listed: the label covering every crop.
+            (crop(Some("lettuce"), Some("asteraceae"), None), 7),
+            (Crop::default(), 7),
         ];
         for (c, days) in cases {
             assert_eq!(
@@ -212,7 +234,80 @@ mod tests {
                 "{c:?}"
             );
         }
-        assert_eq!(interval_for(&[], &Crop::default()), None);
+    }
+
+    /// No label for the crop and none covering every crop: nothing (the product is refused),
+    /// never the longest of the others. Entries without a complete source, or citing Kultiva,
+    /// are not labels.
+    #[test]
+    fn no_label_for_the_crop_is_no_interval() {
+        let grapes_only = [
+            entry(Some("grape"), None, None, 21),
+            entry(None, Some("solanaceae"), None, 4),
+        ];
+        let unsourced = |days, f: fn(&mut LabelSource)| {
+            let mut e = entry(None, None, None, days);
+            f(&mut e.source);
+            e
+        };
+        let self_cited = [
+            unsourced(3, |s| s.authority = "Kultiva domain reference 2.1".into()),
+            unsourced(3, |s| s.product = "Kultiva catalogue value".into()),
+            unsourced(3, |s| s.registration = Some("kultiva default".into())),
+            unsourced(3, |s| s.product = " ".into()),
+            unsourced(3, |s| s.label_crop = String::new()),
+            unsourced(3, |s| s.authority = String::new()),
+        ];
+        // (intervals, crop, days or None when refused)
+        let cases: [(&[CropInterval], Crop<'_>, Option<i64>); 8] = [
+            (
+                &grapes_only,
+                crop(Some("grape"), Some("vitaceae"), None),
+                Some(21),
+            ),
+            (
+                &grapes_only,
+                crop(Some("potato"), Some("solanaceae"), None),
+                Some(4),
+            ),
+            (
+                &grapes_only,
+                crop(Some("apple"), Some("rosaceae"), None),
+                None,
+            ),
+            (&grapes_only, Crop::default(), None),
+            (&self_cited[..], crop(Some("apple"), None, None), None),
+            (&self_cited[..1], Crop::default(), None),
+            (&self_cited[3..], Crop::default(), None),
+            (&[], Crop::default(), None),
+        ];
+        for (intervals, c, days) in cases {
+            assert_eq!(
+                interval_for(intervals, &c).map(|i| i.days),
+                days,
+                "{c:?} in {intervals:?}"
+            );
+        }
+        for e in &self_cited {
+            assert!(!e.source.is_complete(), "{e:?}");
+        }
+        assert!(entry(None, None, None, 0).source.is_complete());
+        // A 0-day label is a label: it answers 0, not a refusal.
+        let bt = [entry(None, None, None, 0)];
+        assert_eq!(interval_for(&bt, &Crop::default()).map(|i| i.days), Some(0));
+    }
+
+    #[test]
+    fn a_label_source_reads_as_one_line() {
+        let mut s = entry(None, None, None, 21).source;
+        s.product = "Teldor".into();
+        s.label_crop = "Weinrebe".into();
+        assert_eq!(
+            s.line(),
+            "Teldor (BVL Pflanzenschutzmittel-Verzeichnis): label crop Weinrebe"
+        );
+        s.registration = Some("EPA Reg. No. 1-2".into());
+        assert!(s.line().contains("Verzeichnis, EPA Reg. No. 1-2)"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub use crate::support::tenant_path as path;
 use crate::support::{TestApp, TestUser, assert_error, detail_fields};
 
 pub const SOAP: &str = "Fixture soap spray"; // chemical, potassium fixturate, 3 days
-pub const MITES: &str = "Fixture predatory mites"; // biological, no ingredient, 0 days
+pub const MITES: &str = "Fixture predatory mites"; // a release of beneficials: no label, 0 days
 
 /// A catalogue record's key by kind and natural-key name (the fixture catalogue is loaded).
 pub async fn catalogue_key(app: &TestApp, kind: &str, name: &str) -> String {
@@ -741,14 +741,17 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     };
     let (t, p) = (touched(tomato), touched(probus));
     assert_eq!(t["applied_on"], applied_on.to_string(), "{a}");
-    // The tomato's crop is listed (5 days), the other plant's is not: the longest (10).
+    // The tomato's crop is listed (5 days), the other plant's is not: the every-crop label (10).
     assert_eq!(t["safety_interval_days"], 5, "{a}");
-    assert_eq!(t["interval_source"], "Fixture label: tomatoides 5 days");
+    assert_eq!(
+        t["interval_source"],
+        "Fixpyr (Fixture register): label crop tomatoides"
+    );
     assert_eq!(t["safe_on"], (applied_on + Duration::days(5)).to_string());
     assert_eq!(p["safety_interval_days"], 10, "{a}");
     assert_eq!(
         p["interval_source"],
-        "Fixture label: every other crop 10 days"
+        "Fixpyr (Fixture register): label crop every other crop"
     );
     assert_eq!(p["safe_on"], (applied_on + Duration::days(10)).to_string());
     assert_eq!(a["safety_interval_days"], 10);
@@ -787,7 +790,10 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
     let err = assert_error(res, 422, "KARENZ_VIOLATION").await;
     let reason = err["details"][0]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("10 day(s) for this crop"), "{reason}");
-    assert!(reason.contains("every other crop 10 days"), "{reason}");
+    assert!(
+        reason.contains("Fixpyr (Fixture register): label crop every other crop"),
+        "{reason}"
+    );
     let (s, b) = app
         .rest_as(&w.grower)
         .call(
@@ -1051,9 +1057,12 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
     );
 
     // Bad catalogue input: an unknown crop group, a positive interval without a source, a
-    // value below the floor of its ingredient: 422 naming the field, nothing stored.
+    // source as one free sentence, a source citing Kultiva: 422 naming the field, nothing
+    // stored.
     let admin = app.platform_admin().await;
-    let base = json!({"name": "Spray of issue 24", "treatment_type": "chemical",
+    // A fresh name per run: the platform catalogue outlives a test run.
+    let spray = format!("Spray of issue 24 {}", Uuid::now_v7().simple());
+    let base = json!({"name": spray, "treatment_type": "chemical",
                       "active_ingredient": "Spinosad", "safety_interval_days": 14});
     let with = |extra: Value| {
         let mut b = base.clone();
@@ -1065,7 +1074,7 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
     for (body, field) in [
         (
             with(
-                json!({"safety_intervals": [{"crop_group": "moon_vegetable", "days": 14, "source": "label"}]}),
+                json!({"safety_intervals": [{"crop_group": "moon_vegetable", "days": 14, "product": "Fixspin", "authority": "Fixture register", "label_crop": "every crop"}]}),
             ),
             "body.safety_intervals[0].crop_group",
         ),
@@ -1074,11 +1083,17 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
             with(
                 json!({"safety_interval_days": 3, "safety_intervals": [{"days": 3, "source": "label"}]}),
             ),
-            "body.safety_intervals[0].days",
+            "body.safety_intervals[0].product",
         ),
         (
             with(
-                json!({"safety_intervals": [{"days": 14, "source": "label"}],
+                json!({"safety_intervals": [{"days": 14, "product": "Fixspin", "authority": "Kultiva domain reference 2.1", "label_crop": "every crop"}]}),
+            ),
+            "body.safety_intervals[0].authority",
+        ),
+        (
+            with(
+                json!({"safety_intervals": [{"days": 14, "product": "Fixspin", "authority": "Fixture register", "label_crop": "every crop"}],
                      "resistance_groups": [{"code": "IRAC 5"}]}),
             ),
             "body.resistance_groups[0].source",
@@ -1095,8 +1110,9 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
         );
     }
     let stored: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM platform.catalog_records WHERE kind = 'treatment' AND name = 'Spray of issue 24'",
+        "SELECT count(*) FROM platform.catalog_records WHERE kind = 'treatment' AND name = $1",
     )
+    .bind(&spray)
     .fetch_one(app.state.platform_pool())
     .await
     .expect("count");
@@ -1107,10 +1123,141 @@ async fn treatment_intervals_have_sources_in_rest_and_the_tool() {
         .post(
             "/api/v1/ipm/treatments",
             &with(
-                json!({"safety_intervals": [{"days": 14, "source": "a label"}],
+                json!({"safety_intervals": [{"days": 14, "product": "Fixspin", "authority": "Fixture register", "label_crop": "every crop"}],
                                 "resistance_groups": [{"code": "IRAC 5", "source": "IRAC"}]}),
             ),
         )
         .await;
     assert_eq!(res.status().as_u16(), 201);
+}
+
+// ---------- issue 39: every interval names its label; no label for the crop, no application ----------
+
+/// Fixhexamid: 21 days on Probus perennis (its only label), none for any other crop.
+pub const GRAPE_FUNGICIDE: &str = "Fixture grape fungicide";
+
+#[tokio::test]
+async fn a_product_without_a_label_for_the_crop_is_refused_and_writes_nothing() {
+    let app = TestApp::full_env(&[("MCP_SERVER_ENABLED", "true")]).await;
+    let w = world(&app, "nolabel", 1).await;
+    let tomato = w.plants[0];
+    let probus = plant_of(&app, &w, "Probus perennis", "Probus").await;
+    let probus_species = species(&app, "Probus perennis").await;
+    let fungicide = catalogue_key(&app, "treatment", GRAPE_FUNGICIDE).await;
+    let key = app.api_key(&w.grower, Some(w.t.slug.as_str())).await;
+    let treat = path(&w.t, "ipm/treatments");
+
+    // REST and get_treatment show the label as fields: product, authority, crop.
+    let res = app
+        .rest_auth(Some(&w.grower.bearer()))
+        .get(&format!("/api/v1/ipm/treatments/{fungicide}"))
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let rest: Value = res.json().await.expect("json");
+    let label = &rest["safety_intervals"][0];
+    assert_eq!(label["species_key"], probus_species.as_str(), "{rest}");
+    assert_eq!(label["days"], 21);
+    assert_eq!(label["product"], "Fixteldor");
+    assert_eq!(label["authority"], "Fixture register");
+    assert_eq!(label["label_crop"], "Probus (grapevine of the fixtures)");
+    assert!(label.get("source").is_none(), "{rest}");
+    let (s, out) = tool(
+        &app,
+        &key,
+        "get_treatment",
+        json!({"treatment_key": fungicide}),
+    )
+    .await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["data"]["safety_intervals"], rest["safety_intervals"]);
+
+    // On the tomato (no label names its crop): 422 over REST and the tool, nothing written.
+    let before = count(&app, &w.t, "ipm_applications").await;
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(&json!({"treatment_key": fungicide, "plant_keys": [tomato]})),
+        )
+        .await;
+    assert_eq!(s, 422, "{e}");
+    assert_eq!(e["error_code"], "VALIDATION_ERROR", "{e}");
+    assert_eq!(e["details"][0]["field"], "body.treatment_key", "{e}");
+    let reason = e["details"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(
+            "no label interval is recorded for Fixture grape fungicide on Fixtura tomatoides"
+        ),
+        "{reason}"
+    );
+    let (s, m) = tool(
+        &app,
+        &key,
+        "apply_treatment",
+        json!({"treatment_key": fungicide, "plant_key": tomato}),
+    )
+    .await;
+    assert_eq!(
+        (s, m["error_code"].as_str()),
+        (422, Some("validation.error")),
+        "{m}"
+    );
+    assert!(
+        m["details"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("no label interval is recorded")),
+        "{m}"
+    );
+    // Both plants at once: the one without a label refuses the whole application.
+    let (s, e) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(&json!({"treatment_key": fungicide, "plant_keys": [tomato, probus]})),
+        )
+        .await;
+    assert_eq!(s, 422, "{e}");
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before);
+    // A harvest of the tomato is not blocked by what was never applied.
+    let res = app
+        .rest_auth(Some(&w.grower.bearer()))
+        .post(
+            &path(&w.t, "harvest/batches"),
+            &json!({"plant_key": tomato, "wet_weight_g": 10}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+
+    // On its labelled crop: applied with the label's 21 days and the label as its source.
+    let (s, a) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(&json!({"treatment_key": fungicide, "plant_keys": [probus]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{a}");
+    assert_eq!(a["plants"][0]["safety_interval_days"], 21, "{a}");
+    assert_eq!(
+        a["plants"][0]["interval_source"],
+        "Fixteldor (Fixture register): label crop Probus (grapevine of the fixtures)"
+    );
+    assert_eq!(count(&app, &w.t, "ipm_applications").await, before + 1);
+
+    // A release of beneficials needs no label: applied with 0 days and no source.
+    let mites = catalogue_key(&app, "treatment", MITES).await;
+    let (s, m) = app
+        .rest_as(&w.grower)
+        .call(
+            Method::POST,
+            &treat,
+            Some(&json!({"treatment_key": mites, "plant_keys": [tomato]})),
+        )
+        .await;
+    assert_eq!(s, 201, "{m}");
+    assert_eq!(m["plants"][0]["safety_interval_days"], 0);
+    assert_eq!(m["plants"][0]["interval_source"], Value::Null);
 }

@@ -137,7 +137,8 @@ pub static DISEASE: KindSpec = KindSpec {
 pub const SOURCE_MAX: usize = 400;
 
 /// One pre-harvest interval of a treatment: for a species, a botanical family, a crop group, or
-/// (none of the three) every crop; with its source.
+/// (none of the three) every crop the label covers; with the label it comes from, as fields a
+/// grower can look up (never Kultiva itself).
 const CROP_INTERVAL_FIELDS: &[Field] = &[
     Field::opt("species_key", Kind::Ref("species"))
         .seed("species")
@@ -145,11 +146,22 @@ const CROP_INTERVAL_FIELDS: &[Field] = &[
     Field::opt("family_key", Kind::Ref("botanical_family"))
         .seed("family")
         .doc("the crop: every species of this botanical family"),
-    Field::opt("crop_group", Kind::Enum(CROP_GROUPS))
-        .doc("the crop: every species of this plant_category; none of the three: every crop"),
+    Field::opt("crop_group", Kind::Enum(CROP_GROUPS)).doc(
+        "the crop: every species of this plant_category; none of the three: every crop \
+         (the label's interval holds for all the crops it covers)",
+    ),
     Field::req("days", Kind::Int(0, 365)).doc("days between application and harvest"),
-    Field::req("source", Kind::Text(SOURCE_MAX))
-        .doc("label, registration number or authority page the days come from"),
+    Field::req("product", Kind::Text(NAME_MAX))
+        .doc("the product (trade) name on the label, e.g. \"Teldor\""),
+    Field::req("authority", Kind::Text(SOURCE_MAX)).doc(
+        "the authority, register or document the days are read from, e.g. \"BVL \
+         Pflanzenschutzmittel-Verzeichnis\", \"US EPA Pesticide Product Label System\", \
+         \"manufacturer's label\"",
+    ),
+    Field::opt("registration", Kind::Text(60))
+        .doc("the registration number (BVL, EPA Reg. No.) where it is known for certain"),
+    Field::req("label_crop", Kind::Text(NAME_MAX))
+        .doc("the crop as the label names it, e.g. \"Weinrebe (grapevine)\""),
 ];
 
 /// A resistance group (mode of action) of a treatment and its source.
@@ -179,19 +191,21 @@ const TREATMENT_FIELDS: &[Field] = &[
     ),
     Field::opt("application_method", Kind::Enum(APPLICATION)),
     Field::req("safety_interval_days", Kind::Int(0, 365)).doc(
-        "pre-harvest interval in days, the conservative default: the longest of \
-         safety_intervals; above 0 for chemical treatments",
+        "the longest of safety_intervals (0 when none is listed): a summary, never applied \
+         to a crop the labels do not name",
     ),
     Field::opt(
         "safety_intervals",
         Kind::ObjectList(CROP_INTERVAL_FIELDS, 50),
     )
     .doc(
-        "pre-harvest intervals per crop with their sources; required when \
+        "pre-harvest intervals per crop, each with its label (product, authority or \
+         register, registration where known, the crop the label names); required when \
          safety_interval_days is above 0. A harvest of a plant waits the longest interval \
-         listed for its species, family or crop group, else safety_interval_days. Never below \
-         the reference floor of the ingredient (pyrethrins 7, azadirachtin 3, spinosad 14, \
-         phosphorous acid 21, potassium soap 1, copper 21, sulphur 7, paraffin oil 7 days)",
+         listed for its species, family or crop group, else the longest listed for every \
+         crop. A product (chemical or biological, not a release of beneficial organisms) \
+         with no such entry for a plant's crop is refused for that plant: no label interval \
+         is recorded, and none is guessed",
     ),
     Field::opt("resistance_groups", Kind::ObjectList(GROUP_FIELDS, 4)).doc(
         "modes of action (IRAC/FRAC/HRAC) with sources: the resistance rule counts \
@@ -227,11 +241,24 @@ pub fn crop_intervals(doc: &Map<String, Value>) -> Vec<karenz::CropInterval> {
                     family_key: text(e, "family_key"),
                     crop_group: text(e, "crop_group"),
                     days: e.get("days").and_then(Value::as_i64).unwrap_or(0),
-                    source: text(e, "source").unwrap_or_default(),
+                    source: karenz::LabelSource {
+                        product: text(e, "product").unwrap_or_default(),
+                        authority: text(e, "authority").unwrap_or_default(),
+                        registration: text(e, "registration"),
+                        label_crop: text(e, "label_crop").unwrap_or_default(),
+                    },
                 })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Whether a treatment puts nothing on the crop that a label would time: a mechanical or
+/// cultural measure, or a release of living beneficial organisms (not a plant-protection
+/// product under Regulation (EC) No 1107/2009, so no label and no pre-harvest interval).
+pub fn applies_no_product(doc: &Map<String, Value>) -> bool {
+    matches!(text(doc, "treatment_type"), Some("mechanical" | "cultural"))
+        || doc.get("beneficial_organism").and_then(Value::as_bool) == Some(true)
 }
 
 /// The resistance group codes of a treatment record.
@@ -249,7 +276,6 @@ pub fn resistance_groups(doc: &Map<String, Value>) -> Vec<String> {
 fn interval_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
     let days = doc.get("safety_interval_days").and_then(Value::as_i64);
     let intervals = crop_intervals(doc);
-    let floor = karenz::floor_days(text(doc, "active_ingredient"));
     for (i, e) in intervals.iter().enumerate() {
         let named = [&e.species_key, &e.family_key, &e.crop_group]
             .iter()
@@ -262,18 +288,21 @@ fn interval_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
                 "value_error",
             ));
         }
-        if let Some(floor) = floor
-            && e.days < floor
-        {
-            errors.push(ErrorDetail::new(
-                format!("body.safety_intervals[{i}].days"),
-                format!(
-                    "below {floor} days, the shortest interval accepted for this active \
-                     ingredient ({})",
-                    karenz::FLOOR_SOURCE
-                ),
-                "value_error",
-            ));
+        let s = &e.source;
+        for (field, value) in [
+            ("product", Some(&s.product)),
+            ("authority", Some(&s.authority)),
+            ("registration", s.registration.as_ref()),
+            ("label_crop", Some(&s.label_crop)),
+        ] {
+            if value.is_some_and(|v| karenz::cites_kultiva(v)) {
+                errors.push(ErrorDetail::new(
+                    format!("body.safety_intervals[{i}].{field}"),
+                    "cites Kultiva: an interval is sourced to the label, register or authority \
+                     it is read from, never to this catalogue",
+                    "value_error",
+                ));
+            }
         }
     }
     let longest = intervals.iter().map(|e| e.days).max();
@@ -281,7 +310,7 @@ fn interval_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
         (Some(d), None) if d > 0 => errors.push(ErrorDetail::new(
             "body.safety_intervals",
             "a pre-harvest interval above 0 days needs its source: list it in safety_intervals \
-             with the label, registration number or authority page",
+             with the product, the authority or register and the crop the label names",
             "missing",
         )),
         (Some(d), Some(l)) if d != l => errors.push(ErrorDetail::new(
@@ -304,17 +333,7 @@ fn treatment_rules(doc: &Map<String, Value>, errors: &mut Vec<ErrorDetail>) {
             "value_error",
         ));
     }
-    if text(doc, "treatment_type") != Some("chemical") {
-        return;
-    }
-    if doc.get("safety_interval_days").and_then(Value::as_i64) == Some(0) {
-        errors.push(ErrorDetail::new(
-            "body.safety_interval_days",
-            "a chemical treatment needs a pre-harvest interval above 0 days",
-            "value_error",
-        ));
-    }
-    if text(doc, "active_ingredient").is_none() {
+    if text(doc, "treatment_type") == Some("chemical") && text(doc, "active_ingredient").is_none() {
         errors.push(ErrorDetail::new(
             "body.active_ingredient",
             "a chemical treatment names its active ingredient",

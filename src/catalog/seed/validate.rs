@@ -346,38 +346,74 @@ mod tests {
                 "safety_intervals: a pre-harvest interval above 0 days needs its source",
             ),
             (
-                "interval below the floor of the ingredient",
+                "interval as one free sentence, without its label fields",
                 vec![(
                     "treatments.json",
                     json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Spinosad", "safety_interval_days": 3,
                             "safety_intervals": [{"days": 3, "source": "a label"}]}]),
                 )],
-                "safety_intervals[0].days: below 14 days",
+                "safety_intervals[0].product: ",
             ),
             (
                 "default interval not the longest",
                 vec![(
                     "treatments.json",
                     json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
-                            "safety_intervals": [{"days": 7, "source": "a label"}, {"days": 28, "source": "a label"}]}]),
+                            "safety_intervals": [{"days": 7, "product": "Teldor", "authority": "BVL", "label_crop": "Weinrebe"}, {"days": 28, "product": "Teldor", "authority": "BVL", "label_crop": "Weinrebe"}]}]),
                 )],
                 "safety_interval_days: must be the longest of safety_intervals (28 days)",
             ),
             (
-                "interval source blank",
+                "interval product blank",
                 vec![(
                     "treatments.json",
                     json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
-                            "safety_intervals": [{"days": 7, "source": " "}]}]),
+                            "safety_intervals": [{"days": 7, "product": " ", "authority": "BVL", "label_crop": "Weinrebe"}]}]),
                 )],
-                "safety_intervals[0].source",
+                "safety_intervals[0].product",
+            ),
+            (
+                "interval citing Kultiva in its authority",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "product": "Teldor", "authority": "Kultiva domain reference 2.1", "label_crop": "Weinrebe"}]}]),
+                )],
+                "safety_intervals[0].authority: cites Kultiva",
+            ),
+            (
+                "interval citing Kultiva in its product",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "product": "Kultiva catalogue value", "authority": "BVL", "label_crop": "Weinrebe"}]}]),
+                )],
+                "safety_intervals[0].product: cites Kultiva",
+            ),
+            (
+                "interval citing Kultiva in its label_crop",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "product": "Teldor", "authority": "BVL", "label_crop": "every crop (Kultiva conservative default)"}]}]),
+                )],
+                "safety_intervals[0].label_crop: cites Kultiva",
+            ),
+            (
+                "interval citing Kultiva in its registration",
+                vec![(
+                    "treatments.json",
+                    json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
+                            "safety_intervals": [{"days": 7, "product": "Teldor", "authority": "BVL", "label_crop": "Weinrebe", "registration": "KULTIVA-1"}]}]),
+                )],
+                "safety_intervals[0].registration: cites Kultiva",
             ),
             (
                 "interval for an unknown crop",
                 vec![(
                     "treatments.json",
                     json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
-                            "safety_intervals": [{"species": "Nonexista vulgaris", "days": 7, "source": "a label"}]}]),
+                            "safety_intervals": [{"species": "Nonexista vulgaris", "days": 7, "product": "Teldor", "authority": "BVL", "label_crop": "Weinrebe"}]}]),
                 )],
                 "unknown species",
             ),
@@ -386,7 +422,7 @@ mod tests {
                 vec![(
                     "treatments.json",
                     json!([{"name": "Spray", "treatment_type": "chemical", "active_ingredient": "Deltamethrin", "safety_interval_days": 7,
-                            "safety_intervals": [{"days": 7, "source": "a label"}],
+                            "safety_intervals": [{"days": 7, "product": "Teldor", "authority": "BVL", "label_crop": "Weinrebe"}],
                             "resistance_groups": [{"code": "IRAC3A", "source": "IRAC"}]}]),
                 )],
                 "resistance_groups[0].code",
@@ -566,6 +602,29 @@ mod tests {
                 .any(|p| p.contains("entries: needs exactly one terminal entry")),
             "{got:?}"
         );
+    }
+
+    /// An interval with its label (product, authority, crop; registration optional) passes, a
+    /// 0-day label included; a product with no label interval at all passes too (it is then
+    /// refused on every crop, not given a guessed value).
+    #[test]
+    fn a_labelled_interval_passes() {
+        let ok = problems(&[(
+            "treatments.json",
+            json!([
+                {"name": "Teldor spray", "treatment_type": "chemical", "active_ingredient": "Fenhexamid",
+                 "safety_interval_days": 21, "safety_intervals": [
+                    {"days": 21, "product": "Teldor", "authority": "BVL Pflanzenschutzmittel-Verzeichnis",
+                     "label_crop": "Weinrebe"}]},
+                {"name": "Bt spray", "treatment_type": "biological", "active_ingredient": "Bt",
+                 "safety_interval_days": 0, "safety_intervals": [
+                    {"days": 0, "product": "DiPel DF", "authority": "US EPA", "registration": "EPA Reg. No. 73049-39",
+                     "label_crop": "the crops on the label"}]},
+                {"name": "Unlabelled spray", "treatment_type": "chemical", "active_ingredient": "Isopropanol",
+                 "safety_interval_days": 0}
+            ]),
+        )]);
+        assert!(ok.is_empty(), "{ok:?}");
     }
 
     fn fertilizer(label_source: Option<&str>) -> Value {

@@ -248,6 +248,11 @@ pub async fn get_treatment_application(
 /// 422 has one detail per plant on field `active_ingredient`; `acknowledge_resistance: true` is
 /// recorded with `resistance_count`. The tool `apply_treatment` treats one plant (no list
 /// arguments).
+///
+/// Each plant's interval is the catalogue label's for its crop (species, family or crop group,
+/// else the label for every crop). A product with no label interval for a plant's crop is not
+/// applied: 422 `VALIDATION_ERROR`, one detail per such plant on `body.treatment_key`, nothing
+/// recorded. Mechanical and cultural measures and releases of beneficials need no label.
 #[endpoint(tags("ipm"), security(["bearer" = []]), operation_id = "apply_treatment",
     parameters(("slug" = String, Path, description = "tenant slug")),
     request_body = NewApplication,

@@ -213,8 +213,8 @@ struct TreatmentFacts {
     treatment_type: String,
     active_ingredient: Option<String>,
     method: Option<String>,
-    /// The longest interval: the default for a crop the treatment lists no interval for.
-    days: i32,
+    /// A mechanical or cultural measure or a release of beneficials: no label, no interval.
+    applies_no_product: bool,
     intervals: Vec<karenz::CropInterval>,
     groups: Vec<String>,
     beneficial_organism: bool,
@@ -238,29 +238,25 @@ async fn treatment(state: &AppState, key: &str) -> Result<TreatmentFacts, AppErr
         treatment_type: text("treatment_type").unwrap_or_else(|| "chemical".to_owned()),
         active_ingredient: text("active_ingredient"),
         method: text("application_method"),
-        days: v
-            .get("safety_interval_days")
-            .and_then(Value::as_i64)
-            .and_then(|d| i32::try_from(d).ok())
-            .unwrap_or(0)
-            .clamp(0, 365),
+        applies_no_product: treatment_model::applies_no_product(doc),
         intervals: treatment_model::crop_intervals(doc),
         groups: treatment_model::resistance_groups(doc),
         beneficial_organism: v.get("beneficial_organism").and_then(Value::as_bool) == Some(true),
     })
 }
 
-/// The interval of a treatment for one plant: the longest listed for the plant's species,
-/// family or crop group, else the treatment's longest; never below the reference floor of the
-/// ingredient. With where it comes from.
+/// The interval of a treatment for one plant: the longest label entry for the plant's species,
+/// family or crop group, else the longest label entry for every crop; with its label. `Err`
+/// with the refusal's detail when no label interval is recorded for the crop (a measure that
+/// applies no product has none and needs none).
 async fn interval_for_plant(
     state: &AppState,
     t: &TreatmentFacts,
     plant: &PlantFacts,
-) -> Result<PlantInterval, AppError> {
+) -> Result<Result<PlantInterval, ErrorDetail>, AppError> {
     let species = match catalogue::get(state, &SPECIES, &plant.species_key).await {
         Ok(v) => Some(v),
-        // A species gone from the catalogue: no crop is known, so the longest interval holds.
+        // A species gone from the catalogue: no crop is known, only an every-crop label holds.
         Err(e) if e.code() == ErrorCode::EntityNotFound => None,
         Err(e) => return Err(e),
     };
@@ -270,27 +266,37 @@ async fn interval_for_plant(
             .and_then(|s| s.get(f))
             .and_then(Value::as_str)
     };
+    let eppo_code = field("eppo_code").map(str::to_owned);
+    if t.applies_no_product {
+        return Ok(Ok(PlantInterval {
+            days: 0,
+            source: None,
+            eppo_code,
+        }));
+    }
     let crop = karenz::Crop {
         species_key: Some(plant.species_key.as_str()),
         family_key: field("family_key"),
         crop_group: field("plant_category"),
     };
-    let (mut days, mut source) = match karenz::interval_for(&t.intervals, &crop) {
-        Some(i) => (i.days, Some(i.source.clone())),
-        None => (i64::from(t.days), None),
+    let Some(i) = karenz::interval_for(&t.intervals, &crop) else {
+        let species_name = field("scientific_name").unwrap_or(plant.species_key.as_str());
+        return Ok(Err(ErrorDetail::new(
+            "body.treatment_key",
+            format!(
+                "no label interval is recorded for {} on {species_name} (the plant {}, {}): \
+                 the catalogue names no label for this crop, so it is not applied rather than \
+                 given a guessed pre-harvest interval",
+                t.name, plant.name, plant.id
+            ),
+            "no_label_interval",
+        )));
     };
-    if let Some(floor) = karenz::floor_days(t.active_ingredient.as_deref())
-        && floor > days
-    {
-        days = floor;
-        source = Some(karenz::FLOOR_SOURCE.to_owned());
-    }
-    let days = i32::try_from(days.clamp(0, 365)).unwrap_or(0);
-    Ok(PlantInterval {
-        days,
-        source: source.filter(|_| days > 0),
-        eppo_code: field("eppo_code").map(str::to_owned),
-    })
+    Ok(Ok(PlantInterval {
+        days: i32::try_from(i.days.clamp(0, 365)).unwrap_or(0),
+        source: Some(i.source.line()),
+        eppo_code,
+    }))
 }
 
 /// The BBCH principal stage of the plant's phase, where the catalogue gives one.
@@ -475,13 +481,32 @@ pub async fn apply_treatment(
     // plant's phase (its species' sequence now).
     let given = new.bbch_code.as_deref().and_then(bbch::principal_of_code);
     let mut touched = Vec::with_capacity(sorted.len());
+    let mut unlabelled = Vec::new();
     for p in &sorted {
-        let i = interval_for_plant(state, &t, p).await?;
+        let i = match interval_for_plant(state, &t, p).await? {
+            Ok(i) => i,
+            Err(refused) => {
+                unlabelled.push(refused);
+                continue;
+            }
+        };
         let stage = match given {
             Some(stage) => Some(i16::from(stage)),
             None => phase_stage(state, p).await?,
         };
         touched.push(TouchedPlant::new(p.id, day, i.days, i.source).with_crop(i.eppo_code, stage));
+    }
+    if !unlabelled.is_empty() {
+        return Err(AppError::new(
+            ErrorCode::ValidationError,
+            format!(
+                "no label interval is recorded for {} on the crop of {} plant(s): it is not \
+                 applied",
+                t.name,
+                unlabelled.len()
+            ),
+        )
+        .with_details(unlabelled));
     }
     let longest = touched
         .iter()

@@ -554,8 +554,10 @@ pub static GET_TREATMENT: Tool = Tool {
     description: "One treatment: type (cultural, mechanical, biological, chemical), active \
                   ingredient, application method, dosage, the pre-harvest interval \
                   safety_interval_days (days to wait between application and harvest; the \
-                  longest, used for crops not listed), safety_intervals per crop (species_key, \
-                  family_key or crop_group, days, source), resistance_groups (IRAC/FRAC/HRAC \
+                  longest listed), safety_intervals per crop (species_key, family_key or \
+                  crop_group or none for every crop on the label, days, and the label: product, \
+                  authority, registration, label_crop; a crop no label names is refused by \
+                  apply_treatment), resistance_groups (IRAC/FRAC/HRAC \
                   code and source), \
                   protective equipment, how to apply, the pests and diseases it targets and the \
                   treatments it must not be combined with.",
@@ -602,17 +604,24 @@ async fn get_treatment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolErro
         .get("safety_interval_days")
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    let per_crop = t
+    let listed = t
         .get("safety_intervals")
         .and_then(Value::as_array)
-        .is_some_and(|l| l.len() > 1);
+        .map_or(0, Vec::len);
+    let (per_crop, labelled) = (listed > 1, listed > 0);
     let wait = if days > 0 && per_crop {
         format!(
             "wait up to {days} day(s) between application and harvest; the interval depends on \
-             the crop (per crop in safety_intervals, each with its source)"
+             the crop (per crop in safety_intervals, each with its label)"
         )
     } else if days > 0 {
-        format!("wait {days} day(s) between application and harvest (source in safety_intervals)")
+        format!("wait {days} day(s) between application and harvest (label in safety_intervals)")
+    } else if !labelled
+        && !t
+            .as_object()
+            .is_some_and(crate::catalog::ipm::model::applies_no_product)
+    {
+        "no label interval is recorded, so it is refused on every crop".to_owned()
     } else {
         "no waiting period before harvest".to_owned()
     };
