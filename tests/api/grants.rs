@@ -483,7 +483,10 @@ async fn every_table_is_classified_for_the_take_back() {
             .map(|(c, _)| *c)
             .filter(|c| !live.iter().any(|n| n == c))
             .collect();
-        assert!(stale.is_empty(), "classified but not in {schema}: {stale:?}");
+        assert!(
+            stale.is_empty(),
+            "classified but not in {schema}: {stale:?}"
+        );
         for (name, grant) in classified {
             let why = match grant {
                 Grant::Ended(w) | Grant::NotAGrant(w) => w,
@@ -513,9 +516,13 @@ async fn takeback_app(test: &str) -> TestApp {
 /// The owner resets the password with a reset link (the token as the mail would carry it).
 async fn owner_resets(app: &TestApp, owner: &TestUser, password: &str) {
     use kultiva::auth::accounts::email_tokens::{self, Purpose};
-    let token = email_tokens::issue(app.state.platform_pool(), owner.id(), Purpose::PasswordReset)
-        .await
-        .expect("token");
+    let token = email_tokens::issue(
+        app.state.platform_pool(),
+        owner.id(),
+        Purpose::PasswordReset,
+    )
+    .await
+    .expect("token");
     let res = app
         .post_json(
             "/api/v1/auth/password-reset/confirm",
@@ -552,10 +559,8 @@ async fn a_take_back_ends_the_squatters_webhooks_and_the_members_it_admitted() {
         .expect("the personal garden")
         .to_owned();
     let hooks = format!("/api/v1/t/{slug}/webhooks");
-    let plants = format!("/api/v1/t/{slug}/plants/");
-    let hook_body = |path: &str| {
-        json!({"url": format!("{}/{path}", receiver.origin()), "events": ["plant.created"]})
-    };
+    let plants = format!("/api/v1/t/{slug}/plant-instances/");
+    let hook_body = |path: &str| json!({"url": format!("{}/{path}", receiver.origin()), "events": ["plant.created"]});
 
     // The squatter's webhook, and an accomplice admitted as admin with its own.
     let (s, hook) = app
@@ -596,14 +601,21 @@ async fn a_take_back_ends_the_squatters_webhooks_and_the_members_it_admitted() {
         )
         .await;
     }
-    let (s, same) = app.rest_as(&squatter).call(Method::GET, &hook_path, None).await;
+    let (s, same) = app
+        .rest_as(&squatter)
+        .call(Method::GET, &hook_path, None)
+        .await;
     assert_eq!(s, 200);
     assert_eq!(same["url"], hook["url"], "{same}");
     assert_eq!(same["events"], json!(["plant.created"]));
     // A description alone is no grant.
     let (s, _) = app
         .rest_auth(Some(&key))
-        .call(Method::PATCH, &hook_path, Some(&json!({"description": "mine"})))
+        .call(
+            Method::PATCH,
+            &hook_path,
+            Some(&json!({"description": "mine"})),
+        )
         .await;
     assert_eq!(s, 200);
 
@@ -644,7 +656,10 @@ async fn a_take_back_ends_the_squatters_webhooks_and_the_members_it_admitted() {
     assert_eq!(s, 404, "{body}");
     assert_eq!(role_of(&app, tenant.id, &owner).await, Some(Role::Admin));
     assert_eq!(role_of(&app, tenant.id, &accomplice).await, None);
-    let (s, _) = app.rest_as(&accomplice).call(Method::GET, &hooks, None).await;
+    let (s, _) = app
+        .rest_as(&accomplice)
+        .call(Method::GET, &hooks, None)
+        .await;
     assert_eq!(s, 404);
     // The used invitation does not let it back in.
     let (_, mine) = app
@@ -697,7 +712,10 @@ async fn a_take_back_ends_the_squatters_webhooks_and_the_members_it_admitted() {
     assert_eq!(s, 201);
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
     assert_eq!(receiver.received().len(), 2, "nothing after the take-back");
-    assert_eq!(crate::garden::count(&app, &tenant, "webhook_events").await, 1);
+    assert_eq!(
+        crate::garden::count(&app, &tenant, "webhook_events").await,
+        1
+    );
 }
 
 /// A webhook the take-back did not reach (its garden did not answer; here: the epoch bumped

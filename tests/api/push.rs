@@ -437,7 +437,10 @@ async fn a_subscription_needs_a_session_and_ends_with_a_take_back() {
     assert_eq!(s, 201, "{created}");
     assert_eq!(rows_of(&app, &anna).await, 1);
     // Reading and deleting one's own stays open to a key (it grants nothing).
-    let (s, _) = app.rest_key(&key).call(Method::GET, SUBSCRIPTIONS, None).await;
+    let (s, _) = app
+        .rest_key(&key)
+        .call(Method::GET, SUBSCRIPTIONS, None)
+        .await;
     assert_eq!(s, 200);
 
     // The owner of the address takes the account back: the subscription is gone.

@@ -651,7 +651,11 @@ async fn demotion_and_removal_end_the_members_webhooks() {
         let owner = &owner;
         async move { app.rest_as(owner).call(Method::GET, &path, None).await.1 }
     };
-    assert_eq!(state(paths[0].clone()).await["enabled"], true, "the owner's stays");
+    assert_eq!(
+        state(paths[0].clone()).await["enabled"],
+        true,
+        "the owner's stays"
+    );
     for (path, says) in [
         (&paths[1], "no longer an admin"),
         (&paths[2], "no longer a member"),
@@ -687,5 +691,9 @@ async fn demotion_and_removal_end_the_members_webhooks() {
     .fetch_one(app.state.platform_pool())
     .await
     .expect("maker");
-    assert_eq!(maker, Some(owner.id()), "the person who enabled it is its maker");
+    assert_eq!(
+        maker,
+        Some(owner.id()),
+        "the person who enabled it is its maker"
+    );
 }
