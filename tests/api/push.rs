@@ -405,3 +405,55 @@ async fn subscriptions_are_checked_and_the_digest_arrives_encrypted_with_a_vapid
     assert!(res.status().is_success(), "erased: {}", res.status());
     assert_eq!(rows_of(&app, &anna).await, 0);
 }
+
+/// Item 7 of issue 43: a subscription made with an account-wide API key kept the account's
+/// digests going to whoever held the key. Now a subscription needs a session (a key is 403
+/// and stores nothing), and a take-back deletes every subscription of the account.
+#[tokio::test]
+async fn a_subscription_needs_a_session_and_ends_with_a_take_back() {
+    use kultiva::auth::accounts::email_tokens::{self, Purpose};
+    let push = push_service().await;
+    let app = TestApp::full_env(&[("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true")]).await;
+    let anna = app.user("pushkey").await;
+    let browser = Browser::new();
+    let endpoint = format!("{}/push/{}", push.origin(), Uuid::new_v4());
+    let key = app.api_key(&anna, None).await;
+    let res = app
+        .rest_key(&key)
+        .post(SUBSCRIPTIONS, &browser.subscription(&endpoint))
+        .await;
+    let err = assert_error(res, 403, "FORBIDDEN").await;
+    assert_eq!(err["details"][0]["code"], "person_required", "{err}");
+    assert_eq!(rows_of(&app, &anna).await, 0, "nothing stored");
+
+    let (s, created) = app
+        .rest_as(&anna)
+        .call(
+            Method::POST,
+            SUBSCRIPTIONS,
+            Some(&browser.subscription(&endpoint)),
+        )
+        .await;
+    assert_eq!(s, 201, "{created}");
+    assert_eq!(rows_of(&app, &anna).await, 1);
+    // Reading and deleting one's own stays open to a key (it grants nothing).
+    let (s, _) = app
+        .rest_key(&key)
+        .call(Method::GET, SUBSCRIPTIONS, None)
+        .await;
+    assert_eq!(s, 200);
+
+    // The owner of the address takes the account back: the subscription is gone.
+    let token = email_tokens::issue(app.state.platform_pool(), anna.id(), Purpose::PasswordReset)
+        .await
+        .expect("token");
+    let res = app
+        .post_json(
+            "/api/v1/auth/password-reset/confirm",
+            &json!({"token": token, "new_password": "the owner's own secret"}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(rows_of(&app, &anna).await, 0);
+    assert!(push.received().is_empty(), "nothing was pushed");
+}

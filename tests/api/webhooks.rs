@@ -606,3 +606,94 @@ async fn signing_secrets_are_sealed_at_rest_and_raw_ones_are_sealed_by_the_worke
         .expect("opens");
     assert_eq!(opened, raw);
 }
+
+/// Demoting or removing the member who made a webhook ends it (disabled, with the reason in
+/// its record); another admin's key cannot enable it again, the admin's session can, and so
+/// becomes its maker.
+#[tokio::test]
+async fn demotion_and_removal_end_the_members_webhooks() {
+    let app = TestApp::full_env(&[("WEBHOOK_ALLOW_PRIVATE_TARGETS", "true")]).await;
+    let t = app.tenant("hookdemote").await;
+    let owner = app.member(&t, Role::Admin).await;
+    let deputy = app.member(&t, Role::Admin).await;
+    let leaver = app.member(&t, Role::Admin).await;
+    let body = json!({"url": "http://127.0.0.1:9/hook", "events": ["task.completed"]});
+    let mut paths = Vec::new();
+    for who in [&owner, &deputy, &leaver] {
+        let (s, created) = app
+            .rest_as(who)
+            .call(Method::POST, &hooks(&t), Some(&body))
+            .await;
+        assert_eq!(s, 201, "{created}");
+        paths.push(format!(
+            "{}/{}",
+            hooks(&t),
+            created["key"].as_str().expect("key")
+        ));
+    }
+    let members = format!("/api/v1/tenants/{}/members", t.slug);
+    let (s, _) = app
+        .rest_as(&owner)
+        .call(
+            Method::PATCH,
+            &format!("{members}/{}", deputy.key),
+            Some(&json!({"role": "grower"})),
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = app
+        .rest_as(&owner)
+        .call(Method::DELETE, &format!("{members}/{}", leaver.key), None)
+        .await;
+    assert_eq!(s, 204);
+    let state = |path: String| {
+        let app = &app;
+        let owner = &owner;
+        async move { app.rest_as(owner).call(Method::GET, &path, None).await.1 }
+    };
+    assert_eq!(
+        state(paths[0].clone()).await["enabled"],
+        true,
+        "the owner's stays"
+    );
+    for (path, says) in [
+        (&paths[1], "no longer an admin"),
+        (&paths[2], "no longer a member"),
+    ] {
+        let now = state(path.clone()).await;
+        assert_eq!(now["enabled"], false, "{now}");
+        assert!(
+            now["disabled_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains(says)),
+            "{now}"
+        );
+    }
+    let key = app.api_key(&owner, None).await;
+    let res = app
+        .rest_key(&key)
+        .patch(&paths[1], &json!({"enabled": true}))
+        .await;
+    let err = assert_error(res, 403, "FORBIDDEN").await;
+    assert_eq!(detail_fields(&err), vec!["authorization"]);
+    assert_eq!(state(paths[1].clone()).await["enabled"], false);
+    let (s, now) = app
+        .rest_as(&owner)
+        .call(Method::PATCH, &paths[1], Some(&json!({"enabled": true})))
+        .await;
+    assert_eq!(s, 200, "{now}");
+    assert_eq!(now["disabled_reason"], Value::Null);
+    let maker: Option<uuid::Uuid> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT created_by FROM {}.webhooks WHERE id = $1",
+        t.schema_name.quoted()
+    )))
+    .bind(uuid::Uuid::parse_str(paths[1].rsplit('/').next().expect("key")).expect("uuid"))
+    .fetch_one(app.state.platform_pool())
+    .await
+    .expect("maker");
+    assert_eq!(
+        maker,
+        Some(owner.id()),
+        "the person who enabled it is its maker"
+    );
+}

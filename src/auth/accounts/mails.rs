@@ -89,8 +89,8 @@ pub fn verification(frontend_url: &str, token: &str) -> AccountMail {
              (valid for 48 hours):\n\n{frontend_url}/auth/verify-email?token={token}\n\n\
              If you did not create a Kultiva account, ignore this message. If someone else \
              registered this address, confirming it signs out every session and revokes every \
-             API key made before, and ends the service accounts, calendar feeds and pending \
-             invitations the account made; then reset the password to take the account over.\n"
+             API key made before, and ends everything the account set up (a mail then lists \
+             what was ended); then reset the password to take the account over.\n"
         ),
     }
 }
@@ -103,10 +103,11 @@ pub fn password_reset(frontend_url: &str, token: &str) -> AccountMail {
             "Hello,\n\nsomeone asked to reset the password of your Kultiva \
              account. Open this link within one hour to choose a new one:\n\n\
              {frontend_url}/auth/reset-password?token={token}\n\n\
-             Setting a new password signs out every session of the account and revokes all \
-             of its API keys; the service accounts it made are deactivated, its calendar feed \
-             links stop working and the invitations it sent are withdrawn. Log in again and \
-             create new keys afterwards.\n\n\
+             Setting a new password signs out every session of the account, revokes all of \
+             its API keys and ends what the account set up: its service accounts, calendar \
+             feeds, pending invitations, sign-in provider links, push subscriptions and \
+             webhooks, and the members who joined through its invitations are removed. A mail \
+             afterwards lists what was ended. Log in again and create new keys afterwards.\n\n\
              If it was not you, ignore this message; your password stays as it is.\n"
         ),
     }
@@ -152,11 +153,30 @@ pub fn taken_back(why: TakeBack, ended: &crate::directory::grants::Ended) -> Acc
         kind,
         subject: subject.into(),
         body: format!(
-            "Hello,\n\n{what} Everything the account had handed out before has ended:\n\n\
+            "Hello,\n\n{what} This is what was ended:\n\n\
              {}\n{service_accounts}\n\
-             If someone else used this account before, nothing they set up keeps working. \
-             Create new API keys, service accounts and calendar feeds where you need them.\n",
+             Create new API keys, service accounts, calendar feeds and webhooks where you need \
+             them, and invite again the members you want in your gardens.\n",
             list.join("\n")
+        ),
+    }
+}
+
+/// To a member removed from a garden because it joined through an invitation from an account
+/// that its owner has since taken back. The garden's name is user text: quoted.
+pub fn removed_after_take_back(garden: &str) -> AccountMail {
+    AccountMail {
+        kind: "membership_ended_take_back",
+        subject: "You were removed from a garden on Kultiva".into(),
+        body: format!(
+            "Hello,\n\nyou were removed from a garden on Kultiva that names itself (its words, \
+             not Kultiva's):\n\n> Garden: {}\n\n\
+             You had joined it through an invitation from an account that the owner of its \
+             e-mail address has since taken back: whoever sent the invitation may not have \
+             been that owner. What you had set up in the garden (service accounts, webhooks, \
+             invitations, calendar feed) has ended with the membership. If you belong there, \
+             ask the garden's admins to invite you again.\n",
+            crate::rules::mail::quoted_user_text(garden)
         ),
     }
 }

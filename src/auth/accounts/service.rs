@@ -227,7 +227,7 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
     let first = users::mark_email_verified(&mut *tx, user).await?;
     let take_back = first && !state.config().require_email_verification;
     let ended = if take_back {
-        let ended = take_back_account(&mut tx, user).await?;
+        let ended = take_back_account(state, &mut tx, user).await?;
         // The owner hears what ended when anything beyond sessions did.
         if !ended.is_empty() {
             notify_taken_back(&mut tx, user, TakeBack::FirstConfirmation, &ended).await?;
@@ -239,7 +239,7 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
     tx.commit().await?;
     state.caches().forget_user(user);
     if let Some(ended) = ended {
-        ended.forget(state);
+        ended.settle(state).await;
         refresh::revoke_all(state, user).await?;
         state.mail_wakeup();
     }
@@ -248,22 +248,44 @@ pub async fn verify_email(state: &AppState, token: &str) -> Result<(), AppError>
 
 /// Inside the caller's transaction: every access token (through the token generation, whose
 /// one writer is `users::bump_token_generation`) and every API key of the account stop
-/// working, and everything the account handed out ends (`directory::grants`: the service
-/// accounts it made, its calendar feeds, its pending invitations). Refresh families follow
-/// with `refresh::revoke_all` after the commit (and die at their next rotation anyway, their
-/// generation being old).
-async fn take_back_account(tx: &mut sqlx::PgConnection, user: Uuid) -> Result<Ended, AppError> {
+/// working, and everything the account set up ends (`directory::grants::take_back`, the one
+/// list: service accounts, calendar feeds, pending invitations, federated identities, push
+/// subscriptions, webhooks in every garden, the members admitted through its invitations). The
+/// removed members are mailed why. Refresh families follow with `refresh::revoke_all` after
+/// the commit (and die at their next rotation anyway, their generation being old), and the
+/// caller settles the result (caches, webhooks in the gardens' schemas).
+async fn take_back_account(
+    state: &AppState,
+    tx: &mut sqlx::PgConnection,
+    user: Uuid,
+) -> Result<Ended, AppError> {
     users::bump_token_generation(&mut *tx, user).await?;
     let api_keys = crate::auth::api_keys::repo::revoke_all_of(&mut *tx, user).await?;
-    let mut ended = grants::end_all_made_by(&mut *tx, user).await?;
+    let mut ended = grants::take_back(&mut *tx, user).await?;
     ended.api_keys = api_keys;
+    grants::count_webhooks(state, &mut ended, user).await;
+    for removed in &ended.members_removed {
+        let Some(email) = removed.email.as_deref().and_then(|e| Email::parse(e).ok()) else {
+            continue;
+        };
+        mails::queue(
+            tx,
+            &email,
+            mails::removed_after_take_back(&removed.garden_name),
+        )
+        .await?;
+    }
     tracing::info!(
         %user,
         revoked_keys = api_keys,
         service_accounts = ended.service_accounts.len(),
         calendar_feeds = ended.calendar_feeds,
         invitations = ended.invitations,
-        "account taken back: sessions, API keys and grants ended"
+        federated_identities = ended.federated_identities.len(),
+        push_subscriptions = ended.push_subscriptions,
+        webhooks = ended.webhooks.enabled,
+        members_removed = ended.members_removed.len(),
+        "account taken back: sessions, API keys and everything it set up ended"
     );
     Ok(ended)
 }
@@ -486,8 +508,8 @@ async fn send_reset(state: &AppState, email: &Email) -> Result<(), AppError> {
 
 /// Sets a new password with a mailed token. The token is checked and consumed before any
 /// hashing work; every session and API key of the account ends with it, and everything the
-/// account handed out (see `take_back_account`), which takes an account back from whoever
-/// held it. A notice to the address lists what was ended.
+/// account set up (see `take_back_account`), which takes an account back from whoever held
+/// it. A notice to the address lists what was ended.
 pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Result<(), AppError> {
     let db = state.platform_pool();
     let mut tx = db.begin().await?;
@@ -500,11 +522,11 @@ pub async fn confirm_password_reset(state: &AppState, form: &ResetConfirm) -> Re
     users::set_password(&mut *tx, user, &hash).await?;
     // Following the link proved control of the mailbox.
     users::mark_email_verified(&mut *tx, user).await?;
-    let ended = take_back_account(&mut tx, user).await?;
+    let ended = take_back_account(state, &mut tx, user).await?;
     notify_taken_back(&mut tx, user, TakeBack::PasswordReset, &ended).await?;
     tx.commit().await?;
     state.caches().forget_user(user);
-    ended.forget(state);
+    ended.settle(state).await;
     state.mail_wakeup();
     refresh::revoke_all(state, user).await
 }

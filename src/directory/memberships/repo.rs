@@ -126,6 +126,29 @@ pub async fn add(
     Ok(done.rows_affected() == 1)
 }
 
+/// Adds a member who accepted an invitation, recording the invitation (a take-back of its
+/// sender removes the member again); `false` when the user already is one (the membership
+/// stays as it was).
+pub async fn add_by_invitation(
+    db: impl PgExecutor<'_>,
+    tenant: Uuid,
+    user: Uuid,
+    role: Role,
+    invitation: Uuid,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "INSERT INTO platform.memberships (tenant_id, user_id, role, invitation_id)
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+    )
+    .bind(tenant)
+    .bind(user)
+    .bind(role.as_str())
+    .bind(invitation)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 const MEMBER_COLUMNS: &str = "u.id, u.email, u.display_name, u.account_type, m.role, m.created_at";
 
 fn decode_member(row: &PgRow) -> Result<Member, sqlx::Error> {

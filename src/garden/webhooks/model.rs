@@ -26,7 +26,9 @@ pub struct Webhook {
     pub description: Option<String>,
     /// A disabled endpoint gets nothing; its pending events wait until it is enabled again.
     pub enabled: bool,
-    /// Why the service disabled it (its deliveries kept failing), if it did.
+    /// Why the service disabled it, if it did: its deliveries kept failing, or the authority
+    /// of the person it lives on ended (that account was taken back by its owner, left the
+    /// garden, lost its admin role, was deactivated or erased).
     pub disabled_reason: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,

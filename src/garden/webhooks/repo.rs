@@ -24,6 +24,14 @@ fn webhook(r: &PgRow) -> Result<Webhook, sqlx::Error> {
     })
 }
 
+/// The person a webhook lives on (`created_by`): its maker's account and take-back epoch
+/// (`platform.users.grants_epoch`) when it made the webhook, pointed it or enabled it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Maker {
+    pub account: Uuid,
+    pub epoch: i32,
+}
+
 pub async fn count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
     let sql = tx.sql("SELECT count(*) FROM tenant.webhooks");
     sqlx::query_scalar(sql).fetch_one(tx.conn()).await
@@ -36,11 +44,12 @@ pub async fn insert(
     events: &[String],
     description: Option<&str>,
     sealed_secret: &str,
-    created_by: Uuid,
+    maker: Maker,
 ) -> Result<Webhook, sqlx::Error> {
     let sql = tx.sql(&format!(
-        "INSERT INTO tenant.webhooks (id, url, events, description, secret_encrypted, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {COLUMNS}"
+        "INSERT INTO tenant.webhooks
+             (id, url, events, description, secret_encrypted, created_by, maker_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
         .bind(id)
@@ -48,7 +57,8 @@ pub async fn insert(
         .bind(events)
         .bind(description)
         .bind(sealed_secret)
-        .bind(created_by)
+        .bind(maker.account)
+        .bind(maker.epoch)
         .fetch_one(tx.conn())
         .await?;
     webhook(&row)
@@ -71,6 +81,7 @@ pub async fn get(tx: &mut TenantTx, id: Uuid) -> Result<Option<Webhook>, sqlx::E
 }
 
 /// Writes the changed fields; re-enabling clears the reason the service disabled it for.
+/// `new_maker`: the person who pointed it (`url`) or enabled it again becomes its maker.
 pub async fn update(
     tx: &mut TenantTx,
     id: Uuid,
@@ -78,10 +89,13 @@ pub async fn update(
     events: &[String],
     description: Option<&str>,
     enabled: bool,
+    new_maker: Option<Maker>,
 ) -> Result<Option<Webhook>, sqlx::Error> {
     let sql = tx.sql(&format!(
         "UPDATE tenant.webhooks SET url = $2, events = $3, description = $4, enabled = $5,
              disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
+             created_by = coalesce($6, created_by),
+             maker_epoch = coalesce($7, maker_epoch),
              updated_at = now()
          WHERE id = $1 RETURNING {COLUMNS}"
     ));
@@ -91,6 +105,8 @@ pub async fn update(
         .bind(events)
         .bind(description)
         .bind(enabled)
+        .bind(new_maker.map(|m| m.account))
+        .bind(new_maker.map(|m| m.epoch))
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(webhook).transpose()
@@ -213,6 +229,9 @@ pub struct Claimed {
     pub event_type: String,
     /// This attempt's number (1 for the first).
     pub attempt: i32,
+    /// Whose authority the webhook lives on: checked before the attempt.
+    pub maker: Option<Uuid>,
+    pub maker_epoch: i32,
 }
 
 /// Secrets still raw (written before tenant migration 0021): to be sealed.
@@ -278,7 +297,7 @@ pub async fn claim_due(
          WHERE d.id = due.id AND w.id = d.webhook_id AND e.id = d.event_id
          RETURNING d.id, d.event_id, d.webhook_id, w.url, w.secret, w.secret_encrypted,
                    e.payload, e.type,
-                   d.attempts",
+                   d.attempts, w.created_by, w.maker_epoch",
     );
     let rows = sqlx::query(sql)
         .bind(limit)
@@ -302,6 +321,8 @@ pub async fn claim_due(
                 payload: r.try_get("payload")?,
                 event_type: r.try_get("type")?,
                 attempt: r.try_get("attempts")?,
+                maker: r.try_get("created_by")?,
+                maker_epoch: r.try_get("maker_epoch")?,
             })
         })
         .collect()

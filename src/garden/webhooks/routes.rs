@@ -1,5 +1,6 @@
-//! REST face of webhooks under `/api/v1/t/{slug}/webhooks` (garden admins only; creating one
-//! and rotating its secret need a logged-in person, not an API key).
+//! REST face of webhooks under `/api/v1/t/{slug}/webhooks` (garden admins only; creating one,
+//! changing its url, events or enabled state, and rotating its secret need a logged-in person,
+//! not an API key).
 
 use salvo::oapi::extract::PathParam;
 use salvo::prelude::*;
@@ -106,8 +107,16 @@ pub async fn get_webhook(
 }
 
 /// Change an endpoint (admin): `url` (checked as on creation), `events`, `description`,
-/// `enabled` (enabling clears the reason the service disabled it for; its pending events are
-/// delivered then).
+/// `enabled`.
+///
+/// Changing `url`, `events` or `enabled` decides where the garden's events go, like creating
+/// the endpoint: a logged-in person only (an API key, even an admin's, is 403
+/// `person_required`, and nothing changes); `description` alone may be changed with a key.
+/// Enabling clears the reason the endpoint was disabled for, and its pending events are
+/// delivered then (an endpoint disabled because its maker was taken back, removed or demoted
+/// has none left: they were dropped). The person who sets `url`, or enables a disabled
+/// endpoint, becomes its maker: it ends when that person's authority does (take-back, removal,
+/// demotion, deactivation).
 #[endpoint(tags("webhooks"), security(["bearer" = []]), operation_id = "update_webhook",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     parameters(
@@ -119,7 +128,7 @@ pub async fn get_webhook(
         (status_code = 200, description = "the endpoint as changed", body = Webhook),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: admin role needed", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: admin role needed, or an API key changing url, events or enabled (person_required)", body = ErrorBody),
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant or webhook", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
@@ -133,9 +142,14 @@ pub async fn update_webhook(
 ) -> Result<Json<Webhook>, AppError> {
     let state = depot.app_state()?;
     let patch: WebhookPatch = read_json(req, state.config().max_body_bytes).await?;
+    let principal = depot.principal()?;
+    if service::patch_grants(&patch) {
+        principal.require_person("a webhook's url, events and enabled state are changed")?;
+    }
+    let actor = principal.user_id;
     let tenant = &depot.tenant_ctx()?.tenant;
     Ok(Json(
-        service::update(&state, tenant, &webhook_key, &patch).await?,
+        service::update(&state, tenant, actor, &webhook_key, &patch).await?,
     ))
 }
 

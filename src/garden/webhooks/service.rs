@@ -6,6 +6,7 @@ use uuid::Uuid;
 use super::model::{
     Deliveries, MAX_PER_GARDEN, NewWebhook, Webhook, WebhookList, WebhookPatch, WebhookWithSecret,
 };
+use super::repo::Maker;
 use super::{repo, signing, target};
 use crate::error::{AppError, ErrorDetail};
 use crate::state::AppState;
@@ -49,6 +50,17 @@ async fn register_garden(state: &AppState, tenant: &TenantRecord) -> Result<(), 
     Ok(())
 }
 
+/// The person as a webhook's maker: its account and take-back epoch now.
+async fn maker(state: &AppState, actor: Uuid) -> Result<Maker, AppError> {
+    let epoch = crate::directory::grants::grants_epoch(state.platform_pool(), actor).await?;
+    Ok(Maker {
+        account: actor,
+        epoch,
+    })
+}
+
+/// A new endpoint; `actor` (a person: the route checks) becomes its maker, and the webhook
+/// lives on that person's authority (`directory::grants`).
 pub async fn create(
     state: &AppState,
     tenant: &TenantRecord,
@@ -57,6 +69,7 @@ pub async fn create(
 ) -> Result<WebhookWithSecret, AppError> {
     check_target(state, &new.url).await?;
     register_garden(state, tenant).await?;
+    let maker = maker(state, actor).await?;
     let secret = signing::new_secret();
     let sealed = seal(state, &secret)?;
     let mut tx = TenantTx::begin(state, tenant).await?;
@@ -75,7 +88,7 @@ pub async fn create(
         &new.events,
         new.description.as_deref(),
         &sealed,
-        actor,
+        maker,
     )
     .await?;
     tx.commit().await?;
@@ -100,9 +113,18 @@ pub async fn get(state: &AppState, tenant: &TenantRecord, key: &str) -> Result<W
     found.ok_or_else(|| AppError::not_found("webhook"))
 }
 
+/// Whether a change says where the garden's events go, or which (`url`, `events`, `enabled`):
+/// a person's decision (the route refuses an API key), like creating the webhook.
+pub fn patch_grants(patch: &WebhookPatch) -> bool {
+    patch.url.is_some() || patch.events.is_some() || patch.enabled.is_some()
+}
+
+/// Changes an endpoint. The person who points it elsewhere (`url`) or enables it again after
+/// it was disabled becomes its maker: the webhook lives on that person's authority from now on.
 pub async fn update(
     state: &AppState,
     tenant: &TenantRecord,
+    actor: Uuid,
     key: &str,
     patch: &WebhookPatch,
 ) -> Result<Webhook, AppError> {
@@ -110,6 +132,7 @@ pub async fn update(
     if let Some(url) = &patch.url {
         check_target(state, url).await?;
     }
+    let actor = maker(state, actor).await?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     let Some(now) = repo::get(&mut tx, id).await? else {
         tx.rollback().await?;
@@ -127,6 +150,7 @@ pub async fn update(
         patch.events.as_deref().unwrap_or(&now.events),
         description.as_deref(),
         patch.enabled.unwrap_or(now.enabled),
+        (patch.url.is_some() || (patch.enabled == Some(true) && !now.enabled)).then_some(actor),
     )
     .await?
     .ok_or_else(|| AppError::not_found("webhook"))?;

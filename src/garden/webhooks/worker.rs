@@ -146,6 +146,10 @@ async fn garden_round(
         if claimed.is_empty() {
             return Ok((total, pending));
         }
+        let claimed = with_standing_makers(state, tenant, claimed).await?;
+        if claimed.is_empty() {
+            continue;
+        }
         total += claimed.len();
         // One attempt per endpoint at a time (each is its endpoint's oldest): concurrently.
         let results =
@@ -154,6 +158,52 @@ async fn garden_round(
             finish(state, tenant, c, &result).await?;
         }
     }
+}
+
+/// The claimed deliveries whose webhook's maker still has the authority the webhook was made
+/// with (`directory::grants::maker_verdict`). The others are not attempted: their makers'
+/// webhooks are disabled with the reason and their pending deliveries failed, whatever missed
+/// that at the take-back, removal or demotion (a garden that did not answer then, a webhook
+/// made in the same instant, one from before the rule).
+async fn with_standing_makers(
+    state: &AppState,
+    tenant: &TenantRecord,
+    claimed: Vec<Claimed>,
+) -> Result<Vec<Claimed>, Box<dyn std::error::Error + Send + Sync>> {
+    use crate::directory::grants::{self, WebhookEnd};
+    let mut makers: Vec<Uuid> = claimed.iter().filter_map(|c| c.maker).collect();
+    makers.sort();
+    makers.dedup();
+    let standings = grants::maker_standings(state.platform_pool(), tenant.id, &makers).await?;
+    let verdict = |c: &Claimed| match c.maker {
+        None => Some(WebhookEnd::MakerGone),
+        Some(m) => grants::maker_verdict(
+            standings.iter().find(|(id, _)| *id == m).map(|(_, s)| *s),
+            c.maker_epoch,
+        ),
+    };
+    let refused: Vec<(Uuid, Option<Uuid>, WebhookEnd)> = claimed
+        .iter()
+        .filter_map(|c| verdict(c).map(|why| (c.webhook_id, c.maker, why)))
+        .collect();
+    if refused.is_empty() {
+        return Ok(claimed);
+    }
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    let mut done: Vec<Option<Uuid>> = Vec::new();
+    for (hook, maker, why) in &refused {
+        tracing::warn!(tenant = %tenant.slug, webhook = %hook, reason = ?why,
+            "webhook refused before delivery: its maker's authority ended");
+        if !done.contains(maker) {
+            grants::end_webhooks_in(&mut tx, *maker, *why).await?;
+            done.push(*maker);
+        }
+    }
+    tx.commit().await?;
+    Ok(claimed
+        .into_iter()
+        .filter(|c| !refused.iter().any(|(hook, _, _)| *hook == c.webhook_id))
+        .collect())
 }
 
 /// Seals the garden's secrets still stored raw (rows from before tenant migration 0021, which

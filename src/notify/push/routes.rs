@@ -60,7 +60,7 @@ pub async fn list_push_subscriptions(
 /// `https://` and resolve to public addresses only (422 otherwise; nothing is stored); the
 /// same endpoint again renews its keys. At most 20 per person.
 ///
-/// In the browser (a key limited to one garden is 403; the list shows the push service's host only):
+/// In the browser (the list shows the push service's host only):
 ///
 /// ```js
 /// const { public_key } = await (await api("/api/v1/push/vapid-public-key")).json();
@@ -76,6 +76,12 @@ pub async fn list_push_subscriptions(
 /// ```
 ///
 /// `url` is the one garden's page, or the front end's start page for several gardens.
+///
+/// A subscription sends the account's digests to a browser, so it is made by a logged-in
+/// person only: an API key (even an account-wide one) is 403 `person_required` and nothing is
+/// stored. Subscriptions from before this rule that an API key may have made (their account
+/// had a live key when they were made) were deleted by platform migration 0021; a take-back
+/// of the account deletes all of its subscriptions.
 #[endpoint(tags("push"), operation_id = "create_push_subscription", security(["bearer" = []]),
     status_codes(201, 400, 401, 403, 413, 415, 422),
     request_body = PushSubscribeBody,
@@ -83,7 +89,7 @@ pub async fn list_push_subscriptions(
         (status_code = 201, description = "the subscription", body = PushSubscription),
         (status_code = 400, description = "MALFORMED_REQUEST: body is not JSON", body = ErrorBody),
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
-        (status_code = 403, description = "FORBIDDEN: an API key limited to one garden", body = ErrorBody),
+        (status_code = 403, description = "FORBIDDEN: an API key (person_required)", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: endpoint not https, not resolvable or resolving to a private, loopback, link-local or metadata address; keys not a P-256 key and a 16-byte secret; more than 20 subscriptions", body = ErrorBody),
@@ -95,7 +101,7 @@ pub async fn create_push_subscription(
 ) -> Result<Json<PushSubscription>, AppError> {
     let state = depot.app_state()?;
     let principal = depot.principal()?;
-    principal.require_account_wide()?;
+    principal.require_person("push subscriptions are made")?;
     let user = principal.user_id;
     let body: NewSubscription = read_json(req, state.config().max_body_bytes).await?;
     let created = service::subscribe(&state, user, &body).await?;

@@ -112,9 +112,9 @@ pub async fn set_tenant_active(
 
 /// Deactivates or reactivates an account. Deactivation ends its sessions at once: refresh
 /// families are revoked and every request re-checks `is_active`, so access tokens and API keys
-/// stop working on the next call. The service accounts it made, its calendar feeds and its
-/// pending invitations end as on a take-back (`directory::grants`); reactivation does not
-/// bring them back.
+/// stop working on the next call. The service accounts it made, its calendar feeds, its
+/// pending invitations and its webhooks end as on a take-back (`directory::grants`);
+/// reactivation does not bring them back.
 pub async fn set_user_active(
     state: &AppState,
     admin: &Principal,
@@ -136,12 +136,19 @@ pub async fn set_user_active(
     let ended = if active {
         None
     } else {
-        Some(crate::directory::grants::end_all_made_by(&mut tx, id).await?)
+        Some(
+            crate::directory::grants::end_all_made_by(
+                &mut tx,
+                id,
+                crate::directory::grants::AccountEnd::Deactivated,
+            )
+            .await?,
+        )
     };
     tx.commit().await?;
     state.caches().forget_user(id);
     if let Some(ended) = ended {
-        ended.forget(state);
+        ended.settle(state).await;
         refresh::revoke_all(state, id).await?;
     }
     Ok(user)

@@ -371,7 +371,7 @@ async fn carry_out(state: &AppState, account: &User, plan: Plan) -> Result<Erase
             ));
         }
     }
-    let ended = grants::end_all_made_by(&mut tx, user).await?;
+    let ended = grants::end_all_made_by(&mut tx, user, grants::AccountEnd::Erased).await?;
     let email = account.email.clone().unwrap_or_default();
     sqlx::query("DELETE FROM platform.invitations WHERE email = $1")
         .bind(&email)
@@ -407,7 +407,7 @@ async fn carry_out(state: &AppState, account: &User, plan: Plan) -> Result<Erase
     for tenant in left {
         state.caches().forget_membership(tenant, user);
     }
-    ended.forget(state);
+    ended.settle(state).await;
     state.mail_wakeup();
     refresh::revoke_all(state, user).await?;
     tracing::info!(user = %user, dropped = plan.drop.len(), left = plan.leave.len(),

@@ -158,14 +158,17 @@ enum Which<'a> {
     Token(&'a SecretHash),
 }
 
+/// An accepted (or declined) invitation: its id, garden and role.
+type Answered = (Uuid, Uuid, Role);
+
 /// Answers an open invitation to `email` (single use: one statement moves it out of
-/// `pending`). Returns the garden and the role, or `None` when there is no such open one.
+/// `pending`). Returns it, or `None` when there is no such open one.
 async fn answer(
     conn: &mut PgConnection,
     which: Which<'_>,
     email: &str,
     accept: bool,
-) -> Result<Option<(Uuid, Role)>, sqlx::Error> {
+) -> Result<Option<Answered>, sqlx::Error> {
     let (by_id, by_token) = match which {
         Which::Id(id) => (Some(id), None),
         Which::Token(hash) => (None, Some(hash.as_bytes().to_vec())),
@@ -177,7 +180,7 @@ async fn answer(
            AND ($1::uuid IS NULL OR i.id = $1) AND ($2::bytea IS NULL OR i.token_hash = $2)
            AND ($1::uuid IS NOT NULL OR $2::bytea IS NOT NULL)
            AND i.email = $3 AND i.status = 'pending' AND i.expires_at > now()
-         RETURNING i.tenant_id, i.role",
+         RETURNING i.id, i.tenant_id, i.role",
     )
     .bind(by_id)
     .bind(by_token)
@@ -189,7 +192,7 @@ async fn answer(
         let role: String = row.try_get("role")?;
         let role = Role::parse(&role)
             .ok_or_else(|| sqlx::Error::Decode(format!("unknown role {role:?}").into()))?;
-        Ok((row.try_get("tenant_id")?, role))
+        Ok((row.try_get("id")?, row.try_get("tenant_id")?, role))
     })
     .transpose()
 }
@@ -407,16 +410,18 @@ pub async fn mine(state: &AppState, principal: &Principal) -> Result<Vec<Invitat
     Ok(pending_for(state.platform_pool(), email).await?)
 }
 
-/// Makes the caller a member after an accepted answer, in the answer's transaction.
+/// Makes the caller a member after an accepted answer, in the answer's transaction; the
+/// membership records the invitation it came from (a take-back of the inviting account
+/// removes the member again: `directory::grants`).
 async fn join(
     mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
     state: &AppState,
     user: Uuid,
-    answered: Option<(Uuid, Role)>,
+    answered: Option<Answered>,
 ) -> Result<Member, AppError> {
-    let (tenant, role) = answered.ok_or_else(not_found)?;
+    let (invitation, tenant, role) = answered.ok_or_else(not_found)?;
     // Already a member (joined another way meanwhile): the membership stays as it is.
-    repo::add(&mut *tx, tenant, user, role).await?;
+    repo::add_by_invitation(&mut *tx, tenant, user, role, invitation).await?;
     tx.commit().await?;
     repo::member(state.platform_pool(), tenant, user)
         .await?

@@ -222,7 +222,7 @@ pub async fn change_role(
     // Other replicas hear it from the database (migration 0008); this one forgets now.
     state.caches().forget_membership(ctx.tenant.id, user);
     if let Some(ended) = ended {
-        ended.forget(state);
+        ended.settle(state).await;
     }
     repo::member(state.platform_pool(), ctx.tenant.id, user)
         .await?
@@ -255,6 +255,6 @@ pub async fn remove_member(
     let ended = grants::end_made_in(&mut tx, ctx.tenant.id, user, MemberChange::Removed).await?;
     tx.commit().await?;
     state.caches().forget_membership(ctx.tenant.id, user);
-    ended.forget(state);
+    ended.settle(state).await;
     Ok(())
 }
