@@ -471,3 +471,286 @@ async fn an_import_counts_against_the_garden_cap_and_a_body_without_length_is_cu
     assert!(uploads.is_empty(), "no upload left: {uploads:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Gzip of these lines, as `POST /tenants/import` receives them.
+fn gzip(lines: &[Vec<u8>]) -> Vec<u8> {
+    let file = temp_file("hostile");
+    write_lines(&file, lines);
+    let bytes = std::fs::read(&file).expect("read");
+    let _ = std::fs::remove_file(&file);
+    bytes
+}
+
+/// A `file` section and its base64 line, for a photo file of `bytes` bytes.
+fn photo_file(path: &str, declared: usize, bytes: &[u8]) -> [Vec<u8>; 2] {
+    use base64::Engine;
+    let section = serde_json::json!({"file": {"path": path, "bytes": declared}});
+    let mut head = serde_json::to_vec(&section).expect("json");
+    head.push(b'\n');
+    let mut body = base64::engine::general_purpose::STANDARD
+        .encode(bytes)
+        .into_bytes();
+    body.push(b'\n');
+    [head, body]
+}
+
+/// Where the file's photo files start (its first `file` section), its trailer excluded.
+fn before_files(lines: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let first = lines
+        .iter()
+        .position(|l| l.starts_with(b"{\"file\""))
+        .expect("a photo file in the export");
+    lines[..first].to_vec()
+}
+
+/// Every name in the storage folder but the transfer folder.
+fn folders(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("storage")
+        .map(|e| e.expect("entry").file_name().into_string().expect("name"))
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The refusal's text (message and details) names no server path.
+fn names_no_path(body: &Value, dir: &Path) {
+    let text = body.to_string();
+    assert!(!text.contains(&*dir.to_string_lossy()), "{text}");
+    assert!(!text.contains(".transfers"), "{text}");
+    assert!(!text.contains(".gz"), "{text}");
+}
+
+#[tokio::test]
+async fn hostile_import_files_are_refused_early_and_leave_nothing_behind() {
+    // A registry of its own: the test counts schemas and tenants. The file may unpack to
+    // 8 MiB (4 x GARDEN_IMPORT_MAX_MB), a line be 4 MiB, a photo file 1 MiB.
+    let url = sibling_database("transfer_hostile").await;
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(
+        &dir,
+        &[
+            ("DATABASE_URL", &url),
+            ("GARDEN_IMPORT_MAX_MB", "2"),
+            ("PHOTO_MAX_UPLOAD_MB", "1"),
+            ("GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR", "100"),
+        ],
+    )
+    .await;
+    let source = app.tenant("hhost").await;
+    fill(&app, &source, 3).await;
+    photos(&app, &source).await;
+    let admin = app.member(&source, Role::Admin).await;
+    let saved = temp_file("hostile-export");
+    std::fs::write(&saved, export_bytes(&app, &source, &admin).await).expect("write");
+    let lines = read_lines(&saved);
+    let _ = std::fs::remove_file(&saved);
+    let importer = app.user("hostimp").await;
+
+    let schemas = app.schema_count().await;
+    let tenants = app.tenant_count().await;
+    let kept = folders(&dir);
+    let nothing_left = || async {
+        assert_eq!(app.schema_count().await, schemas, "no schema left");
+        assert_eq!(app.tenant_count().await, tenants, "no registry row left");
+        assert_eq!(folders(&dir), kept, "no photo files left");
+        let uploads: Vec<_> = std::fs::read_dir(dir.join(".transfers"))
+            .expect("transfer folder")
+            .collect();
+        assert!(uploads.is_empty(), "no upload left: {uploads:?}");
+    };
+    let slug = unique_slug("hhost");
+    let send = |body: Vec<u8>| import_http(&app, &slug, "application/gzip", body, &importer);
+
+    // A line of 6 MiB without a newline, in a few KB of gzip: as a first line, and as a row.
+    let huge = vec![b'x'; 6 * 1024 * 1024];
+    for file in [
+        gzip(std::slice::from_ref(&huge)),
+        gzip(&[lines[0].clone(), lines[1].clone(), huge.clone()]),
+    ] {
+        assert!(file.len() < 64 * 1024, "{} bytes of gzip", file.len());
+        let body = assert_error(send(file).await, 413, "PAYLOAD_TOO_LARGE").await;
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(message.contains("longer than 4 MiB"), "{body}");
+        names_no_path(&body, &dir);
+        nothing_left().await;
+    }
+
+    // A photo file grown to 2 MB of zeros, its section saying so: past PHOTO_MAX_UPLOAD_MB.
+    let photo = Uuid::new_v4();
+    let path = format!("{photo}/original.png");
+    let zeros = vec![0u8; 2 * 1024 * 1024];
+    let mut grown = before_files(&lines);
+    grown.extend(photo_file(&path, zeros.len(), &zeros));
+    let body = assert_error(send(gzip(&grown)).await, 413, "PAYLOAD_TOO_LARGE").await;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("PHOTO_MAX_UPLOAD_MB")),
+        "{body}"
+    );
+    names_no_path(&body, &dir);
+    nothing_left().await;
+    // The same file with its section left as it was: refused once past what it says.
+    let mut grown = before_files(&lines);
+    grown.extend(photo_file(&path, 1000, &zeros));
+    let body = assert_error(send(gzip(&grown)).await, 422, "VALIDATION_ERROR").await;
+    assert!(
+        body["details"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("longer than its section says")),
+        "{body}"
+    );
+    names_no_path(&body, &dir);
+    nothing_left().await;
+
+    // A decompression bomb: seven photo files of 1,000,000 zeros each (within every per-file
+    // bound) unpack to 9.3 MB, past the 8 MiB the file may unpack to; the first ones were
+    // already written, and go again.
+    let zeros = vec![0u8; 1_000_000];
+    let mut bomb = before_files(&lines);
+    for _ in 0..7 {
+        bomb.extend(photo_file(
+            &format!("{}/original.png", Uuid::new_v4()),
+            zeros.len(),
+            &zeros,
+        ));
+    }
+    let bomb = gzip(&bomb);
+    assert!(bomb.len() < 256 * 1024, "{} bytes of gzip", bomb.len());
+    let body = assert_error(send(bomb).await, 413, "PAYLOAD_TOO_LARGE").await;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unpacks to more than 8 MiB")),
+        "{body}"
+    );
+    names_no_path(&body, &dir);
+    nothing_left().await;
+
+    // A section line of 5 MiB (a table name nobody has): past the line cap too.
+    let mut long_section = b"{\"table\":{\"name\":\"".to_vec();
+    long_section.extend(vec![b'a'; 5 * 1024 * 1024]);
+    long_section.extend(b"\",\"columns\":[\"id\"]}}\n");
+    let body = assert_error(
+        send(gzip(&[lines[0].clone(), long_section])).await,
+        413,
+        "PAYLOAD_TOO_LARGE",
+    )
+    .await;
+    names_no_path(&body, &dir);
+    nothing_left().await;
+
+    // The export itself still imports.
+    let res = send(gzip(&lines)).await;
+    assert_eq!(res.status().as_u16(), 201);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn imported_photos_count_against_the_quota_with_the_sizes_of_their_files() {
+    let url = sibling_database("transfer_quota").await;
+    let dir = crate::photos::storage_dir();
+    let app = crate::photos::app_with(
+        &dir,
+        &[
+            ("DATABASE_URL", &url),
+            ("PHOTO_MAX_UPLOAD_MB", "1"),
+            ("PHOTO_QUOTA_MB_PER_GARDEN", "3"),
+            ("GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR", "100"),
+        ],
+    )
+    .await;
+    let source = app.tenant("hquota").await;
+    fill(&app, &source, 3).await;
+    photos(&app, &source).await;
+    let admin = app.member(&source, Role::Admin).await;
+    let saved = temp_file("quota-export");
+    std::fs::write(&saved, export_bytes(&app, &source, &admin).await).expect("write");
+    let lines = read_lines(&saved);
+    let _ = std::fs::remove_file(&saved);
+    let importer = app.user("quotaimp").await;
+    let schemas = app.schema_count().await;
+    let tenants = app.tenant_count().await;
+    let kept = folders(&dir);
+
+    // Four photo files of 1,000,000 bytes: each within PHOTO_MAX_UPLOAD_MB, together past the
+    // 3 MiB quota. Refused at the fourth, before it is read; the three written go again.
+    let zeros = vec![0u8; 1_000_000];
+    let mut over = before_files(&lines);
+    for _ in 0..4 {
+        over.extend(photo_file(
+            &format!("{}/original.png", Uuid::new_v4()),
+            zeros.len(),
+            &zeros,
+        ));
+    }
+    let slug = unique_slug("hquota");
+    let res = import_http(&app, &slug, "application/gzip", gzip(&over), &importer).await;
+    let body = assert_error(res, 413, "STORAGE_QUOTA_EXCEEDED").await;
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("PHOTO_QUOTA_MB_PER_GARDEN")),
+        "{body}"
+    );
+    names_no_path(&body, &dir);
+    assert_eq!(app.schema_count().await, schemas, "no schema left");
+    assert_eq!(app.tenant_count().await, tenants, "no registry row left");
+    assert_eq!(folders(&dir), kept, "no photo files left");
+
+    // An original grown to 600,000 bytes, its section saying so and its row not: the import
+    // is taken, and the garden's storage counts the bytes written, not the row's figure.
+    let mut grown = lines.clone();
+    let at = grown
+        .iter()
+        .position(|l| l.starts_with(b"{\"file\"") && l.windows(8).any(|w| w == b"original"))
+        .expect("an original in the export");
+    let section: Value = serde_json::from_slice(&grown[at]).expect("section");
+    let path = section["file"]["path"].as_str().expect("path").to_owned();
+    let old: u64 = section["file"]["bytes"].as_u64().expect("bytes");
+    let big = vec![0u8; 600_000];
+    let [head, body] = photo_file(&path, big.len(), &big);
+    grown[at] = head;
+    grown[at + 1] = body;
+    let on_disk: u64 = grown
+        .iter()
+        .filter(|l| l.starts_with(b"{\"file\""))
+        .map(|l| {
+            let v: Value = serde_json::from_slice(l).expect("section");
+            v["file"]["bytes"].as_u64().expect("bytes")
+        })
+        .sum();
+    let res = import_http(&app, &slug, "application/gzip", gzip(&grown), &importer).await;
+    assert_eq!(res.status().as_u16(), 201);
+    let res = app
+        .get_with(
+            &format!("/api/v1/t/{slug}/storage"),
+            &[("authorization", &importer.bearer())],
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let usage: Value = res.json().await.expect("usage");
+    assert_eq!(usage["bytes_used"], serde_json::json!(on_disk), "{usage}");
+    // The photo's row says what was written, not what the file's row said.
+    let copy = kultiva::tenancy::registry::find_by_slug(
+        app.state.platform_pool(),
+        &TenantSlug::parse(&slug).expect("slug"),
+    )
+    .await
+    .expect("registry")
+    .expect("the new garden");
+    let photo: Uuid = path.split('/').next().expect("id").parse().expect("uuid");
+    let recorded: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT byte_size FROM {}.diary_photos WHERE id = $1",
+        copy.schema_name.quoted()
+    )))
+    .bind(photo)
+    .fetch_one(&pool_of(&app, &copy))
+    .await
+    .expect("photo row");
+    assert_eq!(recorded, 600_000);
+    assert_ne!(old, 600_000);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,25 +10,32 @@
 //! mid-way leaves a `provisioning` row, which the reaper removes with its schema and that
 //! folder.
 //!
+//! The file is read within the bounds of [`ReadLimits`] (lines, photo files, the unpacked
+//! stream) and its photo files within the garden's photo quota; each piece is read and unpacked
+//! off the async workers, in one of the process's photo decode slots ([`Source`]), so imports
+//! at once take no more memory than that many decodes. The photos' recorded sizes are the
+//! sizes of the files written, never the file's own.
+//!
 //! The new garden gets a new tenant id (so a new schema name), the original's name, and its
 //! kind (`personal` or `organisation`; a `platform` or `default` garden, of which a platform
 //! has one, comes back as `organisation`), unless [`ImportOptions::kind`] says otherwise: the
 //! original may still exist beside it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::auth::Role;
+use crate::garden::photos::gate::{self, DecodeGate};
 use crate::progress::Progress;
 use crate::state::AppState;
 use crate::store::photos::{self as storage, PhotoStorage, StorageKey};
 use crate::tenancy::migrate::{self, latest_tenant_version};
 use crate::tenancy::provision::{self, ProvisionOptions};
 use crate::tenancy::registry::{MigrationTrigger, TenantKind, TenantRecord};
-use crate::tenancy::transfer::file::{ExportReader, Header, MemberRow, Section};
+use crate::tenancy::transfer::file::{ExportReader, Header, MemberRow, ReadLimits, Section};
 use crate::tenancy::transfer::{TransferError, catalog, close, connect, quote_ident};
 use crate::tenancy::{SchemaName, TenantSlug};
 
@@ -90,6 +97,70 @@ pub struct ImportReport {
     pub members_skipped: Vec<String>,
 }
 
+/// The file being imported, read one piece at a time (the header, a section, a chunk of rows,
+/// a photo file) on the blocking pool, each piece in one of the photo decode slots: reading
+/// unpacks gzip and parses, as a decode does, and never runs on an async worker.
+struct Source {
+    /// `None` only while a piece is being read (or after that read was lost).
+    reader: Option<ExportReader>,
+    gate: &'static DecodeGate,
+    /// Whose share of the slots the pieces take: the import's own (a garden not made yet).
+    share: Uuid,
+}
+
+impl Source {
+    async fn open(state: &AppState, input: &Path) -> Result<(Self, Header), TransferError> {
+        let limits = ReadLimits::from_config(state.config());
+        let gate = gate::of(state.config());
+        let share = Uuid::new_v4();
+        let input: PathBuf = input.to_path_buf();
+        let (reader, header) =
+            off_the_workers(gate, share, move || ExportReader::open(&input, limits)).await?;
+        let source = Self {
+            reader: Some(reader),
+            gate,
+            share,
+        };
+        Ok((source, header))
+    }
+
+    /// Runs `read` on the reader, off the async workers, in a decode slot.
+    async fn read<T: Send + 'static>(
+        &mut self,
+        read: impl FnOnce(&mut ExportReader) -> Result<T, TransferError> + Send + 'static,
+    ) -> Result<T, TransferError> {
+        let mut reader = self.reader.take().ok_or_else(|| {
+            TransferError::bad_file("the file could not be read past an earlier failure")
+        })?;
+        let (reader, result) = off_the_workers(self.gate, self.share, move || {
+            let result = read(&mut reader);
+            Ok((reader, result))
+        })
+        .await?;
+        self.reader = Some(reader);
+        result
+    }
+}
+
+/// `work` on the blocking pool, holding a decode slot of `share` (waited for as long as it
+/// takes, as the rendition workers do: every piece is bounded, so the wait is short).
+async fn off_the_workers<T: Send + 'static>(
+    gate: &'static DecodeGate,
+    share: Uuid,
+    work: impl FnOnce() -> Result<T, TransferError> + Send + 'static,
+) -> Result<T, TransferError> {
+    let permit = gate
+        .acquire(share, None)
+        .await
+        .map_err(|_| TransferError::Refused("the decode slots are closed".into()))?;
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        work()
+    })
+    .await
+    .map_err(|e| TransferError::Io("reading the import".into(), std::io::Error::other(e)))?
+}
+
 /// Imports the file as the new garden `slug`; refuses a slug in use. On failure nothing of
 /// the new garden is left.
 pub async fn import_tenant(
@@ -98,7 +169,7 @@ pub async fn import_tenant(
     slug: &TenantSlug,
     options: ImportOptions,
 ) -> Result<ImportReport, TransferError> {
-    let (mut reader, header) = ExportReader::open(input)?;
+    let (mut reader, header) = Source::open(state, input).await?;
     let latest = latest_tenant_version();
     if header.schema_version < 1 || header.schema_version > latest {
         return Err(TransferError::bad_file(format!(
@@ -148,20 +219,27 @@ pub async fn import_tenant(
 /// Everything after registration; hands the tenant back with the error for the cleanup.
 async fn build(
     state: &AppState,
-    reader: &mut ExportReader,
+    reader: &mut Source,
     header: &Header,
     mut tenant: TenantRecord,
     options: &ImportOptions,
     progress: &Progress,
 ) -> Result<ImportReport, (TenantRecord, TransferError)> {
     let steps = async {
-        let (tables, rows, files) = load(state, reader, header, &tenant, progress).await?;
+        let loaded = load(state, reader, header, &tenant, progress).await?;
         if options.abandon_after_load {
             return Err(TransferError::Injected("loaded"));
         }
         let outcome =
             migrate::migrate_tenant(state, &tenant, None, MigrationTrigger::Provision).await?;
         tenant.schema_version = outcome.to_version;
+        recount_photo_bytes(state, &tenant, &loaded.written).await?;
+        let Loaded {
+            tables,
+            rows,
+            files,
+            ..
+        } = loaded;
         queue_missing_renditions(state, &tenant).await?;
         let (members_restored, members_skipped) = if options.with_members {
             restore_members(state, &tenant, &header.members).await?
@@ -183,15 +261,23 @@ async fn build(
     result.map_err(|err| (tenant.clone(), err))
 }
 
-/// Loads every section in one transaction on the new garden's server; returns tables, rows
-/// and files loaded.
+/// What [`load`] loaded.
+struct Loaded {
+    tables: usize,
+    rows: u64,
+    files: usize,
+    /// The size of every photo file written, by storage key.
+    written: HashMap<String, i64>,
+}
+
+/// Loads every section in one transaction on the new garden's server.
 async fn load(
     state: &AppState,
-    reader: &mut ExportReader,
+    reader: &mut Source,
     header: &Header,
     tenant: &TenantRecord,
     progress: &Progress,
-) -> Result<(usize, u64, usize), TransferError> {
+) -> Result<Loaded, TransferError> {
     let placement = state
         .placements()
         .get(&tenant.placement)
@@ -206,11 +292,11 @@ async fn load(
 async fn load_on(
     state: &AppState,
     conn: &mut PgConnection,
-    reader: &mut ExportReader,
+    reader: &mut Source,
     header: &Header,
     tenant: &TenantRecord,
     progress: &Progress,
-) -> Result<(usize, u64, usize), TransferError> {
+) -> Result<Loaded, TransferError> {
     let schema = &tenant.schema_name;
     sqlx::query("BEGIN").execute(&mut *conn).await?;
     let known: HashMap<String, BTreeSet<String>> = catalog::ordered_tables(conn, schema)
@@ -224,11 +310,14 @@ async fn load_on(
         .map(|s| s.name)
         .collect();
     let store = storage::from_config(state.config());
+    let quota = state.config().photo_quota_bytes_per_garden;
     let mut loaded: BTreeMap<String, u64> = BTreeMap::new();
     let mut files = 0;
+    let mut written: HashMap<String, i64> = HashMap::new();
+    let mut written_bytes: u64 = 0;
     let mut buf = Vec::with_capacity(COPY_CHUNK * 2);
     loop {
-        match reader.next_section()? {
+        match reader.read(|r| r.next_section()).await? {
             Section::Table { name, columns } => {
                 progress.set_message(name.clone());
                 check_table(&known, &name, &columns, &loaded)?;
@@ -238,9 +327,19 @@ async fn load_on(
                 };
                 let mut copy = conn.copy_in_raw(&table.copy_in_sql(schema)).await?;
                 loop {
-                    buf.clear();
-                    let ended = match reader.rows_into(&mut buf, COPY_CHUNK) {
-                        Ok(ended) => ended,
+                    let mut chunk = std::mem::take(&mut buf);
+                    chunk.clear();
+                    let read = reader
+                        .read(move |r| {
+                            let ended = r.rows_into(&mut chunk, COPY_CHUNK)?;
+                            Ok((ended, chunk))
+                        })
+                        .await;
+                    let ended = match read {
+                        Ok((ended, chunk)) => {
+                            buf = chunk;
+                            ended
+                        }
                         Err(err) => {
                             let _ = copy.abort("the export file is unreadable").await;
                             return Err(err);
@@ -274,8 +373,15 @@ async fn load_on(
             }
             Section::File { path, bytes } => {
                 progress.set_message("photo files");
-                let data = reader.file_bytes(bytes)?;
                 let key = photo_key(tenant.id, &path)?;
+                // Refused before the file is read: the quota counts every byte written (a
+                // file written twice twice), not what the photo rows say.
+                if written_bytes.saturating_add(bytes) > quota {
+                    return Err(over_quota(quota));
+                }
+                let data = reader.read(move |r| r.file_bytes(bytes)).await?;
+                written_bytes += data.len() as u64;
+                written.insert(key.as_str().to_owned(), data.len() as i64);
                 store
                     .put(&key, data)
                     .await
@@ -306,7 +412,48 @@ async fn load_on(
     }
     rewrite_photo_keys(conn, schema, tenant.id, &known).await?;
     sqlx::query("COMMIT").execute(&mut *conn).await?;
-    Ok((loaded.len(), loaded.values().sum(), files))
+    Ok(Loaded {
+        tables: loaded.len(),
+        rows: loaded.values().sum(),
+        files,
+        written,
+    })
+}
+
+fn over_quota(quota: u64) -> TransferError {
+    TransferError::OverQuota(format!(
+        "the file's photo files take more than the garden's photo quota of {quota} bytes \
+         (PHOTO_QUOTA_MB_PER_GARDEN); nothing was imported"
+    ))
+}
+
+/// The photos' recorded sizes become those of the files written (a key whose file the import
+/// did not have counts 0 for an original, nothing for a rendition): the garden's storage use
+/// and quota are then what is on disk, whatever the file's rows said. At the latest schema.
+async fn recount_photo_bytes(
+    state: &AppState,
+    tenant: &TenantRecord,
+    written: &HashMap<String, i64>,
+) -> Result<(), TransferError> {
+    let placement = state
+        .placements()
+        .get(&tenant.placement)
+        .ok_or_else(|| TransferError::UnknownPlacement(tenant.placement.clone()))?;
+    let (keys, sizes): (Vec<&str>, Vec<i64>) =
+        written.iter().map(|(k, n)| (k.as_str(), *n)).unzip();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "WITH written(key, size) AS (SELECT * FROM unnest($1::text[], $2::bigint[])) \
+         UPDATE {}.diary_photos SET \
+           byte_size = COALESCE((SELECT size FROM written WHERE key = original_key), 0), \
+           rendition_512_bytes = (SELECT size FROM written WHERE key = rendition_512_key), \
+           rendition_1280_bytes = (SELECT size FROM written WHERE key = rendition_1280_key)",
+        tenant.schema_name.quoted()
+    )))
+    .bind(keys)
+    .bind(sizes)
+    .execute(placement.pool())
+    .await?;
+    Ok(())
 }
 
 /// A long import shows progress, or the reaper would take it for an abandoned creation.

@@ -129,6 +129,13 @@ pub async fn export_garden(
 ///
 /// Open to any signed-in person (not a service account or a garden-scoped key: 403);
 /// `MAX_GARDENS_PER_ACCOUNT` is checked before the upload too. The answer (201) is the new garden.
+///
+/// The file is read within bounds, counted as it unpacks, in the photo decode slots: a line
+/// (a row, the header, a section) at most 4 × `MAX_BODY_BYTES` and at least 4 MiB, a photo
+/// file at most `PHOTO_MAX_UPLOAD_MB`, the unpacked file at most 4 × `GARDEN_IMPORT_MAX_MB`
+/// (413 `PAYLOAD_TOO_LARGE`, refused as soon as a bound is passed); its photo files together
+/// within `PHOTO_QUOTA_MB_PER_GARDEN` (413 `STORAGE_QUOTA_EXCEEDED`), the photos' sizes taken
+/// from the files written. Refusals name no server path.
 #[endpoint(tags("tenants"), security(["bearer" = []]), operation_id = "import_garden",
     status_codes(201, 400, 401, 403, 409, 413, 415, 422, 429),
     parameters(
@@ -142,7 +149,7 @@ pub async fn export_garden(
         (status_code = 401, description = "UNAUTHORIZED or INVALID_TOKEN", body = ErrorBody),
         (status_code = 403, description = "FORBIDDEN: service accounts and keys scoped to one garden cannot create gardens", body = ErrorBody),
         (status_code = 409, description = "DUPLICATE_ENTRY: slug taken; STATE_CONFLICT: MAX_GARDENS_PER_ACCOUNT reached", body = ErrorBody),
-        (status_code = 413, description = "PAYLOAD_TOO_LARGE: larger than GARDEN_IMPORT_MAX_MB", body = ErrorBody),
+        (status_code = 413, description = "PAYLOAD_TOO_LARGE: larger than GARDEN_IMPORT_MAX_MB, or past a bound of the reader (a line, a photo file, 4 x GARDEN_IMPORT_MAX_MB unpacked); STORAGE_QUOTA_EXCEEDED: the photo files exceed PHOTO_QUOTA_MB_PER_GARDEN", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: not application/gzip", body = ErrorBody),
         (status_code = 422, description = "VALIDATION_ERROR: slug missing or against the rules; the file is not a readable garden export (truncated, altered, from a newer kultiva)", body = ErrorBody),
         (status_code = 429, description = "RATE_LIMIT_EXCEEDED: GARDEN_TRANSFERS_PER_ACCOUNT_PER_HOUR; body {error}, header Retry-After", body = ErrorBody),

@@ -104,6 +104,8 @@ pub fn error_class(err: &TransferError) -> &'static str {
     match err {
         TransferError::NotFound(_) => "not_found",
         TransferError::BadFile(_) => "bad_file",
+        TransferError::TooLarge(_) => "too_large",
+        TransferError::OverQuota(_) => "over_quota",
         TransferError::Provision(ProvisionError::SlugTaken(_)) => "slug_taken",
         TransferError::NotActive(..) | TransferError::Refused(_) | TransferError::Busy(_) => {
             "conflict"

@@ -34,6 +34,12 @@ pub enum TransferError {
     Unreachable(String, String),
     #[error("{0}")]
     BadFile(String),
+    /// Past a bound of the reader (a line, a photo file, the unpacked stream).
+    #[error("{0}")]
+    TooLarge(String),
+    /// The file's photo files do not fit the garden's photo quota.
+    #[error("{0}")]
+    OverQuota(String),
     #[error("file {0}: {1}")]
     Io(String, std::io::Error),
     #[error(transparent)]
@@ -136,8 +142,10 @@ pub fn count_rows(chunk: &[u8]) -> u64 {
     chunk.iter().filter(|b| **b == b'\n').count() as u64
 }
 
-/// A garden export or import over HTTP: a damaged file is the client's (422), a garden being
-/// moved or a slug in use a conflict (409); what the service itself failed at stays a 500.
+/// A garden export or import over HTTP: a damaged file is the client's (422), a file past a
+/// bound of the reader or the photo quota too large (413), a garden being moved or a slug in
+/// use a conflict (409); what the service itself failed at stays a 500 (whose message names
+/// nothing, paths included).
 impl From<crate::tenancy::transfer::TransferError> for AppError {
     fn from(err: crate::tenancy::transfer::TransferError) -> AppError {
         use crate::tenancy::provision::ProvisionError;
@@ -153,6 +161,10 @@ impl From<crate::tenancy::transfer::TransferError> for AppError {
                 reason,
                 "export_file_invalid",
             )]),
+            TransferError::TooLarge(reason) => AppError::new(ErrorCode::PayloadTooLarge, reason),
+            TransferError::OverQuota(reason) => {
+                AppError::new(ErrorCode::StorageQuotaExceeded, reason)
+            }
             err @ (TransferError::NotActive(..)
             | TransferError::Refused(_)
             | TransferError::Busy(_)) => AppError::new(ErrorCode::StateConflict, err.to_string()),
