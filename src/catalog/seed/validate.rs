@@ -225,6 +225,12 @@ fn cross_checks(
             }
         }
     }
+    if let (Some(sequences), Some(phases)) = (of("phase_sequence"), of("phase_definition")) {
+        yearly_sequences_add_up(sequences, phases, errors);
+        if let Some(species) = of("species") {
+            vegetables_run_without_a_flush(species, sequences, errors);
+        }
+    }
     for r in of("species").unwrap_or_default() {
         if let Some(b) = &r.binding
             && resolve("phase_sequence", &normalise(b)).is_none()
@@ -259,6 +265,150 @@ fn cross_checks(
             {
                 errors.push(format!("{}: related term {slug} does not exist", r.label));
             }
+        }
+    }
+}
+
+/// How far a yearly cycle may miss 365 days: a week, the resolution growers plan phases in.
+pub const YEAR_TOLERANCE_DAYS: i64 = 7;
+
+/// The days of each entry of a seed sequence (its override, else the phase's typical
+/// duration; 0 for an unknown phase, which the reference check reports).
+fn entry_days(sequence: &SeedRecord, phases: &[SeedRecord]) -> Vec<i64> {
+    let typical = |name: &str| {
+        phases
+            .iter()
+            .find(|p| p.seed.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|p| p.seed.get("typical_duration_days"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    sequence
+        .seed
+        .get("entries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            e.get("override_duration_days")
+                .and_then(Value::as_i64)
+                .unwrap_or_else(|| typical(e.get("phase").and_then(Value::as_str).unwrap_or("")))
+        })
+        .collect()
+}
+
+/// A repeating sequence says whether it follows the year (`repeats_yearly`); one that does
+/// adds up to 365 ± [`YEAR_TOLERANCE_DAYS`] from its restart entry to the end (the phases a
+/// plant runs through every year) and names where its durations come from. A tulip whose
+/// cycle is 234 days would "flower" in December of its first winter.
+pub fn yearly_sequences_add_up(
+    sequences: &[SeedRecord],
+    phases: &[SeedRecord],
+    errors: &mut Vec<String>,
+) {
+    for r in sequences {
+        let repeating = r.seed.get("is_repeating") == Some(&Value::Bool(true));
+        let yearly = r.seed.get("repeats_yearly").and_then(Value::as_bool);
+        match (repeating, yearly) {
+            (true, None) => errors.push(format!(
+                "{}: repeats_yearly: a repeating sequence says whether it follows the year",
+                r.label
+            )),
+            (false, Some(true)) => errors.push(format!(
+                "{}: repeats_yearly: only a repeating sequence repeats yearly",
+                r.label
+            )),
+            _ => {}
+        }
+        if !(repeating && yearly == Some(true)) {
+            continue;
+        }
+        let from = r
+            .seed
+            .get("cycle_restart_entry_order")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        let days: i64 = entry_days(r, phases).iter().skip(from).sum();
+        if (days - 365).abs() > YEAR_TOLERANCE_DAYS {
+            errors.push(format!(
+                "{}: entries: a yearly cycle adds up to 365 ± {YEAR_TOLERANCE_DAYS} days from \
+                 its restart entry (order {from}), this one to {days}",
+                r.label
+            ));
+        }
+        if r.seed
+            .get("duration_source")
+            .and_then(Value::as_str)
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            errors.push(format!(
+                "{}: duration_source: a yearly cycle names where its durations come from",
+                r.label
+            ));
+        }
+    }
+}
+
+/// Whether a seed species is grown for a harvest: a vegetable or herb, or harvestable.
+fn is_crop(species: &SeedRecord) -> bool {
+    let category = species.seed.get("plant_category").and_then(Value::as_str);
+    matches!(category, Some("outdoor_vegetable" | "herb"))
+        || species.seed.get("allows_harvest") == Some(&Value::Bool(true))
+}
+
+/// No crop runs on a cycle with a flush (two weeks of plain water before the harvest, a
+/// hydroponic practice): neither the sequence it is bound to nor the one the selection rules
+/// give it. A vegetable's annual cycle names where its durations come from.
+pub fn vegetables_run_without_a_flush(
+    species: &[SeedRecord],
+    sequences: &[SeedRecord],
+    errors: &mut Vec<String>,
+) {
+    let by_name = |name: &str| {
+        sequences
+            .iter()
+            .find(|s| s.seed.get("name").and_then(Value::as_str) == Some(name))
+    };
+    for r in species.iter().filter(|r| is_crop(r)) {
+        let doc = Value::Object(r.seed.clone());
+        let name = match &r.binding {
+            Some(b) => b.clone(),
+            None => {
+                sequence_selection::select(&crate::catalog::species::service::selection_input(&doc))
+                    .1
+                    .to_owned()
+            }
+        };
+        let Some(seq) = by_name(&name) else {
+            continue; // an unknown binding is reported by the reference check
+        };
+        let entries = seq.seed.get("entries").and_then(Value::as_array);
+        if entries.into_iter().flatten().any(|e| {
+            e.get("phase").and_then(Value::as_str) == Some(sequence_selection::FLUSH_PHASE)
+        }) {
+            errors.push(format!(
+                "{}: runs on {name}, which has a {} phase: a crop is never given plain water \
+                 for its last weeks; bind it to a vegetable cycle",
+                r.label,
+                sequence_selection::FLUSH_PHASE
+            ));
+        }
+        let annual = seq.seed.get("is_repeating") != Some(&Value::Bool(true));
+        let vegetable =
+            r.seed.get("plant_category").and_then(Value::as_str) == Some("outdoor_vegetable");
+        if vegetable
+            && annual
+            && seq
+                .seed
+                .get("duration_source")
+                .and_then(Value::as_str)
+                .is_none_or(|t| t.trim().is_empty())
+        {
+            errors.push(format!(
+                "{}: runs on {name}, which names no duration_source: a vegetable's cycle says \
+                 where its days to harvest come from",
+                r.label
+            ));
         }
     }
 }
