@@ -784,4 +784,185 @@ mod tests {
         }
         assert!(validate(&SeedSet::embedded()).is_ok());
     }
+
+    fn record(seed: Value, binding: Option<&str>) -> SeedRecord {
+        SeedRecord {
+            seed: seed.as_object().cloned().unwrap_or_default(),
+            label: "x".to_owned(),
+            binding: binding.map(str::to_owned),
+        }
+    }
+
+    fn seq(
+        name: &str,
+        repeating: Option<bool>,
+        restart: Option<u64>,
+        days: &[(&str, i64)],
+    ) -> SeedRecord {
+        let entries: Vec<Value> = days
+            .iter()
+            .enumerate()
+            .map(|(i, (p, d))| json!({"phase": p, "order": i, "override_duration_days": d}))
+            .collect();
+        let mut v = json!({"name": name, "is_repeating": repeating.is_some(),
+            "cycle_restart_entry_order": restart, "entries": entries,
+            "duration_source": "a guide"});
+        if let Some(y) = repeating {
+            v["repeats_yearly"] = json!(y);
+        }
+        record(v, None)
+    }
+
+    #[test]
+    fn yearly_cycles_add_up_to_a_year() {
+        // (sequence, problems expected)
+        let cases = [
+            // The old geophyte cycle: 234 days.
+            (
+                seq(
+                    "g",
+                    Some(true),
+                    Some(0),
+                    &[
+                        ("dormancy", 90),
+                        ("rooting", 60),
+                        ("sprouting", 21),
+                        ("flowering", 21),
+                        ("foliage_dieback", 42),
+                    ],
+                ),
+                1,
+            ),
+            (
+                seq(
+                    "g",
+                    Some(true),
+                    Some(0),
+                    &[
+                        ("rooting", 105),
+                        ("sprouting", 21),
+                        ("flowering", 21),
+                        ("foliage_dieback", 42),
+                        ("dormancy", 176),
+                    ],
+                ),
+                0,
+            ),
+            // Counted from the restart entry: the first year's establishment is not.
+            (
+                seq(
+                    "r",
+                    Some(true),
+                    Some(1),
+                    &[("establishment", 45), ("sprouting", 30), ("dormancy", 335)],
+                ),
+                0,
+            ),
+            (
+                seq(
+                    "r",
+                    Some(true),
+                    Some(1),
+                    &[("establishment", 45), ("sprouting", 30), ("dormancy", 255)],
+                ),
+                1,
+            ),
+            // The tolerance: 358 and 372 pass, 357 and 373 do not.
+            (seq("t", Some(true), None, &[("a", 358)]), 0),
+            (seq("t", Some(true), None, &[("a", 372)]), 0),
+            (seq("t", Some(true), None, &[("a", 357)]), 1),
+            (seq("t", Some(true), None, &[("a", 373)]), 1),
+            // A rosette cycle of years says so; a repeating one must say either way.
+            (seq("m", Some(false), None, &[("a", 665)]), 0),
+            (seq("m", None, None, &[("a", 665)]), 1),
+            // Only a repeating sequence repeats yearly.
+            (
+                record(
+                    json!({"name": "o", "is_repeating": false, "repeats_yearly": true, "entries": []}),
+                    None,
+                ),
+                1,
+            ),
+        ];
+        for (i, (s, want)) in cases.into_iter().enumerate() {
+            let mut errors = Vec::new();
+            yearly_sequences_add_up(&[s], &[], &mut errors);
+            assert_eq!(errors.len(), want, "case {i}: {errors:?}");
+        }
+        // A yearly cycle without a source is refused.
+        let mut bare = seq("b", Some(true), None, &[("a", 365)]);
+        bare.seed.remove("duration_source");
+        let mut errors = Vec::new();
+        yearly_sequences_add_up(&[bare], &[], &mut errors);
+        assert!(errors[0].contains("duration_source"), "{errors:?}");
+    }
+
+    #[test]
+    fn no_crop_runs_on_a_cycle_with_a_flush() {
+        let flush = seq(
+            "indoor_default",
+            None,
+            None,
+            &[("seedling", 14), ("flushing", 14), ("ripening", 14)],
+        );
+        let veg = seq(
+            "annual_harvest",
+            None,
+            None,
+            &[("germination", 7), ("harvest", 21)],
+        );
+        let seqs = [flush, veg];
+        let radish = json!({"scientific_name": "Raphanus sativus", "plant_category": "outdoor_vegetable",
+            "cycle_type": "annual", "allows_harvest": true});
+        let flower = json!({"scientific_name": "Tagetes patula", "plant_category": "balcony_plant",
+            "cycle_type": "annual"});
+        // (species, binding, problems)
+        let cases = [
+            (radish.clone(), Some("indoor_default"), 1),
+            // Unbound: rule 6 gives annual_harvest, no flush.
+            (radish.clone(), None, 0),
+            (radish, Some("annual_harvest"), 0),
+            // Not a crop: the check leaves it alone.
+            (flower, Some("indoor_default"), 0),
+        ];
+        for (i, (sp, binding, want)) in cases.into_iter().enumerate() {
+            let mut errors = Vec::new();
+            vegetables_run_without_a_flush(&[record(sp, binding)], &seqs, &mut errors);
+            assert_eq!(errors.len(), want, "case {i}: {errors:?}");
+        }
+        // A vegetable's annual cycle names its source.
+        let mut unsourced = seq("annual_harvest", None, None, &[("harvest", 21)]);
+        unsourced.seed.remove("duration_source");
+        let mut errors = Vec::new();
+        let sp = json!({"scientific_name": "Zea mays", "plant_category": "outdoor_vegetable", "cycle_type": "annual"});
+        vegetables_run_without_a_flush(&[record(sp, None)], &[unsourced], &mut errors);
+        assert!(errors[0].contains("duration_source"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_seeded_cycles_pass_both_checks() {
+        // Radish is harvestable within 45 days, on a cycle without a flush.
+        let set = SeedSet::embedded();
+        let seed = validate(&set).expect("valid seed");
+        let of = |kind: &str| {
+            seed.files
+                .iter()
+                .find(|(f, _)| f.spec.kind == kind)
+                .map(|(_, r)| r.clone())
+                .unwrap_or_default()
+        };
+        let sequences = of("phase_sequence");
+        let phases = of("phase_definition");
+        let radish = sequences
+            .iter()
+            .find(|s| s.seed.get("name").and_then(Value::as_str) == Some("root_vegetable_quick"))
+            .expect("radish cycle");
+        let days = entry_days(radish, &phases);
+        let first_harvest: i64 = days.iter().take(3).sum();
+        assert!(first_harvest <= 45, "{first_harvest}");
+        let mut errors = Vec::new();
+        yearly_sequences_add_up(&sequences, &phases, &mut errors);
+        vegetables_run_without_a_flush(&of("species"), &sequences, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }
