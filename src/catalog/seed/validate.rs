@@ -874,7 +874,13 @@ mod tests {
             (seq("t", Some(true), None, &[("a", 373)]), 1),
             // A rosette cycle of years says so; a repeating one must say either way.
             (seq("m", Some(false), None, &[("a", 665)]), 0),
-            (seq("m", None, None, &[("a", 665)]), 1),
+            (
+                record(
+                    json!({"name": "m", "is_repeating": true, "entries": []}),
+                    None,
+                ),
+                1,
+            ),
             // Only a repeating sequence repeats yearly.
             (
                 record(
