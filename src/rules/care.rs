@@ -175,10 +175,10 @@ pub const REMINDER_TYPES: &[&str] = &[
     "overwintering",
 ];
 
-/// Phases in which only the pest check is due (dormancy guard): the domain's list plus the
-/// catalogue's rest phases (a cactus in dry rest, a bulb dying back, a Lithops renewing its
-/// leaves, a plant in winter rest must not be watered or fed on schedule). `dormancy` also
-/// covers `summer_dormancy`.
+/// Phases in which no watering, feeding, repotting or pruning is scheduled, only the pest
+/// check (dormancy guard): the domain's list plus the catalogue's rest phases. Watering has its
+/// own, narrower rule ([`watering_withheld`]): a plant in winter rest or dying back is still
+/// watered, less often. `dormancy` also covers `summer_dormancy`.
 pub const RESTING_PHASES: &[&str] = &[
     "dormancy",
     "senescence",
@@ -192,21 +192,77 @@ pub const RESTING_PHASES: &[&str] = &[
     "leaf_renewal",
 ];
 
-/// The resting phases as one regular expression over a lower-case phase name or key, for the
+/// The only phases in which watering reminders stop, each with the reason a grower is shown.
+/// Winter rest is not one of them: its own text says "do not let it dry out", so it waters
+/// less ([`REDUCED_WATERING_PHASES`]), not never. `dormancy` also covers `summer_dormancy`.
+pub const WATERING_WITHHELD: &[(&str, &str)] = &[
+    (
+        "dry_rest",
+        "dry rest: cacti and succulents are kept cool and almost dry through winter, which sets \
+         their flower buds and prevents rot; watering resumes when the rest ends",
+    ),
+    (
+        "leaf_renewal",
+        "leaf renewal: a Lithops gets no water until the old leaf pair has shrivelled, or the \
+         new pair rots or splits",
+    ),
+    (
+        "dormancy",
+        "dormancy: growth has stopped (often leafless, or a bulb resting); water is withheld \
+         until it sprouts again",
+    ),
+];
+
+/// Phases that water less, not never: the plant's own interval (learned, else its profile's)
+/// times its care profile's winter multiplier, for the whole phase whatever the month.
+pub const REDUCED_WATERING_PHASES: &[&str] = &["winter_rest"];
+
+/// A phase name or key in the form the lists use (lower case, underscores).
+fn phase_token(phase: &str) -> String {
+    phase.trim().to_lowercase().replace([' ', '-'], "_")
+}
+
+/// Phase names as one regular expression over a lower-case phase name or key, for the
 /// due-list statement (spaces and hyphens may stand for the underscores).
-pub fn resting_pattern() -> String {
-    RESTING_PHASES
-        .iter()
+fn pattern_of<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names
         .map(|p| p.replace('_', "[_ -]"))
         .collect::<Vec<_>>()
         .join("|")
 }
 
-/// Whether a plant in this phase rests (only pest checks).
+/// The resting phases as one regular expression (see [`pattern_of`]).
+pub fn resting_pattern() -> String {
+    pattern_of(RESTING_PHASES.iter().copied())
+}
+
+/// The phases that withhold watering as one regular expression (see [`pattern_of`]).
+pub fn watering_withheld_pattern() -> String {
+    pattern_of(WATERING_WITHHELD.iter().map(|(p, _)| *p))
+}
+
+/// Whether a plant in this phase rests (only pest checks; watering see [`watering_withheld`]).
 pub fn resting(phase: Option<&str>) -> bool {
     phase.is_some_and(|p| {
-        let p = p.trim().to_lowercase().replace([' ', '-'], "_");
+        let p = phase_token(p);
         RESTING_PHASES.iter().any(|r| p.contains(r))
+    })
+}
+
+/// Why watering is withheld in this phase (`None`: the plant is watered).
+pub fn watering_withheld(phase: Option<&str>) -> Option<&'static str> {
+    let p = phase_token(phase?);
+    WATERING_WITHHELD
+        .iter()
+        .find(|(r, _)| p.contains(r))
+        .map(|(_, why)| *why)
+}
+
+/// Whether this phase waters less (winter rest).
+pub fn reduced_watering(phase: Option<&str>) -> bool {
+    phase.is_some_and(|p| {
+        let p = phase_token(p);
+        REDUCED_WATERING_PHASES.iter().any(|r| p.contains(r))
     })
 }
 
@@ -338,6 +394,29 @@ pub fn watering_interval(
         ((f64::from(days) * multiplier).trunc() as i32).max(1)
     } else {
         days
+    }
+}
+
+/// The watering interval of a plant in a phase on `day`: in a phase that waters less (winter
+/// rest) the plant's own interval (learned, else the profile's) times the winter multiplier
+/// all through the phase, truncated; the phase's fixed interval is not used there, because one
+/// figure cannot fit a maidenhair fern that must never dry out and a palm alike. In any other
+/// phase [`watering_interval`].
+#[allow(clippy::too_many_arguments)]
+pub fn phase_watering_interval(
+    phase: Option<&str>,
+    phase_days: Option<i32>,
+    base: i32,
+    learned: Option<i32>,
+    multiplier: f64,
+    day: Date,
+    hemisphere: Hemisphere,
+) -> i32 {
+    if reduced_watering(phase) {
+        let own = learned.filter(|d| (1..=90).contains(d)).unwrap_or(base);
+        ((f64::from(own) * multiplier.max(1.0)).trunc() as i32).max(1)
+    } else {
+        watering_interval(phase_days, base, learned, multiplier, day, hemisphere)
     }
 }
 
@@ -701,5 +780,140 @@ mod tests {
         assert!(!resting(Some("rooting")));
         assert!(!resting(Some("vegetative")));
         assert!(!resting(None));
+    }
+
+    #[test]
+    fn only_dry_rest_leaf_renewal_and_dormancy_withhold_watering() {
+        // (phase, withheld, reason starts with, waters less)
+        let table = [
+            ("dry_rest", true, "dry rest", false),
+            ("Dry rest", true, "dry rest", false),
+            ("leaf_renewal", true, "leaf renewal", false),
+            ("dormancy", true, "dormancy", false),
+            ("summer_dormancy", true, "dormancy", false),
+            ("fx_dry_rest", true, "dry rest", false),
+            // Winter rest waters less, never not at all; the others water as usual.
+            ("winter_rest", false, "", true),
+            ("Winter-rest", false, "", true),
+            ("foliage_dieback", false, "", false),
+            ("senescence", false, "", false),
+            ("hardening_off", false, "", false),
+            ("vegetative", false, "", false),
+        ];
+        for (phase, withheld, why, less) in table {
+            let got = watering_withheld(Some(phase));
+            assert_eq!(got.is_some(), withheld, "{phase}");
+            assert!(got.unwrap_or("").starts_with(why), "{phase}: {got:?}");
+            assert_eq!(reduced_watering(Some(phase)), less, "{phase}");
+        }
+        assert_eq!(watering_withheld(None), None);
+        let re = watering_withheld_pattern();
+        assert_eq!(re, "dry[_ -]rest|leaf[_ -]renewal|dormancy");
+        assert!(!re.contains("winter"));
+    }
+
+    #[test]
+    fn winter_rest_waters_at_the_plants_interval_times_its_multiplier() {
+        use Hemisphere::North;
+        // (phase, phase interval, base, learned, multiplier, day, expected)
+        type Row = (
+            Option<&'static str>,
+            Option<i32>,
+            i32,
+            Option<i32>,
+            f64,
+            Date,
+            i32,
+        );
+        let table: &[Row] = &[
+            // Maidenhair fern (fern 4 d × 1.5) in winter rest: every 6 days, in November too,
+            // not the phase's flat 10 (nor 15 in January).
+            (
+                Some("winter_rest"),
+                Some(10),
+                4,
+                None,
+                1.5,
+                date!(2026 - 11 - 10),
+                6,
+            ),
+            (
+                Some("winter_rest"),
+                Some(10),
+                4,
+                None,
+                1.5,
+                date!(2026 - 01 - 10),
+                6,
+            ),
+            // The learned interval comes first: 5 × 1.5 = 7.
+            (
+                Some("winter_rest"),
+                Some(10),
+                4,
+                Some(5),
+                1.5,
+                date!(2026 - 01 - 10),
+                7,
+            ),
+            // A palm (tropical 7 × 1.5) → 10; a multiplier below 1 never waters more often.
+            (
+                Some("winter_rest"),
+                Some(10),
+                7,
+                None,
+                1.5,
+                date!(2026 - 02 - 01),
+                10,
+            ),
+            (
+                Some("winter_rest"),
+                Some(10),
+                7,
+                None,
+                0.5,
+                date!(2026 - 02 - 01),
+                7,
+            ),
+            // Other phases: the phase's own interval, times the multiplier only in winter.
+            (
+                Some("vegetative"),
+                Some(3),
+                4,
+                None,
+                1.5,
+                date!(2026 - 06 - 01),
+                3,
+            ),
+            (
+                Some("foliage_dieback"),
+                Some(14),
+                4,
+                None,
+                1.5,
+                date!(2026 - 06 - 01),
+                14,
+            ),
+            (None, None, 4, None, 1.5, date!(2026 - 01 - 10), 6),
+        ];
+        for (phase, days, base, learned, m, day, want) in table {
+            assert_eq!(
+                phase_watering_interval(*phase, *days, *base, *learned, *m, *day, North),
+                *want,
+                "{phase:?} {days:?} {base} {learned:?} {m} {day}"
+            );
+        }
+        // The rest is longer than the plant's summer interval, never shorter.
+        let summer = watering_interval(None, 4, None, 1.5, date!(2026 - 06 - 01), North);
+        let rest = phase_watering_interval(
+            Some("winter_rest"),
+            Some(10),
+            4,
+            None,
+            1.5,
+            date!(2026 - 06 - 01),
+            North,
+        );
+        assert!(rest > summer, "{rest} > {summer}");
     }
 }

@@ -1,6 +1,9 @@
 //! Which phase sequence an unbound species runs on (the specification's "Sequence selection for
 //! an unbound species"; first match wins). There is no runner rule: runner species are bound
-//! explicitly. Missing data never yields the annual harvest cycle.
+//! explicitly. Missing data never yields the annual harvest cycle. Rule 6 gives the annual
+//! harvest cycle (`annual_harvest`, no flush): `indoor_default` ends in two weeks of plain
+//! water before harvest, a hydroponic practice no vegetable is grown by, so a species runs on it
+//! only when bound to it.
 
 /// What the rules look at. `cycle_type` is the effective one: the cultivation cycle type when
 /// set ("grown as annual"), else the botanical one; `None` when no lifecycle is recorded.
@@ -24,7 +27,12 @@ pub const GEOPHYTE_FINE: &str = "geophyte_fine";
 pub const PALM_EVERGREEN: &str = "palm_evergreen";
 pub const EVERGREEN_FOLIAGE_PERENNIAL: &str = "evergreen_foliage_perennial";
 pub const INDOOR_DEFAULT: &str = "indoor_default";
+pub const ANNUAL_HARVEST: &str = "annual_harvest";
 
+/// The phase no vegetable cycle may hold (plain water instead of feed before harvest).
+pub const FLUSH_PHASE: &str = "flushing";
+
+/// The sequences the seed must hold: those the rules name, and `indoor_default`.
 pub const ALL: &[&str] = &[
     PHOTOPERIODIC_ORNAMENTAL,
     CLONAL_MONOCARP,
@@ -35,6 +43,7 @@ pub const ALL: &[&str] = &[
     PALM_EVERGREEN,
     EVERGREEN_FOLIAGE_PERENNIAL,
     INDOOR_DEFAULT,
+    ANNUAL_HARVEST,
 ];
 
 /// Palms recognised by genus when the growth habit does not say `palm`.
@@ -78,9 +87,10 @@ pub fn select(input: &SelectionInput) -> (u8, &'static str) {
     if perennial {
         return (5, EVERGREEN_FOLIAGE_PERENNIAL);
     }
-    // 6. Known annual or biennial: the annual default cycle ending in a harvest.
+    // 6. Known annual or biennial: the annual default cycle ending in a harvest, without a
+    //    flush (vegetables are fed to the end; see the module's comment).
     if is(input.cycle_type, "annual") || is(input.cycle_type, "biennial") {
-        return (6, INDOOR_DEFAULT);
+        return (6, ANNUAL_HARVEST);
     }
     // 7. Anything else, including no lifecycle at all: evergreen and repeating, never a harvest
     //    and end of life.
@@ -145,7 +155,7 @@ mod tests {
                 Some("short_day"),
                 Some("herb"),
                 6,
-                INDOOR_DEFAULT,
+                ANNUAL_HARVEST,
             ),
             // Not 1: a short-day bulb falls to rule 4.
             (
@@ -283,7 +293,7 @@ mod tests {
                 Some("day_neutral"),
                 Some("herb"),
                 6,
-                INDOOR_DEFAULT,
+                ANNUAL_HARVEST,
             ),
             (
                 "Daucus",
@@ -293,7 +303,7 @@ mod tests {
                 Some("long_day"),
                 Some("herb"),
                 6,
-                INDOOR_DEFAULT,
+                ANNUAL_HARVEST,
             ),
             // 7: nothing recorded, or an unknown cycle type.
             (
@@ -338,6 +348,55 @@ mod tests {
         let empty = SelectionInput::default();
         assert_eq!(select(&empty), (7, EVERGREEN_FOLIAGE_PERENNIAL));
         assert_ne!(select(&empty).1, INDOOR_DEFAULT);
+        assert_ne!(select(&empty).1, ANNUAL_HARVEST);
+    }
+
+    #[test]
+    fn rule_6_never_gives_a_vegetable_the_flushing_cycle() {
+        // (genus, cycle type, habit): unbound vegetables of the catalogue, annual or biennial
+        // (the cultivation cycle type of potato, runner bean and sweet potato is annual).
+        let cases = [
+            ("Raphanus", "annual", "herb"),
+            ("Solanum", "annual", "herb"),
+            ("Daucus", "biennial", "herb"),
+            ("Brassica", "biennial", "herb"),
+            ("Brassica", "annual", "herb"),
+            ("Phaseolus", "annual", "vine"),
+            ("Pisum", "annual", "vine"),
+            ("Cucurbita", "annual", "vine"),
+            ("Cucumis", "annual", "vine"),
+            ("Allium", "biennial", "herb"),
+            ("Beta", "biennial", "herb"),
+            ("Zea", "annual", "herb"),
+            ("Ipomoea", "annual", "vine"),
+        ];
+        for (genus, cycle, habit) in cases {
+            let got = select(&input(
+                genus,
+                Some(cycle),
+                None,
+                Some("c3"),
+                Some("long_day"),
+                Some(habit),
+            ));
+            assert_eq!(got, (6, ANNUAL_HARVEST), "{genus} {cycle}");
+            assert_ne!(got.1, INDOOR_DEFAULT, "{genus}: no flush before harvest");
+        }
+        // No rule names indoor_default at all: it is reached only by binding.
+        for i in [
+            SelectionInput::default(),
+            input("Zea", Some("annual"), None, Some("c4"), None, None),
+            input(
+                "Glycine",
+                Some("annual"),
+                None,
+                None,
+                Some("short_day"),
+                None,
+            ),
+        ] {
+            assert_ne!(select(&i).1, INDOOR_DEFAULT, "{i:?}");
+        }
     }
 
     #[test]

@@ -473,7 +473,7 @@ async fn species_phase_sequence_is_bound_or_selected() {
     assert_eq!(bound["sequence"]["terminates_in_harvest"], true);
     for (q, rule, name) in [
         ("mockia%20obscura", 7, "evergreen_foliage_perennial"),
-        ("fixtura%20x%20hybrida", 6, "indoor_default"),
+        ("fixtura%20x%20hybrida", 6, "annual_harvest"),
         ("lithopsis", 3, "cam_succulent_rest"),
         ("mockia%20filix", 4, "fern_spore"),
         ("probus", 5, "evergreen_foliage_perennial"),

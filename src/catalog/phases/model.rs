@@ -68,6 +68,14 @@ const SEQUENCE_FIELDS: &[Field] = &[
         .doc("the entry order a repeating cycle restarts at"),
     Field::opt("rest_period_required", Kind::Bool),
     Field::opt("description_en", Kind::LongText(TEXT_MAX)),
+    Field::opt("repeats_yearly", Kind::Bool).doc(
+        "a repeating cycle that follows the seasons: its phases from the restart entry to the \
+         end add up to a year (the seed check allows 365 ± 7 days)",
+    ),
+    Field::opt("duration_source", Kind::LongText(TEXT_MAX)).doc(
+        "where the phase durations come from (seed catalogue, extension service); required in \
+         the seed for vegetable cycles and yearly ones",
+    ),
     Field::req("entries", Kind::ObjectList(ENTRY_FIELDS, 50))
         .doc("ordered phases; exactly one terminal unless repeating"),
 ];

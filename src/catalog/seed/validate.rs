@@ -225,6 +225,12 @@ fn cross_checks(
             }
         }
     }
+    if let (Some(sequences), Some(phases)) = (of("phase_sequence"), of("phase_definition")) {
+        yearly_sequences_add_up(sequences, phases, errors);
+        if let Some(species) = of("species") {
+            vegetables_run_without_a_flush(species, sequences, errors);
+        }
+    }
     for r in of("species").unwrap_or_default() {
         if let Some(b) = &r.binding
             && resolve("phase_sequence", &normalise(b)).is_none()
@@ -259,6 +265,150 @@ fn cross_checks(
             {
                 errors.push(format!("{}: related term {slug} does not exist", r.label));
             }
+        }
+    }
+}
+
+/// How far a yearly cycle may miss 365 days: a week, the resolution growers plan phases in.
+pub const YEAR_TOLERANCE_DAYS: i64 = 7;
+
+/// The days of each entry of a seed sequence (its override, else the phase's typical
+/// duration; 0 for an unknown phase, which the reference check reports).
+fn entry_days(sequence: &SeedRecord, phases: &[SeedRecord]) -> Vec<i64> {
+    let typical = |name: &str| {
+        phases
+            .iter()
+            .find(|p| p.seed.get("name").and_then(Value::as_str) == Some(name))
+            .and_then(|p| p.seed.get("typical_duration_days"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    sequence
+        .seed
+        .get("entries")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            e.get("override_duration_days")
+                .and_then(Value::as_i64)
+                .unwrap_or_else(|| typical(e.get("phase").and_then(Value::as_str).unwrap_or("")))
+        })
+        .collect()
+}
+
+/// A repeating sequence says whether it follows the year (`repeats_yearly`); one that does
+/// adds up to 365 ± [`YEAR_TOLERANCE_DAYS`] from its restart entry to the end (the phases a
+/// plant runs through every year) and names where its durations come from. A tulip whose
+/// cycle is 234 days would "flower" in December of its first winter.
+pub fn yearly_sequences_add_up(
+    sequences: &[SeedRecord],
+    phases: &[SeedRecord],
+    errors: &mut Vec<String>,
+) {
+    for r in sequences {
+        let repeating = r.seed.get("is_repeating") == Some(&Value::Bool(true));
+        let yearly = r.seed.get("repeats_yearly").and_then(Value::as_bool);
+        match (repeating, yearly) {
+            (true, None) => errors.push(format!(
+                "{}: repeats_yearly: a repeating sequence says whether it follows the year",
+                r.label
+            )),
+            (false, Some(true)) => errors.push(format!(
+                "{}: repeats_yearly: only a repeating sequence repeats yearly",
+                r.label
+            )),
+            _ => {}
+        }
+        if !(repeating && yearly == Some(true)) {
+            continue;
+        }
+        let from = r
+            .seed
+            .get("cycle_restart_entry_order")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        let days: i64 = entry_days(r, phases).iter().skip(from).sum();
+        if (days - 365).abs() > YEAR_TOLERANCE_DAYS {
+            errors.push(format!(
+                "{}: entries: a yearly cycle adds up to 365 ± {YEAR_TOLERANCE_DAYS} days from \
+                 its restart entry (order {from}), this one to {days}",
+                r.label
+            ));
+        }
+        if r.seed
+            .get("duration_source")
+            .and_then(Value::as_str)
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            errors.push(format!(
+                "{}: duration_source: a yearly cycle names where its durations come from",
+                r.label
+            ));
+        }
+    }
+}
+
+/// Whether a seed species is grown for a harvest: a vegetable or herb, or harvestable.
+fn is_crop(species: &SeedRecord) -> bool {
+    let category = species.seed.get("plant_category").and_then(Value::as_str);
+    matches!(category, Some("outdoor_vegetable" | "herb"))
+        || species.seed.get("allows_harvest") == Some(&Value::Bool(true))
+}
+
+/// No crop runs on a cycle with a flush (two weeks of plain water before the harvest, a
+/// hydroponic practice): neither the sequence it is bound to nor the one the selection rules
+/// give it. A vegetable's annual cycle names where its durations come from.
+pub fn vegetables_run_without_a_flush(
+    species: &[SeedRecord],
+    sequences: &[SeedRecord],
+    errors: &mut Vec<String>,
+) {
+    let by_name = |name: &str| {
+        sequences
+            .iter()
+            .find(|s| s.seed.get("name").and_then(Value::as_str) == Some(name))
+    };
+    for r in species.iter().filter(|r| is_crop(r)) {
+        let doc = Value::Object(r.seed.clone());
+        let name = match &r.binding {
+            Some(b) => b.clone(),
+            None => {
+                sequence_selection::select(&crate::catalog::species::service::selection_input(&doc))
+                    .1
+                    .to_owned()
+            }
+        };
+        let Some(seq) = by_name(&name) else {
+            continue; // an unknown binding is reported by the reference check
+        };
+        let entries = seq.seed.get("entries").and_then(Value::as_array);
+        if entries.into_iter().flatten().any(|e| {
+            e.get("phase").and_then(Value::as_str) == Some(sequence_selection::FLUSH_PHASE)
+        }) {
+            errors.push(format!(
+                "{}: runs on {name}, which has a {} phase: a crop is never given plain water \
+                 for its last weeks; bind it to a vegetable cycle",
+                r.label,
+                sequence_selection::FLUSH_PHASE
+            ));
+        }
+        let annual = seq.seed.get("is_repeating") != Some(&Value::Bool(true));
+        let vegetable =
+            r.seed.get("plant_category").and_then(Value::as_str) == Some("outdoor_vegetable");
+        if vegetable
+            && annual
+            && seq
+                .seed
+                .get("duration_source")
+                .and_then(Value::as_str)
+                .is_none_or(|t| t.trim().is_empty())
+        {
+            errors.push(format!(
+                "{}: runs on {name}, which names no duration_source: a vegetable's cycle says \
+                 where its days to harvest come from",
+                r.label
+            ));
         }
     }
 }
@@ -692,5 +842,192 @@ mod tests {
             );
         }
         assert!(validate(&SeedSet::embedded()).is_ok());
+    }
+
+    fn record(seed: Value, binding: Option<&str>) -> SeedRecord {
+        SeedRecord {
+            seed: seed.as_object().cloned().unwrap_or_default(),
+            label: "x".to_owned(),
+            binding: binding.map(str::to_owned),
+        }
+    }
+
+    fn seq(
+        name: &str,
+        repeating: Option<bool>,
+        restart: Option<u64>,
+        days: &[(&str, i64)],
+    ) -> SeedRecord {
+        let entries: Vec<Value> = days
+            .iter()
+            .enumerate()
+            .map(|(i, (p, d))| json!({"phase": p, "order": i, "override_duration_days": d}))
+            .collect();
+        let mut v = json!({"name": name, "is_repeating": repeating.is_some(),
+            "cycle_restart_entry_order": restart, "entries": entries,
+            "duration_source": "a guide"});
+        if let Some(y) = repeating {
+            v["repeats_yearly"] = json!(y);
+        }
+        record(v, None)
+    }
+
+    #[test]
+    fn yearly_cycles_add_up_to_a_year() {
+        // (sequence, problems expected)
+        let cases = [
+            // The old geophyte cycle: 234 days.
+            (
+                seq(
+                    "g",
+                    Some(true),
+                    Some(0),
+                    &[
+                        ("dormancy", 90),
+                        ("rooting", 60),
+                        ("sprouting", 21),
+                        ("flowering", 21),
+                        ("foliage_dieback", 42),
+                    ],
+                ),
+                1,
+            ),
+            (
+                seq(
+                    "g",
+                    Some(true),
+                    Some(0),
+                    &[
+                        ("rooting", 105),
+                        ("sprouting", 21),
+                        ("flowering", 21),
+                        ("foliage_dieback", 42),
+                        ("dormancy", 176),
+                    ],
+                ),
+                0,
+            ),
+            // Counted from the restart entry: the first year's establishment is not.
+            (
+                seq(
+                    "r",
+                    Some(true),
+                    Some(1),
+                    &[("establishment", 45), ("sprouting", 30), ("dormancy", 335)],
+                ),
+                0,
+            ),
+            (
+                seq(
+                    "r",
+                    Some(true),
+                    Some(1),
+                    &[("establishment", 45), ("sprouting", 30), ("dormancy", 255)],
+                ),
+                1,
+            ),
+            // The tolerance: 358 and 372 pass, 357 and 373 do not.
+            (seq("t", Some(true), None, &[("a", 358)]), 0),
+            (seq("t", Some(true), None, &[("a", 372)]), 0),
+            (seq("t", Some(true), None, &[("a", 357)]), 1),
+            (seq("t", Some(true), None, &[("a", 373)]), 1),
+            // A rosette cycle of years says so; a repeating one must say either way.
+            (seq("m", Some(false), None, &[("a", 665)]), 0),
+            (
+                record(
+                    json!({"name": "m", "is_repeating": true, "entries": []}),
+                    None,
+                ),
+                1,
+            ),
+            // Only a repeating sequence repeats yearly.
+            (
+                record(
+                    json!({"name": "o", "is_repeating": false, "repeats_yearly": true, "entries": []}),
+                    None,
+                ),
+                1,
+            ),
+        ];
+        for (i, (s, want)) in cases.into_iter().enumerate() {
+            let mut errors = Vec::new();
+            yearly_sequences_add_up(&[s], &[], &mut errors);
+            assert_eq!(errors.len(), want, "case {i}: {errors:?}");
+        }
+        // A yearly cycle without a source is refused.
+        let mut bare = seq("b", Some(true), None, &[("a", 365)]);
+        bare.seed.remove("duration_source");
+        let mut errors = Vec::new();
+        yearly_sequences_add_up(&[bare], &[], &mut errors);
+        assert!(errors[0].contains("duration_source"), "{errors:?}");
+    }
+
+    #[test]
+    fn no_crop_runs_on_a_cycle_with_a_flush() {
+        let flush = seq(
+            "indoor_default",
+            None,
+            None,
+            &[("seedling", 14), ("flushing", 14), ("ripening", 14)],
+        );
+        let veg = seq(
+            "annual_harvest",
+            None,
+            None,
+            &[("germination", 7), ("harvest", 21)],
+        );
+        let seqs = [flush, veg];
+        let radish = json!({"scientific_name": "Raphanus sativus", "plant_category": "outdoor_vegetable",
+            "cycle_type": "annual", "allows_harvest": true});
+        let flower = json!({"scientific_name": "Tagetes patula", "plant_category": "balcony_plant",
+            "cycle_type": "annual"});
+        // (species, binding, problems)
+        let cases = [
+            (radish.clone(), Some("indoor_default"), 1),
+            // Unbound: rule 6 gives annual_harvest, no flush.
+            (radish.clone(), None, 0),
+            (radish, Some("annual_harvest"), 0),
+            // Not a crop: the check leaves it alone.
+            (flower, Some("indoor_default"), 0),
+        ];
+        for (i, (sp, binding, want)) in cases.into_iter().enumerate() {
+            let mut errors = Vec::new();
+            vegetables_run_without_a_flush(&[record(sp, binding)], &seqs, &mut errors);
+            assert_eq!(errors.len(), want, "case {i}: {errors:?}");
+        }
+        // A vegetable's annual cycle names its source.
+        let mut unsourced = seq("annual_harvest", None, None, &[("harvest", 21)]);
+        unsourced.seed.remove("duration_source");
+        let mut errors = Vec::new();
+        let sp = json!({"scientific_name": "Zea mays", "plant_category": "outdoor_vegetable", "cycle_type": "annual"});
+        vegetables_run_without_a_flush(&[record(sp, None)], &[unsourced], &mut errors);
+        assert!(errors[0].contains("duration_source"), "{errors:?}");
+    }
+
+    #[test]
+    fn the_seeded_cycles_pass_both_checks() {
+        // Radish is harvestable within 45 days, on a cycle without a flush.
+        let set = SeedSet::embedded();
+        let seed = validate(&set).expect("valid seed");
+        let of = |kind: &str| {
+            seed.files
+                .iter()
+                .find(|(f, _)| f.spec.kind == kind)
+                .map(|(_, r)| r.clone())
+                .unwrap_or_default()
+        };
+        let sequences = of("phase_sequence");
+        let phases = of("phase_definition");
+        let radish = sequences
+            .iter()
+            .find(|s| s.seed.get("name").and_then(Value::as_str) == Some("root_vegetable_quick"))
+            .expect("radish cycle");
+        let days = entry_days(radish, &phases);
+        let first_harvest: i64 = days.iter().take(3).sum();
+        assert!(first_harvest <= 45, "{first_harvest}");
+        let mut errors = Vec::new();
+        yearly_sequences_add_up(&sequences, &phases, &mut errors);
+        vegetables_run_without_a_flush(&of("species"), &sequences, &mut errors);
+        assert!(errors.is_empty(), "{errors:?}");
     }
 }

@@ -87,6 +87,23 @@ pub struct DueReminders {
     pub due_today: Option<Vec<Reminder>>,
     pub upcoming: Option<Vec<Reminder>>,
     pub not_due: Option<Vec<Reminder>>,
+    /// Plants whose watering is held back by their phase (dry rest, leaf renewal, dormancy),
+    /// each with the reason; at most `limit`, by plant name. Winter rest is not among them:
+    /// it waters less, at the plant's interval times its winter multiplier.
+    pub watering_withheld: Vec<WateringWithheld>,
+    /// How many plants' watering is held back in all.
+    pub watering_withheld_total: i64,
+}
+
+/// A plant whose watering reminder its phase holds back, and why.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WateringWithheld {
+    pub plant_key: Uuid,
+    pub plant_name: String,
+    /// The phase the plant is in (its name, e.g. dry_rest).
+    pub phase: String,
+    /// Why no watering is due in this phase.
+    pub reason: String,
 }
 
 /// Reminders per urgency group (only the asked groups are present).
@@ -107,6 +124,9 @@ pub struct DueCounts {
 pub struct PlantCare {
     pub profile: CareProfile,
     pub reminders: Vec<Reminder>,
+    /// Set when the plant's phase holds its watering back (dry rest, leaf renewal, dormancy):
+    /// the watering reminder is then not among `reminders`.
+    pub watering_withheld: Option<WateringWithheld>,
 }
 
 /// One entry of the care log.

@@ -227,13 +227,14 @@ const REMINDER_SELECT: &str = "SELECT r.id, r.plant_id, p.name AS plant_name, p.
     r.reminder_type, r.due_on, r.interval_days, p.archived_at IS NOT NULL AS archived \
     FROM tenant.care_reminders r JOIN tenant.plants p ON p.id = r.plant_id";
 
-/// The guards applied on reading (domain 2.8): a resting plant only gets pest checks;
-/// fertilising only in the profile's months (`$1` is today).
+/// The guards applied on reading (domain 2.8): a resting plant only gets pest checks, and
+/// watering, which stops only in the phases that withhold it (dry rest, leaf renewal,
+/// dormancy: winter rest waters less, not never); fertilising only in the profile's months
+/// (`$1` is today).
 const GUARDS: &str = "p.archived_at IS NULL \
-    AND (r.reminder_type = 'pest_check' OR NOT EXISTS ( \
-          SELECT 1 FROM tenant.plant_phase_history h WHERE h.plant_id = p.id \
-            AND h.exited_at IS NULL AND lower(h.phase_name) ~ '(RESTING)') \
-        AND lower(coalesce(p.current_phase_key, '')) !~ '(RESTING)') \
+    AND (r.reminder_type = 'pest_check' \
+      OR (r.reminder_type = 'watering' AND NOT (IN_PHASE(WITHHELD))) \
+      OR (r.reminder_type <> 'watering' AND NOT (IN_PHASE(RESTING)))) \
     AND (r.reminder_type <> 'fertilizing' OR EXISTS ( \
           SELECT 1 FROM tenant.care_profiles c WHERE c.plant_id = p.id AND CASE \
             WHEN c.fertilizing_month_from <= c.fertilizing_month_to \
@@ -241,9 +242,69 @@ const GUARDS: &str = "p.archived_at IS NULL \
             ELSE extract(month FROM $1::date) >= c.fertilizing_month_from \
               OR extract(month FROM $1::date) <= c.fertilizing_month_to END))";
 
+/// Whether plant `p` is in a phase matching `pattern`: its open phase history row's name or
+/// its current phase key.
+fn in_phase(pattern: &str) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM tenant.plant_phase_history h WHERE h.plant_id = p.id \
+           AND h.exited_at IS NULL AND lower(h.phase_name) ~ '({pattern})') \
+         OR lower(coalesce(p.current_phase_key, '')) ~ '({pattern})'"
+    )
+}
+
 fn guards() -> String {
-    // The phases in which only pest checks are due (rules::care::RESTING_PHASES).
-    GUARDS.replace("RESTING", &crate::rules::care::resting_pattern())
+    use crate::rules::care::{resting_pattern, watering_withheld_pattern};
+    GUARDS
+        .replace(
+            "IN_PHASE(WITHHELD)",
+            &in_phase(&watering_withheld_pattern()),
+        )
+        .replace("IN_PHASE(RESTING)", &in_phase(&resting_pattern()))
+}
+
+/// A live plant whose watering reminder the guards hold back, with the phase it is in.
+#[derive(Debug, Clone)]
+pub struct WithheldRow {
+    pub plant_id: Uuid,
+    pub plant_name: String,
+    pub phase_name: String,
+}
+
+/// Live plants (one plant when `plant` is given) with a watering reminder that their open
+/// phase withholds (rules::care::WATERING_WITHHELD), by name; at most `limit`, and how many
+/// there are.
+pub async fn watering_withheld(
+    tx: &mut TenantTx,
+    plant: Option<Uuid>,
+    limit: i64,
+) -> Result<(Vec<WithheldRow>, i64), sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "SELECT p.id, p.name, h.phase_name, count(*) OVER () AS total \
+         FROM tenant.plants p \
+         JOIN tenant.plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
+         WHERE p.archived_at IS NULL AND ($1::uuid IS NULL OR p.id = $1) \
+           AND lower(h.phase_name) ~ '({})' \
+           AND EXISTS (SELECT 1 FROM tenant.care_reminders r \
+                        WHERE r.plant_id = p.id AND r.reminder_type = 'watering') \
+         ORDER BY p.name, p.id LIMIT $2",
+        crate::rules::care::watering_withheld_pattern()
+    ));
+    let rows = sqlx::query(sql)
+        .bind(plant)
+        .bind(limit)
+        .fetch_all(tx.conn())
+        .await?;
+    let mut total = 0;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        total = r.try_get("total")?;
+        out.push(WithheldRow {
+            plant_id: r.try_get("id")?,
+            plant_name: r.try_get("name")?,
+            phase_name: r.try_get("phase_name")?,
+        });
+    }
+    Ok((out, total))
 }
 
 /// Reminders of live plants due on or before `until` (every one when `None`), guards applied,

@@ -113,19 +113,31 @@ pub async fn hemisphere(state: &AppState, tenant: &TenantRecord) -> Result<Hemis
         .unwrap_or(Hemisphere::North))
 }
 
-/// The watering interval of the catalogue's phase definition a plant is in (`None` without a
-/// phase, for an unknown phase or one without an interval).
-async fn phase_watering_days(
+/// What a plant's phase says about watering: the phase definition's name and its watering
+/// interval (both `None` without a phase or for an unknown one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct PhaseWatering {
+    name: Option<String>,
+    days: Option<i32>,
+}
+
+/// The catalogue's phase definition a plant is in, as far as watering goes.
+async fn phase_watering(
     state: &AppState,
     phase_key: Option<&str>,
-) -> Result<Option<i32>, AppError> {
+) -> Result<PhaseWatering, AppError> {
     let Some(id) = phase_key.and_then(|k| Uuid::parse_str(k).ok()) else {
-        return Ok(None);
+        return Ok(PhaseWatering::default());
     };
     let mut db = state.platform_pool().acquire().await?;
     match catalogue::get_by_id(&mut db, &PHASE, id).await {
-        Ok(v) => Ok(int(&v, "watering_interval_days")),
-        Err(e) if e.code() == crate::error::ErrorCode::EntityNotFound => Ok(None),
+        Ok(v) => Ok(PhaseWatering {
+            name: text(&v, "name"),
+            days: int(&v, "watering_interval_days"),
+        }),
+        Err(e) if e.code() == crate::error::ErrorCode::EntityNotFound => {
+            Ok(PhaseWatering::default())
+        }
         Err(e) => Err(e),
     }
 }
@@ -163,7 +175,7 @@ fn profile_for(plant_id: Uuid, care: &SpeciesCare, hemisphere: Hemisphere) -> Ne
 /// on the first day of the next winter-action month.
 fn first_reminders(
     p: &NewProfile,
-    phase_watering: Option<i32>,
+    phase: &PhaseWatering,
     day: Date,
     hemisphere: Hemisphere,
 ) -> Vec<(Uuid, &'static str, Date, i32)> {
@@ -172,8 +184,9 @@ fn first_reminders(
             p.plant_id,
             "watering",
             day,
-            rules::watering_interval(
-                phase_watering,
+            rules::phase_watering_interval(
+                phase.name.as_deref(),
+                phase.days,
                 p.watering,
                 None,
                 p.multiplier,
@@ -214,7 +227,7 @@ pub async fn ensure_profiles(state: &AppState, tenant: &TenantRecord) -> Result<
         return Ok(());
     }
     let mut by_species: HashMap<String, SpeciesCare> = HashMap::new();
-    let mut by_phase: HashMap<String, Option<i32>> = HashMap::new();
+    let mut by_phase: HashMap<String, PhaseWatering> = HashMap::new();
     for (_, s, phase) in &missing {
         if !by_species.contains_key(s) {
             let care = species_care(state, s).await?;
@@ -223,25 +236,26 @@ pub async fn ensure_profiles(state: &AppState, tenant: &TenantRecord) -> Result<
         if let Some(k) = phase
             && !by_phase.contains_key(k)
         {
-            let days = phase_watering_days(state, Some(k)).await?;
-            by_phase.insert(k.clone(), days);
+            let water = phase_watering(state, Some(k)).await?;
+            by_phase.insert(k.clone(), water);
         }
     }
     let day = today();
     let hemisphere = hemisphere(state, tenant).await?;
-    let profiles: Vec<(NewProfile, Option<i32>)> = missing
+    let profiles: Vec<(NewProfile, PhaseWatering)> = missing
         .iter()
         .map(|(id, s, phase)| {
             let care = by_species.get(s).cloned().unwrap_or_default();
-            let phase_days = phase
+            let water = phase
                 .as_ref()
-                .and_then(|k| by_phase.get(k).copied().flatten());
-            (profile_for(*id, &care, hemisphere), phase_days)
+                .and_then(|k| by_phase.get(k).cloned())
+                .unwrap_or_default();
+            (profile_for(*id, &care, hemisphere), water)
         })
         .collect();
     let reminders: Vec<_> = profiles
         .iter()
-        .flat_map(|(p, phase_days)| first_reminders(p, *phase_days, day, hemisphere))
+        .flat_map(|(p, water)| first_reminders(p, water, day, hemisphere))
         .collect();
     let profiles: Vec<NewProfile> = profiles.into_iter().map(|(p, _)| p).collect();
     let mut tx = TenantTx::begin(state, tenant).await?;
@@ -315,6 +329,7 @@ pub async fn due_reminders_on(
     let ranks: Vec<i16> = buckets.iter().map(|u| u.rank()).collect();
     let mut tx = TenantTx::read(state, tenant).await?;
     let found = repo::due_page(&mut tx, day, until, &ranks, page.skip, page.limit).await?;
+    let (withheld, withheld_total) = repo::watering_withheld(&mut tx, None, page.limit).await?;
     tx.commit().await?;
     let mut groups: HashMap<Urgency, Vec<Reminder>> = HashMap::new();
     for (_, r) in &found.rows {
@@ -352,6 +367,19 @@ pub async fn due_reminders_on(
         due_today: take(Urgency::DueToday),
         upcoming: take(Urgency::Upcoming),
         not_due: take(Urgency::NotDue),
+        watering_withheld: withheld.iter().filter_map(withheld_view).collect(),
+        watering_withheld_total: withheld_total,
+    })
+}
+
+/// A held-back watering with its reason (rules::care::WATERING_WITHHELD).
+fn withheld_view(r: &repo::WithheldRow) -> Option<WateringWithheld> {
+    let reason = rules::watering_withheld(Some(&r.phase_name))?;
+    Some(WateringWithheld {
+        plant_key: r.plant_id,
+        plant_name: r.plant_name.clone(),
+        phase: r.phase_name.clone(),
+        reason: reason.to_owned(),
     })
 }
 
@@ -372,10 +400,12 @@ pub async fn plant_care(
         .ok_or_else(|| AppError::not_found("care profile"))?;
     let day = today();
     let reminders = repo::due(&mut tx, day, None, Some(plant)).await?;
+    let (withheld, _) = repo::watering_withheld(&mut tx, Some(plant), 1).await?;
     tx.commit().await?;
     Ok(PlantCare {
         profile,
         reminders: reminders.iter().map(|r| reminder_view(r, day)).collect(),
+        watering_withheld: withheld.first().and_then(withheld_view),
     })
 }
 
@@ -393,18 +423,20 @@ async fn require_plant(
         .ok_or_else(|| AppError::not_found("plant"))
 }
 
-/// The interval of the next reminder of a type, counted from `day` (`phase_watering`: the
-/// watering interval of the plant's current phase, which comes first).
+/// The interval of the next reminder of a type, counted from `day` (`phase`: the plant's
+/// current phase, whose watering interval comes first; winter rest waters at the plant's own
+/// interval times the winter multiplier).
 fn interval_for(
     p: &CareProfile,
     reminder_type: &str,
     day: Date,
-    phase_watering: Option<i32>,
+    phase: &PhaseWatering,
     hemisphere: Hemisphere,
 ) -> i32 {
     match reminder_type {
-        "watering" => rules::watering_interval(
-            phase_watering,
+        "watering" => rules::phase_watering_interval(
+            phase.name.as_deref(),
+            phase.days,
             p.watering_interval_days,
             p.watering_interval_learned,
             p.winter_watering_multiplier,
@@ -551,17 +583,16 @@ pub async fn act(
                     learned = current;
                 }
             }
-            let (phase_watering, hemisphere) = if row.reminder_type == "watering" {
+            let (phase, hemisphere) = if row.reminder_type == "watering" {
                 let phase = repo::current_phase_key(&mut tx, row.plant_id).await?;
                 (
-                    phase_watering_days(state, phase.as_deref()).await?,
+                    phase_watering(state, phase.as_deref()).await?,
                     hemisphere(state, tenant).await?,
                 )
             } else {
-                (None, Hemisphere::North)
+                (PhaseWatering::default(), Hemisphere::North)
             };
-            let interval =
-                interval_for(&profile, &row.reminder_type, on, phase_watering, hemisphere);
+            let interval = interval_for(&profile, &row.reminder_type, on, &phase, hemisphere);
             let entry = repo::insert_entry(
                 &mut tx,
                 &repo::NewEntry {

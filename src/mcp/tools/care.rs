@@ -34,7 +34,9 @@ pub static GET_DUE_CARE_TASKS: Tool = Tool {
                   (due before today), due_today, upcoming (in 1-2 days), not_due. `urgency`: \
                   actionable (default: overdue and due_today), all, or one bucket. Each entry \
                   has reminder_key, plant_key, plant_name, reminder_type, due_on, \
-                  days_until_due and interval_days. Confirm with confirm_care_task.",
+                  days_until_due and interval_days. `watering_withheld` lists plants whose \
+                  phase holds watering back (dry_rest, leaf_renewal, dormancy) with the \
+                  reason; winter rest still waters, less often. Confirm with confirm_care_task.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
@@ -110,8 +112,20 @@ async fn get_due_care_tasks(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, Too
     } else {
         String::new()
     };
+    // Watering a phase holds back is said, with the first reason, so no one waters a cactus
+    // in dry rest because its reminder is "missing".
+    let withheld = due
+        .watering_withheld
+        .first()
+        .map(|w| {
+            format!(
+                " Watering withheld for {} resting plant(s), e.g. {} ({}).",
+                due.watering_withheld_total, w.plant_name, w.reason
+            )
+        })
+        .unwrap_or_default();
     let summary = format!(
-        "{} care reminder(s) ({}) on {}.{first}{paged}",
+        "{} care reminder(s) ({}) on {}.{first}{paged}{withheld}",
         due.total,
         parts.join(", "),
         due.today
