@@ -374,11 +374,25 @@ mod tests {
             false,
         ),
         row(
+            "192.88.99.2/32",
+            "6a44-relay anycast address",
+            "RFC 6751",
+            Some(true),
+            false,
+        ),
+        row(
             "192.168.0.0/16",
             "Private-Use",
             "RFC 1918",
             Some(false),
             false,
+        ),
+        row(
+            "192.175.48.0/24",
+            "Direct Delegation AS112 Service",
+            "RFC 7534",
+            Some(true),
+            true,
         ),
         row(
             "198.18.0.0/15",
