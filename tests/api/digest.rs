@@ -331,14 +331,14 @@ async fn the_digest_names_ending_safety_intervals_and_ripe_plants_on_the_users_o
     let tomorrow = (time::OffsetDateTime::now_utc().date() + time::Duration::days(1)).to_string();
     assert!(
         text.contains(&format!(
-            "Safety intervals ending today:\n  - Tomato 0: potassium fixturate \
+            "Safety intervals ending today:\n  - \"Tomato 0\": \"potassium fixturate\" \
              (harvest allowed from {tomorrow})\nReady"
         )),
         "{text}"
     );
     // Only the ripe plant (not the sprayed one, not the green one) is ready.
     assert!(
-        text.contains("Ready to harvest:\n  - Tomato 1\nOpen:"),
+        text.contains("Ready to harvest:\n  - \"Tomato 1\"\nOpen:"),
         "{text}"
     );
     assert!(
@@ -364,7 +364,7 @@ async fn the_digest_names_ending_safety_intervals_and_ripe_plants_on_the_users_o
     assert!(subject.contains(&local.to_string()), "{zone}: {subject}");
     assert!(text.contains("Lokal heute"), "{zone}: {text}");
     assert!(!text.contains("Erst morgen"), "{zone}: {text}");
-    assert!(text.contains("Erntereif:\n  - Tomato 1\n"), "{text}");
+    assert!(text.contains("Erntereif:\n  - \"Tomato 1\"\n"), "{text}");
     assert!(
         !text.contains("Wartezeiten"),
         "not ending on {local}: {text}"

@@ -552,6 +552,22 @@ async fn one_provider(
     (slug, idp)
 }
 
+/// Sets whether the service believes the provider's `email_verified` (`trust_email`).
+async fn trust_email(app: &TestApp, admin: &TestUser, slug: &str, on: bool) {
+    let res = app
+        .rest_as(admin)
+        .patch(
+            &format!("/api/v1/admin/identity-providers/{slug}"),
+            &json!({"trust_email": on}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["trust_email"], on);
+    // Only the named field changed.
+    assert_eq!(body["enabled"], true);
+}
+
 /// Who signs in at the provider's login page.
 struct Person<'a> {
     sub: &'a str,
@@ -735,6 +751,24 @@ async fn identities_of_sub(app: &TestApp, sub: &str) -> i64 {
     .await
 }
 
+/// A login from a fresh browser that the service refuses: its `error/reason`; no session
+/// cookie was set.
+async fn refused_login(app: &TestApp, slug: &str, who: &Person<'_>) -> String {
+    let mut browser = Browser::new(app);
+    let error = error_of(&browser.login(slug, who).await);
+    assert!(!browser.jar.contains_key("svc_refresh"), "{error}");
+    error
+}
+
+/// Marks the local account's address confirmed (as the verification link would).
+async fn confirm_email(app: &TestApp, email: &str) {
+    sqlx::query("UPDATE platform.users SET email_verified = true WHERE email = $1")
+        .bind(email)
+        .execute(app.state.platform_pool())
+        .await
+        .expect("confirm");
+}
+
 /// Audit rows of the account and action, waiting for the audit worker (up to 10 s) until
 /// `want` are there.
 async fn audit_rows(app: &TestApp, user: &str, action: &str, want: i64) -> i64 {
@@ -775,6 +809,8 @@ async fn a_first_login_opens_an_account_and_the_next_signs_in_to_it() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
     let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
+    // Trusted with addresses: the account it opens counts as confirmed.
+    trust_email(&app, &admin, &slug, true).await;
     let sub = unique("alice");
     let email = format!("{sub}@example.test");
     let alice = Person {
@@ -1003,6 +1039,8 @@ async fn an_unconfirmed_address_never_takes_over_a_local_account() {
     let app = oidc_app().await;
     let admin = app.platform_admin().await;
     let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
+    // A provider trusted with addresses: what is left to check is the addresses themselves.
+    trust_email(&app, &admin, &slug, true).await;
     // A local account whose address is not confirmed yet.
     let local = app.user("local").await;
 
@@ -1029,11 +1067,7 @@ async fn an_unconfirmed_address_never_takes_over_a_local_account() {
     );
 
     // The local address confirmed, but the provider does not vouch for it: still refused.
-    sqlx::query("UPDATE platform.users SET email_verified = true WHERE email = $1")
-        .bind(&local.email)
-        .execute(app.state.platform_pool())
-        .await
-        .expect("confirm");
+    confirm_email(&app, &local.email).await;
     let sub2 = unique("eve");
     let unverified = Person {
         sub: &sub2,
@@ -1048,7 +1082,7 @@ async fn an_unconfirmed_address_never_takes_over_a_local_account() {
     );
     assert_eq!(identities_of_sub(&app, &sub2).await, 0);
 
-    // Both confirmed: the identity joins the local account.
+    // Both confirmed (and the provider trusted): the identity joins the local account.
     let sub3 = unique("owner");
     let owner = Person {
         sub: &sub3,
@@ -1258,4 +1292,145 @@ async fn a_disabled_provider_stops_logins_at_once_and_rotated_keys_are_fetched()
     let mut browser = Browser::new(&app);
     let again = token_of(&browser.login(&slug, &dave).await);
     assert_eq!(me(&app, &again).await["key"], key);
+}
+
+#[tokio::test]
+async fn an_untrusted_provider_never_links_to_a_confirmed_local_account() {
+    let app = oidc_app().await;
+    let admin = app.platform_admin().await;
+    let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
+    let one = format!("/api/v1/admin/identity-providers/{slug}");
+    // Off by default.
+    let trusted: bool =
+        sqlx::query_scalar("SELECT trust_email FROM platform.identity_providers WHERE slug = $1")
+            .bind(&slug)
+            .fetch_one(app.state.platform_pool())
+            .await
+            .expect("trust_email");
+    assert!(!trusted);
+    let local = app.user("confirmed").await;
+    confirm_email(&app, &local.email).await;
+
+    // The provider says the address is verified (anyone may set their own there: nOAuth).
+    let sub = unique("noauth");
+    let claim = Person {
+        sub: &sub,
+        email: &local.email,
+        verified: true,
+        name: "Mallory",
+    };
+    assert_eq!(
+        refused_login(&app, &slug, &claim).await,
+        "access_denied/account_exists_provider_untrusted"
+    );
+    assert_eq!(identities_of_sub(&app, &sub).await, 0);
+    assert_eq!(users_with_email(&app, &local.email).await, 1);
+    assert_eq!(
+        audit_rows(&app, &local.key, "http.oauth_identity_link", 1).await,
+        1
+    );
+
+    // The flag is checked like the rest of the body and changes nothing when refused.
+    for (body, field) in [
+        (json!({}), "body.enabled"),
+        (json!({"trust_email": "yes"}), "body.trust_email"),
+        (json!({"trust_email": null}), "body.trust_email"),
+    ] {
+        let err = assert_error(
+            app.rest_as(&admin).patch(&one, &body).await,
+            422,
+            "VALIDATION_ERROR",
+        )
+        .await;
+        assert!(
+            detail_fields(&err).iter().any(|f| f == field),
+            "{body}: {err}"
+        );
+    }
+    let plain = app.user("plain").await;
+    assert_error(
+        app.rest_as(&plain)
+            .patch(&one, &json!({"trust_email": true}))
+            .await,
+        403,
+        "FORBIDDEN",
+    )
+    .await;
+    assert_eq!(
+        refused_login(&app, &slug, &claim).await,
+        "access_denied/account_exists_provider_untrusted"
+    );
+
+    // Trusted by the platform admin: the same sign-in joins the confirmed account.
+    trust_email(&app, &admin, &slug, true).await;
+    let mut browser = Browser::new(&app);
+    let token = token_of(&browser.login(&slug, &claim).await);
+    assert_eq!(me(&app, &token).await["key"], local.key.as_str());
+    assert_eq!(identities_of_sub(&app, &sub).await, 1);
+    assert_eq!(users_with_email(&app, &local.email).await, 1);
+}
+
+/// Issue 43, item 1: an attacker's provider account claims the owner's address, unverified.
+#[tokio::test]
+async fn an_unverified_provider_address_cannot_pre_hijack_an_account() {
+    let app = oidc_app().await;
+    let admin = app.platform_admin().await;
+    // Even a provider trusted with addresses: this address it does not say it verified.
+    let (slug, _idp) = one_provider(&app, &admin, "kultiva", false).await;
+    trust_email(&app, &admin, &slug, true).await;
+    let strict = TestApp::full_env(&[
+        ("FERNET_KEY", FERNET_KEY),
+        ("PUBLIC_URL", PUBLIC_URL),
+        ("FRONTEND_URL", "https://app.example.test"),
+        ("REQUIRE_EMAIL_VERIFICATION", "true"),
+    ])
+    .await;
+
+    // Without REQUIRE_EMAIL_VERIFICATION: the account opens, but unconfirmed (the provider
+    // did not vouch), so it joins nothing by address later.
+    let sub = unique("squatter");
+    let email = format!("{sub}@example.test");
+    let squatter = Person {
+        sub: &sub,
+        email: &email,
+        verified: false,
+        name: "Squatter",
+    };
+    let mut browser = Browser::new(&app);
+    let token = token_of(&browser.login(&slug, &squatter).await);
+    assert_eq!(me(&app, &token).await["email_verified"], false);
+    // Where confirmation is required, that identity starts no session.
+    assert_eq!(
+        refused_login(&strict, &slug, &squatter).await,
+        "access_denied/email_not_verified"
+    );
+
+    // With REQUIRE_EMAIL_VERIFICATION: no account and no session on the owner's address.
+    let sub = unique("attacker");
+    let owner_email = format!("{}@example.test", unique("owner"));
+    let attacker = Person {
+        sub: &sub,
+        email: &owner_email,
+        verified: false,
+        name: "Attacker",
+    };
+    assert_eq!(
+        refused_login(&strict, &slug, &attacker).await,
+        "access_denied/email_not_verified"
+    );
+    assert_eq!(users_with_email(&strict, &owner_email).await, 0);
+    assert_eq!(identities_of_sub(&strict, &sub).await, 0);
+
+    // So the owner's registration does not collide, and the attacker's next sign-in does not
+    // get into the owner's (unconfirmed) account.
+    let res = strict
+        .register(&owner_email, crate::support::PASSWORD)
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    assert_eq!(
+        refused_login(&strict, &slug, &attacker).await,
+        "access_denied/account_exists_email_unverified"
+    );
+    assert_eq!(identities_of_sub(&strict, &sub).await, 0);
+    assert_eq!(users_with_email(&strict, &owner_email).await, 1);
 }

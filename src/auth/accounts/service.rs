@@ -381,9 +381,13 @@ pub enum NoSession {
     Inactive,
     /// Locked after failed password logins; a federated login waits as a password would.
     Locked,
+    /// `REQUIRE_EMAIL_VERIFICATION=true` and the account's address is not confirmed: as for a
+    /// password login, no session before the confirmation.
+    EmailNotVerified,
 }
 
-/// A session for an account whose identity a provider vouched for (no password involved):
+/// A session for an account whose identity a provider vouched for (no password involved),
+/// under the same `REQUIRE_EMAIL_VERIFICATION` as a password login:
 /// the same refresh family and access token as a password login, a session cookie (no
 /// `remember_me`).
 pub async fn federated_session(
@@ -397,6 +401,9 @@ pub async fn federated_session(
     else {
         return Ok(Err(NoSession::Inactive));
     };
+    if state.config().require_email_verification && !account.user.email_verified {
+        return Ok(Err(NoSession::EmailNotVerified));
+    }
     if users::record_login_success(db, user).await?.is_err() {
         return Ok(Err(NoSession::Locked));
     }

@@ -37,6 +37,10 @@ pub struct Provider {
     pub scopes: String,
     /// A disabled provider is not offered and completes no login.
     pub enabled: bool,
+    /// Whether the provider's `email_verified` is believed: only then does a sign-in join an
+    /// existing, confirmed local account with the same address, and does an account it opens
+    /// count as confirmed.
+    pub trust_email: bool,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -129,6 +133,11 @@ pub struct NewProvider {
         pattern = r"^[!#-\[\]-~]+( [!#-\[\]-~]+)*$"
     ))]
     pub scopes: Option<String>,
+    /// Default `false`. Turn on only for a provider that confirms its users' addresses itself
+    /// and lets nobody assert an address they do not own: its `email_verified` then joins a
+    /// sign-in to the confirmed local account with that address.
+    #[serde(default)]
+    pub trust_email: bool,
 }
 
 /// The token endpoint's client authentication.
@@ -139,25 +148,40 @@ pub enum TokenAuthMethod {
     ClientSecretPost,
 }
 
-/// Body of `PATCH /admin/identity-providers/{provider}`.
+/// Body of `PATCH /admin/identity-providers/{provider}`: at least one of the fields; an
+/// omitted one is kept.
 #[derive(Debug, Clone, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "IdentityProviderUpdate"))]
 #[serde(deny_unknown_fields)]
 pub struct ProviderUpdate {
     /// `false` stops new logins at once (also flows already started); `true` offers the
     /// provider again.
-    pub enabled: bool,
+    pub enabled: Option<bool>,
+    /// Whether the provider's `email_verified` may join a sign-in to a confirmed local account
+    /// (see `IdentityProviderCreate`). Turning it off does not undo identities linked before.
+    pub trust_email: Option<bool>,
 }
 
 impl FromJson for ProviderUpdate {
     fn from_json(f: &mut JsonFields) -> Option<Self> {
-        if !f.has("enabled") {
-            f.reject_field("enabled", "field required", "missing");
+        if !f.has("enabled") && !f.has("trust_email") {
+            f.reject_field("enabled", "give enabled and/or trust_email", "missing");
             f.raw("enabled");
+            f.raw("trust_email");
             return None;
         }
+        let present = |f: &mut JsonFields, name: &'static str| {
+            if f.has(name) {
+                f.flag(name, false).map(Some)
+            } else {
+                Some(None)
+            }
+        };
+        let enabled = present(f, "enabled");
+        let trust_email = present(f, "trust_email");
         Some(Self {
-            enabled: f.flag("enabled", true)?,
+            enabled: enabled?,
+            trust_email: trust_email?,
         })
     }
 }
@@ -234,6 +258,7 @@ impl FromJson for NewProvider {
         let client_id = f.text("client_id", 200);
         let client_secret = f.secret("client_secret", 1, 500);
         let scopes = f.opt_long_text("scopes", 500);
+        let trust_email = f.flag("trust_email", false);
 
         let slug = slug.filter(|s| {
             let ok = is_provider_slug(s);
@@ -334,6 +359,7 @@ impl FromJson for NewProvider {
             client_id: client_id?,
             client_secret: client_secret?,
             scopes: scopes?,
+            trust_email: trust_email?,
         })
     }
 }

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::model::{Identity, Provider};
 
 const COLUMNS: &str = "slug, display_name, icon_url, issuer, authorize_url, token_url, jwks_url, \
-     token_auth_method, client_id, scopes, enabled, created_at, updated_at";
+     token_auth_method, client_id, scopes, enabled, trust_email, created_at, updated_at";
 
 fn decode(row: &PgRow) -> Result<Provider, sqlx::Error> {
     Ok(Provider {
@@ -23,6 +23,7 @@ fn decode(row: &PgRow) -> Result<Provider, sqlx::Error> {
         client_id: row.try_get("client_id")?,
         scopes: row.try_get("scopes")?,
         enabled: row.try_get("enabled")?,
+        trust_email: row.try_get("trust_email")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -69,6 +70,7 @@ pub struct NewRow<'a> {
     pub client_id: &'a str,
     pub client_secret_encrypted: &'a str,
     pub scopes: &'a str,
+    pub trust_email: bool,
 }
 
 /// Inserts the provider; `None` when the slug is taken.
@@ -79,8 +81,8 @@ pub async fn insert(
     let sql = format!(
         "INSERT INTO platform.identity_providers \
            (slug, display_name, icon_url, issuer, authorize_url, token_url, jwks_url, \
-            token_auth_method, client_id, client_secret_encrypted, scopes) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+            token_auth_method, client_id, client_secret_encrypted, scopes, trust_email) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
          ON CONFLICT (slug) DO NOTHING RETURNING {COLUMNS}"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -95,6 +97,7 @@ pub async fn insert(
         .bind(new.client_id)
         .bind(new.client_secret_encrypted)
         .bind(new.scopes)
+        .bind(new.trust_email)
         .fetch_optional(db)
         .await?
         .as_ref()
@@ -102,19 +105,24 @@ pub async fn insert(
         .transpose()
 }
 
-/// Switches new logins on or off; `None` when there is no such provider.
-pub async fn set_enabled(
+/// Switches new logins on or off and/or the trust in the provider's `email_verified` (`None`
+/// in a field: kept); `None` when there is no such provider.
+pub async fn update(
     db: impl PgExecutor<'_>,
     slug: &str,
-    enabled: bool,
+    enabled: Option<bool>,
+    trust_email: Option<bool>,
 ) -> Result<Option<Provider>, sqlx::Error> {
     let sql = format!(
-        "UPDATE platform.identity_providers SET enabled = $2, updated_at = now() \
+        "UPDATE platform.identity_providers \
+         SET enabled = coalesce($2, enabled), trust_email = coalesce($3, trust_email), \
+             updated_at = now() \
          WHERE slug = $1 RETURNING {COLUMNS}"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(slug)
         .bind(enabled)
+        .bind(trust_email)
         .fetch_optional(db)
         .await?
         .as_ref()

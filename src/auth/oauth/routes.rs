@@ -187,16 +187,20 @@ pub async fn link_oauth_identity(
 /// `invalid_grant` (`id_token_invalid`: signature, issuer, audience, expiry or nonce),
 /// `temporarily_unavailable` (`provider_unreachable`, `concurrent_sign_in`), `server_error`
 /// (`provider_misconfigured`) or `access_denied` (`provider_disabled`, `email_required`,
-/// `account_exists_email_unverified`: an account has this address and either side has not
-/// confirmed it, log in with the password and link from there;
-/// `identity_linked_to_another_account`, `account_inactive`, `account_locked`).
+/// `account_exists_provider_untrusted`: an account has this address and the provider is not
+/// trusted with addresses (`trust_email`); `account_exists_email_unverified`: an account has
+/// this address and either side has not confirmed it (for both: log in with the password and
+/// link from there); `email_not_verified`: `REQUIRE_EMAIL_VERIFICATION=true` and no confirmed
+/// address; `identity_linked_to_another_account`, `account_inactive`, `account_locked`).
 ///
 /// A provider error code Kultiva does not know becomes `server_error`. Which identity signs in
 /// where: a known `(provider, sub)` signs in to its account; a flow started with
 /// `POST /auth/oauth/{provider}/link` links it to the caller; an account with the provider's
-/// address joins only when the provider says `email_verified` and the local address is
-/// confirmed; otherwise a new account is opened as registration opens one (personal garden,
-/// account and identity in one transaction).
+/// address joins only when the provider vouches for it (`trust_email` on and `email_verified`
+/// in the ID token) and the local address is confirmed; otherwise a new account is opened as
+/// registration opens one (personal garden, account and identity in one transaction), its
+/// address confirmed only when the provider vouched, and none at all for an unvouched address
+/// under `REQUIRE_EMAIL_VERIFICATION=true`.
 #[endpoint(tags("auth"), operation_id = "oauth_callback",
     status_codes(302, 404, 429, 503),
     parameters(
@@ -364,7 +368,10 @@ pub async fn admin_list_identity_providers(
 /// `authorize_url`, `token_url` and `jwks_url` (all three). The token endpoint is called with
 /// `client_secret_basic` unless the provider announces only `client_secret_post`, or
 /// `token_auth_method` says otherwise. `scopes` default to `openid email profile` (`openid` is
-/// required). A provider with identities cannot be deleted (409: disable it).
+/// required). `trust_email` (default `false`) says whether the provider's `email_verified` is
+/// believed: only then does a first sign-in join the existing, confirmed local account with the
+/// same address, and does an account it opens count as confirmed (see the update route). A
+/// provider with identities cannot be deleted (409: disable it).
 #[endpoint(tags("admin"), operation_id = "admin_create_identity_provider", security(["bearer" = []]),
     status_codes(201, 400, 401, 403, 409, 413, 415, 422),
     request_body = NewProvider,
@@ -390,8 +397,15 @@ pub async fn admin_create_identity_provider(
     Ok(Json(provider))
 }
 
-/// Enables or disables a provider. Disabled, it is no longer offered and completes no login,
-/// also none already started; its users' accounts and identities stay.
+/// Enables or disables a provider, or sets whether its `email_verified` is trusted.
+///
+/// Body: `enabled` and/or `trust_email` (an omitted field is kept). Disabled, a provider is no
+/// longer offered and completes no login, also none already started; its users' accounts and
+/// identities stay. `trust_email` (default `false`): only a trusted provider's
+/// `email_verified` joins a first sign-in to the existing local account with that address,
+/// and only when that account's address is confirmed (else the callback is refused with
+/// `account_exists_provider_untrusted` or `account_exists_email_unverified`); an account it
+/// opens counts as confirmed only then. Turning it off leaves identities linked before.
 #[endpoint(tags("admin"), operation_id = "admin_update_identity_provider", security(["bearer" = []]),
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     request_body = ProviderUpdate,
@@ -403,7 +417,7 @@ pub async fn admin_create_identity_provider(
         (status_code = 404, description = "ENTITY_NOT_FOUND: no such provider", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: enabled missing or not a boolean", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: neither enabled nor trust_email given, or one not a boolean", body = ErrorBody),
     ))]
 pub async fn admin_update_identity_provider(
     provider: PathParam<String>,
@@ -412,9 +426,7 @@ pub async fn admin_update_identity_provider(
 ) -> Result<Json<Provider>, AppError> {
     let state = depot.app_state()?;
     let update: ProviderUpdate = read_json(req, state.config().max_body_bytes).await?;
-    Ok(Json(
-        service::set_enabled(&state, &provider, update.enabled).await?,
-    ))
+    Ok(Json(service::update(&state, &provider, &update).await?))
 }
 
 /// Removes an identity provider nobody signs in with; flows already started with it fail at

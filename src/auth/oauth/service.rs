@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use uuid::Uuid;
 
-use super::model::{Identity, NewProvider, Provider, PublicProvider};
+use super::model::{Identity, NewProvider, Provider, ProviderUpdate, PublicProvider};
 use super::oidc::{self, Claims, OidcError};
 use super::repo::{self, Deleted};
 use crate::auth::accounts::service::{self as accounts, NoSession, Opening, OpeningExtra, Session};
@@ -56,6 +56,7 @@ pub async fn create(state: &AppState, new: &NewProvider) -> Result<Provider, App
         client_id: &new.client_id,
         client_secret_encrypted: &encrypted,
         scopes: new.scopes.as_deref().unwrap_or(DEFAULT_SCOPES),
+        trust_email: new.trust_email,
     };
     repo::insert(state.platform_pool(), &row)
         .await?
@@ -76,15 +77,20 @@ pub async fn delete(state: &AppState, slug: &str) -> Result<(), AppError> {
 }
 
 /// Switches new logins with the provider on or off (off takes effect at once, also for
-/// flows already started).
-pub async fn set_enabled(
+/// flows already started) and/or the trust in its `email_verified` (`None`: kept).
+pub async fn update(
     state: &AppState,
     slug: &str,
-    enabled: bool,
+    update: &ProviderUpdate,
 ) -> Result<Provider, AppError> {
-    repo::set_enabled(state.platform_pool(), slug, enabled)
-        .await?
-        .ok_or_else(|| AppError::not_found("identity provider"))
+    repo::update(
+        state.platform_pool(),
+        slug,
+        update.enabled,
+        update.trust_email,
+    )
+    .await?
+    .ok_or_else(|| AppError::not_found("identity provider"))
 }
 
 /// The client secret in clear text, for the code exchange (decrypted only when needed).
@@ -351,13 +357,18 @@ pub async fn callback(
     if claims.subject.is_empty() || claims.subject.chars().count() > 255 {
         return Ok(refused("invalid_grant", "id_token_invalid"));
     }
-    sign_in(state, slug, &claims, pending.link_user).await
+    sign_in(state, &provider, &claims, pending.link_user).await
 }
 
-/// Whether a session could start for the account (active, not locked): checked before any
-/// identity is written, so a refusal creates nothing.
+/// With `REQUIRE_EMAIL_VERIFICATION=true`: an address nobody confirmed starts no session.
+pub const EMAIL_NOT_VERIFIED: Refusal = Refusal::new("access_denied", "email_not_verified");
+
+/// Whether a session could start for the account (active, not locked, its address confirmed
+/// where that is required): checked before any identity is written, so a refusal creates
+/// nothing. `federated_session` checks the same again.
 async fn eligible(state: &AppState, user: Uuid) -> Result<Option<Refusal>, AppError> {
     let account = users::credentials_by_id(state.platform_pool(), user).await?;
+    let require_verified = state.config().require_email_verification;
     Ok(match account {
         Some(a) if !a.user.is_active => Some(Refusal::new("access_denied", "account_inactive")),
         Some(a)
@@ -366,6 +377,7 @@ async fn eligible(state: &AppState, user: Uuid) -> Result<Option<Refusal>, AppEr
         {
             Some(Refusal::new("access_denied", "account_locked"))
         }
+        Some(a) if require_verified && !a.user.email_verified => Some(EMAIL_NOT_VERIFIED),
         Some(_) => None,
         None => Some(Refusal::new("access_denied", "account_inactive")),
     })
@@ -425,13 +437,21 @@ fn display_name(claims: &Claims, email: &Email) -> String {
     }
 }
 
+/// Whether the provider vouches for the address in the ID token: it is trusted with addresses
+/// (`trust_email`) and says it confirmed this one. Nothing else joins or confirms by address.
+fn vouches(provider: &Provider, claims: &Claims) -> bool {
+    provider.trust_email && claims.email_verified
+}
+
 async fn sign_in(
     state: &AppState,
-    slug: &str,
+    provider: &Provider,
     claims: &Claims,
     link_user: Option<Uuid>,
 ) -> Result<CallbackOutcome, AppError> {
     let db = state.platform_pool();
+    let slug = provider.slug.as_str();
+    let vouched = vouches(provider, claims);
     let owner = repo::identity_owner(db, slug, &claims.subject).await?;
     let email = claims.email.as_deref();
     let event = |action, user| Event {
@@ -471,18 +491,21 @@ async fn sign_in(
             };
             match users::find_by_email(db, &address).await? {
                 Some(local) => {
-                    // Only a confirmed address on both sides joins the identity to an existing
-                    // account: an unconfirmed one must not take it over.
-                    if !(claims.email_verified && local.email_verified) {
+                    // Only a provider that vouches for the address, and a confirmed local
+                    // address, join the identity to an existing account: anything less would
+                    // hand the account to whoever asserts its address (pre-hijack, nOAuth).
+                    if !(vouched && local.email_verified) {
+                        let (reason, class) = if provider.trust_email {
+                            ("account_exists_email_unverified", "email_not_verified")
+                        } else {
+                            ("account_exists_provider_untrusted", "provider_untrusted")
+                        };
                         return Ok(CallbackOutcome::Refused {
-                            refusal: Refusal::new(
-                                "access_denied",
-                                "account_exists_email_unverified",
-                            ),
+                            refusal: Refusal::new("access_denied", reason),
                             events: vec![Event {
                                 action: LINK_ACTION,
                                 user: local.key,
-                                refused: Some("email_not_verified"),
+                                refused: Some(class),
                             }],
                         });
                     }
@@ -498,6 +521,11 @@ async fn sign_in(
                     (local.key, false, vec![event(LINK_ACTION, local.key)])
                 }
                 None => {
+                    // An address nobody vouched for opens no account where confirmation is
+                    // required (it could sign in to nothing), and an unconfirmed one elsewhere.
+                    if !vouched && state.config().require_email_verification {
+                        return Ok(refused(EMAIL_NOT_VERIFIED.error, EMAIL_NOT_VERIFIED.reason));
+                    }
                     let name = display_name(claims, &address);
                     let opened = accounts::open_account(
                         state,
@@ -505,7 +533,7 @@ async fn sign_in(
                             email: &address,
                             display_name: &name,
                             password_hash: None,
-                            email_verified: claims.email_verified,
+                            email_verified: vouched,
                         },
                         &NewIdentity {
                             provider: slug,
@@ -537,6 +565,9 @@ async fn sign_in(
         }
         Err(NoSession::Inactive) => Ok(refused("access_denied", "account_inactive")),
         Err(NoSession::Locked) => Ok(refused("access_denied", "account_locked")),
+        Err(NoSession::EmailNotVerified) => {
+            Ok(refused(EMAIL_NOT_VERIFIED.error, EMAIL_NOT_VERIFIED.reason))
+        }
     }
 }
 

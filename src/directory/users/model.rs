@@ -7,15 +7,41 @@ use crate::crypto::password::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 use crate::directory::AccountType;
 use crate::values::json::{FromJson, JsonFields, Patch};
 
-/// An e-mail address, trimmed and lower-cased; validated on construction.
+/// An e-mail address compared as a mailbox: the local part as written apart from ASCII case
+/// (RFC 5321 leaves it to the receiving server; servers fold ASCII case), the domain
+/// IDNA-normalised (UTS 46, kept in its Unicode form). A local part with a character that
+/// folds onto another one (compatibility forms such as KELVIN SIGN or full-width letters,
+/// letters whose case mapping is ASCII such as the dotless i, non-ASCII capitals) is refused:
+/// it would otherwise be kept distinct from, yet read and be delivered like, another address.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Email(String);
+
+/// Why a local-part character is refused (`None`: it is taken as written).
+fn folding_char(c: char) -> Option<&'static str> {
+    use unicode_normalization::UnicodeNormalization;
+    if c.is_ascii() {
+        return None;
+    }
+    let mut one = [0u8; 4];
+    let written: &str = c.encode_utf8(&mut one);
+    if written.nfkc().ne(written.chars()) {
+        return Some("a compatibility character (such as KELVIN SIGN or a full-width letter)");
+    }
+    if c.to_lowercase().ne(std::iter::once(c)) {
+        return Some("a non-ASCII capital letter (write it in lower case)");
+    }
+    if c.to_uppercase().any(|u| u.is_ascii()) {
+        return Some("a letter whose capital is an ASCII letter (such as the dotless i)");
+    }
+    None
+}
 
 impl Email {
     pub const MAX_CHARS: usize = 254;
 
     pub fn parse(raw: &str) -> Result<Self, &'static str> {
-        let value = raw.trim().to_lowercase();
+        use unicode_normalization::UnicodeNormalization;
+        let value = raw.trim();
         if value.is_empty() {
             return Err("e-mail address is empty");
         }
@@ -25,24 +51,51 @@ impl Email {
         let Some((local, domain)) = value.rsplit_once('@') else {
             return Err("e-mail address needs an @");
         };
+        // Checked as written and once composed: NFC turns some characters (KELVIN SIGN, OHM
+        // SIGN) into ASCII or other letters silently.
+        if let Some(why) = local.chars().find_map(folding_char) {
+            return Err(why);
+        }
+        let composed: String = local.nfc().collect();
+        if let Some(why) = composed.chars().find_map(folding_char) {
+            return Err(why);
+        }
+        let local = composed.to_ascii_lowercase();
         let local_ok = !local.is_empty()
             && local.len() <= 64
             && local
                 .chars()
                 .all(|c| !c.is_whitespace() && !c.is_control() && c != '@');
-        let domain_ok = domain.contains('.')
-            && domain.split('.').all(|label| {
+        if !local_ok {
+            return Err("not a valid e-mail address");
+        }
+        // UTS 46 with the STD3 rules and DNS lengths: ASCII case, full-width forms and the
+        // like map onto the one domain they name; then shown in its Unicode form.
+        let ascii =
+            idna::domain_to_ascii_strict(domain).map_err(|_| "not a valid e-mail address")?;
+        let domain_ok = ascii.contains('.')
+            && !ascii.ends_with('.')
+            && ascii.split('.').all(|label| {
                 !label.is_empty()
                     && label.len() <= 63
                     && !label.starts_with('-')
                     && !label.ends_with('-')
-                    && label.chars().all(|c| c.is_alphanumeric() || c == '-')
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             });
-        if local_ok && domain_ok {
-            Ok(Self(value))
-        } else {
-            Err("not a valid e-mail address")
+        if !domain_ok {
+            return Err("not a valid e-mail address");
         }
+        let (domain, shown) = idna::domain_to_unicode(&ascii);
+        if shown.is_err() {
+            return Err("not a valid e-mail address");
+        }
+        let value = format!("{local}@{domain}");
+        if value.len() > Self::MAX_CHARS {
+            return Err("e-mail address is longer than 254 characters");
+        }
+        Ok(Self(value))
     }
 
     pub fn as_str(&self) -> &str {
@@ -202,6 +255,16 @@ mod tests {
             ("Ann@Example.org", "ann@example.org"),
             ("  a.b+c@sub.example.co.uk ", "a.b+c@sub.example.co.uk"),
             ("grower@bücher.de", "grower@bücher.de"),
+            ("grower@BÜCHER.de", "grower@bücher.de"),
+            ("grower@xn--bcher-kva.de", "grower@bücher.de"),
+            // Full-width letters in the domain name the same domain (UTS 46).
+            ("kim@\u{FF45}xample.org", "kim@example.org"),
+            ("kim@EXAMPLE.ORG", "kim@example.org"),
+            // Non-ASCII local parts are kept as written.
+            ("jörg@example.org", "jörg@example.org"),
+            ("дом@example.org", "дом@example.org"),
+            // Composed: the same text written decomposed is the same address.
+            ("jo\u{308}rg@example.org", "jörg@example.org"),
         ];
         for (raw, want) in ok {
             assert_eq!(Email::parse(raw).map(|e| e.0), Ok(want.to_owned()), "{raw}");
@@ -224,5 +287,48 @@ mod tests {
         }
         let long = format!("{}@example.org", "a".repeat(65));
         assert!(Email::parse(&long).is_err());
+    }
+
+    /// Local parts that Unicode case folding or compatibility mapping would turn into another
+    /// address are refused, never merged with it; ASCII case alone folds.
+    #[test]
+    fn local_parts_that_fold_onto_another_address_are_refused() {
+        let folding = [
+            // KELVIN SIGN: lowercases and NFC-composes to ASCII k.
+            ("\u{212A}im@example.org", "kim@example.org"),
+            ("\u{212A}IM@example.org", "kim@example.org"),
+            // LATIN SMALL LETTER DOTLESS I: its capital is ASCII I.
+            ("k\u{131}m@example.org", "kim@example.org"),
+            // LATIN CAPITAL LETTER I WITH DOT ABOVE: lowercases to i + U+0307.
+            ("k\u{130}m@example.org", "kim@example.org"),
+            // Full-width letters: NFKC maps them to ASCII.
+            ("\u{FF4B}\u{FF49}\u{FF4D}@example.org", "kim@example.org"),
+            ("\u{FF2B}im@example.org", "kim@example.org"),
+            // LATIN SMALL LETTER LONG S: its capital is ASCII S.
+            ("\u{17F}am@example.org", "sam@example.org"),
+            // OHM SIGN composes to GREEK CAPITAL LETTER OMEGA; a ligature is NFKC "fi".
+            ("\u{2126}@example.org", "ω@example.org"),
+            ("\u{FB01}sh@example.org", "fish@example.org"),
+            // Non-ASCII capitals would need Unicode lower-casing: refused, not folded.
+            ("JÖRG@example.org", "jörg@example.org"),
+        ];
+        for (raw, other) in folding {
+            assert!(Email::parse(raw).is_err(), "{raw:?} accepted");
+            // The address it would fold onto is itself fine and stays distinct.
+            assert_eq!(
+                Email::parse(other).map(|e| e.0),
+                Ok(other.to_owned()),
+                "{other}"
+            );
+        }
+        // ASCII case is the one folding of the local part.
+        assert_eq!(
+            Email::parse("KIM@example.org"),
+            Email::parse("kim@example.org")
+        );
+        assert_ne!(
+            Email::parse("jörg@example.org"),
+            Email::parse("jorg@example.org")
+        );
     }
 }

@@ -88,14 +88,18 @@ pub fn render(
         Lang::De => "Guten Morgen,\n\nhier ist, was heute in deinen Gärten ansteht.\n",
         Lang::En => "Good morning,\n\nhere is what your gardens need today.\n",
     });
+    // Garden, plant, task and treatment names are user text (a garden admin's): quoted, links
+    // and addresses defused, as in the invitation mail, so none reads as the service's own words.
+    let q = crate::rules::mail::quoted_user_text;
     for g in gardens.iter().filter(|g| g.items() > 0) {
-        text.push_str(&format!("\n== {} ==\n", g.name));
+        text.push_str(&format!("\n== {} ==\n", q(&g.name)));
         if !g.overdue.is_empty() {
             text.push_str(match lang {
                 Lang::De => "Überfällige Pflege:\n",
                 Lang::En => "Care overdue:\n",
             });
             for (plant, kind, days) in &g.overdue {
+                let plant = q(plant);
                 let line = match lang {
                     Lang::De => format!(
                         "  - {plant}: {} (seit {days} Tagen fällig)\n",
@@ -115,6 +119,7 @@ pub fn render(
                 Lang::En => "Care due today:\n",
             });
             for (plant, kind) in &g.due_today {
+                let plant = q(plant);
                 text.push_str(&format!("  - {plant}: {}\n", care_name(kind, lang)));
             }
         }
@@ -124,6 +129,7 @@ pub fn render(
                 Lang::En => "Tasks due:\n",
             });
             for (task, due) in &g.tasks {
+                let task = q(task);
                 let line = match lang {
                     Lang::De => format!("  - {task} (fällig {due})\n"),
                     Lang::En => format!("  - {task} (due {due})\n"),
@@ -137,6 +143,7 @@ pub fn render(
                 Lang::En => "Safety intervals ending today:\n",
             });
             for (plant, what, safe_on) in &g.intervals_ending {
+                let (plant, what) = (q(plant), q(what));
                 let line = match lang {
                     Lang::De => format!("  - {plant}: {what} (Ernte ab {safe_on})\n"),
                     Lang::En => format!("  - {plant}: {what} (harvest allowed from {safe_on})\n"),
@@ -150,7 +157,7 @@ pub fn render(
                 Lang::En => "Ready to harvest:\n",
             });
             for plant in &g.ready {
-                text.push_str(&format!("  - {plant}\n"));
+                text.push_str(&format!("  - {}\n", q(plant)));
             }
         }
         let link = format!("{frontend}/gardens/{}/today", g.slug);
@@ -211,6 +218,54 @@ pub fn push_summary(lang: Lang, gardens: &[GardenDigest]) -> (String, String) {
                 parts.push(format!("{ready} ready to harvest"));
             }
             ("Kultiva: today".to_owned(), parts.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names a garden admin wrote come out quoted with links and addresses defused; the
+    /// service's own links (the garden's page, unsubscribe) stay usable.
+    #[test]
+    fn user_names_are_quoted_and_links_defused() {
+        let phishing =
+            "Account locked! Log in at https://evil.example/login or mail help@evil.example";
+        let garden = GardenDigest {
+            name: phishing.to_owned(),
+            slug: "allotment".to_owned(),
+            overdue: vec![(format!("Rose {phishing}"), "watering".to_owned(), 2)],
+            due_today: vec![("Basil evil.example".to_owned(), "pruning".to_owned())],
+            tasks: vec![(phishing.to_owned(), "2026-12-02".to_owned())],
+            intervals_ending: vec![(
+                "Tomato".to_owned(),
+                "see https://evil.example".to_owned(),
+                "2026-12-03".to_owned(),
+            )],
+            ready: vec!["Kale \"Visit www.evil.example\"".to_owned()],
+        };
+        for lang in [Lang::En, Lang::De] {
+            let (_, text) = render(
+                lang,
+                "2026-12-02",
+                std::slice::from_ref(&garden),
+                "https://app.kultiva.example",
+                "https://app.kultiva.example/unsubscribe?t=x",
+            );
+            for raw in ["https://evil", "evil.example", "help@", "www.evil"] {
+                assert!(!text.contains(raw), "{raw} shown raw in {text}");
+            }
+            let quoted = crate::rules::mail::quoted_user_text(phishing);
+            assert!(text.contains(&format!("== {quoted} ==")), "{text}");
+            assert!(text.contains(&format!("  - {quoted} (")), "{text}");
+            assert!(text.contains("\"Basil evil[.]example\""), "{text}");
+            assert!(
+                text.contains("\"Kale 'Visit www[.]evil[.]example'\""),
+                "{text}"
+            );
+            assert!(text.contains("https://app.kultiva.example/gardens/allotment/today"));
+            assert!(text.contains("https://app.kultiva.example/unsubscribe?t=x"));
         }
     }
 }
