@@ -485,10 +485,18 @@ async fn species_phase_sequence_is_bound_or_selected() {
     }
     let annual = seq_of("fixtura%20x%20hybrida").await;
     let entries = annual["sequence"]["entries"].as_array().expect("entries");
-    assert_eq!(entries.len(), 4);
-    assert_eq!(entries[0]["effective_duration_days"], 14, "override wins");
-    assert_eq!(entries[3]["terminal"], true);
-    assert_eq!(entries[3]["allows_harvest"], true);
+    // Rule 6 gives the annual harvest cycle (no flush): germination, vegetative, ripening.
+    let phases: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["phase_name"].as_str())
+        .collect();
+    assert_eq!(phases, ["fx_germination", "fx_vegetative", "fx_ripening"]);
+    assert_eq!(
+        entries[0]["effective_duration_days"], 7,
+        "the phase's typical duration"
+    );
+    assert_eq!(entries[2]["terminal"], true);
+    assert_eq!(entries[2]["allows_harvest"], true);
     let missing = uuid::Uuid::now_v7();
     assert_error(
         app.get(&format!("/api/v1/species/{missing}/phase-sequence"))
