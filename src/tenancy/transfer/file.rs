@@ -518,7 +518,7 @@ mod tests {
                 }
             }
         };
-        let err = read_all().err().expect("the rows ended inside the cap");
+        let err = read_all().expect_err("the rows ended inside the cap");
         assert!(matches!(err, TransferError::TooLarge(_)), "{err}");
         assert!(err.to_string().contains("unpacks to more than"), "{err}");
         std::fs::remove_file(&path).expect("rm");
