@@ -133,6 +133,8 @@ def main() -> int:
             status, body = call("POST", f"{api}/api/v1/admin/identity-providers", {
                 "slug": slug, "display_name": f"Test {client}", "issuer": issuer,
                 "client_id": client, "client_secret": SECRET,
+                # These providers' email_verified may link (platform 0022, off by default).
+                "trust_email": True,
             }, admin_token)
             assert status == 201, (status, body)
         with sync_playwright() as pw:

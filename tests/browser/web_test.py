@@ -372,14 +372,14 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         page.wait_for_url("**done=watered**")
         assert page.locator(f"text={t['watered']}").count() == 1
         # A treatment: the page names the safety interval it starts, its end and its source.
-        page.locator("#ipm details", has_text=t["treat"]).locator("summary").click()
-        value = page.locator("#treatment_key option", has_text="Spinosad").first.get_attribute("value")
+        # A treatment labelled for tomatoes (Abamectin, 7 days): the page names the safety interval it starts, its end and its source.
+        value = page.locator("#treatment_key option", has_text="Abamectin").first.get_attribute("value")
         page.select_option("#treatment_key", value)
         page.locator("#ipm form[action$=treatment] button[type=submit]").click()
         page.wait_for_url("**done=treated**")
         news = page.locator("main .notice.ok").inner_text()
         assert t["interval"] in news and t["source"] in news, news
-        assert page.locator("#safety li", has_text="Spinosad").count() == 1
+        assert page.locator("#safety li", has_text="Abamectin").count() == 1
         # The harvest inside the interval: refused plainly, with the days left; nothing saved.
         page.locator("#harvest summary").click()
         page.fill("#wet_weight_g", "120")
