@@ -371,8 +371,9 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         page.locator("#watering form button[type=submit]").click()
         page.wait_for_url("**done=watered**")
         assert page.locator(f"text={t['watered']}").count() == 1
-        # A treatment: the page names the safety interval it starts, its end and its source.
-        # A treatment labelled for tomatoes (Abamectin, 7 days): the page names the safety interval it starts, its end and its source.
+        # A treatment labelled for tomatoes (Abamectin, 7 days): the page names the safety
+        # interval it starts, its end and its source.
+        page.locator("#ipm details", has_text=t["treat"]).locator("summary").click()
         value = page.locator("#treatment_key option", has_text="Abamectin").first.get_attribute("value")
         page.select_option("#treatment_key", value)
         page.locator("#ipm form[action$=treatment] button[type=submit]").click()
