@@ -79,6 +79,18 @@ impl Hemisphere {
         }
     }
 
+    /// A garden's hemisphere: its setting (`north`/`south`); unset, the hemisphere of the
+    /// garden's time zone (`rules::care::Hemisphere::of_timezone`: `Australia/…`,
+    /// `Pacific/Auckland`, … are south); else the north.
+    pub fn of_garden(setting: Option<&str>, timezone: Option<&str>) -> Self {
+        setting.and_then(Self::parse).unwrap_or_else(|| {
+            match timezone.and_then(crate::rules::care::Hemisphere::of_timezone) {
+                Some(crate::rules::care::Hemisphere::South) => Self::South,
+                _ => Self::North,
+            }
+        })
+    }
+
     /// The month of this hemisphere that matches a catalogue (northern) month: the same in
     /// the north, six months on in the south (1 → 7, 7 → 1, 12 → 6).
     pub fn month(self, catalogue_month: u8) -> u8 {
@@ -552,6 +564,26 @@ mod tests {
         ] {
             assert_eq!(Hemisphere::North.month(m), north, "{m}");
             assert_eq!(Hemisphere::South.month(m), south, "{m}");
+        }
+    }
+
+    #[test]
+    fn a_gardens_hemisphere() {
+        for (setting, tz, want) in [
+            (None, None, Hemisphere::North),
+            (None, Some("Europe/Berlin"), Hemisphere::North),
+            (None, Some("Australia/Sydney"), Hemisphere::South),
+            (None, Some("Pacific/Auckland"), Hemisphere::South),
+            (None, Some("UTC"), Hemisphere::North),
+            (Some("north"), Some("Australia/Sydney"), Hemisphere::North),
+            (Some("south"), Some("Europe/Berlin"), Hemisphere::South),
+            (Some("east"), None, Hemisphere::North),
+        ] {
+            assert_eq!(
+                Hemisphere::of_garden(setting, tz),
+                want,
+                "{setting:?} {tz:?}"
+            );
         }
     }
 

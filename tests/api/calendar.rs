@@ -254,7 +254,7 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
         (s, body),
         (
             200,
-            json!({"hardiness_zone": null, "timezone": null, "hemisphere": "north",
+            json!({"hardiness_zone": null, "timezone": null, "hemisphere": null,
                    "last_spring_frost": null, "first_autumn_frost": null})
         )
     );
@@ -266,7 +266,7 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
     let (_, body) = app.rest_as(&viewer).call(Method::GET, &path, None).await;
     assert_eq!(
         body,
-        json!({"hardiness_zone": "6b", "timezone": null, "hemisphere": "north",
+        json!({"hardiness_zone": "6b", "timezone": null, "hemisphere": null,
                "last_spring_frost": null, "first_autumn_frost": null})
     );
     // Another garden's admin cannot reach it.

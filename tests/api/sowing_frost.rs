@@ -61,7 +61,7 @@ async fn own_frost_dates_move_the_calendar_and_a_zone_is_only_an_estimate() {
     assert_eq!(st, 200, "{stored}");
     assert_eq!(
         stored,
-        json!({"hardiness_zone": "7a", "timezone": null, "hemisphere": "north",
+        json!({"hardiness_zone": "7a", "timezone": null, "hemisphere": null,
                "last_spring_frost": "04-10", "first_autumn_frost": "10-25"})
     );
     let (_, got) =
@@ -146,6 +146,28 @@ async fn the_southern_hemisphere_moves_the_months_by_six() {
     let tomato = species(&app, TOMATO).await;
     crate::garden::plant(&app, &t, json!({"species_key": tomato})).await;
     let cal_path = format!("/api/v1/t/{}/calendar/sowing?year=2026", t.slug);
+
+    // No hemisphere set: the garden's time zone tells (Sydney is south); a setting wins.
+    let (st, _) = put_settings(
+        &app,
+        t.slug.as_str(),
+        json!({"hardiness_zone": null, "timezone": "Australia/Sydney"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let (_, cal) = crate::garden::get_json(&app, &cal_path).await;
+    assert_eq!(
+        (&cal["frost"]["hemisphere"], &cal["frost"]["last"]),
+        (&json!("south"), &json!("2026-11-01"))
+    );
+    put_settings(
+        &app,
+        t.slug.as_str(),
+        json!({"hardiness_zone": null, "timezone": "Australia/Sydney", "hemisphere": "north"}),
+    )
+    .await;
+    let (_, cal) = crate::garden::get_json(&app, &cal_path).await;
+    assert_eq!(cal["frost"]["hemisphere"], "north");
 
     // South without own dates: the zone's (northern) estimate is not used; the reference is
     // November 1. Indoor March → September (Sep 1–30); harvest Jul–Sep → Jan–Mar, the crop of
@@ -345,7 +367,7 @@ async fn impossible_frost_dates_are_refused_and_nothing_is_saved() {
 
 #[tokio::test]
 async fn the_mcp_tool_uses_the_gardens_frost_dates() {
-    let app = TestApp::full().await;
+    let app = crate::mcp_tools::app().await;
     let t = app.tenant("sowmcp").await;
     let admin = app.member(&t, Role::Admin).await;
     let tomato = species(&app, TOMATO).await;

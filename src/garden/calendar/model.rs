@@ -267,7 +267,8 @@ pub struct GardenSettings {
     /// such as the plant-protection record are written in it.
     pub timezone: Option<String>,
     /// `north` or `south`: the southern hemisphere moves the catalogue's (northern) sowing
-    /// months by six months. Null (unset) is north.
+    /// months by six months. Null (unset): the hemisphere of `timezone` (`Australia/…`,
+    /// `Pacific/Auckland`, … are south), else north.
     pub hemisphere: Option<String>,
     /// The garden's own average last spring frost, `MM-DD`; the sowing calendar prefers it to a
     /// hardiness zone's estimate. Null: not set.
@@ -292,7 +293,7 @@ pub struct GardenSettingsBody {
         pattern = r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}$"
     ))]
     pub timezone: Option<String>,
-    /// `north` or `south`; absent or null: north.
+    /// `north` or `south`; absent or null: the hemisphere of `timezone`, else north.
     #[salvo(schema(pattern = r"^(north|south)$"))]
     pub hemisphere: Option<String>,
     /// Your average last spring frost `MM-DD` (a day of every year: not 02-29); absent or null:

@@ -45,6 +45,7 @@ pub async fn events(
     let species = repo::species_counts(&mut tx, None).await?;
     let zone = repo::zone(&mut tx).await?;
     let own_frost = repo::frost_settings(&mut tx).await?;
+    let timezone = repo::timezone(&mut tx).await?;
     let mut all = offered_events(&mut tx, w.from, w.to).await?;
     tx.commit().await?;
 
@@ -60,7 +61,14 @@ pub async fn events(
         });
     }
     all.extend(expected_transitions(state, &live).await?);
-    let plan = frost_plan(state, &own_frost, None, zone.as_deref()).await?;
+    let plan = frost_plan(
+        state,
+        &own_frost,
+        timezone.as_deref(),
+        None,
+        zone.as_deref(),
+    )
+    .await?;
     let frosts = plan.by_year(w.from.year()..=w.to.year());
     let detail = format!(
         "sowing window; frost dates: {}",
@@ -230,14 +238,11 @@ impl FrostPlan {
 async fn frost_plan(
     state: &AppState,
     own: &repo::FrostSettings,
+    timezone: Option<&str>,
     explicit_zone: Option<&str>,
     fallback_zone: Option<&str>,
 ) -> Result<FrostPlan, AppError> {
-    let hemisphere = own
-        .hemisphere
-        .as_deref()
-        .and_then(Hemisphere::parse)
-        .unwrap_or_default();
+    let hemisphere = Hemisphere::of_garden(own.hemisphere.as_deref(), timezone);
     let own_first = if explicit_zone.is_none() {
         own.first_autumn_frost.clone()
     } else {
@@ -342,10 +347,18 @@ pub async fn sowing_calendar(
     };
     let garden_zone = repo::zone(&mut tx).await?;
     let own_frost = repo::frost_settings(&mut tx).await?;
+    let timezone = repo::timezone(&mut tx).await?;
     let counts = repo::species_counts(&mut tx, site).await?;
     tx.commit().await?;
     let zone = q.zone.clone().or(site_zone).or(garden_zone);
-    let plan = frost_plan(state, &own_frost, q.zone.as_deref(), zone.as_deref()).await?;
+    let plan = frost_plan(
+        state,
+        &own_frost,
+        timezone.as_deref(),
+        q.zone.as_deref(),
+        zone.as_deref(),
+    )
+    .await?;
     let frosts = plan.by_year(year..=year);
     let Some((_, frost)) = frosts.first().copied() else {
         return Err(AppError::internal("no frost dates for a valid year"));
@@ -400,7 +413,7 @@ pub async fn settings(state: &AppState, tenant: &TenantRecord) -> Result<GardenS
     Ok(GardenSettings {
         hardiness_zone: zone,
         timezone,
-        hemisphere: Some(frost.hemisphere.unwrap_or_else(|| "north".to_owned())),
+        hemisphere: frost.hemisphere,
         last_spring_frost: frost.last_spring_frost,
         first_autumn_frost: frost.first_autumn_frost,
     })
@@ -432,7 +445,5 @@ pub async fn put_settings(
     )
     .await?;
     tx.commit().await?;
-    let mut stored = s.clone();
-    stored.hemisphere = Some(s.hemisphere.clone().unwrap_or_else(|| "north".to_owned()));
-    Ok(stored)
+    Ok(s.clone())
 }
