@@ -78,12 +78,17 @@ pub struct VpdBody {
     /// Relative humidity, % (0 to 100).
     #[salvo(schema(minimum = 0, maximum = 100))]
     pub humidity_percent: f64,
-    /// Leaf minus air temperature, °C (−10 to 10; default 0). Transpiring leaves are usually
-    /// 1–3 °C cooler than the air.
+    /// Leaf minus air temperature, °C (−10 to 10; default 0: leaf VPD equals air VPD). Give
+    /// your measured difference (an infrared leaf thermometer) for the leaf VPD; a crop target
+    /// judges the air VPD whatever the offset, as its trials did.
     #[salvo(schema(minimum = -10, maximum = 10))]
     pub leaf_temp_offset_c: Option<f64>,
     /// Phase whose VPD range judges the result (default vegetative).
     pub phase: Option<VpdPhase>,
+    /// A crop with a sourced VPD target (`tomato`: greenhouse tomato, 0.5–1.0 kPa air VPD from
+    /// vegetative growth to ripening); absent: the generic chart.
+    #[salvo(schema(pattern = r"^tomato$"))]
+    pub crop: Option<String>,
     #[serde(skip)]
     #[salvo(schema(ignore))]
     pub input: Option<VpdInput>,
@@ -102,13 +107,25 @@ impl FromJson for VpdBody {
                 None
             }
         };
-        let (t, rh, off, phase) = (t?, rh?, off?, phase?);
-        let input = checked(f, VpdInput::new(t, rh, off.unwrap_or(0.0), &phase))?;
+        let crop = match f.raw("crop") {
+            None | Some(Value::Null) => Some(None),
+            Some(Value::String(s)) => Some(Some(s)),
+            Some(_) => {
+                f.reject_field("crop", "must be a string", "type_error");
+                None
+            }
+        };
+        let (t, rh, off, phase, crop) = (t?, rh?, off?, phase?, crop?);
+        let input = checked(
+            f,
+            VpdInput::for_crop(t, rh, off.unwrap_or(0.0), &phase, crop.as_deref()),
+        )?;
         Some(Self {
             air_temp_c: t,
             humidity_percent: rh,
             leaf_temp_offset_c: off,
             phase: None,
+            crop,
             input: Some(input),
         })
     }

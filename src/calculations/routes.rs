@@ -37,12 +37,17 @@ fn input<T>(input: Option<T>) -> Result<T, AppError> {
 ///
 /// Body: `air_temp_c` (°C, −50 to 60), `humidity_percent` (0–100), `leaf_temp_offset_c` (leaf − air,
 /// −10 to 10; default 0), `phase` (`seedling, vegetative, flowering, flushing, ripening, dormancy,
-/// other`; default vegetative). SVP(T) = 0.6108·e^(17.27·T/(T+237.3)) kPa. `air_vpd_kpa` =
+/// other`; default vegetative), `crop` (optional: `tomato`). SVP(T) = 0.6108·e^(17.27·T/(T+237.3)) kPa. `air_vpd_kpa` =
 /// SVP(T_air)·(1 − RH/100); `vpd_kpa` (leaf VPD, the one judged) = SVP(T_air + offset) −
 /// SVP(T_air)·RH/100, 4 decimals. `status` low/optimal/high against the phase's range in kPa:
 /// seedling and dormancy 0.4–0.8; vegetative, flushing and other 0.8–1.2; flowering 1.0–1.5;
-/// ripening 1.2–1.6. `target_kpa` is the midpoint; `humidity_for_target_percent` = (SVP_leaf −
-/// target) ÷ SVP_air × 100, clamped 0–100; a `recommendation`. Nothing is stored.
+/// ripening 1.2–1.6 (a generic chart, `target_basis` `leaf`). With `crop` (`tomato`) and a
+/// phase the crop has a sourced target for (vegetative, flowering, ripening), the crop's range
+/// judges the **air** VPD (`target_basis` `air`: greenhouse tomato 0.5–1.0 kPa, from whole-crop
+/// trials at controlled air VPD); `target_source` names the documents, or says the generic
+/// chart has none. `target_kpa` is the midpoint; `humidity_for_target_percent` = (SVP_leaf −
+/// target) ÷ SVP_air × 100 (air basis: (SVP_air − target) ÷ SVP_air × 100), clamped 0–100; a
+/// `recommendation`. Nothing is stored.
 #[endpoint(tags("calculations"), security(["bearer" = []]), operation_id = "calculate_vpd",
     status_codes(200, 400, 401, 413, 415, 422, 500),
     request_body = VpdBody,
@@ -52,7 +57,7 @@ fn input<T>(input: Option<T>) -> Result<T, AppError> {
         (status_code = 401, description = "UNAUTHORIZED: no valid credential (full mode)", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: a temperature, humidity, offset or phase out of range", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: a temperature, humidity, offset, phase or crop out of range", body = ErrorBody),
     ))]
 pub async fn vpd(req: &mut Request, depot: &mut Depot) -> Result<Json<VpdResult>, AppError> {
     let state = depot.app_state()?;

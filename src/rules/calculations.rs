@@ -108,6 +108,51 @@ pub const VPD_PHASE_NAMES: &[&str] = &[
     "other",
 ];
 
+/// A crop's VPD range for some phases, from the documents named in `source`. The trials behind
+/// these ranges controlled the greenhouse **air** VPD (air temperature and humidity), so the
+/// range judges the air VPD, whatever leaf offset is given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CropVpd {
+    pub crop: &'static str,
+    pub phases: &'static [&'static str],
+    pub min_kpa: f64,
+    pub max_kpa: f64,
+    pub source: &'static str,
+}
+
+/// Crop VPD targets with a published source. Greenhouse tomato (vegetative growth through
+/// fruit ripening, the phases of the cited whole-crop trials): 0.5–1.0 kPa air VPD. Below it
+/// the crop lost yield and calcium uptake (0.4–0.5 kPa against 0.8–0.97 kPa; 0.15–0.25 kPa cut
+/// leaf area with calcium deficiency); the best yields came at the range's top (0.8–0.97 kPa,
+/// the highest VPDs tested).
+pub const VPD_CROPS: &[CropVpd] = &[CropVpd {
+    crop: "tomato",
+    phases: &["vegetative", "flowering", "ripening"],
+    min_kpa: 0.5,
+    max_kpa: 1.0,
+    source: "greenhouse tomato, whole-crop trials at controlled air VPD: Iraqi, Gagnon, Dubé & \
+             Gosselin 1995, HortScience 30(4):846 (0.8 kPa day and night raised yield and \
+             photosynthesis over 0.5 kPa); Iraqi et al. 1997, Canadian Journal of Plant Science \
+             77(2):267-272 (0.97 kPa raised yield and leaf Ca, Mg and K over 0.4 kPa); Holder & \
+             Cockshull 1990, Journal of Horticultural Science 65(1):31-39 (0.15-0.25 kPa reduced \
+             leaf area with calcium deficiency)",
+}];
+
+/// Crops `crop` accepts.
+pub const VPD_CROP_NAMES: &[&str] = &["tomato"];
+
+/// What the generic chart is (no crop trial behind it).
+pub const GENERIC_VPD_NOTE: &str = "generic leaf-VPD chart by coarse phase (seedling and \
+     dormancy 0.4-0.8, vegetative 0.8-1.2, flowering 1.0-1.5, ripening 1.2-1.6 kPa), not a \
+     crop-specific target and without a crop trial behind it; crops with sourced targets: tomato";
+
+/// The sourced target of a crop in a phase, if any.
+pub fn crop_vpd(crop: &str, phase: &str) -> Option<&'static CropVpd> {
+    VPD_CROPS
+        .iter()
+        .find(|c| c.crop == crop && c.phases.contains(&phase))
+}
+
 /// Saturation vapour pressure over water, kPa (Tetens).
 pub fn svp_kpa(temp_c: f64) -> f64 {
     0.6108 * (17.27 * temp_c / (temp_c + 237.3)).exp()
@@ -119,6 +164,8 @@ pub struct VpdInput {
     pub humidity_percent: f64,
     pub leaf_temp_offset_c: f64,
     pub phase: &'static str,
+    /// A crop of [`VPD_CROP_NAMES`]; none: the generic chart.
+    pub crop: Option<&'static str>,
 }
 
 impl VpdInput {
@@ -127,6 +174,23 @@ impl VpdInput {
         humidity_percent: f64,
         leaf_temp_offset_c: f64,
         phase: &str,
+    ) -> Result<Self, Vec<FieldProblem>> {
+        Self::for_crop(
+            air_temp_c,
+            humidity_percent,
+            leaf_temp_offset_c,
+            phase,
+            None,
+        )
+    }
+
+    /// As [`VpdInput::new`], judged against the crop's sourced target where it has one.
+    pub fn for_crop(
+        air_temp_c: f64,
+        humidity_percent: f64,
+        leaf_temp_offset_c: f64,
+        phase: &str,
+        crop: Option<&str>,
     ) -> Result<Self, Vec<FieldProblem>> {
         let mut p = Vec::new();
         check_range(
@@ -151,6 +215,22 @@ impl VpdInput {
                 format!("must be one of {}", VPD_PHASE_NAMES.join(", ")),
             ));
         }
+        let crop = match crop {
+            None => None,
+            Some(c) => {
+                let known = VPD_CROP_NAMES.iter().find(|n| **n == c).copied();
+                if known.is_none() {
+                    p.push(FieldProblem::new(
+                        "crop",
+                        format!(
+                            "must be one of {} (crops with a sourced VPD target), or absent",
+                            VPD_CROP_NAMES.join(", ")
+                        ),
+                    ));
+                }
+                known
+            }
+        };
         done(
             p,
             Self {
@@ -158,6 +238,7 @@ impl VpdInput {
                 humidity_percent,
                 leaf_temp_offset_c,
                 phase: phase.unwrap_or("other"),
+                crop,
             },
         )
     }
@@ -182,6 +263,13 @@ pub struct VpdResult {
     /// `low`, `optimal` or `high`.
     pub status: String,
     pub recommendation: String,
+    /// The crop whose sourced target judged the result; null: the generic chart.
+    pub crop: Option<String>,
+    /// `air`: the range judges `air_vpd_kpa` (a crop target from trials at controlled air
+    /// VPD); `leaf`: it judges `vpd_kpa` (the generic leaf-VPD chart).
+    pub target_basis: String,
+    /// Where the range comes from: the documents of a crop target, or what the generic chart is.
+    pub target_source: String,
 }
 
 pub fn vpd(i: &VpdInput) -> VpdResult {
@@ -191,28 +279,51 @@ pub fn vpd(i: &VpdInput) -> VpdResult {
     let actual = svp_air * i.humidity_percent / 100.0;
     let air_vpd = svp_air * (1.0 - i.humidity_percent / 100.0);
     let leaf_vpd = svp_leaf - actual;
-    let (_, lo, hi) = VPD_PHASES
-        .iter()
-        .find(|(n, _, _)| *n == i.phase)
-        .copied()
-        .unwrap_or(("other", 0.8, 1.2));
+    let crop_target = i.crop.and_then(|c| crop_vpd(c, i.phase));
+    let (lo, hi, basis, source) = match crop_target {
+        Some(c) => (c.min_kpa, c.max_kpa, "air", c.source.to_owned()),
+        None => {
+            let (_, lo, hi) = VPD_PHASES
+                .iter()
+                .find(|(n, _, _)| *n == i.phase)
+                .copied()
+                .unwrap_or(("other", 0.8, 1.2));
+            let note = match i.crop {
+                Some(c) => format!(
+                    "no sourced {c} target for the phase {}: {GENERIC_VPD_NOTE}",
+                    i.phase
+                ),
+                None => GENERIC_VPD_NOTE.to_owned(),
+            };
+            (lo, hi, "leaf", note)
+        }
+    };
     let target = (lo + hi) / 2.0;
-    // Humidity for the target leaf VPD: SVP_leaf − SVP_air·RH/100 = target.
-    let rh_target = ((svp_leaf - target) / svp_air * 100.0).clamp(0.0, 100.0);
-    let (status, recommendation) = if leaf_vpd < lo {
+    // Humidity for the target: leaf basis SVP_leaf − SVP_air·RH/100 = target; air basis
+    // SVP_air·(1 − RH/100) = target.
+    let judged = if basis == "air" { air_vpd } else { leaf_vpd };
+    let svp_judged = if basis == "air" { svp_air } else { svp_leaf };
+    let rh_target = ((svp_judged - target) / svp_air * 100.0).clamp(0.0, 100.0);
+    let what = if basis == "air" { "Air VPD" } else { "VPD" };
+    let scope = if crop_target.is_some() {
+        "this crop and phase"
+    } else {
+        "this phase"
+    };
+    let (status, recommendation) = if judged < lo {
         (
             "low",
             format!(
-                "VPD below {lo} kPa: the air is too humid for this phase; lower the humidity \
+                "{what} below {lo} kPa: the air is too humid for {scope}; lower the humidity \
                  towards {:.0} % or raise the temperature.",
                 rh_target
             ),
         )
-    } else if leaf_vpd > hi {
+    } else if judged > hi {
         (
             "high",
             format!(
-                "VPD above {hi} kPa: the plants transpire too hard; raise the humidity \
+                "{what} above {hi} kPa: the plants transpire too hard; raise the humidity \
                  towards {:.0} % or lower the temperature.",
                 rh_target
             ),
@@ -220,7 +331,7 @@ pub fn vpd(i: &VpdInput) -> VpdResult {
     } else {
         (
             "optimal",
-            format!("VPD within {lo}-{hi} kPa for this phase."),
+            format!("{what} within {lo}-{hi} kPa for {scope}."),
         )
     };
     VpdResult {
@@ -236,6 +347,9 @@ pub fn vpd(i: &VpdInput) -> VpdResult {
         humidity_for_target_percent: round(rh_target, 1),
         status: status.to_owned(),
         recommendation,
+        crop: i.crop.map(str::to_owned),
+        target_basis: basis.to_owned(),
+        target_source: source,
     }
 }
 
@@ -784,6 +898,97 @@ mod tests {
         let r = vpd(&VpdInput::new(25.0, 60.0, 0.0, "vegetative").expect("valid"));
         assert_eq!(r.target_kpa, 1.0);
         assert_eq!(r.humidity_for_target_percent, 68.4);
+    }
+
+    /// Crop targets judge the air VPD (the basis of their trials); the generic chart the leaf
+    /// VPD. Cases (air °C, RH %, offset, phase, crop) → (judged value, status, basis):
+    /// - 25, 60, 0, ripening, tomato: air 1.2671 > 1.0 → high (the generic chart's 1.2–1.6
+    ///   called it optimal);
+    /// - 25, 60, 0, ripening, none: leaf 1.2671 → optimal (generic);
+    /// - 25, 75, 0, ripening, tomato: 3.1678·0.25 = 0.7920 → optimal;
+    /// - 25, 75, −2, ripening, tomato: leaf 2.8094 − 2.3759 = 0.4336, but the air VPD 0.7920
+    ///   is judged → optimal;
+    /// - 20, 90, 0, flowering, tomato: 2.3383·0.1 = 0.2338 → low;
+    /// - 25, 60, 0, seedling, tomato: no tomato seedling target → generic leaf chart 0.4–0.8,
+    ///   1.2671 → high.
+    #[test]
+    fn vpd_crop_targets() {
+        for (t, rh, off, phase, crop, judged, status, basis) in [
+            (
+                25.0,
+                60.0,
+                0.0,
+                "ripening",
+                Some("tomato"),
+                1.2671,
+                "high",
+                "air",
+            ),
+            (25.0, 60.0, 0.0, "ripening", None, 1.2671, "optimal", "leaf"),
+            (
+                25.0,
+                75.0,
+                0.0,
+                "ripening",
+                Some("tomato"),
+                0.7920,
+                "optimal",
+                "air",
+            ),
+            (
+                25.0,
+                75.0,
+                -2.0,
+                "ripening",
+                Some("tomato"),
+                0.7920,
+                "optimal",
+                "air",
+            ),
+            (
+                20.0,
+                90.0,
+                0.0,
+                "flowering",
+                Some("tomato"),
+                0.2338,
+                "low",
+                "air",
+            ),
+            (
+                25.0,
+                60.0,
+                0.0,
+                "seedling",
+                Some("tomato"),
+                1.2671,
+                "high",
+                "leaf",
+            ),
+        ] {
+            let r = vpd(&VpdInput::for_crop(t, rh, off, phase, crop).expect("valid"));
+            let got = if basis == "air" {
+                r.air_vpd_kpa
+            } else {
+                r.vpd_kpa
+            };
+            assert!(close(got, judged, 0.0003), "{t}/{rh}/{phase}: {got}");
+            assert_eq!(r.status, status, "{t}/{rh}/{off}/{phase}/{crop:?}");
+            assert_eq!(r.target_basis, basis, "{phase}/{crop:?}");
+            assert_eq!(r.crop.as_deref(), crop);
+            if basis == "air" {
+                assert_eq!((r.target_min_kpa, r.target_max_kpa), (0.5, 1.0));
+                assert!(r.target_source.contains("HortScience 30(4):846"));
+            } else {
+                assert!(r.target_source.contains("generic leaf-VPD chart"));
+            }
+        }
+        // Air basis: RH for the target 0.75 kPa at 25 °C = (3.1678 − 0.75) ÷ 3.1678 = 76.3 %.
+        let r = vpd(&VpdInput::for_crop(25.0, 60.0, -2.0, "ripening", Some("tomato")).expect("ok"));
+        assert_eq!(r.target_kpa, 0.75);
+        assert_eq!(r.humidity_for_target_percent, 76.3);
+        let e = VpdInput::for_crop(25.0, 60.0, 0.0, "ripening", Some("cannabis")).expect_err("x");
+        assert_eq!(e[0].field, "crop");
     }
 
     #[test]

@@ -24,6 +24,17 @@
 //! Every bar is clipped to the requested year. Month runs (2.9a): sorted, deduplicated,
 //! consecutive months grouped; a run starting in January and one ending in December merge into
 //! a wrapping run, drawn from its start month to Dec 31.
+//!
+//! **Hemisphere.** The catalogue's months are written for the northern hemisphere. In a
+//! southern garden every catalogue month moves by six months (January becomes July, May
+//! becomes November) and the reference last frost is **November 1**; the harvest of a crop sown
+//! in spring (October–December) then falls in January–March, which the terminal rule above
+//! keeps as a year-crossing bar. **Own frost dates.** A garden that sets its own average last
+//! spring frost (`MM-DD`) has every bar moved by its difference to the reference of its
+//! hemisphere; that is the frost source the calendar prefers. A hardiness zone is only an
+//! estimate (a USDA zone is the average annual extreme winter minimum, not a frost date), used
+//! when the garden has no own last frost, and only in the northern hemisphere, for which the
+//! zones' typical dates are written.
 
 use serde::Serialize;
 use time::{Date, Duration, Month};
@@ -41,9 +52,90 @@ pub struct SowingInput {
     pub ornamental: bool,
 }
 
+/// The half of the globe a garden lies in (its seasons).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Hemisphere {
+    #[default]
+    North,
+    South,
+}
+
+impl Hemisphere {
+    pub const NAMES: &'static [&'static str] = &["north", "south"];
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "north" => Some(Self::North),
+            "south" => Some(Self::South),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::North => "north",
+            Self::South => "south",
+        }
+    }
+
+    /// A garden's hemisphere: its setting (`north`/`south`); unset, the hemisphere of the
+    /// garden's time zone (`rules::care::Hemisphere::of_timezone`: `Australia/…`,
+    /// `Pacific/Auckland`, … are south); else the north.
+    pub fn of_garden(setting: Option<&str>, timezone: Option<&str>) -> Self {
+        setting.and_then(Self::parse).unwrap_or_else(|| {
+            match timezone.and_then(crate::rules::care::Hemisphere::of_timezone) {
+                Some(crate::rules::care::Hemisphere::South) => Self::South,
+                _ => Self::North,
+            }
+        })
+    }
+
+    /// The month of this hemisphere that matches a catalogue (northern) month: the same in
+    /// the north, six months on in the south (1 → 7, 7 → 1, 12 → 6).
+    pub fn month(self, catalogue_month: u8) -> u8 {
+        match self {
+            Self::North => catalogue_month,
+            Self::South if (1..=12).contains(&catalogue_month) => (catalogue_month + 5) % 12 + 1,
+            Self::South => catalogue_month,
+        }
+    }
+
+    /// The reference last frost the catalogue months stand for, as `(month, day)`: May 1 in
+    /// the north (domain 2.9), six months on (November 1) in the south.
+    pub fn reference_last_frost(self) -> (u8, u8) {
+        match self {
+            Self::North => (5, 1),
+            Self::South => (11, 1),
+        }
+    }
+}
+
+/// Why a month-day is refused (`MM-DD`, a day every year has).
+pub fn check_month_day(raw: &str) -> Result<(u8, u8), &'static str> {
+    let b = raw.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 5 || b[2] != b'-' || !digits(0..2) || !digits(3..5) {
+        return Err("must be a month and day MM-DD, e.g. 04-20");
+    }
+    let (m, d) = (
+        (b[0] - b'0') * 10 + (b[1] - b'0'),
+        (b[3] - b'0') * 10 + (b[4] - b'0'),
+    );
+    if (m, d) == (2, 29) {
+        return Err("02-29 is not a day of every year: use 02-28 or 03-01");
+    }
+    // 2026 is a common year: a month-day that exists in it exists every year.
+    if md(2026, m, d).is_none() {
+        return Err("is not a day of the calendar (month 01-12, a day the month has)");
+    }
+    Ok((m, d))
+}
+
 /// The frost dates used, in the requested year.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Frost {
+    pub hemisphere: Hemisphere,
     #[serde(with = "crate::values::dates::iso_date")]
     pub last: Date,
     #[serde(with = "crate::values::dates::iso_date")]
@@ -83,17 +175,29 @@ pub fn month_day(year: i32, raw: &str) -> Option<Date> {
 /// the Eisheilige of May 15 (domain 2.9).
 pub const FROST_SAFE_MARGIN_DAYS: i64 = 14;
 
-/// The frost dates of a year: the zone's curated `MM-DD` values where given, else May 1 (last
-/// frost); the Eisheilige are May 15 by default and the zone's last frost plus
-/// [`FROST_SAFE_MARGIN_DAYS`] where the zone gives one; the first frost has no default.
+/// The frost dates of a northern year (see [`frost_in`]).
 pub fn frost(year: i32, last_md: Option<&str>, first_md: Option<&str>) -> Option<Frost> {
-    let zone_last = last_md.and_then(|m| month_day(year, m));
+    frost_in(year, Hemisphere::North, last_md, first_md)
+}
+
+/// The frost dates of a year: the given `MM-DD` last frost (the garden's own, or a zone's
+/// estimate) where there is one, else the hemisphere's reference (May 1 north, November 1
+/// south); the Eisheilige, the day frost-sensitive plants may go out, are the last frost plus
+/// [`FROST_SAFE_MARGIN_DAYS`] (the default's May 1 → May 15); the first frost has no default.
+pub fn frost_in(
+    year: i32,
+    hemisphere: Hemisphere,
+    last_md: Option<&str>,
+    first_md: Option<&str>,
+) -> Option<Frost> {
+    let (rm, rd) = hemisphere.reference_last_frost();
+    let last = last_md
+        .and_then(|m| month_day(year, m))
+        .or_else(|| md(year, rm, rd))?;
     Some(Frost {
-        last: zone_last.or_else(|| md(year, 5, 1))?,
-        eisheilige: match zone_last {
-            Some(l) => l + Duration::days(FROST_SAFE_MARGIN_DAYS),
-            None => md(year, 5, 15)?,
-        },
+        hemisphere,
+        last,
+        eisheilige: last.checked_add(Duration::days(FROST_SAFE_MARGIN_DAYS))?,
         first: first_md.and_then(|m| month_day(year, m)),
     })
 }
@@ -153,17 +257,20 @@ fn bar(kind: (&'static str, &'static str), start: Date, end: Date) -> Bar {
 
 /// The bars of one species in `year` (see the module text).
 pub fn bars(input: &SowingInput, year: i32, frost: &Frost) -> Vec<Bar> {
+    let (rm, rd) = frost.hemisphere.reference_last_frost();
     let (Some(jan1), Some(dec31), Some(reference)) =
-        (md(year, 1, 1), md(year, 12, 31), md(year, 5, 1))
+        (md(year, 1, 1), md(year, 12, 31), md(year, rm, rd))
     else {
         return Vec::new();
     };
     let shift = (frost.last - reference).whole_days();
+    let local =
+        |months: &[u8]| -> Vec<u8> { months.iter().map(|m| frost.hemisphere.month(*m)).collect() };
     let clip = |(s, e): (Date, Date)| (s.max(jan1), e.min(dec31));
     let mut out = Vec::new();
 
     let mut indoor_end: Option<Date> = None;
-    for run in month_runs(&input.indoor_months) {
+    for run in month_runs(&local(&input.indoor_months)) {
         let Some(span) = run_span(year, run, shift) else {
             continue;
         };
@@ -174,7 +281,7 @@ pub fn bars(input: &SowingInput, year: i32, frost: &Frost) -> Vec<Bar> {
             out.push(bar(INDOOR, s, e));
         }
     }
-    for run in month_runs(&input.direct_sow_months) {
+    for run in month_runs(&local(&input.direct_sow_months)) {
         let Some(span) = run_span(year, run, shift) else {
             continue;
         };
@@ -200,7 +307,7 @@ pub fn bars(input: &SowingInput, year: i32, frost: &Frost) -> Vec<Bar> {
         (HARVEST, &input.harvest_months)
     };
     let mut terminals = Vec::new();
-    for run in month_runs(months) {
+    for run in month_runs(&local(months)) {
         let Some(span) = run_span(year, run, shift) else {
             continue;
         };
@@ -444,5 +551,225 @@ mod tests {
         let z = frost(2026, Some("03-25"), None).expect("frost");
         assert_eq!(z.eisheilige, date!(2026 - 04 - 08));
         assert_eq!(d.first, None);
+    }
+    #[test]
+    fn catalogue_months_move_six_months_in_the_south() {
+        for (m, north, south) in [
+            (1, 1, 7),
+            (5, 5, 11),
+            (6, 6, 12),
+            (7, 7, 1),
+            (12, 12, 6),
+            (0, 0, 0),
+        ] {
+            assert_eq!(Hemisphere::North.month(m), north, "{m}");
+            assert_eq!(Hemisphere::South.month(m), south, "{m}");
+        }
+    }
+
+    #[test]
+    fn a_gardens_hemisphere() {
+        for (setting, tz, want) in [
+            (None, None, Hemisphere::North),
+            (None, Some("Europe/Berlin"), Hemisphere::North),
+            (None, Some("Australia/Sydney"), Hemisphere::South),
+            (None, Some("Pacific/Auckland"), Hemisphere::South),
+            (None, Some("UTC"), Hemisphere::North),
+            (Some("north"), Some("Australia/Sydney"), Hemisphere::North),
+            (Some("south"), Some("Europe/Berlin"), Hemisphere::South),
+            (Some("east"), None, Hemisphere::North),
+        ] {
+            assert_eq!(
+                Hemisphere::of_garden(setting, tz),
+                want,
+                "{setting:?} {tz:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn month_days_that_do_not_exist_are_refused() {
+        for (raw, ok) in [
+            ("04-20", Some((4, 20))),
+            ("12-31", Some((12, 31))),
+            ("01-01", Some((1, 1))),
+            ("02-28", Some((2, 28))),
+            ("02-29", None),
+            ("02-30", None),
+            ("04-31", None),
+            ("13-01", None),
+            ("00-10", None),
+            ("05-00", None),
+            ("5-1", None),
+            ("05/01", None),
+            ("2026-05-01", None),
+            ("", None),
+            ("ab-cd", None),
+        ] {
+            assert_eq!(check_month_day(raw).ok(), ok, "{raw}");
+        }
+    }
+
+    #[test]
+    fn frost_defaults_per_hemisphere() {
+        let n = frost_in(2026, Hemisphere::North, None, None).expect("frost");
+        assert_eq!(
+            (n.last, n.eisheilige),
+            (date!(2026 - 05 - 01), date!(2026 - 05 - 15))
+        );
+        let s = frost_in(2026, Hemisphere::South, None, None).expect("frost");
+        assert_eq!(
+            (s.last, s.eisheilige),
+            (date!(2026 - 11 - 01), date!(2026 - 11 - 15))
+        );
+        let own = frost_in(2026, Hemisphere::South, Some("10-01"), Some("04-15")).expect("f");
+        assert_eq!(own.last, date!(2026 - 10 - 01));
+        assert_eq!(own.eisheilige, date!(2026 - 10 - 15));
+        assert_eq!(own.first, Some(date!(2026 - 04 - 15)));
+    }
+
+    /// Both hemispheres, the garden's own frost dates, and bars crossing the year's end.
+    #[test]
+    fn hemispheres_and_own_frost_dates() {
+        type Case<'a> = (
+            &'a str,
+            SowingInput,
+            Hemisphere,
+            Option<&'a str>,
+            Vec<(&'a str, Date, Date)>,
+        );
+        // Lettuce-like: direct sow March, harvest May–August (north).
+        let lettuce = SowingInput {
+            direct_sow_months: vec![3],
+            harvest_months: vec![5, 6, 7, 8],
+            ..SowingInput::default()
+        };
+        let garlic = SowingInput {
+            direct_sow_months: vec![10],
+            harvest_months: vec![7],
+            ..SowingInput::default()
+        };
+        let cases: Vec<Case<'_>> = vec![
+            // South, reference Nov 1 (shift 0): months → indoor Aug–Sep, direct Nov, harvest
+            // Jan–Mar. Indoor Aug 1–Sep 30; outdoor Nov 1–30 after the Eisheilige (Nov 15) →
+            // Nov 16–30; the harvest Jan 1–Mar 31 lies wholly before the sowing (the crop of
+            // last spring's sowing) and is kept; no terminal after Nov 30, so no growth bar.
+            (
+                "south default",
+                tomato(),
+                Hemisphere::South,
+                None,
+                vec![
+                    ("harvest", date!(2026 - 01 - 01), date!(2026 - 03 - 31)),
+                    (
+                        "indoor_sowing",
+                        date!(2026 - 08 - 01),
+                        date!(2026 - 09 - 30),
+                    ),
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 11 - 16),
+                        date!(2026 - 11 - 30),
+                    ),
+                ],
+            ),
+            // South, own last frost Oct 1: shift Oct 1 − Nov 1 = −31 days. Indoor Aug 1–Sep 30
+            // → Jul 1–Aug 30; outdoor Nov 1–30 → Oct 1–30, after Oct 15 → Oct 16–30; harvest
+            // Jan 1–Mar 31 → Dec 1 (last year) … Feb 28 → clipped to Jan 1–Feb 28.
+            (
+                "south own 10-01",
+                tomato(),
+                Hemisphere::South,
+                Some("10-01"),
+                vec![
+                    ("harvest", date!(2026 - 01 - 01), date!(2026 - 02 - 28)),
+                    (
+                        "indoor_sowing",
+                        date!(2026 - 07 - 01),
+                        date!(2026 - 08 - 30),
+                    ),
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 10 - 16),
+                        date!(2026 - 10 - 30),
+                    ),
+                ],
+            ),
+            // North, own last frost Apr 10: shift −21. Indoor Feb 1–Mar 31 → Jan 11–Mar 10;
+            // outdoor May 1–31 → Apr 10–May 10, after Apr 24 → Apr 25–May 10; harvest
+            // Jul 1–Sep 30 → Jun 10–Sep 9; growth May 11–Jun 9.
+            (
+                "north own 04-10",
+                tomato(),
+                Hemisphere::North,
+                Some("04-10"),
+                vec![
+                    (
+                        "indoor_sowing",
+                        date!(2026 - 01 - 11),
+                        date!(2026 - 03 - 10),
+                    ),
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 04 - 25),
+                        date!(2026 - 05 - 10),
+                    ),
+                    ("growth", date!(2026 - 05 - 11), date!(2026 - 06 - 09)),
+                    ("harvest", date!(2026 - 06 - 10), date!(2026 - 09 - 09)),
+                ],
+            ),
+            // South: direct March → September; harvest May–Aug → Nov–Feb, a run wrapping the
+            // year (11, 2), drawn Nov 1–Dec 31; growth Oct 1–31 between them.
+            (
+                "south wrap",
+                lettuce.clone(),
+                Hemisphere::South,
+                None,
+                vec![
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 09 - 01),
+                        date!(2026 - 09 - 30),
+                    ),
+                    ("growth", date!(2026 - 10 - 01), date!(2026 - 10 - 31)),
+                    ("harvest", date!(2026 - 11 - 01), date!(2026 - 12 - 31)),
+                ],
+            ),
+            // North, the same lettuce: Mar 1–31, growth Apr, harvest May 1–Aug 31.
+            (
+                "north lettuce",
+                lettuce,
+                Hemisphere::North,
+                None,
+                vec![
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 03 - 01),
+                        date!(2026 - 03 - 31),
+                    ),
+                    ("growth", date!(2026 - 04 - 01), date!(2026 - 04 - 30)),
+                    ("harvest", date!(2026 - 05 - 01), date!(2026 - 08 - 31)),
+                ],
+            ),
+            // South garlic: sown in April (October north), harvested in January (July north).
+            (
+                "south garlic",
+                garlic,
+                Hemisphere::South,
+                None,
+                vec![
+                    ("harvest", date!(2026 - 01 - 01), date!(2026 - 01 - 31)),
+                    (
+                        "outdoor_planting",
+                        date!(2026 - 04 - 01),
+                        date!(2026 - 04 - 30),
+                    ),
+                ],
+            ),
+        ];
+        for (name, input, hemisphere, last, want) in cases {
+            let f = frost_in(2026, hemisphere, last, None).expect("frost");
+            assert_eq!(spans(&bars(&input, 2026, &f)), want, "{name}");
+        }
     }
 }

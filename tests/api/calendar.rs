@@ -252,7 +252,11 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
     let (s, body) = app.rest_as(&viewer).call(Method::GET, &path, None).await;
     assert_eq!(
         (s, body),
-        (200, json!({"hardiness_zone": null, "timezone": null}))
+        (
+            200,
+            json!({"hardiness_zone": null, "timezone": null, "hemisphere": null,
+                   "last_spring_frost": null, "first_autumn_frost": null})
+        )
     );
     let (s, _) = app
         .rest_as(&admin)
@@ -260,7 +264,11 @@ async fn settings_need_an_admin_and_refusals_write_nothing() {
         .await;
     assert_eq!(s, 200);
     let (_, body) = app.rest_as(&viewer).call(Method::GET, &path, None).await;
-    assert_eq!(body, json!({"hardiness_zone": "6b", "timezone": null}));
+    assert_eq!(
+        body,
+        json!({"hardiness_zone": "6b", "timezone": null, "hemisphere": null,
+               "last_spring_frost": null, "first_autumn_frost": null})
+    );
     // Another garden's admin cannot reach it.
     let stranger = app.member(&app.tenant("calset-b").await, Role::Admin).await;
     let (s, _) = app.rest_as(&stranger).call(Method::GET, &path, None).await;

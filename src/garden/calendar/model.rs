@@ -6,7 +6,7 @@ use time::Date;
 
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
-use crate::rules::sowing::{Bar, Frost};
+use crate::rules::sowing::{Bar, Frost, Hemisphere};
 
 /// The longest window `/calendar/events` answers: one year, leap day included.
 pub const MAX_WINDOW_DAYS: i64 = 366;
@@ -164,19 +164,71 @@ impl From<&Bar> for BarView {
 #[salvo(schema(name = "FrostDates"))]
 pub struct FrostView {
     pub last: String,
+    /// The last frost + 14 days: frost-sensitive plants go out after it.
     pub eisheilige: String,
     pub first: Option<String>,
-    /// `zone` (the zone's curated dates) or `default` (May 1 / May 15).
+    /// `garden` (the garden's own frost dates), `zone` (estimated from the hardiness zone's
+    /// typical dates) or `default` (the reference: May 1 north, November 1 south).
     pub source: String,
+    /// `north` or `south`: in the south the catalogue months are moved by six months.
+    pub hemisphere: String,
+    /// False only for the garden's own frost dates.
+    pub estimated: bool,
+    /// Where the dates come from, in words.
+    pub basis: String,
+}
+
+/// Where the calendar's frost dates come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrostBasis {
+    /// The garden's own last spring frost.
+    Garden,
+    /// The typical dates of this hardiness zone (an estimate).
+    Zone(String),
+    /// The reference last frost of the hemisphere.
+    Default,
+}
+
+impl FrostBasis {
+    pub fn key(&self) -> &'static str {
+        match self {
+            Self::Garden => "garden",
+            Self::Zone(_) => "zone",
+            Self::Default => "default",
+        }
+    }
+
+    /// The sentence shown with the dates (response and calendar event detail).
+    pub fn text(&self, hemisphere: Hemisphere) -> String {
+        let set_own = "set the garden's own last_spring_frost in the calendar settings";
+        match (self, hemisphere) {
+            (Self::Garden, _) => "the garden's own average frost dates (calendar settings)".into(),
+            (Self::Zone(z), _) => format!(
+                "estimated from the typical last frost of hardiness zone {z}; a USDA zone \
+                 is the average coldest winter night, not a frost date: {set_own}"
+            ),
+            (Self::Default, Hemisphere::North) => format!(
+                "estimated: the reference last frost May 1 the catalogue months are written \
+                 for (northern hemisphere); {set_own}"
+            ),
+            (Self::Default, Hemisphere::South) => format!(
+                "estimated: the catalogue months moved by six months (southern hemisphere), \
+                 reference last frost November 1; {set_own}"
+            ),
+        }
+    }
 }
 
 impl FrostView {
-    pub fn new(f: &Frost, from_zone: bool) -> Self {
+    pub fn new(f: &Frost, basis: &FrostBasis) -> Self {
         Self {
             last: iso_text(f.last),
             eisheilige: iso_text(f.eisheilige),
             first: f.first.map(iso_text),
-            source: if from_zone { "zone" } else { "default" }.to_owned(),
+            source: basis.key().to_owned(),
+            hemisphere: f.hemisphere.as_str().to_owned(),
+            estimated: *basis != FrostBasis::Garden,
+            basis: basis.text(f.hemisphere),
         }
     }
 }
@@ -214,6 +266,15 @@ pub struct GardenSettings {
     /// The garden's time zone (IANA name such as `Europe/Berlin`); null: UTC. Dated records
     /// such as the plant-protection record are written in it.
     pub timezone: Option<String>,
+    /// `north` or `south`: the southern hemisphere moves the catalogue's (northern) sowing
+    /// months by six months. Null (unset): the hemisphere of `timezone` (`Australia/…`,
+    /// `Pacific/Auckland`, … are south), else north.
+    pub hemisphere: Option<String>,
+    /// The garden's own average last spring frost, `MM-DD`; the sowing calendar prefers it to a
+    /// hardiness zone's estimate. Null: not set.
+    pub last_spring_frost: Option<String>,
+    /// The garden's own average first autumn frost, `MM-DD`; null: not set.
+    pub first_autumn_frost: Option<String>,
 }
 
 /// Body of `PUT /calendar/settings`.
@@ -232,6 +293,39 @@ pub struct GardenSettingsBody {
         pattern = r"^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+){0,2}$"
     ))]
     pub timezone: Option<String>,
+    /// `north` or `south`; absent or null: the hemisphere of `timezone`, else north.
+    #[salvo(schema(pattern = r"^(north|south)$"))]
+    pub hemisphere: Option<String>,
+    /// Your average last spring frost `MM-DD` (a day of every year: not 02-29); absent or null:
+    /// not set (the calendar then estimates it from the hardiness zone, or uses the reference).
+    #[salvo(schema(pattern = r"^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
+    pub last_spring_frost: Option<String>,
+    /// Your average first autumn frost `MM-DD`; absent or null: not set. In the north it comes
+    /// after the last spring frost in the calendar year, in the south before it.
+    #[salvo(schema(pattern = r"^(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"))]
+    pub first_autumn_frost: Option<String>,
+}
+
+/// An optional `MM-DD` field: absent or null is `Some(None)`; a day that does not exist is
+/// refused (422).
+fn month_day_field(
+    f: &mut crate::values::json::JsonFields,
+    name: &'static str,
+) -> Option<Option<String>> {
+    match f.raw(name) {
+        None | Some(serde_json::Value::Null) => Some(None),
+        Some(serde_json::Value::String(v)) => match crate::rules::sowing::check_month_day(&v) {
+            Ok(_) => Some(Some(v)),
+            Err(why) => {
+                f.reject_field(name, why, "value_error");
+                None
+            }
+        },
+        Some(_) => {
+            f.reject_field(name, "must be a month and day MM-DD, or null", "type_error");
+            None
+        }
+    }
 }
 
 impl crate::values::json::FromJson for GardenSettings {
@@ -268,9 +362,46 @@ impl crate::values::json::FromJson for GardenSettings {
                 None
             }
         };
+        let hemisphere = match f.raw("hemisphere") {
+            None | Some(serde_json::Value::Null) => Some(None),
+            Some(serde_json::Value::String(h)) if Hemisphere::parse(&h).is_some() => Some(Some(h)),
+            Some(_) => {
+                f.reject_field(
+                    "hemisphere",
+                    "must be north or south, or null (north)",
+                    "value_error",
+                );
+                None
+            }
+        };
+        let last = month_day_field(f, "last_spring_frost");
+        let first = month_day_field(f, "first_autumn_frost");
+        // The frost-free season runs from the last spring frost to the first autumn frost:
+        // within the calendar year in the north, across the new year in the south.
+        if let (Some(Some(l)), Some(Some(fi)), Some(h)) = (&last, &first, &hemisphere) {
+            let south = h.as_deref() == Some("south");
+            let in_order = fi > l;
+            if l == fi || in_order == south {
+                f.reject_field(
+                    "first_autumn_frost",
+                    if south {
+                        "must come before last_spring_frost in the calendar year in the southern \
+                         hemisphere (autumn is March to May)"
+                    } else {
+                        "must come after last_spring_frost in the calendar year in the northern \
+                         hemisphere"
+                    },
+                    "value_error",
+                );
+                return None;
+            }
+        }
         Some(Self {
             hardiness_zone: zone?,
             timezone: timezone?,
+            hemisphere: hemisphere?,
+            last_spring_frost: last?,
+            first_autumn_frost: first?,
         })
     }
 }

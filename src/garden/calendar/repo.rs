@@ -48,6 +48,28 @@ pub async fn set_timezone(tx: &mut TenantTx, timezone: Option<&str>) -> Result<(
     set_setting(tx, "timezone", timezone).await
 }
 
+/// The garden's own frost settings: hemisphere (`north`/`south`, null north), last spring and
+/// first autumn frost (`MM-DD`).
+pub struct FrostSettings {
+    pub hemisphere: Option<String>,
+    pub last_spring_frost: Option<String>,
+    pub first_autumn_frost: Option<String>,
+}
+
+pub async fn frost_settings(tx: &mut TenantTx) -> Result<FrostSettings, sqlx::Error> {
+    Ok(FrostSettings {
+        hemisphere: setting(tx, "hemisphere").await?,
+        last_spring_frost: setting(tx, "last_spring_frost").await?,
+        first_autumn_frost: setting(tx, "first_autumn_frost").await?,
+    })
+}
+
+pub async fn set_frost_settings(tx: &mut TenantTx, s: &FrostSettings) -> Result<(), sqlx::Error> {
+    set_setting(tx, "hemisphere", s.hemisphere.as_deref()).await?;
+    set_setting(tx, "last_spring_frost", s.last_spring_frost.as_deref()).await?;
+    set_setting(tx, "first_autumn_frost", s.first_autumn_frost.as_deref()).await
+}
+
 /// The hardiness zone of a site: `None` when the site does not exist, `Some(None)` when it
 /// has no zone.
 pub async fn site_zone(

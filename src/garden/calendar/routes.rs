@@ -72,9 +72,13 @@ pub async fn list_events(
 
 /// The sowing calendar: for each species of the garden's live plants (or the one `species`),
 /// bars of indoor sowing, outdoor planting, growth and harvest (or flowering) in `year`, moved
-/// to the frost dates of the hardiness `zone` (else the site's zone with `site_key`, else the
-/// garden's zone, else the defaults). `site_key` narrows the species to those growing at the
-/// site's locations.
+/// to the last frost used: the hardiness `zone` named here (an estimate), else the garden's own
+/// `last_spring_frost` (calendar settings), else the estimate of the site's zone (with
+/// `site_key`) or the garden's zone, else the reference (May 1; November 1 in the south). In the
+/// southern hemisphere (calendar settings `hemisphere`, else the garden's time zone) the
+/// catalogue's months move by six months. `frost` says which: `source` (`garden`, `zone`,
+/// `default`), `estimated`, `hemisphere`, `basis`. `site_key` narrows the species to those
+/// growing at the site's locations.
 ///
 /// Parameters `zone`, `site_key` (also narrows to that site's species; another garden's site is
 /// 404), `species`, `year`. The tool `get_sowing_calendar` requires `query` once more than `limit`
@@ -121,7 +125,7 @@ pub async fn sowing_calendar(
     ))
 }
 
-/// The garden settings the calendar uses (the hardiness zone).
+/// The garden settings the calendar uses (hardiness zone, time zone, hemisphere, own frost dates).
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "get_garden_settings",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(
@@ -137,8 +141,11 @@ pub async fn get_settings(depot: &mut Depot) -> Result<Json<GardenSettings>, App
 
 /// Set (or clear with null) the garden's hardiness zone (admin: the garden's setup).
 ///
-/// `{"hardiness_zone": "7a", "timezone": "Europe/Berlin"}`: admin; null clears; `timezone` absent
-/// or null means UTC.
+/// `{"hardiness_zone": "7a", "timezone": "Europe/Berlin", "hemisphere": "north",
+/// "last_spring_frost": "04-20", "first_autumn_frost": "10-20"}`: admin; null clears; `timezone`
+/// absent or null means UTC; `hemisphere` absent or null: the time zone's, else north; the frost
+/// dates are `MM-DD` days of every year (not 02-29), absent or null unset, the autumn frost after
+/// the spring frost in the north and before it in the south. A 422 saves nothing.
 #[endpoint(tags("calendar"), security(["bearer" = []]), operation_id = "put_garden_settings",
     status_codes(200, 400, 401, 403, 404, 413, 415, 422),
     parameters(("slug" = String, Path, description = "tenant slug")),
@@ -151,7 +158,7 @@ pub async fn get_settings(depot: &mut Depot) -> Result<Json<GardenSettings>, App
         (status_code = 404, description = "ENTITY_NOT_FOUND: unknown tenant", body = ErrorBody),
         (status_code = 413, description = "PAYLOAD_TOO_LARGE: body over the size limit", body = ErrorBody),
         (status_code = 415, description = "UNSUPPORTED_MEDIA_TYPE: body not sent as application/json", body = ErrorBody),
-        (status_code = 422, description = "VALIDATION_ERROR: not a zone", body = ErrorBody),
+        (status_code = 422, description = "VALIDATION_ERROR: not a zone, time zone or hemisphere, or a frost date that does not exist or runs the wrong way", body = ErrorBody),
     ))]
 pub async fn put_settings(
     _role: Requires<Admin>,

@@ -6,14 +6,16 @@ use serde_json::Value;
 use time::{Date, Duration};
 use uuid::Uuid;
 
-use super::model::{BarView, FrostView, GardenSettings, SowingCalendar, SowingItem, Window};
+use super::model::{
+    BarView, FrostBasis, FrostView, GardenSettings, SowingCalendar, SowingItem, Window,
+};
 use super::repo;
 use crate::catalog::engine::service as catalog;
 use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::contracts::CalendarEvent;
 use crate::garden::plants::catalog::sequence_of;
-use crate::rules::sowing::{self, Frost, SowingInput};
+use crate::rules::sowing::{self, Frost, Hemisphere, SowingInput};
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
 
@@ -42,6 +44,8 @@ pub async fn events(
     let live = repo::live_phases(&mut tx).await?;
     let species = repo::species_counts(&mut tx, None).await?;
     let zone = repo::zone(&mut tx).await?;
+    let own_frost = repo::frost_settings(&mut tx).await?;
+    let timezone = repo::timezone(&mut tx).await?;
     let mut all = offered_events(&mut tx, w.from, w.to).await?;
     tx.commit().await?;
 
@@ -57,7 +61,19 @@ pub async fn events(
         });
     }
     all.extend(expected_transitions(state, &live).await?);
-    let (frosts, _) = frost_by_year(state, zone.as_deref(), w.from.year()..=w.to.year()).await?;
+    let plan = frost_plan(
+        state,
+        &own_frost,
+        timezone.as_deref(),
+        None,
+        zone.as_deref(),
+    )
+    .await?;
+    let frosts = plan.by_year(w.from.year()..=w.to.year());
+    let detail = format!(
+        "sowing window; frost dates: {}",
+        plan.basis.text(plan.hemisphere)
+    );
     for (key, _) in &species {
         let Some(doc) = species_doc(state, key).await? else {
             continue;
@@ -78,10 +94,7 @@ pub async fn events(
                     end_date: Some(bar.end_date),
                     title,
                     plant_key: None,
-                    detail: Some(match &zone {
-                        Some(z) => format!("sowing window for hardiness zone {z}"),
-                        None => "sowing window (default frost dates: no hardiness zone set)".into(),
-                    }),
+                    detail: Some(detail.clone()),
                 });
             }
         }
@@ -193,29 +206,78 @@ fn sowing_input(doc: &Value) -> SowingInput {
     }
 }
 
-/// The frost dates of each year: the zone's curated ones where it has them, else the defaults;
-/// the flag says whether the zone gave them.
-async fn frost_by_year(
+/// The frost dates a calendar uses and where they come from.
+struct FrostPlan {
+    hemisphere: Hemisphere,
+    last: Option<String>,
+    first: Option<String>,
+    basis: FrostBasis,
+}
+
+impl FrostPlan {
+    /// The frost dates of each year.
+    fn by_year(&self, years: std::ops::RangeInclusive<i32>) -> Vec<(i32, Frost)> {
+        years
+            .filter_map(|y| {
+                let f = sowing::frost_in(
+                    y,
+                    self.hemisphere,
+                    self.last.as_deref(),
+                    self.first.as_deref(),
+                )?;
+                Some((y, f))
+            })
+            .collect()
+    }
+}
+
+/// The garden's frost plan: the zone the request names explicitly wins (an estimate); else the
+/// garden's own last spring frost; else the estimate of the fallback zone (the site's or the
+/// garden's); else the hemisphere's reference. Zone estimates are northern dates and are not
+/// used in the southern hemisphere.
+async fn frost_plan(
     state: &AppState,
-    zone: Option<&str>,
-    years: std::ops::RangeInclusive<i32>,
-) -> Result<(Vec<(i32, Frost)>, bool), AppError> {
-    let (last, first) = match zone {
-        Some(z) => {
-            let zones = crate::catalog::zones::service::zones(state).await?;
-            zones
-                .into_iter()
-                .find(|h| h.zone == z)
-                .map(|h| (h.typical_last_frost, h.typical_first_frost))
-                .unwrap_or((None, None))
-        }
-        None => (None, None),
+    own: &repo::FrostSettings,
+    timezone: Option<&str>,
+    explicit_zone: Option<&str>,
+    fallback_zone: Option<&str>,
+) -> Result<FrostPlan, AppError> {
+    let hemisphere = Hemisphere::of_garden(own.hemisphere.as_deref(), timezone);
+    let own_first = if explicit_zone.is_none() {
+        own.first_autumn_frost.clone()
+    } else {
+        None
     };
-    let from_zone = last.is_some();
-    let frosts = years
-        .filter_map(|y| Some((y, sowing::frost(y, last.as_deref(), first.as_deref())?)))
-        .collect();
-    Ok((frosts, from_zone))
+    if explicit_zone.is_none()
+        && let Some(last) = &own.last_spring_frost
+    {
+        return Ok(FrostPlan {
+            hemisphere,
+            last: Some(last.clone()),
+            first: own_first,
+            basis: FrostBasis::Garden,
+        });
+    }
+    let zone = explicit_zone.or(fallback_zone);
+    if let (Some(z), Hemisphere::North) = (zone, hemisphere) {
+        let zones = crate::catalog::zones::service::zones(state).await?;
+        if let Some(h) = zones.into_iter().find(|h| h.zone == z)
+            && let Some(last) = h.typical_last_frost
+        {
+            return Ok(FrostPlan {
+                hemisphere,
+                last: Some(last),
+                first: own_first.or(h.typical_first_frost),
+                basis: FrostBasis::Zone(z.to_owned()),
+            });
+        }
+    }
+    Ok(FrostPlan {
+        hemisphere,
+        last: None,
+        first: own_first,
+        basis: FrostBasis::Default,
+    })
 }
 
 /// What the sowing calendar is asked for.
@@ -284,10 +346,20 @@ pub async fn sowing_calendar(
             .ok_or_else(|| AppError::not_found("site"))?,
     };
     let garden_zone = repo::zone(&mut tx).await?;
+    let own_frost = repo::frost_settings(&mut tx).await?;
+    let timezone = repo::timezone(&mut tx).await?;
     let counts = repo::species_counts(&mut tx, site).await?;
     tx.commit().await?;
     let zone = q.zone.clone().or(site_zone).or(garden_zone);
-    let (frosts, from_zone) = frost_by_year(state, zone.as_deref(), year..=year).await?;
+    let plan = frost_plan(
+        state,
+        &own_frost,
+        timezone.as_deref(),
+        q.zone.as_deref(),
+        zone.as_deref(),
+    )
+    .await?;
+    let frosts = plan.by_year(year..=year);
     let Some((_, frost)) = frosts.first().copied() else {
         return Err(AppError::internal("no frost dates for a valid year"));
     };
@@ -326,7 +398,7 @@ pub async fn sowing_calendar(
     Ok(SowingCalendar {
         year,
         zone,
-        frost: FrostView::new(&frost, from_zone),
+        frost: FrostView::new(&frost, &plan.basis),
         count: items.len(),
         items,
     })
@@ -336,10 +408,14 @@ pub async fn settings(state: &AppState, tenant: &TenantRecord) -> Result<GardenS
     let mut tx = TenantTx::read(state, tenant).await?;
     let zone = repo::zone(&mut tx).await?;
     let timezone = repo::timezone(&mut tx).await?;
+    let frost = repo::frost_settings(&mut tx).await?;
     tx.commit().await?;
     Ok(GardenSettings {
         hardiness_zone: zone,
         timezone,
+        hemisphere: frost.hemisphere,
+        last_spring_frost: frost.last_spring_frost,
+        first_autumn_frost: frost.first_autumn_frost,
     })
 }
 
@@ -359,6 +435,15 @@ pub async fn put_settings(
     let mut tx = TenantTx::begin(state, tenant).await?;
     repo::set_zone(&mut tx, s.hardiness_zone.as_deref()).await?;
     repo::set_timezone(&mut tx, s.timezone.as_deref()).await?;
+    repo::set_frost_settings(
+        &mut tx,
+        &repo::FrostSettings {
+            hemisphere: s.hemisphere.clone(),
+            last_spring_frost: s.last_spring_frost.clone(),
+            first_autumn_frost: s.first_autumn_frost.clone(),
+        },
+    )
+    .await?;
     tx.commit().await?;
     Ok(s.clone())
 }

@@ -19,9 +19,11 @@ pub static GET_SOWING_CALENDAR: Tool = Tool {
     title: "Sowing calendar",
     description: "When to sow indoors, sow or plant out, and harvest (or see flowering) each \
                   species growing in the garden (or at one site: site_key), as dated bars of one year (indoor_sowing, \
-                  outdoor_planting, growth, harvest, flowering), moved to the frost dates of the \
-                  hardiness zone: `zone` (1a…13b) if given, else the zone of `site_key`'s site, \
-                  else the garden's zone, else the defaults (last frost May 1, Eisheilige May 15). Returns the frost dates used. \
+                  outdoor_planting, growth, harvest, flowering), moved to the last frost used: `zone` \
+                  (1a…13b, an estimate) if given, else the garden's own frost dates (calendar settings), \
+                  else the estimate of `site_key`'s site zone or the garden's zone, else the reference \
+                  (May 1; in the southern hemisphere the months move six months, reference November 1). \
+                  Returns the frost dates used and what they rest on (frost.source, estimated, basis). \
                   `species_key` asks for one species (it need not grow in the garden); `query` \
                   narrows by name and is required once more than `limit` species match.",
     permission: Permission::Read,
