@@ -461,14 +461,19 @@ pub async fn apply_treatment(
                     refused.push(ErrorDetail::new(
                         "active_ingredient",
                         format!(
-                            "{label} was applied {n} times to the plant {} ({}) within {window}                              days; the limit is {limit} in {window} days (source: {}); rotate                              to another mode of action or set acknowledge_resistance to apply                              it anyway",
+                            "{label} was applied {n} times to the plant {} ({}) within {window} \
+                             days; the limit is {limit} in {window} days (source: {}); rotate \
+                             to another mode of action or set acknowledge_resistance to apply \
+                             it anyway",
                             p.name, p.id, rule.source
                         ),
                         ErrorCode::ResistanceWarning.as_str(),
                     ));
                 }
                 Verdict::Warn => warnings.push(format!(
-                    "{label} was applied {n} times to the plant {} within {window} days: one                      more application reaches the resistance limit of {limit} in {window} days                      (source: {})",
+                    "{label} was applied {n} times to the plant {} within {window} days: one \
+                     more application reaches the resistance limit of {limit} in {window} days \
+                     (source: {})",
                     p.name, rule.source
                 )),
                 Verdict::Fine => {}
@@ -495,7 +500,8 @@ pub async fn apply_treatment(
         return Err(AppError::new(
             ErrorCode::ResistanceWarning,
             format!(
-                "{what} reached the resistance limit ({limit} applications in {window} days;                  source: {source})"
+                "{what} reached the resistance limit ({limit} applications in {window} days; \
+                 source: {source})"
             ),
         )
         .with_details(refused));
