@@ -514,6 +514,17 @@ pub struct MixingProtocolBody {
     /// Temperature of the water, °C (0 to 50).
     #[salvo(schema(minimum = 0, maximum = 50))]
     pub water_temp_c: Option<f64>,
+    /// The crop (a catalogue species key; unknown is 404): where a publication gives the crop
+    /// its own EC range (Phalaenopsis 0.8–1.0 mS/cm in any substrate; lettuce 1.2–1.8 in
+    /// hydroponics and coco), that range bounds the result instead of the substrate class's
+    /// row (`ec_range_basis` `crop`, with `ec_range_source`). Null is refused (omit it).
+    #[salvo(schema(
+        nullable = false,
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]*[^\s\u0000-\u001F\u007F-\u009F][^\u0000-\u001F\u007F-\u009F]*$"
+    ))]
+    pub species_key: Option<String>,
 }
 
 fn products(f: &mut JsonFields) -> Option<Vec<ProductChoice>> {
@@ -639,6 +650,7 @@ impl FromJson for MixingProtocolBody {
             }
         };
         let water_temp = opt_number(f, "water_temp_c");
+        let species_key = f.patch_text("species_key", 200);
         Some(Self {
             fertilizers: fertilizers?,
             target_volume_liters: volume?,
@@ -652,6 +664,7 @@ impl FromJson for MixingProtocolBody {
             substrate_cycles_used: cycles?.map(|c| c as u32),
             phase: phase?,
             water_temp_c: water_temp?,
+            species_key: species_key?,
         })
     }
 }

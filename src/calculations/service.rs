@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::model::MixingProtocolBody;
 use crate::catalog::engine::service as catalog;
 use crate::catalog::fertilizers::model::FERTILIZER;
+use crate::catalog::species::model::SPECIES;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::rules::calculations::FieldProblem;
 use crate::rules::mixing_protocol::{
@@ -150,8 +151,22 @@ pub async fn mixing_protocol(
             .unwrap_or(DEFAULT_PHASE)
             .to_owned(),
         water_temp_c: body.water_temp_c,
+        crop: None,
     })
     .map_err(validation)?;
+    if let Some(key) = &body.species_key {
+        let record =
+            match catalog::get(state, &SPECIES, key).await {
+                Ok(r) => r,
+                Err(e) if e.code() == ErrorCode::EntityNotFound => {
+                    return Err(AppError::not_found("species").with_details(vec![
+                        ErrorDetail::new("body.species_key", "no such species", "not_found"),
+                    ]));
+                }
+                Err(e) => return Err(e),
+            };
+        request.crop = text(&record, "scientific_name").map(str::to_owned);
+    }
     let mut resolved = Vec::with_capacity(body.fertilizers.len());
     let mut garden_tx = match source {
         ProductSource::Garden(tenant) => Some(crate::tenancy::TenantTx::read(state, tenant).await?),

@@ -235,6 +235,81 @@ pub fn ec_range(class: SubstrateClass, phase: Option<&str>) -> (f64, f64) {
     }
 }
 
+/// A crop's own EC range where a publication gives one: it takes the place of the substrate
+/// class's row for the substrates it is written for, in the feeding phases (seedling,
+/// vegetative, flowering; flushing and rest keep 0–0.3).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CropEcRange {
+    /// The crop: a genus ("Phalaenopsis") or a binomial ("Lactuca sativa").
+    pub crop: &'static str,
+    /// The substrate classes the range is written for (none: every substrate).
+    pub classes: &'static [SubstrateClass],
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub source: &'static str,
+}
+
+/// The crops with a published range. Where two sources differ, the lower maximum holds.
+pub const CROP_EC_RANGES: &[CropEcRange] = &[
+    CropEcRange {
+        crop: "Phalaenopsis",
+        classes: &[],
+        min_ms: 0.8,
+        max_ms: 1.0,
+        source: "Gan Lin Agriculture, Phalaenopsis cultivation: fertilizing (ganlinorchid.com): \
+                 fertilizer EC 0.8-1.2 mS/cm, source water below 0.3; research trial \
+                 \"Influence of fertilization and a high daily light integral on the growth and \
+                 flowering of Phalaenopsis\" (2015): of EC 1.0 and 1.7 mS/cm, 1.0 with 14 or \
+                 20 mM nitrogen gave the most spikes and no spike disease. The lower maximum \
+                 (1.0) holds",
+    },
+    CropEcRange {
+        crop: "Lactuca sativa",
+        classes: &[SubstrateClass::Hydro, SubstrateClass::Coco],
+        min_ms: 1.2,
+        max_ms: 1.8,
+        source: "University of Florida IFAS Extension, EDIS publication AE610 (citing Brechner \
+                 and Both 2013, Cornell Controlled Environment Agriculture Hydroponic Lettuce \
+                 Handbook): lettuce in NFT is kept at EC 1.2 dS/m during germination and \
+                 1.5–1.8 dS/m during production (1 dS/m = 1 mS/cm)",
+    },
+];
+
+/// The crop's own range for a substrate class and a coarse phase, where [`CROP_EC_RANGES`]
+/// has one: matched by binomial first, then by genus (the first word), case-insensitively.
+/// `None` for flushing and rest (0–0.3 for every crop), an unknown phase, a crop without a
+/// range, or a substrate the range is not written for.
+pub fn crop_ec_range(
+    scientific_name: &str,
+    class: SubstrateClass,
+    phase: Option<&str>,
+) -> Option<&'static CropEcRange> {
+    if !matches!(phase, Some("seedling" | "vegetative" | "flowering")) {
+        return None;
+    }
+    let class = match class {
+        SubstrateClass::LivingSoil => SubstrateClass::Soil,
+        c => c,
+    };
+    let words: Vec<String> = scientific_name
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect();
+    let binomial = words.iter().take(2).cloned().collect::<Vec<_>>().join(" ");
+    let genus = words.first()?.clone();
+    let fits = |r: &&CropEcRange| r.classes.is_empty() || r.classes.contains(&class);
+    CROP_EC_RANGES
+        .iter()
+        .filter(fits)
+        .find(|r| r.crop.to_lowercase() == binomial)
+        .or_else(|| {
+            CROP_EC_RANGES
+                .iter()
+                .filter(fits)
+                .find(|r| !r.crop.contains(' ') && r.crop.to_lowercase() == genus)
+        })
+}
+
 /// A product named as a silicate (potassium or sodium silicate pH-up, AgSil, …).
 pub fn is_silicate_name(name: &str) -> bool {
     let n = name.to_lowercase();
@@ -266,6 +341,9 @@ pub struct MixRequest {
     pub substrate_cycles_used: Option<u32>,
     pub phase: String,
     pub water_temp_c: Option<f64>,
+    /// The crop's scientific name, where known: its own EC range ([`crop_ec_range`]) takes the
+    /// place of the substrate class's.
+    pub crop: Option<String>,
 }
 
 impl MixRequest {
@@ -402,6 +480,13 @@ pub struct MixingProtocol {
     pub substrate_class: String,
     pub ec_range_min_ms: f64,
     pub ec_range_max_ms: f64,
+    /// `crop` when the range is the crop's own (Phalaenopsis, lettuce in soilless culture),
+    /// else `substrate_class`.
+    pub ec_range_basis: String,
+    /// The crop whose range was used; null when the substrate class's row was.
+    pub ec_range_crop: Option<String>,
+    /// The publication the crop's range comes from; null when the substrate class's row was.
+    pub ec_range_source: Option<String>,
     pub ec_net: f64,
     pub ec_ph_reserve: f64,
     pub ec_uncertainty_reserve: f64,
@@ -426,7 +511,14 @@ fn warn(ws: &mut Vec<MixWarning>, code: &str, severity: &str, message: String) {
 pub fn calculate(r: &MixRequest) -> MixingProtocol {
     let class = substrate_class(&r.substrate_type);
     let resolved = resolve_ec_phase(&r.phase);
-    let (ec_min, ec_max) = ec_range(class, resolved);
+    let by_crop = r
+        .crop
+        .as_deref()
+        .and_then(|c| crop_ec_range(c, class, resolved));
+    let (ec_min, ec_max) = match by_crop {
+        Some(c) => (c.min_ms, c.max_ms),
+        None => ec_range(class, resolved),
+    };
     let mut warnings: Vec<MixWarning> = Vec::new();
     let adjusters = |effect: PhEffect| -> Vec<String> {
         r.products
@@ -494,6 +586,14 @@ pub fn calculate(r: &MixRequest) -> MixingProtocol {
         .to_owned(),
         ec_range_min_ms: ec_min,
         ec_range_max_ms: ec_max,
+        ec_range_basis: if by_crop.is_some() {
+            "crop"
+        } else {
+            "substrate_class"
+        }
+        .to_owned(),
+        ec_range_crop: by_crop.map(|c| c.crop.to_owned()),
+        ec_range_source: by_crop.map(|c| c.source.to_owned()),
         ec_net: 0.0,
         ec_ph_reserve: 0.0,
         ec_uncertainty_reserve: 0.0,
@@ -901,6 +1001,7 @@ mod tests {
             substrate_cycles_used: None,
             phase: "vegetative".into(),
             water_temp_c: Some(20.0),
+            crop: None,
         }
     }
 
@@ -1366,6 +1467,132 @@ mod tests {
                 "alkalinity_ppm",
                 "substrate_type"
             ]
+        );
+    }
+
+    /// The crop's own range replaces the substrate class's where a publication gives one.
+    #[test]
+    fn ec_range_follows_the_crop() {
+        use SubstrateClass::*;
+        // (crop, class, phase, range, basis is the crop)
+        type Case<'a> = (&'a str, SubstrateClass, Option<&'a str>, (f64, f64), bool);
+        let cases: [Case; 12] = [
+            // Phalaenopsis in bark (the coco class would say 1.6–2.0): 0.8–1.0.
+            (
+                "Phalaenopsis amabilis",
+                Coco,
+                Some("vegetative"),
+                (0.8, 1.0),
+                true,
+            ),
+            (
+                "Phalaenopsis amabilis",
+                Coco,
+                Some("flowering"),
+                (0.8, 1.0),
+                true,
+            ),
+            (
+                "phalaenopsis  hybrid",
+                Soil,
+                Some("seedling"),
+                (0.8, 1.0),
+                true,
+            ),
+            (
+                "Phalaenopsis amabilis",
+                LivingSoil,
+                Some("vegetative"),
+                (0.8, 1.0),
+                true,
+            ),
+            // Rest and flushing stay 0–0.3 for every crop.
+            (
+                "Phalaenopsis amabilis",
+                Coco,
+                Some("rest"),
+                (0.0, 0.3),
+                false,
+            ),
+            (
+                "Phalaenopsis amabilis",
+                Coco,
+                Some("flushing"),
+                (0.0, 0.3),
+                false,
+            ),
+            // Hydroponic lettuce (the hydro class would say up to 2.4): 1.2–1.8.
+            (
+                "Lactuca sativa",
+                Hydro,
+                Some("vegetative"),
+                (1.2, 1.8),
+                true,
+            ),
+            (
+                "Lactuca sativa var. capitata",
+                Hydro,
+                Some("seedling"),
+                (1.2, 1.8),
+                true,
+            ),
+            ("Lactuca sativa", Coco, Some("flowering"), (1.2, 1.8), true),
+            // Lettuce in soil: the range is written for soilless culture, the class's row holds.
+            (
+                "Lactuca sativa",
+                Soil,
+                Some("vegetative"),
+                (0.8, 1.4),
+                false,
+            ),
+            // Another Lactuca, another orchid genus: no crop range.
+            (
+                "Lactuca serriola",
+                Hydro,
+                Some("vegetative"),
+                (1.6, 2.4),
+                false,
+            ),
+            (
+                "Dendrobium nobile",
+                Coco,
+                Some("vegetative"),
+                (1.6, 2.0),
+                false,
+            ),
+        ];
+        for (crop, class, phase, range, by_crop) in cases {
+            let c = crop_ec_range(crop, class, phase);
+            assert_eq!(c.is_some(), by_crop, "{crop} {class:?} {phase:?}");
+            let got = c.map_or_else(|| ec_range(class, phase), |c| (c.min_ms, c.max_ms));
+            assert_eq!(got, range, "{crop} {class:?} {phase:?}");
+        }
+        for c in CROP_EC_RANGES {
+            assert!(c.min_ms < c.max_ms && c.source.len() > 60, "{}", c.crop);
+            assert!(!c.source.to_lowercase().contains("kultiva"), "{}", c.crop);
+        }
+        // Through the protocol: orchid bark, Phalaenopsis, vegetative.
+        let mut req = request(vec![product("a", ProductRole::Nutrient, 0.2, 30)]);
+        req.substrate_type = "orchid_bark".into();
+        req.target_ec_ms = 0.9;
+        req.base_water_ec_ms = 0.1;
+        req.crop = Some("Phalaenopsis amabilis".into());
+        let p = calculate(&MixRequest::new(req.clone()).expect("valid"));
+        assert_eq!((p.ec_range_min_ms, p.ec_range_max_ms), (0.8, 1.0));
+        assert_eq!(p.ec_range_basis, "crop");
+        assert_eq!(p.ec_range_crop.as_deref(), Some("Phalaenopsis"));
+        assert!(
+            p.ec_range_source
+                .as_deref()
+                .is_some_and(|s| s.contains("Phalaenopsis"))
+        );
+        // Without the crop: the coco class row, no source.
+        req.crop = None;
+        let p = calculate(&MixRequest::new(req).expect("valid"));
+        assert_eq!((p.ec_range_min_ms, p.ec_range_max_ms), (1.6, 2.0));
+        assert_eq!(
+            (p.ec_range_basis.as_str(), p.ec_range_source),
+            ("substrate_class", None)
         );
     }
 }

@@ -56,6 +56,7 @@ mod push;
 mod rate_limits;
 mod redis_cluster;
 mod reference_arguments;
+mod resistance_risk;
 mod roles;
 mod runs;
 mod service_accounts;

@@ -231,6 +231,7 @@ fn cross_checks(
             vegetables_run_without_a_flush(species, sequences, errors);
         }
     }
+    fertilizer_label_sources(of("fertilizer").unwrap_or_default(), errors);
     for r in of("species").unwrap_or_default() {
         if let Some(b) = &r.binding
             && resolve("phase_sequence", &normalise(b)).is_none()
@@ -407,6 +408,73 @@ pub fn vegetables_run_without_a_flush(
             errors.push(format!(
                 "{}: runs on {name}, which names no duration_source: a vegetable's cycle says \
                  where its days to harvest come from",
+                r.label
+            ));
+        }
+    }
+}
+
+/// The sentences of the label template the seed once filled in for every product (no
+/// document, no figures): a label source carrying one is refused.
+pub const LABEL_SOURCE_TEMPLATES: &[&str] = &[
+    "US guaranteed analysis: N-P2O5-K2O; Ca, Mg, S and micronutrients as elements",
+    "EU declaration: N-P2O5-K2O; secondary nutrients converted to elements",
+];
+
+/// An analysis as a label prints it: 5-0-1, 0.01-0.3-0.7, 15.5-0-0.
+fn analysis_text(npk: &Map<String, Value>) -> Option<String> {
+    let part = |k: &str| {
+        npk.get(k).and_then(Value::as_f64).map(|v| {
+            if v.fract() == 0.0 {
+                format!("{}", v as i64)
+            } else {
+                format!("{v}")
+            }
+        })
+    };
+    Some(format!("{}-{}-{}", part("n")?, part("p")?, part("k")?))
+}
+
+/// A seeded fertiliser names the document its analysis was read from: the maker's label or
+/// data sheet stating the same N-P2O5-K2O figures as the record (so a grower can put the two
+/// side by side), or, for a plain salt or acid, its chemistry ("chemistry of …"). Refused:
+/// a source citing Kultiva or the garden, and the template sentences that named no document.
+pub fn fertilizer_label_sources(fertilizers: &[SeedRecord], errors: &mut Vec<String>) {
+    for r in fertilizers {
+        let Some(source) = r.seed.get("label_source").and_then(Value::as_str) else {
+            continue; // a missing one is the field check's
+        };
+        let lower = source.to_lowercase();
+        if lower.contains("kultiva") || lower.contains("entered by the garden") {
+            errors.push(format!(
+                "{}: label_source: names this catalogue, not a label or data sheet",
+                r.label
+            ));
+            continue;
+        }
+        if LABEL_SOURCE_TEMPLATES.iter().any(|t| source.contains(t)) {
+            errors.push(format!(
+                "{}: label_source: is the template sentence; name the label or data sheet and \
+                 the analysis it states",
+                r.label
+            ));
+            continue;
+        }
+        if lower.starts_with("chemistry of ") {
+            continue;
+        }
+        let figures = r
+            .seed
+            .get("npk")
+            .and_then(Value::as_object)
+            .and_then(analysis_text);
+        if let Some(f) = figures
+            && !source.contains(&f)
+        {
+            errors.push(format!(
+                "{}: label_source: does not state the analysis {f} the record holds (name the \
+                 label or data sheet and the N-P2O5-K2O it prints, or \"chemistry of …\" for a \
+                 plain salt)",
                 r.label
             ));
         }
@@ -801,9 +869,54 @@ mod tests {
         }
         let ok = problems(&[(
             "fertilizers.json",
-            json!([fertilizer(Some("Test Grow label, US guaranteed analysis"))]),
+            json!([fertilizer(Some(
+                "Test Grow product label, guaranteed analysis 3-1-3"
+            ))]),
         )]);
         assert!(ok.is_empty(), "{ok:?}");
+    }
+
+    /// A label source is a document with the figures it states: the old template sentence, a
+    /// source citing this catalogue or the garden, and one that does not state the record's
+    /// analysis are refused; a salt's chemistry passes.
+    #[test]
+    fn a_template_or_self_sourced_label_source_is_refused() {
+        let cases = [
+            (
+                "Test Grow label, US guaranteed analysis: N-P2O5-K2O; Ca, Mg, S and micronutrients as elements",
+                Some("template"),
+            ),
+            (
+                "Test Grow label, EU declaration: N-P2O5-K2O; secondary nutrients converted to elements (MgO x 0.6030)",
+                Some("template"),
+            ),
+            ("Kultiva catalogue value", Some("names this catalogue")),
+            (
+                "entered by the garden (not checked against a label)",
+                Some("names this catalogue"),
+            ),
+            (
+                "Test Grow product label",
+                Some("does not state the analysis 3-1-3"),
+            ),
+            (
+                "Test Grow product label, guaranteed analysis 3-1-2",
+                Some("does not state"),
+            ),
+            ("Test Grow product label, guaranteed analysis 3-1-3", None),
+            ("chemistry of KNO3 (IUPAC standard atomic weights)", None),
+        ];
+        for (source, refused) in cases {
+            let got = problems(&[("fertilizers.json", json!([fertilizer(Some(source))]))]);
+            match refused {
+                Some(word) => assert!(
+                    got.iter()
+                        .any(|p| p.contains(": label_source: ") && p.contains(word)),
+                    "{source}: {got:?}"
+                ),
+                None => assert!(got.is_empty(), "{source}: {got:?}"),
+            }
+        }
     }
 
     /// Every seeded fertiliser names its label source, and the labels corrected in issue 24

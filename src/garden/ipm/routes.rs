@@ -235,8 +235,10 @@ pub async fn get_treatment_application(
 
 /// Apply a treatment of the catalogue to plants (or every plant at a location). Starts the
 /// safety interval of every plant touched: harvests are refused from the UTC day of
-/// `applied_at` through the day before `safe_on`. The same active ingredient applied 3 times
-/// to a plant within 90 days refuses a 4th with `RESISTANCE_WARNING` unless
+/// `applied_at` through the day before `safe_on`. The same mode of action applied to a plant as
+/// often as its group's limit allows (`GET /api/v1/ipm/resistance-groups`: FRAC M and BM groups
+/// never count; FRAC 3 three and FRAC 11 and 17 two a season; otherwise a precautionary 3 in 90
+/// days) refuses the next with `RESISTANCE_WARNING`, naming the group, limit and source, unless
 /// `acknowledge_resistance` is true (recorded on the application).
 ///
 /// `plant_keys`, `location_key` (every live plant there) or both; `dose` with `dose_unit`

@@ -404,7 +404,8 @@ pub async fn apply_treatment(
     let applied_at = new.applied_at.unwrap_or(now);
     let day = karenz::utc_day(applied_at);
     let class = resistance::class_of(t.active_ingredient.as_deref());
-    let classes = resistance::classes_of(
+    // Only the classes the rule counts (multi-site and BM groups are outside the count).
+    let classes = resistance::counted_classes_of(
         &t.groups,
         t.active_ingredient.as_deref(),
         t.beneficial_organism,
@@ -414,43 +415,66 @@ pub async fn apply_treatment(
     let mut most = 0usize;
     let mut refused = Vec::new();
     let mut warnings = Vec::new();
+    // The class that reached its limit first (for the error's message).
+    let mut reached: Option<String> = None;
     if !classes.is_empty() {
-        let since = resistance::window_start(day);
+        let longest = classes
+            .iter()
+            .filter_map(|c| resistance::limit_of(c))
+            .map(|(w, _)| w)
+            .max()
+            .unwrap_or(resistance::WINDOW_DAYS);
+        let since = resistance::window_start(day, longest);
         let earlier = repo::class_days(&mut tx, &ids, &classes, since).await?;
         for p in &plants {
-            // The class of this treatment the plant has had most often.
-            let (class, n) = classes
-                .iter()
-                .map(|c| {
-                    let days: Vec<_> = earlier
-                        .iter()
-                        .filter(|(id, _, cs)| *id == p.id && cs.contains(c))
-                        .map(|(_, d, _)| *d)
-                        .collect();
-                    (c, resistance::count_in_window(&days, day))
-                })
-                .max_by_key(|(_, n)| *n)
-                .unwrap_or((&classes[0], 0));
-            most = most.max(n);
+            // The verdict of each class of this treatment on this plant; the worst one speaks.
+            let mut worst: Option<(Verdict, &String, usize, i64, usize)> = None;
+            for c in &classes {
+                let Some((window, limit)) = resistance::limit_of(c) else {
+                    continue;
+                };
+                let days: Vec<_> = earlier
+                    .iter()
+                    .filter(|(id, _, cs)| *id == p.id && cs.contains(c))
+                    .map(|(_, d, _)| *d)
+                    .collect();
+                let n = resistance::count_in_window(&days, day, window);
+                let v = resistance::verdict(n, limit);
+                most = most.max(n);
+                let rank = |v: Verdict| match v {
+                    Verdict::Fine => 0,
+                    Verdict::Warn => 1,
+                    Verdict::Refuse => 2,
+                };
+                if worst.is_none_or(|(w, _, wn, _, _)| (rank(v), n) > (rank(w), wn)) {
+                    worst = Some((v, c, n, window, limit));
+                }
+            }
+            let Some((v, class, n, window, limit)) = worst else {
+                continue;
+            };
             let label = class_label(&t, class);
-            match resistance::verdict(n) {
-                Verdict::Refuse => refused.push(ErrorDetail::new(
-                    "active_ingredient",
-                    format!(
-                        "{label} was applied {n} times to the plant {} ({}) within {} days; \
-                         rotate to another mode of action or set acknowledge_resistance to \
-                         apply it anyway",
-                        p.name,
-                        p.id,
-                        resistance::WINDOW_DAYS
-                    ),
-                    ErrorCode::ResistanceWarning.as_str(),
-                )),
+            let rule = resistance::rule_of(class);
+            match v {
+                Verdict::Refuse => {
+                    reached.get_or_insert_with(|| class.clone());
+                    refused.push(ErrorDetail::new(
+                        "active_ingredient",
+                        format!(
+                            "{label} was applied {n} times to the plant {} ({}) within {window} \
+                             days; the limit is {limit} in {window} days (source: {}); rotate \
+                             to another mode of action or set acknowledge_resistance to apply \
+                             it anyway",
+                            p.name, p.id, rule.source
+                        ),
+                        ErrorCode::ResistanceWarning.as_str(),
+                    ));
+                }
                 Verdict::Warn => warnings.push(format!(
-                    "{label} was applied {n} times to the plant {} within {} days: one more \
-                     application reaches the resistance limit",
-                    p.name,
-                    resistance::WINDOW_DAYS
+                    "{label} was applied {n} times to the plant {} within {window} days: one \
+                     more application reaches the resistance limit of {limit} in {window} days \
+                     (source: {})",
+                    p.name, rule.source
                 )),
                 Verdict::Fine => {}
             }
@@ -465,12 +489,19 @@ pub async fn apply_treatment(
         } else {
             format!("the resistance group {}", t.groups.join(" + "))
         };
+        let (window, limit) = reached
+            .as_deref()
+            .and_then(resistance::limit_of)
+            .unwrap_or((resistance::WINDOW_DAYS, resistance::LIMIT));
+        let source = reached
+            .as_deref()
+            .map(|c| resistance::rule_of(c).source)
+            .unwrap_or(resistance::DEFAULT_SOURCE);
         return Err(AppError::new(
             ErrorCode::ResistanceWarning,
             format!(
-                "{what} reached the resistance limit ({} applications in {} days)",
-                resistance::LIMIT,
-                resistance::WINDOW_DAYS
+                "{what} reached the resistance limit ({limit} applications in {window} days; \
+                 source: {source})"
             ),
         )
         .with_details(refused));

@@ -313,9 +313,11 @@ pub static APPLY_TREATMENT: Tool = Tool {
     description: "Records a treatment of the catalogue (get_treatment) applied to one plant, to \
                   every live plant at a location, or both. It starts each plant's safety interval: no \
                   harvest from the day of application through the day before applied + \
-                  safety_interval_days. The same active ingredient applied 3 times to a plant \
-                  within 90 days refuses a 4th (validation.error, detail code \
-                  RESISTANCE_WARNING) unless acknowledge_resistance is true, which is recorded. \
+                  safety_interval_days. The same mode of action applied to a plant as often as \
+                  its group allows (FRAC multi-site and BM groups never count; FRAC 3 three and \
+                  FRAC 11 and 17 two a season; otherwise a precautionary 3 in 90 days) refuses \
+                  the next (validation.error, detail code RESISTANCE_WARNING, naming the group, \
+                  limit and source) unless acknowledge_resistance is true, which is recorded. \
                   For the plant-protection record it also keeps the product's authorisation \
                   number, each crop's EPPO code, the growth stage (bbch_code, else from the \
                   phase), treated_area_m2 and the reason (target_pest_keys, \

@@ -140,6 +140,13 @@ pub static CALCULATE_MIXING_PROTOCOL: Tool = Tool {
             number(0.0, 50.0, None),
             "Water temperature, °C.",
         ),
+        Arg::optional(
+            "species_key",
+            ArgKind::Text { min: 1, max: 200 },
+            "The crop (list_species key): where a publication gives it its own EC range \
+             (Phalaenopsis, lettuce in hydroponics or coco) that range bounds the result \
+             instead of the substrate's, with its source.",
+        ),
     ],
     rules: &[
         ArgRule::ExactlyOne(&["fertilizer_keys", "fertilizers"]),
@@ -186,6 +193,7 @@ async fn calculate_mixing_protocol(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutp
             .and_then(|c| u32::try_from(c).ok()),
         phase: args.text("phase").map(str::to_owned),
         water_temp_c: args.number("water_temp_c"),
+        species_key: args.text("species_key").map(str::to_owned),
     };
     let p = service::mixing_protocol(ctx.state, ProductSource::Garden(tenant), &body)
         .await
