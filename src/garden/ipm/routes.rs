@@ -234,8 +234,10 @@ pub async fn get_treatment_application(
 }
 
 /// Apply a treatment of the catalogue to plants (or every plant at a location). Starts the
-/// safety interval of every plant touched: harvests are refused from the UTC day of
-/// `applied_at` through the day before `safe_on`. The same active ingredient applied 3 times
+/// safety interval of every plant touched: harvests are refused from the local day of
+/// `applied_at` in the garden's time zone (`applied_on`; UTC when no zone is set) through the
+/// day before `safe_on` (= `applied_on` + the interval). The days are counted from
+/// `applied_at` whenever they are read, so a change of the garden's zone counts them anew. The same active ingredient applied 3 times
 /// to a plant within 90 days refuses a 4th with `RESISTANCE_WARNING` unless
 /// `acknowledge_resistance` is true (recorded on the application).
 ///
