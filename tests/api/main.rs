@@ -29,6 +29,7 @@ mod hotpath;
 mod invitations;
 mod ipm;
 mod isolation_guard;
+mod karenz_zone;
 mod layers;
 mod light;
 mod mail;

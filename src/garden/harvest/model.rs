@@ -2,7 +2,7 @@
 
 use salvo::oapi::ToSchema;
 use serde::{Deserialize, Serialize};
-use time::{Date, OffsetDateTime};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::garden::ipm::input::{
@@ -149,11 +149,13 @@ pub struct Observation {
 #[serde(deny_unknown_fields)]
 pub struct NewBatch {
     pub plant_key: Uuid,
-    /// YYYY-MM-DD, from 1900-01-01 up to today (UTC); default today. Or an RFC 3339 date-time
-    /// with its offset, which counts as its UTC day (2026-06-01T20:00:00-08:00 is 2 June); a
-    /// date-time without an offset is refused. The safety-interval gate checks this day.
+    /// YYYY-MM-DD, the grower's local date, from 1900-01-01 up to the garden's today (its
+    /// time zone; UTC when none is set); default today. Or an RFC 3339 date-time with its
+    /// offset, which counts as its local day in the garden's zone (in a Los Angeles garden
+    /// 2026-11-30T02:00:00Z is 29 November); a date-time without an offset is refused. The
+    /// safety-interval gate checks this day.
     #[salvo(schema(value_type = Option<String>, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"))]
-    pub harvest_date: Option<Date>,
+    pub harvest_date: Option<crate::rules::karenz::DayOrInstant>,
     /// Default `final`.
     pub harvest_type: Option<HarvestType>,
     /// Up to 100 characters; default `H-<date>-<first 8 of the key>`.

@@ -175,7 +175,8 @@ pub async fn get_harvest_batch(
 }
 
 /// Record a harvest batch. Refused with 422 `KARENZ_VIOLATION` while a safety interval of the
-/// plant runs on `harvest_date` (default today, UTC): one detail per blocking application,
+/// plant runs on `harvest_date` (default today in the garden's time zone, UTC when none is set):
+/// one detail per blocking application,
 /// field `active_ingredient`, naming the treatment and the last blocked day. The last day of
 /// an interval is blocked, the day after is allowed. No flag or role bypasses it.
 ///
@@ -188,7 +189,12 @@ pub async fn get_harvest_batch(
 ///
 /// A refusal by the safety interval has one detail per blocking application (field
 /// `active_ingredient`, code `KARENZ_VIOLATION`); the message names the longest wait.
-/// `harvest_date` is a date, or a date-time whose UTC day counts. The tool `record_harvest` answers
+/// `harvest_date` is the grower's local date, or a date-time whose local day in the garden's time
+/// zone counts (in a Los Angeles garden 2026-11-30T02:00:00Z is 29 November); a date after the
+/// garden's today is refused (422 `VALIDATION_ERROR` on `body.harvest_date`, nothing recorded).
+/// Safety days are counted in the garden's calendar (`PUT calendar/settings`, `timezone`): a
+/// treatment applied on local day A with an interval of N days blocks harvests dated A to
+/// A+N-1 and allows A+N. The tool `record_harvest` answers
 /// such a refusal as `validation.error` with detail code `KARENZ_VIOLATION`; its `dry_run` checks
 /// the gate too. In the calendar a batch is `harvest:<batch>`, a running interval
 /// `treatment:<application>:<plant>`.

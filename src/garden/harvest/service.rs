@@ -2,9 +2,11 @@
 //! batches behind the safety-interval gate (Karenz), yields, and the calendar's harvest and
 //! safety-interval events.
 //!
-//! "Today" is the UTC day: gardens have no time zone yet. A batch's `harvest_date` (default
-//! today) is the day the gate checks; the last day of an interval is still blocked, the day
-//! after is allowed. No flag and no role passes the gate.
+//! Every day here is a local day in the garden's time zone, counted by `rules::karenz` (UTC
+//! when no zone is set): "today", a batch's `harvest_date` (default today; a date-time counts
+//! as its local day), an application's first blocked day and its first allowed day. The last
+//! day of an interval is still blocked, the day after is allowed. No flag and no role passes
+//! the gate.
 
 use std::collections::HashMap;
 
@@ -15,8 +17,8 @@ use super::model::*;
 use super::repo::{self, BatchFilter};
 use crate::catalog::phases::model::ResolvedSequence;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::garden::calendar::service::garden_time_zone;
 use crate::garden::contracts::CalendarEvent;
-use crate::garden::ipm::input::today;
 use crate::garden::ipm::repo::{self as ipm_repo, Interval, PlantFacts};
 use crate::garden::ipm::service::{parse_key, require_plants};
 use crate::garden::plants::catalog;
@@ -45,7 +47,7 @@ fn interval_view(i: &Interval, day: Date) -> SafetyInterval {
         safety_interval_days: i.safety_interval_days,
         interval_source: i.interval_source.clone(),
         applied_on: i.applied_on.to_string(),
-        last_blocked_day: i.safe_on.previous_day().unwrap_or(i.safe_on).to_string(),
+        last_blocked_day: i.days().last_blocked_day().unwrap_or(i.safe_on).to_string(),
         safe_on: i.safe_on.to_string(),
         days_remaining: (i.safe_on - day).whole_days().max(0),
     }
@@ -53,12 +55,17 @@ fn interval_view(i: &Interval, day: Date) -> SafetyInterval {
 
 // ---------- the gate ----------
 
-/// The intervals that block a harvest of `plant` on `day` (none: allowed).
-async fn blocking(tx: &mut TenantTx, plant: Uuid, day: Date) -> Result<Vec<Interval>, AppError> {
-    let all = ipm_repo::intervals_after(tx, &[plant], day).await?;
+/// The intervals that block a harvest of `plant` on the local day `day` (none: allowed).
+async fn blocking(
+    tx: &mut TenantTx,
+    plant: Uuid,
+    day: Date,
+    tz: &karenz::TimeZone,
+) -> Result<Vec<Interval>, AppError> {
+    let all = ipm_repo::intervals_after(tx, &[plant], day, tz).await?;
     Ok(all
         .into_iter()
-        .filter(|i| karenz::blocks(i.applied_on, i.safe_on, day).is_some())
+        .filter(|i| i.days().blocks(day).is_some())
         .collect())
 }
 
@@ -86,7 +93,7 @@ fn violation(blocking: &[Interval], day: Date) -> AppError {
     let details = blocking
         .iter()
         .map(|i| {
-            let last = i.safe_on.previous_day().unwrap_or(i.safe_on);
+            let last = i.days().last_blocked_day().unwrap_or(i.safe_on);
             ErrorDetail::new(
                 "active_ingredient",
                 format!(
@@ -124,12 +131,24 @@ pub async fn create_batch(
     actor: &str,
     commit: bool,
 ) -> Result<HarvestBatch, AppError> {
-    let day = new.harvest_date.unwrap_or_else(today);
     let mut tx = TenantTx::begin(state, tenant).await?;
+    let (zone, tz) = garden_time_zone(&mut tx).await?;
+    let today = karenz::today(&tz);
+    let day = new.harvest_date.map_or(today, |d| d.local_day(&tz));
+    if day > today {
+        return Err(AppError::validation(vec![ErrorDetail::new(
+            "body.harvest_date",
+            format!(
+                "must not be in the future: {day} is after today in the garden's time zone \
+                 ({today}, {zone})"
+            ),
+            "value_error",
+        )]));
+    }
     let plant = require_plants(&mut tx, &[new.plant_key], "body.plant_key", true, true)
         .await?
         .remove(0);
-    let blocked = blocking(&mut tx, plant.id, day).await?;
+    let blocked = blocking(&mut tx, plant.id, day, &tz).await?;
     if !blocked.is_empty() {
         return Err(violation(&blocked, day));
     }
@@ -378,8 +397,8 @@ fn readiness_of(
     observations: &[Observation],
     intervals: &[Interval],
     now: OffsetDateTime,
+    day: Date,
 ) -> Readiness {
-    let day = rules::utc_day(now);
     let entry = p
         .current_phase_key
         .as_deref()
@@ -445,8 +464,10 @@ async fn readiness_for(
 ) -> Result<Vec<Readiness>, AppError> {
     let ids: Vec<Uuid> = plants.iter().map(|p| p.id).collect();
     let now = OffsetDateTime::now_utc();
+    let (_, tz) = garden_time_zone(tx).await?;
+    let day = karenz::today_at(now, &tz);
     let observations = repo::latest_observations(tx, &ids).await?;
-    let intervals = ipm_repo::intervals_after(tx, &ids, rules::utc_day(now)).await?;
+    let intervals = ipm_repo::intervals_after(tx, &ids, day, &tz).await?;
     let mut sequences: HashMap<String, Option<ResolvedSequence>> = HashMap::new();
     for p in plants {
         if !sequences.contains_key(&p.species_key) {
@@ -458,7 +479,7 @@ async fn readiness_for(
         .iter()
         .map(|p| {
             let seq = sequences.get(&p.species_key).and_then(Option::as_ref);
-            readiness_of(p, seq, &observations, &intervals, now)
+            readiness_of(p, seq, &observations, &intervals, now, day)
         })
         .collect())
 }
@@ -537,19 +558,21 @@ pub async fn readiness_where(
     Ok(out)
 }
 
-/// The safety intervals whose last blocked day is `day` (harvest allowed from the next day),
-/// with the plant's name: the digest's "safety intervals that end today".
+/// The safety intervals whose last blocked day (in the garden's calendar) is `day` (harvest
+/// allowed from the next day), with the plant's name: the digest's "safety intervals that end
+/// today".
 pub async fn intervals_ending_on(
     state: &AppState,
     tenant: &TenantRecord,
     day: Date,
 ) -> Result<Vec<(String, SafetyInterval)>, AppError> {
     let mut tx = TenantTx::read(state, tenant).await?;
-    let running = ipm_repo::intervals_overlapping(&mut tx, day, day).await?;
+    let (_, tz) = garden_time_zone(&mut tx).await?;
+    let running = ipm_repo::intervals_overlapping(&mut tx, day, day, &tz).await?;
     tx.commit().await?;
     Ok(running
         .iter()
-        .filter(|i| i.safe_on.previous_day() == Some(day))
+        .filter(|i| i.days().last_blocked_day() == Some(day))
         .map(|i| (i.plant_name.clone(), interval_view(i, day)))
         .collect())
 }
@@ -558,7 +581,8 @@ pub async fn intervals_ending_on(
 
 /// The garden calendar's share of harvest: harvests done within `from..=to` (kind `harvest`)
 /// and safety intervals that overlap the window (kind `treatment`, one per plant and
-/// application, `date` the first blocked day, `end_date` the last blocked day).
+/// application, `date` the first blocked day, `end_date` the last blocked day: local days in
+/// the garden's time zone).
 pub async fn calendar_events(
     tx: &mut TenantTx,
     from: Date,
@@ -584,8 +608,9 @@ pub async fn calendar_events(
             detail: Some(format!("batch {}", b.label)),
         });
     }
-    for i in ipm_repo::intervals_overlapping(tx, from, to).await? {
-        let last = i.safe_on.previous_day().unwrap_or(i.safe_on);
+    let (_, tz) = garden_time_zone(tx).await?;
+    for i in ipm_repo::intervals_overlapping(tx, from, to, &tz).await? {
+        let last = i.days().last_blocked_day().unwrap_or(i.safe_on);
         out.push(CalendarEvent {
             uid: format!("treatment:{}:{}", i.application_id, i.plant_id),
             kind: "treatment",

@@ -14,9 +14,16 @@ pub const EARLIEST: Date = time::macros::date!(1900 - 01 - 01);
 /// Clock skew allowed for an instant "now" sent by a client.
 pub const SKEW: Duration = Duration::minutes(5);
 
-/// The garden's today: UTC (gardens have no time zone of their own yet).
+/// The UTC day today. The safety-interval gate and the harvest dates count the garden's own
+/// day instead (`rules::karenz::today` in the garden's time zone).
 pub fn today() -> Date {
     OffsetDateTime::now_utc().date()
+}
+
+/// The latest local date anywhere on Earth now (UTC+14): a date after it is in the future in
+/// every time zone; the garden's own today is checked where its zone is known.
+pub fn latest_local_today() -> Date {
+    (OffsetDateTime::now_utc() + Duration::hours(14)).date()
 }
 
 /// An optional number within `min..=max` (`min` exclusive when `above_min`).
@@ -61,7 +68,7 @@ pub fn opt_instant(f: &mut JsonFields, name: &'static str) -> Option<Option<Offs
                 f.reject_field(name, "must not be in the future", "value_error");
                 None
             }
-            Ok(t) if crate::rules::karenz::utc_day(t) < EARLIEST => {
+            Ok(t) if t.to_offset(time::UtcOffset::UTC).date() < EARLIEST => {
                 f.reject_field(name, "must not be before 1900-01-01", "value_error");
                 None
             }
@@ -91,9 +98,16 @@ fn instant_reason(s: &str) -> &'static str {
     }
 }
 
-/// An optional day between 1900-01-01 and today (UTC): a date (YYYY-MM-DD), or an RFC 3339
-/// date-time with its offset, which counts as its UTC day (20:00 -08:00 on 1 June is 2 June).
-pub fn opt_past_day(f: &mut JsonFields, name: &'static str) -> Option<Option<Date>> {
+/// An optional harvest day from 1900-01-01 on: a date (YYYY-MM-DD), the grower's local date,
+/// or an RFC 3339 date-time with its offset, which counts as its local day in the garden's
+/// time zone (`rules::karenz::DayOrInstant`). Here only what is in the future everywhere is
+/// refused (a date after the latest local today on Earth, an instant past now); the service
+/// checks the garden's own today once it knows the zone.
+pub fn opt_past_day(
+    f: &mut JsonFields,
+    name: &'static str,
+) -> Option<Option<crate::rules::karenz::DayOrInstant>> {
+    use crate::rules::karenz::DayOrInstant;
     let fmt = time::macros::format_description!("[year]-[month]-[day]");
     match f.value(name) {
         None => Some(None),
@@ -101,18 +115,27 @@ pub fn opt_past_day(f: &mut JsonFields, name: &'static str) -> Option<Option<Dat
             let s = s.trim();
             let day = if s.len() == 10 {
                 Date::parse(s, &fmt)
+                    .map(DayOrInstant::Day)
                     .map_err(|_| "must be a date (YYYY-MM-DD) or a date-time with its UTC offset")
             } else {
                 OffsetDateTime::parse(s, &Rfc3339)
-                    .map(crate::rules::karenz::utc_day)
+                    .map(DayOrInstant::At)
                     .map_err(|_| instant_reason(s))
             };
+            let future = |d: &DayOrInstant| match d {
+                DayOrInstant::Day(d) => *d > latest_local_today(),
+                DayOrInstant::At(t) => *t > OffsetDateTime::now_utc() + SKEW,
+            };
+            let early = |d: &DayOrInstant| match d {
+                DayOrInstant::Day(d) => *d < EARLIEST,
+                DayOrInstant::At(t) => t.to_offset(time::UtcOffset::UTC).date() < EARLIEST,
+            };
             match day {
-                Ok(d) if d > today() => {
+                Ok(d) if future(&d) => {
                     f.reject_field(name, "must not be in the future", "value_error");
                     None
                 }
-                Ok(d) if d < EARLIEST => {
+                Ok(d) if early(&d) => {
                     f.reject_field(name, "must not be before 1900-01-01", "value_error");
                     None
                 }

@@ -264,8 +264,8 @@ pub struct NewApplication {
     pub plant_keys: Option<Vec<Uuid>>,
     /// Every live plant at this location.
     pub location_key: Option<Uuid>,
-    /// RFC 3339, not in the future; default now. Its UTC day is the first day of the
-    /// safety interval.
+    /// RFC 3339, not in the future; default now. Its local day in the garden's time zone is
+    /// the first day of the safety interval.
     #[salvo(schema(value_type = Option<String>, format = "date-time"))]
     #[serde(default, with = "time::serde::rfc3339::option")]
     pub applied_at: Option<OffsetDateTime>,
@@ -423,7 +423,8 @@ fn uuid_list(f: &mut JsonFields, name: &'static str, max: usize) -> Option<Optio
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TouchedPlant {
     pub plant_key: Uuid,
-    /// First day of the interval (YYYY-MM-DD, UTC day of `applied_at`).
+    /// First day of the interval (YYYY-MM-DD): the local day of `applied_at` in the garden's
+    /// time zone (UTC when none is set), counted when read.
     pub applied_on: String,
     /// Days between application and harvest for this plant's crop.
     pub safety_interval_days: i32,

@@ -4,11 +4,11 @@
 use serde_json::Value;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
-use time::{Date, OffsetDateTime};
+use time::{Date, Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::model::{Application, Finding, Inspection, TouchedPlant};
-use crate::rules::karenz;
+use crate::rules::karenz::{self, SafetyDays, TimeZone};
 use crate::tenancy::TenantTx;
 use crate::values::page::PageRequest;
 
@@ -210,32 +210,44 @@ pub async fn list_inspections(
 
 // ---------- applications ----------
 
-/// Earlier applications (day and resistance classes) of the plants that count under any of
-/// `classes`, from `since` on.
+/// The first instant of the local day `day` in `tz`, widened by a day where the zone database
+/// cannot place it: a bound for SQL that the exact rule then narrows.
+fn start_of(day: Date, tz: &TimeZone) -> OffsetDateTime {
+    karenz::day_start(day, tz).unwrap_or_else(|| day.midnight().assume_utc() - Duration::DAY)
+}
+
+/// Earlier applications (the garden's local day and resistance classes) of the plants that
+/// count under any of `classes`, from the local day `since` on.
 pub async fn class_days(
     tx: &mut TenantTx,
     plants: &[Uuid],
     classes: &[String],
     since: Date,
+    tz: &TimeZone,
 ) -> Result<Vec<(Uuid, Date, Vec<String>)>, sqlx::Error> {
     let rows = sqlx::query(tx.sql(
-        "SELECT plant_id, applied_on, resistance_classes FROM tenant.ipm_application_plants \
-         WHERE plant_id = ANY($1) AND resistance_classes && $2 AND applied_on >= $3",
+        "SELECT ap.plant_id, a.applied_at, ap.resistance_classes \
+         FROM tenant.ipm_application_plants ap \
+         JOIN tenant.ipm_applications a ON a.id = ap.application_id \
+         WHERE ap.plant_id = ANY($1) AND ap.resistance_classes && $2 AND a.applied_at >= $3",
     ))
     .bind(plants)
     .bind(classes)
-    .bind(since)
+    .bind(start_of(since, tz))
     .fetch_all(tx.conn())
     .await?;
-    rows.iter()
-        .map(|r| {
-            Ok((
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let day = karenz::local_day(r.try_get("applied_at")?, tz);
+        if day >= since {
+            out.push((
                 r.try_get("plant_id")?,
-                r.try_get("applied_on")?,
+                day,
                 r.try_get("resistance_classes")?,
-            ))
-        })
-        .collect()
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Records an application and, per touched plant, its interval and resistance classes.
@@ -245,15 +257,14 @@ pub async fn insert_application(
     class: Option<&str>,
     classes: &[String],
 ) -> Result<(), sqlx::Error> {
-    let applied_on = karenz::utc_day(a.applied_at);
     sqlx::query(tx.sql(
         "INSERT INTO tenant.ipm_applications (id, treatment_key, treatment_name, treatment_type, \
          active_ingredient, ingredient_class, safety_interval_days, location_id, applied_at, \
-         applied_on, dose, dose_unit, water_volume_liters, method, applied_by, notes, \
+         dose, dose_unit, water_volume_liters, method, applied_by, notes, \
          resistance_acknowledged, resistance_count, created_by, created_at, resistance_groups, \
          authorisation_number, bbch_code, treated_area_m2, target_pest_keys, target_disease_keys) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
-         $20, $21, $22, $23, $24, $25, $26)",
+         $20, $21, $22, $23, $24, $25)",
     ))
     .bind(a.key)
     .bind(&a.treatment_key)
@@ -264,7 +275,6 @@ pub async fn insert_application(
     .bind(a.safety_interval_days)
     .bind(a.location_key)
     .bind(a.applied_at)
-    .bind(applied_on)
     .bind(a.dose)
     .bind(&a.dose_unit)
     .bind(a.water_volume_liters)
@@ -285,27 +295,20 @@ pub async fn insert_application(
     .await?;
     let plants: Vec<Uuid> = a.plants.iter().map(|p| p.plant_key).collect();
     let days: Vec<i32> = a.plants.iter().map(|p| p.safety_interval_days).collect();
-    let safe: Vec<Date> = a
-        .plants
-        .iter()
-        .map(|p| karenz::safe_on(applied_on, i64::from(p.safety_interval_days)))
-        .collect();
     let sources: Vec<Option<String>> = a.plants.iter().map(|p| p.interval_source.clone()).collect();
     let eppo: Vec<Option<String>> = a.plants.iter().map(|p| p.eppo_code.clone()).collect();
     let stages: Vec<Option<i16>> = a.plants.iter().map(|p| p.bbch_principal).collect();
     sqlx::query(tx.sql(
-        "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, applied_on, safe_on, \
+        "INSERT INTO tenant.ipm_application_plants (application_id, plant_id, \
          ingredient_class, safety_interval_days, interval_source, resistance_classes, eppo_code, \
          bbch_principal) \
-         SELECT $1, x.plant, $3, x.safe, $4, x.days, x.source, $8, x.eppo, x.stage \
-         FROM unnest($2::uuid[], $5::date[], $6::int[], $7::text[], $9::text[], $10::int2[]) \
-           AS x (plant, safe, days, source, eppo, stage)",
+         SELECT $1, x.plant, $3, x.days, x.source, $6, x.eppo, x.stage \
+         FROM unnest($2::uuid[], $4::int[], $5::text[], $7::text[], $8::int2[]) \
+           AS x (plant, days, source, eppo, stage)",
     ))
     .bind(a.key)
     .bind(&plants)
-    .bind(applied_on)
     .bind(class)
-    .bind(&safe)
     .bind(&days)
     .bind(&sources)
     .bind(classes)
@@ -321,32 +324,30 @@ const APPLICATION: &str = "SELECT a.id, a.treatment_key, a.treatment_name, a.tre
     a.water_volume_liters, a.method, a.applied_by, a.notes, a.resistance_acknowledged, \
     a.resistance_count, a.created_by, a.created_at, a.resistance_groups, a.authorisation_number, \
     a.bbch_code, a.treated_area_m2, a.target_pest_keys, a.target_disease_keys, \
-    coalesce((SELECT jsonb_agg(jsonb_build_object('plant_key', ap.plant_id, 'applied_on', ap.applied_on, \
+    coalesce((SELECT jsonb_agg(jsonb_build_object('plant_key', ap.plant_id, \
       'safety_interval_days', ap.safety_interval_days, 'interval_source', ap.interval_source, \
       'eppo_code', ap.eppo_code, 'bbch_principal', ap.bbch_principal) \
       ORDER BY ap.plant_id) FROM tenant.ipm_application_plants ap \
       WHERE ap.application_id = a.id), '[]') AS touched \
     FROM tenant.ipm_applications a";
 
-const DAY: &[time::format_description::FormatItem<'static>] =
-    time::macros::format_description!("[year]-[month]-[day]");
-
 /// A touched plant as the application query aggregates it.
 #[derive(serde::Deserialize)]
 struct TouchedRow {
     plant_key: Uuid,
-    /// YYYY-MM-DD.
-    applied_on: String,
     safety_interval_days: i32,
     interval_source: Option<String>,
     eppo_code: Option<String>,
     bbch_principal: Option<i16>,
 }
 
-fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
+/// An application read back, its days counted in the garden's zone `tz` now.
+fn application_of(r: &PgRow, tz: &TimeZone) -> Result<Application, sqlx::Error> {
     let touched: Value = r.try_get("touched")?;
     let touched: Vec<TouchedRow> =
         serde_json::from_value(touched).map_err(|e| sqlx::Error::Decode(e.into()))?;
+    let applied_at: OffsetDateTime = r.try_get("applied_at")?;
+    let day = karenz::local_day(applied_at, tz);
     Ok(Application {
         key: r.try_get("id")?,
         treatment_key: r.try_get("treatment_key")?,
@@ -356,7 +357,7 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
         safety_interval_days: r.try_get("safety_interval_days")?,
         resistance_groups: r.try_get("resistance_groups")?,
         location_key: r.try_get("location_id")?,
-        applied_at: r.try_get("applied_at")?,
+        applied_at,
         dose: r.try_get("dose")?,
         dose_unit: r.try_get("dose_unit")?,
         water_volume_liters: r.try_get("water_volume_liters")?,
@@ -373,14 +374,10 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
         plants: touched
             .into_iter()
             .map(|t| {
-                let day =
-                    Date::parse(&t.applied_on, DAY).map_err(|e| sqlx::Error::Decode(e.into()))?;
-                Ok(
-                    TouchedPlant::new(t.plant_key, day, t.safety_interval_days, t.interval_source)
-                        .with_crop(t.eppo_code, t.bbch_principal),
-                )
+                TouchedPlant::new(t.plant_key, day, t.safety_interval_days, t.interval_source)
+                    .with_crop(t.eppo_code, t.bbch_principal)
             })
-            .collect::<Result<_, sqlx::Error>>()?,
+            .collect(),
         created_by: r.try_get("created_by")?,
         created_at: r.try_get("created_at")?,
         warnings: Vec::new(),
@@ -390,12 +387,13 @@ fn application_of(r: &PgRow) -> Result<Application, sqlx::Error> {
 pub async fn get_application(
     tx: &mut TenantTx,
     id: Uuid,
+    tz: &TimeZone,
 ) -> Result<Option<Application>, sqlx::Error> {
     let row = sqlx::query(tx.sql(&format!("{APPLICATION} WHERE a.id = $1")))
         .bind(id)
         .fetch_optional(tx.conn())
         .await?;
-    row.as_ref().map(application_of).transpose()
+    row.as_ref().map(|r| application_of(r, tz)).transpose()
 }
 
 /// Applications newest first, optionally those that touched one plant.
@@ -403,6 +401,7 @@ pub async fn list_applications(
     tx: &mut TenantTx,
     plant: Option<Uuid>,
     page: PageRequest,
+    tz: &TimeZone,
 ) -> Result<(Vec<Application>, i64), sqlx::Error> {
     let filter = "WHERE ($1::uuid IS NULL OR EXISTS (SELECT 1 FROM tenant.ipm_application_plants x \
                   WHERE x.application_id = a.id AND x.plant_id = $1))";
@@ -421,12 +420,15 @@ pub async fn list_applications(
     .fetch_one(tx.conn())
     .await?;
     Ok((
-        rows.iter().map(application_of).collect::<Result<_, _>>()?,
+        rows.iter()
+            .map(|r| application_of(r, tz))
+            .collect::<Result<_, _>>()?,
         total,
     ))
 }
 
-/// A safety interval of a plant: one application with an interval above 0 days.
+/// A safety interval of a plant: one application with an interval above 0 days, its days
+/// counted in the garden's zone when it was read.
 #[derive(Debug, Clone)]
 pub struct Interval {
     pub application_id: Uuid,
@@ -438,17 +440,33 @@ pub struct Interval {
     /// The interval for this plant's crop, and where it comes from.
     pub safety_interval_days: i32,
     pub interval_source: Option<String>,
+    pub applied_at: OffsetDateTime,
+    /// The local day of `applied_at` (the first blocked day) ...
     pub applied_on: Date,
+    /// ... and the first local day a harvest is allowed again.
     pub safe_on: Date,
 }
 
+impl Interval {
+    pub fn days(&self) -> SafetyDays {
+        SafetyDays::from_day(self.applied_on, i64::from(self.safety_interval_days))
+    }
+}
+
+// The stored rows keep the instant and the days, not the days' dates: those depend on the
+// garden's zone and are counted by `rules::karenz` whenever they are read. The SQL bounds
+// below only narrow the rows (a local day starts within a day of the UTC bound, daylight
+// saving included); the rule decides.
 const INTERVAL: &str = "SELECT ap.application_id, ap.plant_id, p.name AS plant_name, a.treatment_key, \
-    a.treatment_name, a.active_ingredient, ap.safety_interval_days, ap.interval_source, ap.applied_on, ap.safe_on \
+    a.treatment_name, a.active_ingredient, ap.safety_interval_days, ap.interval_source, a.applied_at \
     FROM tenant.ipm_application_plants ap \
     JOIN tenant.ipm_applications a ON a.id = ap.application_id \
     JOIN tenant.plants p ON p.id = ap.plant_id";
 
-fn interval_of(r: &PgRow) -> Result<Interval, sqlx::Error> {
+fn interval_of(r: &PgRow, tz: &TimeZone) -> Result<Interval, sqlx::Error> {
+    let applied_at: OffsetDateTime = r.try_get("applied_at")?;
+    let days: i32 = r.try_get("safety_interval_days")?;
+    let s = SafetyDays::of(applied_at, i64::from(days), tz);
     Ok(Interval {
         application_id: r.try_get("application_id")?,
         plant_id: r.try_get("plant_id")?,
@@ -456,46 +474,80 @@ fn interval_of(r: &PgRow) -> Result<Interval, sqlx::Error> {
         treatment_key: r.try_get("treatment_key")?,
         treatment_name: r.try_get("treatment_name")?,
         active_ingredient: r.try_get("active_ingredient")?,
-        safety_interval_days: r.try_get("safety_interval_days")?,
+        safety_interval_days: days,
         interval_source: r.try_get("interval_source")?,
-        applied_on: r.try_get("applied_on")?,
-        safe_on: r.try_get("safe_on")?,
+        applied_at,
+        applied_on: s.applied_on,
+        safe_on: s.safe_on,
     })
 }
 
-/// The intervals of the plants that still run on `day` or later (`safe_on > day`), earliest
-/// end first.
+/// The intervals of the plants that still run on the local day `day` or later
+/// (`safe_on > day`), earliest end first.
 pub async fn intervals_after(
     tx: &mut TenantTx,
     plants: &[Uuid],
     day: Date,
+    tz: &TimeZone,
 ) -> Result<Vec<Interval>, sqlx::Error> {
+    // safe_on > day  <=>  applied_at >= start of (day - days + 1); days + 1 before the start
+    // of `day` bounds it.
     let rows = sqlx::query(tx.sql(&format!(
-        "{INTERVAL} WHERE ap.plant_id = ANY($1) AND ap.safe_on > $2 AND ap.safe_on > ap.applied_on \
-         ORDER BY ap.safe_on, ap.applied_on, ap.application_id"
+        "{INTERVAL} WHERE ap.plant_id = ANY($1) AND ap.safety_interval_days > 0 \
+         AND a.applied_at >= $2 - make_interval(hours => 24 * (ap.safety_interval_days + 1))"
     )))
     .bind(plants)
-    .bind(day)
+    .bind(start_of(day, tz))
     .fetch_all(tx.conn())
     .await?;
-    rows.iter().map(interval_of).collect()
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let i = interval_of(r, tz)?;
+        if i.days().runs_after(day) {
+            out.push(i);
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.safe_on, a.applied_on, a.application_id).cmp(&(
+            b.safe_on,
+            b.applied_on,
+            b.application_id,
+        ))
+    });
+    Ok(out)
 }
 
-/// Intervals (above 0 days) that overlap `from..=to`: for the calendar.
+/// Intervals (above 0 days) that overlap the local days `from..=to`: for the calendar.
 pub async fn intervals_overlapping(
     tx: &mut TenantTx,
     from: Date,
     to: Date,
+    tz: &TimeZone,
 ) -> Result<Vec<Interval>, sqlx::Error> {
+    let after = to.next_day().unwrap_or(to);
     let rows = sqlx::query(tx.sql(&format!(
-        "{INTERVAL} WHERE ap.safe_on > ap.applied_on AND ap.applied_on <= $2 AND ap.safe_on > $1 \
-         ORDER BY ap.applied_on, ap.plant_id, ap.application_id"
+        "{INTERVAL} WHERE ap.safety_interval_days > 0 AND a.applied_at < $2 \
+         AND a.applied_at >= $1 - make_interval(hours => 24 * (ap.safety_interval_days + 1))"
     )))
-    .bind(from)
-    .bind(to)
+    .bind(start_of(from, tz))
+    .bind(start_of(after, tz) + Duration::DAY)
     .fetch_all(tx.conn())
     .await?;
-    rows.iter().map(interval_of).collect()
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let i = interval_of(r, tz)?;
+        if i.days().overlaps(from, to) {
+            out.push(i);
+        }
+    }
+    out.sort_by(|a, b| {
+        (a.applied_on, a.plant_id, a.application_id).cmp(&(
+            b.applied_on,
+            b.plant_id,
+            b.application_id,
+        ))
+    });
+    Ok(out)
 }
 
 /// An application as the plant-protection record reads it.

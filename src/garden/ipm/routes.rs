@@ -234,11 +234,14 @@ pub async fn get_treatment_application(
 }
 
 /// Apply a treatment of the catalogue to plants (or every plant at a location). Starts the
-/// safety interval of every plant touched: harvests are refused from the UTC day of
-/// `applied_at` through the day before `safe_on`. The same mode of action applied to a plant as
-/// often as its group's limit allows (`GET /api/v1/ipm/resistance-groups`: FRAC M and BM groups
-/// never count; FRAC 3 three and FRAC 11 and 17 two a season; otherwise a precautionary 3 in 90
-/// days) refuses the next with `RESISTANCE_WARNING`, naming the group, limit and source, unless
+/// safety interval of every plant touched: harvests are refused from the local day of
+/// `applied_at` in the garden's time zone (`applied_on`; UTC when no zone is set) through the
+/// day before `safe_on` (= `applied_on` + the interval). The days are counted from
+/// `applied_at` whenever they are read, so a change of the garden's zone counts them anew. The
+/// same mode of action applied to a plant as often as its group's limit allows
+/// (`GET /api/v1/ipm/resistance-groups`: FRAC M and BM groups never count; FRAC 3 three and
+/// FRAC 11 and 17 two a season; otherwise a precautionary 3 in 90 days) refuses the next with
+/// `RESISTANCE_WARNING`, naming the group, limit and source, unless
 /// `acknowledge_resistance` is true (recorded on the application).
 ///
 /// `plant_keys`, `location_key` (every live plant there) or both; `dose` with `dose_unit`

@@ -340,8 +340,9 @@ fn class_label(t: &TreatmentFacts, class: &str) -> String {
 }
 
 /// Records a treatment application on plants (or every live plant at a location): checks the
-/// resistance rule per plant and starts each plant's safety interval. Days are UTC days: an
-/// `applied_at` of 20:00 -08:00 on 1 June starts the interval on 2 June.
+/// resistance rule per plant and starts each plant's safety interval. Days are the garden's
+/// local days (`rules::karenz`, its time zone; UTC when none is set): in a Los Angeles garden
+/// an `applied_at` of 18:00 -08:00 on 29 November starts the interval on 29 November.
 pub async fn apply_treatment(
     state: &AppState,
     tenant: &TenantRecord,
@@ -402,7 +403,8 @@ pub async fn apply_treatment(
     }
     let now = OffsetDateTime::now_utc();
     let applied_at = new.applied_at.unwrap_or(now);
-    let day = karenz::utc_day(applied_at);
+    let (_, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
+    let day = karenz::local_day(applied_at, &tz);
     let class = resistance::class_of(t.active_ingredient.as_deref());
     // Only the classes the rule counts (multi-site and BM groups are outside the count).
     let classes = resistance::counted_classes_of(
@@ -425,7 +427,7 @@ pub async fn apply_treatment(
             .max()
             .unwrap_or(resistance::WINDOW_DAYS);
         let since = resistance::window_start(day, longest);
-        let earlier = repo::class_days(&mut tx, &ids, &classes, since).await?;
+        let earlier = repo::class_days(&mut tx, &ids, &classes, since, &tz).await?;
         for p in &plants {
             // The verdict of each class of this treatment on this plant; the worst one speaks.
             let mut worst: Option<(Verdict, &String, usize, i64, usize)> = None;
@@ -608,7 +610,8 @@ pub async fn list_applications(
     if let Some(p) = plant {
         require_plants(&mut tx, &[p], "query.plant", false, false).await?;
     }
-    let (items, total) = repo::list_applications(&mut tx, plant, page).await?;
+    let (_, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
+    let (items, total) = repo::list_applications(&mut tx, plant, page, &tz).await?;
     tx.commit().await?;
     Ok(Page::new(items, total, page))
 }
@@ -620,7 +623,8 @@ pub async fn get_application(
 ) -> Result<Application, AppError> {
     let id = parse_key(key, "treatment application")?;
     let mut tx = TenantTx::read(state, tenant).await?;
-    let found = repo::get_application(&mut tx, id).await?;
+    let (_, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
+    let found = repo::get_application(&mut tx, id, &tz).await?;
     tx.commit().await?;
     found.ok_or_else(|| AppError::not_found("treatment application"))
 }
@@ -647,7 +651,7 @@ pub async fn protection_record(
 ) -> Result<ProtectionRecord, AppError> {
     let mut tx = TenantTx::snapshot(state, tenant).await?;
     let (tz_name, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
-    let today = civil_to_date(jiff::Timestamp::now().to_zoned(tz.clone()).date())?;
+    let today = karenz::today(&tz);
     let to = q.to.unwrap_or(today);
     let from = q
         .from
@@ -668,6 +672,7 @@ pub async fn protection_record(
     }
     let start = local_midnight(from, &tz)?;
     let end = local_midnight(to.next_day().unwrap_or(to), &tz)?;
+    // The application's date: its local day by the same rule as its safety interval.
     let rows = repo::record_rows(&mut tx, start, end).await?;
     tx.commit().await?;
     let mut out = Vec::with_capacity(rows.len());
@@ -682,7 +687,7 @@ pub async fn protection_record(
         };
         out.push(ProtectionRow {
             application_key: r.id,
-            date: zoned.date().to_string(),
+            date: karenz::local_day(r.applied_at, &tz).to_string(),
             applied_at: zoned.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
             crop_eppo_codes: r.eppo_codes,
             crop_species: names(state, &SPECIES, &r.species_keys).await?,
@@ -737,31 +742,9 @@ async fn names(
     Ok(out)
 }
 
-fn civil_to_date(d: jiff::civil::Date) -> Result<time::Date, AppError> {
-    let month = time::Month::try_from(u8::try_from(d.month()).unwrap_or(1))
-        .map_err(|_| AppError::internal("a month out of range"))?;
-    time::Date::from_calendar_date(
-        i32::from(d.year()),
-        month,
-        u8::try_from(d.day()).unwrap_or(1),
-    )
-    .map_err(|_| AppError::internal("a date out of range"))
-}
-
-/// The instant a local day starts in the zone (the first instant of the day where a
-/// daylight-saving change skips midnight).
+/// The instant a local day starts in the zone (`rules::karenz::day_start`).
 fn local_midnight(day: time::Date, tz: &jiff::tz::TimeZone) -> Result<OffsetDateTime, AppError> {
-    let civil = jiff::civil::Date::new(
-        i16::try_from(day.year()).map_err(|_| AppError::internal("a year out of range"))?,
-        i8::try_from(u8::from(day.month())).unwrap_or(1),
-        i8::try_from(day.day()).unwrap_or(1),
-    )
-    .map_err(|_| AppError::internal("a date out of range"))?;
-    let start = civil
-        .to_zoned(tz.clone())
-        .map_err(|_| AppError::internal("a date out of the zone's range"))?;
-    OffsetDateTime::from_unix_timestamp(start.timestamp().as_second())
-        .map_err(|_| AppError::internal("an instant out of range"))
+    karenz::day_start(day, tz).ok_or_else(|| AppError::internal("a date out of the zone's range"))
 }
 
 fn to_zoned(at: OffsetDateTime, tz: &jiff::tz::TimeZone) -> Result<jiff::Zoned, AppError> {

@@ -141,7 +141,7 @@ pub static RECORD_HARVEST: Tool = Tool {
                   score and grade computed) or a grade alone. Refused (validation.error, detail \
                   code KARENZ_VIOLATION, one detail per blocking treatment naming the active \
                   ingredient and the last blocked day) while a safety interval runs on \
-                  harvest_date (default today, UTC). Nothing bypasses it. A harvest in a phase \
+                  harvest_date (default the garden's today, in its time zone). Nothing bypasses it. A harvest in a phase \
                   that does not allow one is recorded with a harvest_readiness warning \
                   (warnings[]; the grower's call). dry_run: true checks \
                   everything and stores nothing.",
@@ -153,8 +153,8 @@ pub static RECORD_HARVEST: Tool = Tool {
         Arg::optional(
             "harvest_date",
             ArgKind::DateOrDateTime,
-            "YYYY-MM-DD, or a date-time with its offset (counts as its UTC day); not in the \
-             future (default today).",
+            "YYYY-MM-DD (the local date), or a date-time with its offset (counts as its local \
+             day in the garden's time zone); not after the garden's today (default today).",
         ),
         Arg::optional(
             "harvest_type",

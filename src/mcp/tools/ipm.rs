@@ -42,7 +42,7 @@ fn inspection_line(i: &Inspection) -> String {
         } else {
             "location"
         },
-        crate::rules::karenz::utc_day(i.inspected_at),
+        crate::rules::harvest::utc_day(i.inspected_at),
         i.inspector,
         if named.is_empty() {
             String::new()
@@ -293,7 +293,11 @@ fn application_line(a: &Application) -> String {
             .as_deref()
             .unwrap_or("no active ingredient"),
         a.plants.len(),
-        crate::rules::karenz::utc_day(a.applied_at)
+        // The garden's local day of the application (every touched plant has the same).
+        a.plants
+            .first()
+            .map(|p| p.applied_on.clone())
+            .unwrap_or_else(|| a.applied_at.date().to_string())
     )
 }
 
