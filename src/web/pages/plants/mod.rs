@@ -31,6 +31,7 @@ use crate::garden::watering::model::WateringEvent;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::PageRequest;
 use crate::platform::access::TenantCtx;
+use crate::platform::preferences::service::{day_of, local_at};
 use crate::platform::tenants::model::Tenant;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
@@ -206,22 +207,20 @@ fn num(lang: Lang, x: f64) -> String {
 
 /// The person's calendar day of an instant (their time zone).
 fn local_day(tz: &str, at: OffsetDateTime) -> Date {
-    let zone = jiff::tz::TimeZone::get(tz).unwrap_or(jiff::tz::TimeZone::UTC);
     match jiff::Timestamp::from_second(at.unix_timestamp()) {
-        Ok(ts) => crate::platform::preferences::service::day_of(&ts.to_zoned(zone)),
+        Ok(ts) => day_of(&local_at(tz, ts)),
         Err(_) => at.date(),
     }
 }
 
 /// Day and time of an instant where the person lives.
 fn local_stamp(lang: Lang, tz: &str, at: OffsetDateTime) -> String {
-    let zone = jiff::tz::TimeZone::get(tz).unwrap_or(jiff::tz::TimeZone::UTC);
     match jiff::Timestamp::from_second(at.unix_timestamp()) {
         Ok(ts) => {
-            let z = ts.to_zoned(zone);
+            let z = local_at(tz, ts);
             format!(
                 "{} {:02}:{:02}",
-                lang.date(crate::platform::preferences::service::day_of(&z)),
+                lang.date(day_of(&z)),
                 z.hour(),
                 z.minute()
             )
