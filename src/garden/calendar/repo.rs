@@ -56,11 +56,34 @@ pub struct FrostSettings {
     pub first_autumn_frost: Option<String>,
 }
 
-pub async fn frost_settings(tx: &mut TenantTx) -> Result<FrostSettings, sqlx::Error> {
-    Ok(FrostSettings {
-        hemisphere: setting(tx, "hemisphere").await?,
-        last_spring_frost: setting(tx, "last_spring_frost").await?,
-        first_autumn_frost: setting(tx, "first_autumn_frost").await?,
+/// Every setting of the garden's one settings row, read at once (all `None` before the row
+/// exists).
+pub struct Settings {
+    pub hardiness_zone: Option<String>,
+    pub timezone: Option<String>,
+    pub frost: FrostSettings,
+}
+
+pub async fn settings(tx: &mut TenantTx) -> Result<Settings, sqlx::Error> {
+    let sql = tx.sql(
+        "SELECT hardiness_zone, timezone, hemisphere, last_spring_frost, first_autumn_frost \
+         FROM tenant.garden_settings WHERE id",
+    );
+    let row = sqlx::query(sql).fetch_optional(tx.conn()).await?;
+    let text = |column: &str| -> Result<Option<String>, sqlx::Error> {
+        match &row {
+            Some(r) => r.try_get(column),
+            None => Ok(None),
+        }
+    };
+    Ok(Settings {
+        hardiness_zone: text("hardiness_zone")?,
+        timezone: text("timezone")?,
+        frost: FrostSettings {
+            hemisphere: text("hemisphere")?,
+            last_spring_frost: text("last_spring_frost")?,
+            first_autumn_frost: text("first_autumn_frost")?,
+        },
     })
 }
 

@@ -43,9 +43,11 @@ pub async fn events(
     let entries = repo::phase_entries(&mut tx, w.from, w.to).await?;
     let live = repo::live_phases(&mut tx).await?;
     let species = repo::species_counts(&mut tx, None).await?;
-    let zone = repo::zone(&mut tx).await?;
-    let own_frost = repo::frost_settings(&mut tx).await?;
-    let timezone = repo::timezone(&mut tx).await?;
+    let repo::Settings {
+        hardiness_zone: zone,
+        timezone,
+        frost: own_frost,
+    } = repo::settings(&mut tx).await?;
     let mut all = offered_events(&mut tx, w.from, w.to).await?;
     tx.commit().await?;
 
@@ -345,9 +347,11 @@ pub async fn sowing_calendar(
             .await?
             .ok_or_else(|| AppError::not_found("site"))?,
     };
-    let garden_zone = repo::zone(&mut tx).await?;
-    let own_frost = repo::frost_settings(&mut tx).await?;
-    let timezone = repo::timezone(&mut tx).await?;
+    let repo::Settings {
+        hardiness_zone: garden_zone,
+        timezone,
+        frost: own_frost,
+    } = repo::settings(&mut tx).await?;
     let counts = repo::species_counts(&mut tx, site).await?;
     tx.commit().await?;
     let zone = q.zone.clone().or(site_zone).or(garden_zone);
@@ -406,9 +410,11 @@ pub async fn sowing_calendar(
 
 pub async fn settings(state: &AppState, tenant: &TenantRecord) -> Result<GardenSettings, AppError> {
     let mut tx = TenantTx::read(state, tenant).await?;
-    let zone = repo::zone(&mut tx).await?;
-    let timezone = repo::timezone(&mut tx).await?;
-    let frost = repo::frost_settings(&mut tx).await?;
+    let repo::Settings {
+        hardiness_zone: zone,
+        timezone,
+        frost,
+    } = repo::settings(&mut tx).await?;
     tx.commit().await?;
     Ok(GardenSettings {
         hardiness_zone: zone,
