@@ -62,7 +62,7 @@ pub enum ArgKind {
     Date,
     /// An RFC 3339 date-time with its offset (JSON Schema `format: date-time`).
     DateTime,
-    /// A date or a date-time (a date-time counts as its UTC day).
+    /// A date or a date-time (the service takes a date-time as its local day in the garden's zone).
     DateOrDateTime,
     /// A list of `min..=max` one-line texts of `item_min..=item_max` characters; repeats are
     /// dropped (after trimming).

@@ -708,3 +708,131 @@ async fn care_tools_due_confirm_and_log() {
     let (_, due_b) = call(&app, &bk, "get_due_care_tasks", json!({"urgency": "all"})).await;
     assert_eq!(due_b["data"]["total"], 0);
 }
+
+/// Issue 39: winter rest waters less, never not at all; only a dry rest (and dormancy, leaf
+/// renewal) withholds watering, and says why. The fixture fern runs into `fx_winter_rest`, the
+/// fixture stone into `fx_dry_rest`. REST and the care tool give the same answer, and another
+/// garden sees neither plant.
+#[tokio::test]
+async fn care_winter_rest_waters_less_and_dry_rest_withholds() {
+    use crate::mcp_tools::{call, scoped_key};
+    let app = crate::mcp_tools::app().await;
+    let a = app.tenant("carerest").await;
+    let b = app.tenant("carerestb").await;
+    let admin = app.member(&a, Role::Admin).await;
+    let admin_b = app.member(&b, Role::Admin).await;
+    let base = care_path(&a);
+    let fern = species(&app, "Mockia filix").await;
+    let stone = species(&app, "Lithopsis fixturae").await;
+    let fern_rest = phases(&app, &fern).await[1].clone();
+    let stone_rest = phases(&app, &stone).await[1].clone();
+    let rest = app.rest_as(&admin);
+    let create = |species: String, phase: String, name: &str| json!({"species_key": species, "phase_key": phase, "name": name});
+    let res = rest
+        .post(&plants_path(&a), &create(fern, fern_rest, "Resting fern"))
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let fern_plant = key(&res.json::<Value>().await.expect("json"));
+    let res = rest
+        .post(&plants_path(&a), &create(stone, stone_rest, "Dry stone"))
+        .await;
+    assert_eq!(res.status().as_u16(), 201);
+    let stone_plant = key(&res.json::<Value>().await.expect("json"));
+
+    // The fern in winter rest keeps its watering reminder, due today, at its own interval
+    // times the winter multiplier (not the phase's 5 days, not the summer 7), and nothing is
+    // withheld.
+    let res = rest.get(&format!("{base}/plants/{fern_plant}")).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let care: Value = res.json().await.expect("json");
+    let prof = &care["profile"];
+    let own = prof["watering_interval_days"].as_i64().expect("interval");
+    let mult = prof["winter_watering_multiplier"].as_f64().expect("mult");
+    let winter = (own as f64 * mult).trunc() as i64;
+    assert_eq!((own, winter), (7, 10), "{prof}");
+    let water = reminder(&care, "watering");
+    assert_eq!(water["interval_days"], winter, "{care}");
+    assert_eq!(water["due_on"], ds(today()));
+    assert!(care["watering_withheld"].is_null(), "{care}");
+
+    // Confirmed, the next watering comes one winter interval later.
+    let wk = water["reminder_key"].as_str().expect("key").to_owned();
+    let res = rest
+        .post(
+            &format!("{base}/{wk}/confirm"),
+            &json!({"plant_key": fern_plant}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let res = rest.get(&format!("{base}/plants/{fern_plant}")).await;
+    let care: Value = res.json().await.expect("json");
+    assert_eq!(
+        reminder(&care, "watering")["due_on"],
+        ds(today() + Duration::days(winter)),
+        "{care}"
+    );
+
+    // The stone in dry rest: no watering reminder is due, and the answer says why.
+    let res = rest.get(&format!("{base}/plants/{stone_plant}")).await;
+    let care: Value = res.json().await.expect("json");
+    let held = &care["watering_withheld"];
+    assert_eq!(held["plant_key"], stone_plant.as_str(), "{care}");
+    assert_eq!(held["phase"], "fx_dry_rest");
+    assert!(
+        held["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("dry rest")),
+        "{held}"
+    );
+    let res = rest.get(&format!("{base}?urgency=all")).await;
+    let due: Value = res.json().await.expect("json");
+    let watering_of = |plant: &str| {
+        ["overdue", "due_today", "upcoming", "not_due"]
+            .iter()
+            .flat_map(|g| due[*g].as_array().cloned().unwrap_or_default())
+            .filter(|r| r["plant_key"] == plant && r["reminder_type"] == "watering")
+            .count()
+    };
+    assert_eq!(watering_of(&stone_plant), 0, "{due}");
+    assert_eq!(watering_of(&fern_plant), 1, "{due}");
+    assert_eq!(due["watering_withheld_total"], 1, "{due}");
+    assert_eq!(due["watering_withheld"][0]["plant_name"], "Dry stone");
+    // The pest check still runs in both rests.
+    assert!(
+        types_in(&due["due_today"]).contains(&"pest_check".to_owned()),
+        "{due}"
+    );
+
+    // The care tool says the same, with the reason in its summary.
+    let vk = scoped_key(&app, &a, Role::Viewer).await;
+    let (s, out) = call(&app, &vk, "get_due_care_tasks", json!({"urgency": "all"})).await;
+    assert_eq!(s, 200, "{out}");
+    assert_eq!(out["data"]["watering_withheld_total"], 1, "{out}");
+    assert_eq!(
+        out["data"]["watering_withheld"][0]["plant_key"],
+        stone_plant.as_str()
+    );
+    assert!(
+        out["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("Watering withheld for 1") && s.contains("Dry stone")),
+        "{out}"
+    );
+
+    // Garden B sees neither plant, nothing withheld, and A's plant is 404 there.
+    let rest_b = app.rest_as(&admin_b);
+    let res = rest_b.get(&format!("{}?urgency=all", care_path(&b))).await;
+    let due_b: Value = res.json().await.expect("json");
+    assert_eq!(
+        (
+            due_b["total"].as_i64(),
+            due_b["watering_withheld_total"].as_i64()
+        ),
+        (Some(0), Some(0)),
+        "{due_b}"
+    );
+    let res = rest_b
+        .get(&format!("{}/plants/{stone_plant}", care_path(&b)))
+        .await;
+    assert_error(res, 404, "ENTITY_NOT_FOUND").await;
+}

@@ -807,7 +807,7 @@ async fn intervals_follow_the_crop_and_count_from_the_utc_day() {
 }
 
 #[tokio::test]
-async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day() {
+async fn a_spray_west_or_east_of_utc_counts_from_its_utc_day_in_a_garden_without_a_zone() {
     let app = TestApp::full().await;
     let w = world(&app, "utcday", 2).await;
     let (west, east) = (w.plants[0], w.plants[1]);

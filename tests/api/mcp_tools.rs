@@ -882,7 +882,7 @@ async fn mcp_tools_phases_sequences_and_lifecycles() {
     )
     .await;
     let items = defs["data"]["items"].as_array().expect("items");
-    assert_eq!(defs["data"]["total"], 5, "{defs}");
+    assert_eq!(defs["data"]["total"], 7, "{defs}");
     let germ = items
         .iter()
         .find(|p| p["name"] == "fx_germination")
@@ -894,7 +894,7 @@ async fn mcp_tools_phases_sequences_and_lifecycles() {
         &app,
         &key,
         "list_phase_definitions",
-        json!({"name_filter": "fx_", "offset": 4, "limit": 2}),
+        json!({"name_filter": "fx_", "offset": 6, "limit": 2}),
     )
     .await;
     assert_eq!(
@@ -902,7 +902,7 @@ async fn mcp_tools_phases_sequences_and_lifecycles() {
             paged["data"]["count"].as_i64(),
             paged["data"]["total"].as_i64()
         ),
-        (Some(1), Some(5))
+        (Some(1), Some(7))
     );
     invalid(
         &app,
