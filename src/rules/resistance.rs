@@ -286,6 +286,17 @@ pub fn class_of(active_ingredient: Option<&str>) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// A class as a grower reads it: a resistance group in its catalogue spelling (`FRAC 11`),
+/// else the active ingredient (classes are kept lower-case so spellings count together).
+pub fn class_label(class: &str) -> String {
+    let upper = class.to_uppercase();
+    if is_group_code(&upper) {
+        upper
+    } else {
+        class.to_owned()
+    }
+}
+
 /// The classes of [`classes_of`] the rule counts: those outside the count (multi-site,
 /// biologicals with multiple modes of action) left out.
 pub fn counted_classes_of(
@@ -346,6 +357,22 @@ pub fn verdict(count: usize, limit: usize) -> Verdict {
 mod tests {
     use super::*;
     use time::macros::date;
+
+    #[test]
+    fn class_labels() {
+        for (class, label) in [
+            ("frac 11", "FRAC 11"),
+            ("irac 4a", "IRAC 4A"),
+            ("frac m2", "FRAC M2"),
+            ("spinosad", "spinosad"),
+            (
+                "potassium salts of fatty acids",
+                "potassium salts of fatty acids",
+            ),
+        ] {
+            assert_eq!(class_label(class), label, "{class}");
+        }
+    }
 
     #[test]
     fn classes() {

@@ -62,6 +62,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                                 a href=(format!("/app/g/{slug}/plants")) { (lang.t("nav-plants")) }
                                 a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
                                 a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
+                                a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
                             }
                             a href="/app/settings" { (lang.t("nav-settings")) }
                             a href="/api/v1/docs" { (lang.t("nav-api")) }

@@ -29,6 +29,7 @@ pub fn router() -> Router {
                 .push(pages::plants::router())
                 .push(pages::places::router())
                 .push(pages::calendar::router())
+                .push(pages::protection::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),
         )

@@ -80,5 +80,6 @@ mod walkthrough_garden3;
 mod watering;
 mod web;
 mod web_plants;
+mod web_protection;
 mod web_settings;
 mod webhooks;

@@ -14,7 +14,12 @@ use crate::support::{TestApp, assert_error, detail_fields};
 
 /// A global treatment only this test knows (the catalogue is shared by parallel tests), with a
 /// label interval of one day for every crop and the given resistance groups.
-async fn treatment(app: &TestApp, ingredient: &str, group: &str, source: &str) -> String {
+pub(crate) async fn treatment(
+    app: &TestApp,
+    ingredient: &str,
+    group: &str,
+    source: &str,
+) -> String {
     crate::catalog::seeded(app).await;
     let body: Map<String, Value> = json!({
         "name": format!("Risk test {ingredient} {}", letters()),

@@ -645,3 +645,23 @@ impl ProtectionRecord {
         w.into_inner().map_err(|e| e.into_error().into())
     }
 }
+
+/// A plant whose resistance group is at or one short of its limit today (the garden's local
+/// day): the next application of the group is refused (`reached`) or reaches the limit
+/// (`near`). Groups outside the count (FRAC M, BM) never appear.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ResistancePressure {
+    pub plant_key: Uuid,
+    pub plant_name: String,
+    /// The counted class: a resistance group (`FRAC 3`) or, without one, the active ingredient.
+    pub group: String,
+    /// Applications of the group to the plant within the window ending today.
+    pub applications: usize,
+    pub limit: usize,
+    pub window_days: i64,
+    /// `near` (one more reaches the limit) or `reached` (the next one is refused unless
+    /// acknowledged).
+    pub state: String,
+    /// Where the limit comes from.
+    pub source: String,
+}

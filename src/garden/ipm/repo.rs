@@ -217,11 +217,12 @@ fn start_of(day: Date, tz: &TimeZone) -> OffsetDateTime {
 }
 
 /// Earlier applications (the garden's local day and resistance classes) of the plants that
-/// count under any of `classes`, from the local day `since` on.
+/// count under any of `classes`, from the local day `since` on. `None` for both: every live
+/// plant and every class (the garden's resistance pressure).
 pub async fn class_days(
     tx: &mut TenantTx,
-    plants: &[Uuid],
-    classes: &[String],
+    plants: Option<&[Uuid]>,
+    classes: Option<&[String]>,
     since: Date,
     tz: &TimeZone,
 ) -> Result<Vec<(Uuid, Date, Vec<String>)>, sqlx::Error> {
@@ -229,7 +230,10 @@ pub async fn class_days(
         "SELECT ap.plant_id, a.applied_at, ap.resistance_classes \
          FROM tenant.ipm_application_plants ap \
          JOIN tenant.ipm_applications a ON a.id = ap.application_id \
-         WHERE ap.plant_id = ANY($1) AND ap.resistance_classes && $2 AND a.applied_at >= $3",
+         WHERE ($1::uuid[] IS NULL OR ap.plant_id = ANY($1)) \
+           AND ($2::text[] IS NULL OR ap.resistance_classes && $2) AND a.applied_at >= $3 \
+           AND ($1::uuid[] IS NOT NULL OR EXISTS (SELECT 1 FROM tenant.plants p \
+                WHERE p.id = ap.plant_id AND p.archived_at IS NULL))",
     ))
     .bind(plants)
     .bind(classes)

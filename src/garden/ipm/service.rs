@@ -323,6 +323,72 @@ struct PlantInterval {
     eppo_code: Option<String>,
 }
 
+/// The plants whose resistance groups are at or one short of their limit today, most
+/// applications first (rules::resistance: the same window, limit and source as the gate of
+/// [`apply_treatment`]).
+pub async fn resistance_pressure(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<Vec<ResistancePressure>, AppError> {
+    let mut tx = TenantTx::snapshot(state, tenant).await?;
+    let (_, tz) = crate::garden::calendar::service::garden_time_zone(&mut tx).await?;
+    let today = karenz::today(&tz);
+    let longest = resistance::GROUP_RULES
+        .iter()
+        .filter_map(|r| r.window_days)
+        .max()
+        .unwrap_or(resistance::WINDOW_DAYS);
+    let since = resistance::window_start(today, longest);
+    let earlier = repo::class_days(&mut tx, None, None, since, &tz).await?;
+    // (plant, class) -> the local days of its applications.
+    let mut days: std::collections::BTreeMap<(Uuid, &str), Vec<time::Date>> =
+        std::collections::BTreeMap::new();
+    for (plant, day, classes) in &earlier {
+        for c in classes {
+            days.entry((*plant, c.as_str())).or_default().push(*day);
+        }
+    }
+    let mut found = Vec::new();
+    for ((plant, class), d) in &days {
+        let Some((window, limit)) = resistance::limit_of(class) else {
+            continue;
+        };
+        let n = resistance::count_in_window(d, today, window);
+        let verdict = match resistance::verdict(n, limit) {
+            Verdict::Fine => continue,
+            Verdict::Warn => "near",
+            Verdict::Refuse => "reached",
+        };
+        found.push((*plant, (*class).to_owned(), n, limit, window, verdict));
+    }
+    let ids: Vec<Uuid> = found.iter().map(|f| f.0).collect();
+    let names: std::collections::HashMap<Uuid, String> = repo::plants(&mut tx, &ids, false)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect();
+    tx.commit().await?;
+    let mut out: Vec<ResistancePressure> = found
+        .into_iter()
+        .map(
+            |(plant, group, n, limit, window, verdict)| ResistancePressure {
+                plant_key: plant,
+                plant_name: names.get(&plant).cloned().unwrap_or_default(),
+                source: resistance::rule_of(&group).source.to_owned(),
+                group: resistance::class_label(&group),
+                applications: n,
+                limit,
+                window_days: window,
+                state: verdict.to_owned(),
+            },
+        )
+        .collect();
+    out.sort_by(|a, b| {
+        (b.applications, &a.plant_name, &a.group).cmp(&(a.applications, &b.plant_name, &b.group))
+    });
+    Ok(out)
+}
+
 /// How a resistance class reads in messages: the group as the catalogue spells it, else the
 /// active ingredient.
 fn class_label(t: &TreatmentFacts, class: &str) -> String {
@@ -427,7 +493,7 @@ pub async fn apply_treatment(
             .max()
             .unwrap_or(resistance::WINDOW_DAYS);
         let since = resistance::window_start(day, longest);
-        let earlier = repo::class_days(&mut tx, &ids, &classes, since, &tz).await?;
+        let earlier = repo::class_days(&mut tx, Some(&ids), Some(&classes), since, &tz).await?;
         for p in &plants {
             // The verdict of each class of this treatment on this plant; the worst one speaks.
             let mut worst: Option<(Verdict, &String, usize, i64, usize)> = None;

@@ -469,3 +469,22 @@ pl-err-photo-type = Dieser Fototyp wird nicht angenommen: nimm JPEG, PNG oder We
 pl-err-photo-bad = Dieses Foto konnte nicht als Bild gelesen werden.
 pl-err-photo-quota = Der Fotospeicher des Gartens ist voll.
 pl-err-karenz = Eine Wartezeit sperrt die Ernte.
+
+# plant protection (issue 42)
+nav-protection = Pflanzenschutz
+pp-title = Pflanzenschutz
+pp-resistance = Wirkstoffgruppen nahe an ihrer Grenze
+pp-resistance-none = Keine Wirkstoffgruppe ist nahe an ihrer Grenze.
+pp-resistance-advice = Wechseln Sie den Wirkmechanismus: Eine Gruppe an ihrer Grenze wird abgelehnt, bis das Zeitfenster vorbei ist (oder die Behandlung auf der Seite der Pflanze bestätigt wird).
+pp-resistance-near = { $count } von { $limit } Anwendungen in { $window } Tagen: die nächste erreicht die Grenze
+pp-resistance-reached = { $count } Anwendungen in { $window } Tagen: die Grenze von { $limit } ist erreicht, die nächste wird abgelehnt
+pp-plants-treated = { $count ->
+    [one] 1 Pflanze
+   *[other] { $count } Pflanzen
+}
+pp-record = Pflanzenschutz-Aufzeichnung
+pp-record-hint = Jede Anwendung des Zeitraums mit Mittel, Zulassungsnummer, Aufwandmenge, Kultur, Entwicklungsstadium und Wartezeit, datiert in der Zeitzone des Gartens. Leere Daten: vom 1. Januar bis heute.
+pp-record-from = Von
+pp-record-to = Bis
+pp-record-format = Format
+pp-record-download = Herunterladen

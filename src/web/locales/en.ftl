@@ -469,3 +469,22 @@ pl-err-photo-type = This photo's type is not accepted: use JPEG, PNG or WebP.
 pl-err-photo-bad = This photo could not be read as a picture.
 pl-err-photo-quota = The garden's photo storage is full.
 pl-err-karenz = Harvesting is blocked by a safety interval.
+
+# plant protection (issue 42)
+nav-protection = Protection
+pp-title = Plant protection
+pp-resistance = Resistance groups near their limit
+pp-resistance-none = No resistance group is near its limit.
+pp-resistance-advice = Rotate to another mode of action: a group at its limit is refused until the window has passed (or the treatment is acknowledged on the plant's page).
+pp-resistance-near = { $count } of { $limit } applications in { $window } days: the next one reaches the limit
+pp-resistance-reached = { $count } applications in { $window } days: the limit of { $limit } is reached, the next one is refused
+pp-plants-treated = { $count ->
+    [one] 1 plant
+   *[other] { $count } plants
+}
+pp-record = Plant-protection record
+pp-record-hint = Every application of the period with product, authorisation number, dose, crop, growth stage and safety interval, dated in the garden's time zone. Empty dates: from 1 January to today.
+pp-record-from = From
+pp-record-to = To
+pp-record-format = Format
+pp-record-download = Download

@@ -7,6 +7,7 @@ pub mod garden;
 pub mod members;
 pub mod places;
 pub mod plants;
+pub mod protection;
 pub mod scope;
 pub mod settings;
 

@@ -113,6 +113,23 @@ pub fn local_day(s: &WebSession, at: time::OffsetDateTime) -> time::Date {
     }
 }
 
+/// Day and time of an instant where the person lives (`tz`: their `timezone` preference).
+pub fn local_stamp(lang: Lang, tz: &str, at: time::OffsetDateTime) -> String {
+    use crate::platform::preferences::service::{day_of, local_at};
+    match jiff::Timestamp::from_second(at.unix_timestamp()) {
+        Ok(ts) => {
+            let z = local_at(tz, ts);
+            format!(
+                "{} {:02}:{:02}",
+                lang.date(day_of(&z)),
+                z.hour(),
+                z.minute()
+            )
+        }
+        Err(_) => lang.date(at.date()),
+    }
+}
+
 /// The path and a `done` news key: where a form returns after it worked (POST-redirect-GET).
 pub fn done(path: &str, news: &str) -> String {
     format!("{path}?done={news}")

@@ -16,7 +16,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::garden::{care_type_text, signed_in};
-use super::scope::{GardenScope, open_garden};
+use super::scope::{GardenScope, local_stamp, open_garden};
 use super::{PageCtx, csrf_refused, fail, here, url_escape};
 use crate::auth::Role;
 use crate::catalog::engine::service::ListParams;
@@ -210,22 +210,6 @@ fn local_day(tz: &str, at: OffsetDateTime) -> Date {
     match jiff::Timestamp::from_second(at.unix_timestamp()) {
         Ok(ts) => day_of(&local_at(tz, ts)),
         Err(_) => at.date(),
-    }
-}
-
-/// Day and time of an instant where the person lives.
-fn local_stamp(lang: Lang, tz: &str, at: OffsetDateTime) -> String {
-    match jiff::Timestamp::from_second(at.unix_timestamp()) {
-        Ok(ts) => {
-            let z = local_at(tz, ts);
-            format!(
-                "{} {:02}:{:02}",
-                lang.date(day_of(&z)),
-                z.hour(),
-                z.minute()
-            )
-        }
-        Err(_) => lang.date(at.date()),
     }
 }
 
