@@ -337,7 +337,7 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
 
     def walk_plant(page: Page, watch: Watch, lang: str, t: dict) -> None:
         # The list, from the garden's navigation.
-        page.locator("header nav a", has_text=t["nav"]).click()
+        page.locator("header nav").get_by_role("link", name=t["nav"], exact=True).click()
         page.wait_for_url("**/plants")
         pages.check(page, f"plants-{lang}")
         # A first plant through the pages: species search (a GET form), place, name.
@@ -391,6 +391,14 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         assert t["left"] in alert, alert
         assert page.locator("#harvest ul.items li").count() == 0
         pages.check(page, f"plant-harvest-refused-{lang}")
+        # The garden's plant protection, from the navigation: the interval just started, with
+        # its first harvest day.
+        page.locator("header nav").get_by_role("link", name=t["protection"], exact=True).click()
+        page.wait_for_url("**/protection")
+        running = page.locator("section[aria-labelledby=pp-intervals] li", has_text="Abamectin")
+        assert running.count() >= 1, page.content()
+        assert t["harvest_from"] in running.first.inner_text()
+        pages.check(page, f"protection-{lang}")
         # A diary entry with a photo, as a phone's camera hands it over.
         page.goto(state["plant_page"])
         page.locator("#diary summary").click()
@@ -539,10 +547,12 @@ def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages
 PLANT_TEXTS = {
     "de": {"nav": "Pflanzen", "new": "Neue Pflanze(n)", "plant": "Balkontomate", "litres": "1,5",
            "watered": "Gießen eingetragen.", "treat": "Behandlung eintragen", "interval": "Wartezeit von",
-           "source": "Quelle", "refused": "Ernte abgelehnt", "left": "noch ", "entry": "Erste Blüten"},
+           "source": "Quelle", "refused": "Ernte abgelehnt", "left": "noch ", "entry": "Erste Blüten",
+           "protection": "Pflanzenschutz", "harvest_from": "Ernte ab"},
     "en": {"nav": "Plants", "new": "New plant(s)", "plant": "Balcony tomato", "litres": "1.5",
            "watered": "Watering recorded.", "treat": "Record a treatment", "interval": "safety interval of",
-           "source": "source", "refused": "Harvest refused", "left": "days left", "entry": "First flowers"},
+           "source": "source", "refused": "Harvest refused", "left": "days left", "entry": "First flowers",
+           "protection": "Protection", "harvest_from": "harvest from"},
 }
 
 
