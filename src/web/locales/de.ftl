@@ -469,3 +469,6 @@ pl-err-photo-type = Dieser Fototyp wird nicht angenommen: nimm JPEG, PNG oder We
 pl-err-photo-bad = Dieses Foto konnte nicht als Bild gelesen werden.
 pl-err-photo-quota = Der Fotospeicher des Gartens ist voll.
 pl-err-karenz = Eine Wartezeit sperrt die Ernte.
+
+# first run (issue 42)
+first-run-confirm-banner = Bitte bestätige deine E-Mail-Adresse: Wir haben einen Link an { $email } geschickt. Nach der Bestätigung meldest du dich einmal neu an.

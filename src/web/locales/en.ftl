@@ -469,3 +469,6 @@ pl-err-photo-type = This photo's type is not accepted: use JPEG, PNG or WebP.
 pl-err-photo-bad = This photo could not be read as a picture.
 pl-err-photo-quota = The garden's photo storage is full.
 pl-err-karenz = Harvesting is blocked by a safety interval.
+
+# first run (issue 42)
+first-run-confirm-banner = Please confirm your e-mail address: we sent a link to { $email }. Confirming signs you out once; then sign in again.
