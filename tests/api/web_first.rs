@@ -459,10 +459,6 @@ async fn sign_up_signs_in_at_once_mails_the_link_reminds_and_names_the_garden_in
         .await
         .expect("sent");
     assert_eq!(res.status().as_u16(), 201);
-    assert!(
-        crate::support::set_cookies(&res)
-            .get("kv_session")
-            .is_none()
-    );
+    assert!(!crate::support::set_cookies(&res).contains_key("kv_session"));
     assert_eq!(personal_garden(&app, &rest).await.1, "Rest Grower's garden");
 }
