@@ -3,6 +3,7 @@
 
 pub mod audited;
 pub mod caller;
+pub mod compression;
 pub mod cors;
 pub mod depot;
 pub mod headers;

@@ -12,10 +12,10 @@ use super::session::{CSRF_FIELD, WebSession};
 use crate::platform::tenants::model::Tenant;
 
 /// Only this origin: no inline script or style, no frames, forms post here only. Photos
-/// picked on a phone are previewed from `blob:` URLs.
+/// picked on a phone are previewed from `blob:` URLs; the web app manifest is this origin's.
 pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     img-src 'self' data: blob:; connect-src 'self'; form-action 'self'; base-uri 'none'; \
-     frame-ancestors 'none'";
+     img-src 'self' data: blob:; connect-src 'self'; manifest-src 'self'; form-action 'self'; \
+     base-uri 'none'; frame-ancestors 'none'";
 
 /// htmx without inline styles (CSP) and without `eval` (no `hx-on`, no `js:` values).
 /// Refusals (4xx) are swapped in too: they carry the sentence that says what went wrong.
@@ -46,7 +46,10 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="htmx-config" content=(HTMX_CONFIG);
+                meta name="theme-color" content="#2e6b30";
                 title { (frame.title) " · Kultiva" }
+                link rel="icon" type="image/svg+xml" href=(assets::url(&assets::ICON));
+                link rel="manifest" href="/app/manifest.webmanifest";
                 link rel="stylesheet" href=(assets::url(&assets::STYLESHEET));
                 script src=(assets::url(&assets::HTMX_JS)) defer {}
                 script src=(assets::url(&assets::SCRIPT)) defer {}
@@ -86,6 +89,9 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                 }
                 main id="main" {
                     p id="offline-note" class="notice warn" role="status" hidden { (lang.t("offline-note")) }
+                    @if let Some(session) = frame.session.filter(|s| !s.user.email_verified) {
+                        (unconfirmed_banner(lang, session))
+                    }
                     (body)
                 }
                 footer.bottom {
@@ -105,6 +111,14 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
             }
         }
     }
+}
+
+/// The reminder on every page of a person whose address is not confirmed yet (signed in at
+/// once because `REQUIRE_EMAIL_VERIFICATION=false`): the link is in the mail.
+fn unconfirmed_banner(lang: Lang, session: &WebSession) -> Markup {
+    let email = session.user.email.as_deref().unwrap_or("");
+    let text = lang.t_with("first-run-confirm-banner", &[("email", email.into())]);
+    notice("warn", &text)
 }
 
 /// The hidden CSRF field of a form.

@@ -13,13 +13,38 @@ pub mod layout;
 mod pages;
 pub mod session;
 
+use salvo::http::HeaderValue;
+use salvo::http::header::{CACHE_CONTROL, LOCATION};
 use salvo::prelude::*;
 
-/// Everything under `/app`.
+/// The web face's routes: everything under `/app`, and beside it `/` (to `/app`) and
+/// `/favicon.ico`. Everything here is compressed (`http::compression`; pages are safe to
+/// compress because their CSRF values are masked per response).
 pub fn router() -> Router {
+    Router::new()
+        .hoop(crate::http::compression::pages())
+        .push(Router::new().get(root))
+        .push(Router::with_path("favicon.ico").get(assets::favicon))
+        .push(app_router())
+}
+
+/// `GET /`: a 303 to `/app` for every client (a browser lands on the sign-in or its gardens;
+/// an API client learns where the pages are; the API itself lives under `/api/v1`).
+#[handler]
+async fn root(res: &mut Response) {
+    res.status_code(StatusCode::SEE_OTHER);
+    res.headers_mut()
+        .insert(LOCATION, HeaderValue::from_static("/app"));
+    res.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// Everything under `/app`.
+fn app_router() -> Router {
     Router::with_path("app")
         .hoop(pages::frame_headers)
         .push(Router::with_path("assets/{file}").get(assets::serve))
+        .push(Router::with_path("manifest.webmanifest").get(assets::manifest))
         .push(
             Router::new()
                 .hoop(pages::page_budget)

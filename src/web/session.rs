@@ -5,14 +5,20 @@
 //! password change or reset and erasure end a web session exactly as they end an API one.
 //!
 //! Forms carry a CSRF token: for a session, an HMAC of the cookie under the service's secret;
-//! before sign-in, the value of a `kv_form` cookie of its own (double submit). Both are
-//! compared in constant time. Nothing is ever put where scripts could read it.
+//! before sign-in, the value of a `kv_form` cookie of its own (double submit). A page never
+//! shows the token itself but the token masked for that response ([`mask`]: a fresh random
+//! pad and the pad XORed with the token, as Rails and Django do), so no two responses carry
+//! the same bytes and a compressed page cannot leak the token to BREACH-style guessing. A
+//! posted value is unmasked and compared with the token in constant time; the bare token, a
+//! value of another session and anything malformed are refused. Nothing is ever put where
+//! scripts could read it.
 
 use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
+use rand::Rng;
 use salvo::http::cookie::{Cookie, SameSite};
 use salvo::prelude::*;
 use sha2::Sha256;
@@ -44,15 +50,47 @@ pub struct WebSession {
     pub lang: Lang,
     /// The family the cookie names (sign-out ends it).
     pub family: Uuid,
-    /// The CSRF token every form of this session carries.
+    /// The CSRF value every form of this response carries: the session's token masked for
+    /// this request (read once per request), never the token itself.
     pub csrf: String,
+    /// The session's CSRF token (an HMAC of the cookie), never written into a page.
+    csrf_token: String,
 }
 
 impl WebSession {
-    /// Whether a form's CSRF value is this session's.
+    /// Whether a form's CSRF value is this session's token, masked (by any response).
     pub fn csrf_ok(&self, presented: Option<&str>) -> bool {
-        presented.is_some_and(|p| equal_secrets(p, &self.csrf))
+        presented.is_some_and(|p| masked_matches(p, &self.csrf_token))
     }
+}
+
+/// The token masked for one response: URL-safe Base64 of a fresh random pad followed by the
+/// pad XORed with the token's bytes. A random pad per response makes the bytes on the page
+/// differ every time while [`unmask`] still recovers the token.
+pub fn mask(token: &str) -> String {
+    let token = token.as_bytes();
+    let mut pad = vec![0u8; token.len()];
+    rand::rng().fill_bytes(&mut pad);
+    let mut out = Vec::with_capacity(token.len() * 2);
+    out.extend_from_slice(&pad);
+    out.extend(pad.iter().zip(token).map(|(p, t)| p ^ t));
+    URL_SAFE_NO_PAD.encode(out)
+}
+
+/// The token a masked value carries; `None` for anything that is not one (not Base64, an odd
+/// or empty length, not text once unmasked).
+fn unmask(presented: &str) -> Option<String> {
+    let raw = URL_SAFE_NO_PAD.decode(presented).ok()?;
+    if raw.is_empty() || raw.len() % 2 != 0 {
+        return None;
+    }
+    let (pad, xored) = raw.split_at(raw.len() / 2);
+    String::from_utf8(pad.iter().zip(xored).map(|(p, x)| p ^ x).collect()).ok()
+}
+
+/// Whether `presented` is `token` masked, compared in constant time.
+fn masked_matches(presented: &str, token: &str) -> bool {
+    !token.is_empty() && unmask(presented).is_some_and(|t| equal_secrets(&t, token))
 }
 
 fn cookie(name: &'static str, value: String, config: &Config) -> Cookie<'static> {
@@ -122,7 +160,7 @@ pub async fn current(state: &AppState, req: &Request) -> Result<Option<WebSessio
         .and_then(|p| Lang::parse(&p.locale))
         .unwrap_or_else(|| visitor_lang(req));
     let prefs = stored.unwrap_or_default();
-    let csrf = csrf_of(
+    let csrf_token = csrf_of(
         state.config().jwt_secret_key.expose().as_bytes(),
         &token.to_cookie_value(),
     );
@@ -137,7 +175,8 @@ pub async fn current(state: &AppState, req: &Request) -> Result<Option<WebSessio
         prefs,
         lang,
         family: token.family,
-        csrf,
+        csrf: mask(&csrf_token),
+        csrf_token,
     }))
 }
 
@@ -161,25 +200,25 @@ pub fn remember_lang(res: &mut Response, config: &Config, lang: Lang) {
     res.add_cookie(c);
 }
 
-/// The CSRF value of a visitor's form (before sign-in): the `kv_form` cookie, set now when
-/// the browser has none.
+/// The CSRF value of a visitor's form (before sign-in): the `kv_form` cookie's value masked
+/// for this response, the cookie set now when the browser has none.
 pub fn visitor_csrf(req: &Request, res: &mut Response, config: &Config) -> String {
     if let Some(existing) = req
         .cookie(FORM_COOKIE)
         .map(|c| c.value().to_owned())
         .filter(|v| v.len() == 43)
     {
-        return existing;
+        return mask(&existing);
     }
     let fresh = random_secret();
     res.add_cookie(cookie(FORM_COOKIE, fresh.clone(), config));
-    fresh
+    mask(&fresh)
 }
 
-/// Whether a visitor's form carries the value of its `kv_form` cookie.
+/// Whether a visitor's form carries the value of its `kv_form` cookie, masked.
 pub fn visitor_csrf_ok(req: &Request, presented: Option<&str>) -> bool {
     match (req.cookie(FORM_COOKIE), presented) {
-        (Some(c), Some(p)) => c.value().len() == 43 && equal_secrets(p, c.value()),
+        (Some(c), Some(p)) => c.value().len() == 43 && masked_matches(p, c.value()),
         _ => false,
     }
 }
@@ -195,5 +234,23 @@ mod tests {
         assert_ne!(one, csrf_of(b"secret-a", "family.secret-two"));
         assert_ne!(one, csrf_of(b"secret-b", "family.secret-one"));
         assert_eq!(one.len(), 43);
+    }
+
+    #[test]
+    fn a_masked_token_differs_every_time_and_only_its_token_matches() {
+        let token = csrf_of(b"secret-a", "family.secret-one");
+        let (a, b) = (mask(&token), mask(&token));
+        assert_ne!(a, b);
+        assert_ne!(a, token);
+        assert!(!a.contains(&token));
+        assert!(masked_matches(&a, &token) && masked_matches(&b, &token));
+        // The bare token, another token masked, and malformed values do not match.
+        assert!(!masked_matches(&token, &token));
+        let other = csrf_of(b"secret-a", "family.secret-two");
+        assert!(!masked_matches(&mask(&other), &token));
+        for bad in ["", "!!!", "AA", &a[..a.len() - 1]] {
+            assert!(!masked_matches(bad, &token), "{bad}");
+        }
+        assert!(!masked_matches(&mask(""), ""));
     }
 }

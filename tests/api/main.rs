@@ -79,6 +79,7 @@ mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
 mod web;
+mod web_first;
 mod web_plants;
 mod web_protection;
 mod web_settings;

@@ -204,8 +204,13 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         page.fill("#email", email)
         page.fill("#password", PASSWORD)
         page.click("button[type=submit]")
-        page.wait_for_selector("text=Almost there")
-        page.goto(f"{base}/app/login")
+        # No confirmation required here: signed in at once, on to Today, with the reminder.
+        page.wait_for_url(f"{base}/app/g/**")
+        assert page.locator("text=Please confirm your e-mail address").count() == 1, page.content()
+        pages.check(page, "today-first-run")
+        # Signed out, and in again through the sign-in page.
+        page.locator("header button", has_text="Sign out").click()
+        page.wait_for_url(f"{base}/app/login**")
         pages.check(page, "login")
         page.fill("#email", email)
         page.fill("#password", PASSWORD)

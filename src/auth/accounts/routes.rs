@@ -77,7 +77,8 @@ pub async fn register(
     if !crate::http::rate_limit::draw_registration(&state, req, res).await {
         return Ok(());
     }
-    let user: User = service::register(&state, &form).await?;
+    // The REST face names the personal garden in English (no language input here yet).
+    let user: User = service::register(&state, &form, None).await?;
     res.status_code(StatusCode::CREATED);
     res.render(Json(user));
     Ok(())

@@ -70,7 +70,14 @@ fn personal_slug(email: &Email) -> Option<TenantSlug> {
 }
 
 /// Registration is one unit: see [`open_account`].
-pub async fn register(state: &AppState, form: &Registration) -> Result<User, AppError> {
+///
+/// `language`: the language the person signed up in (a tag such as `de` or `en-GB`), which
+/// names their personal garden (see [`personal_garden_name`]); `None` is English.
+pub async fn register(
+    state: &AppState,
+    form: &Registration,
+    language: Option<&str>,
+) -> Result<User, AppError> {
     let hash = state.passwords().hash(&form.password).await?;
     open_account(
         state,
@@ -79,6 +86,7 @@ pub async fn register(state: &AppState, form: &Registration) -> Result<User, App
             display_name: &form.display_name,
             password_hash: Some(&hash),
             email_verified: false,
+            language,
         },
         &NothingMore,
     )
@@ -95,6 +103,21 @@ pub struct Opening<'a> {
     /// Whether the address counts as confirmed already (an identity provider vouched for it);
     /// otherwise a verification link is mailed.
     pub email_verified: bool,
+    /// The language the personal garden is named in (a language tag; `None`: English).
+    pub language: Option<&'a str>,
+}
+
+/// The name of a new account's personal garden in the language it signed up in: German
+/// "Garten von Linda", else English "Linda's garden"; at most 200 characters.
+pub fn personal_garden_name(display_name: &str, language: Option<&str>) -> String {
+    let primary = language
+        .and_then(|tag| tag.trim().split(['-', '_']).next())
+        .map(str::to_ascii_lowercase);
+    let name = match primary.as_deref() {
+        Some("de") => format!("Garten von {display_name}"),
+        _ => format!("{display_name}'s garden"),
+    };
+    name.chars().take(200).collect()
 }
 
 /// What else belongs to the new account, written in its opening transaction (a federated
@@ -138,7 +161,8 @@ pub async fn open_account(
     if users::find_by_email(db, opening.email).await?.is_some() {
         return Err(account_exists());
     }
-    let mut tenant = prepare_personal_tenant(state, opening.email, opening.display_name).await?;
+    let name = personal_garden_name(opening.display_name, opening.language);
+    let mut tenant = prepare_personal_tenant(state, opening.email, &name).await?;
     let made = async {
         let mut tx = db.begin().await?;
         let user = users::insert(
@@ -186,17 +210,15 @@ fn account_exists() -> AppError {
 async fn prepare_personal_tenant(
     state: &AppState,
     email: &Email,
-    display_name: &str,
+    name: &str,
 ) -> Result<TenantRecord, AppError> {
     for _ in 0..3 {
         let slug = personal_slug(email)
             .ok_or_else(|| AppError::internal("could not derive a personal tenant slug"))?;
-        let name = format!("{display_name}'s garden");
-        let name: String = name.chars().take(200).collect();
         match provision::prepare(
             state,
             &slug,
-            &name,
+            name,
             ProvisionOptions {
                 kind: TenantKind::Personal,
                 ..ProvisionOptions::default()
@@ -384,6 +406,17 @@ pub enum NoSession {
     /// `REQUIRE_EMAIL_VERIFICATION=true` and the account's address is not confirmed: as for a
     /// password login, no session before the confirmation.
     EmailNotVerified,
+}
+
+/// The session of an account just opened by [`register`] (its password was chosen a moment
+/// ago): under `REQUIRE_EMAIL_VERIFICATION=false` the person is signed in at once, with the
+/// same refresh family and access token as a password login (a session cookie); where
+/// confirmation is required, `Err(NoSession::EmailNotVerified)` as for a login.
+pub async fn signed_up_session(
+    state: &AppState,
+    user: Uuid,
+) -> Result<Result<Session, NoSession>, AppError> {
+    federated_session(state, user).await
 }
 
 /// A session for an account whose identity a provider vouched for (no password involved),
@@ -622,5 +655,33 @@ mod tests {
         }
         let long = Email::parse(&format!("{}@example.org", "a".repeat(64))).expect("email");
         assert!(personal_slug(&long).is_some());
+    }
+
+    #[test]
+    fn the_personal_garden_is_named_in_the_sign_up_language() {
+        let name = "Gärtnerin Test";
+        assert_eq!(
+            personal_garden_name(name, Some("de")),
+            "Garten von Gärtnerin Test"
+        );
+        assert_eq!(
+            personal_garden_name(name, Some("de-AT")),
+            "Garten von Gärtnerin Test"
+        );
+        assert_eq!(
+            personal_garden_name(name, Some("en")),
+            "Gärtnerin Test's garden"
+        );
+        assert_eq!(
+            personal_garden_name(name, Some("fr")),
+            "Gärtnerin Test's garden"
+        );
+        assert_eq!(personal_garden_name(name, None), "Gärtnerin Test's garden");
+        assert_eq!(
+            personal_garden_name(&"x".repeat(300), Some("de"))
+                .chars()
+                .count(),
+            200
+        );
     }
 }

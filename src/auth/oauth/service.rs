@@ -534,6 +534,7 @@ async fn sign_in(
                             display_name: &name,
                             password_hash: None,
                             email_verified: vouched,
+                            language: None,
                         },
                         &NewIdentity {
                             provider: slug,

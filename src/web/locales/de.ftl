@@ -488,3 +488,6 @@ pp-record-from = Von
 pp-record-to = Bis
 pp-record-format = Format
 pp-record-download = Herunterladen
+
+# first run (issue 42)
+first-run-confirm-banner = Bitte bestätige deine E-Mail-Adresse: Wir haben einen Link an { $email } geschickt. Nach der Bestätigung meldest du dich einmal neu an.

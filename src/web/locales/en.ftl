@@ -488,3 +488,6 @@ pp-record-from = From
 pp-record-to = To
 pp-record-format = Format
 pp-record-download = Download
+
+# first run (issue 42)
+first-run-confirm-banner = Please confirm your e-mail address: we sent a link to { $email }. Confirming signs you out once; then sign in again.

@@ -247,9 +247,28 @@ async fn sign_up(req: &mut Request, depot: &mut Depot, res: &mut Response) {
                     "registration budget",
                 ))
             } else {
-                service::register(&ctx.state, &form).await.map(|_| ())
+                // The personal garden is named in the language of this page.
+                service::register(&ctx.state, &form, Some(lang.code())).await
             }
         }
+        Err(e) => Err(e),
+    };
+    // No confirmation needed first: the new account is signed in at once (the mail with the
+    // link went out all the same, and every page reminds until the address is confirmed).
+    let outcome = match outcome {
+        Ok(user) if !ctx.state.config().require_email_verification => {
+            match service::signed_up_session(&ctx.state, user.key).await {
+                Ok(Ok(signed_in)) => {
+                    session::start(res, ctx.state.config(), &signed_in.refresh, false);
+                    return see_other(req, res, "/app");
+                }
+                // Nothing stands in the way of a new account's session; should anything, the
+                // page below offers the sign-in.
+                Ok(Err(_)) => Ok(()),
+                Err(e) => Err(e),
+            }
+        }
+        Ok(_) => Ok(()),
         Err(e) => Err(e),
     };
     let csrf = session::visitor_csrf(req, res, ctx.state.config());
