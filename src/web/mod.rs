@@ -28,6 +28,8 @@ pub fn router() -> Router {
                 .push(pages::garden::router())
                 .push(pages::plants::router())
                 .push(pages::places::router())
+                .push(pages::tasks::router())
+                .push(pages::runs::router())
                 .push(pages::calendar::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),

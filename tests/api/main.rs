@@ -81,4 +81,5 @@ mod watering;
 mod web;
 mod web_plants;
 mod web_settings;
+mod web_tasks;
 mod webhooks;

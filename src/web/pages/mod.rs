@@ -7,8 +7,10 @@ pub mod garden;
 pub mod members;
 pub mod places;
 pub mod plants;
+pub mod runs;
 pub mod scope;
 pub mod settings;
+pub mod tasks;
 
 use maud::html;
 use salvo::http::HeaderValue;
