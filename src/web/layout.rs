@@ -64,6 +64,8 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                                 a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
                                 a href=(format!("/app/g/{slug}/plants")) { (lang.t("nav-plants")) }
                                 a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
+                                a href=(format!("/app/g/{slug}/tasks")) { (lang.t("nav-tasks")) }
+                                a href=(format!("/app/g/{slug}/runs")) { (lang.t("nav-runs")) }
                                 a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
                                 a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
                             }

@@ -53,6 +53,8 @@ fn app_router() -> Router {
                 .push(pages::garden::router())
                 .push(pages::plants::router())
                 .push(pages::places::router())
+                .push(pages::tasks::router())
+                .push(pages::runs::router())
                 .push(pages::calendar::router())
                 .push(pages::protection::router())
                 .push(pages::members::router())

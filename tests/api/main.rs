@@ -83,4 +83,5 @@ mod web_first;
 mod web_plants;
 mod web_protection;
 mod web_settings;
+mod web_tasks;
 mod webhooks;

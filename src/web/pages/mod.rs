@@ -8,8 +8,10 @@ pub mod members;
 pub mod places;
 pub mod plants;
 pub mod protection;
+pub mod runs;
 pub mod scope;
 pub mod settings;
+pub mod tasks;
 
 use maud::html;
 use salvo::http::HeaderValue;
