@@ -71,6 +71,18 @@ enum Command {
         #[command(subcommand)]
         command: DigestCommand,
     },
+    /// Sensor readings.
+    Sensors {
+        #[command(subcommand)]
+        command: SensorsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum SensorsCommand {
+    /// Apply the retention in every garden: raw readings older than 90 days go (whole month
+    /// partitions dropped, older rows of the month at the limit deleted); hourly roll-ups stay.
+    Prune,
 }
 
 #[derive(Subcommand)]
@@ -254,6 +266,9 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         Command::Digest {
             command: DigestCommand::Send { all, user },
         } => digest_command(&state, all, user.as_deref()).await,
+        Command::Sensors {
+            command: SensorsCommand::Prune,
+        } => sensors_prune_command(&state).await,
         Command::PlatformAdmin {
             command: PlatformAdminCommand::Grant { email },
         } => {
@@ -283,6 +298,27 @@ async fn digest_command(state: &AppState, all: bool, user: Option<&str>) -> Resu
         summary.sent, summary.empty, summary.considered
     );
     Ok(())
+}
+
+async fn sensors_prune_command(state: &AppState) -> Result<(), String> {
+    let now = time::OffsetDateTime::now_utc();
+    let (summary, failed) = kultiva::garden::sensors::service::prune_all(state, now)
+        .await
+        .map_err(|e| format!("sensors prune: {e}"))?;
+    println!(
+        "sensor readings pruned: {} month partition(s) dropped, {} row(s) deleted",
+        summary.partitions_dropped, summary.rows_deleted
+    );
+    if failed.is_empty() {
+        return Ok(());
+    }
+    for (slug, reason) in &failed {
+        eprintln!("sensors prune: garden {slug}: {reason}");
+    }
+    Err(format!(
+        "sensors prune failed in {} garden(s)",
+        failed.len()
+    ))
 }
 
 async fn serve_forever(state: AppState) -> Result<(), String> {

@@ -14,6 +14,7 @@ pub mod photos;
 pub mod places;
 pub mod plants;
 pub mod runs;
+pub mod sensors;
 pub mod sites;
 pub mod statements;
 pub mod substrates;

@@ -21,6 +21,7 @@ pub mod resistance;
 pub mod rotation;
 pub mod run_status;
 pub mod runoff;
+pub mod sensors;
 pub mod sequence_selection;
 pub mod sowing;
 pub mod substrate_mix;

@@ -160,6 +160,12 @@ async fn make(
                               "kind": "nutrient", "volume_liters": 50});
             garden.post(app, "tanks", body).await
         }
+        "sensor_key" => {
+            let body = json!({"name": format!("Guard sensor {}", unique_slug("n")),
+                              "metric": "ph", "source": "http",
+                              "site_key": Box::pin(make(app, garden, "site_key", ids)).await?});
+            garden.post(app, "sensors", body).await
+        }
         "tank_fill_event_key" => {
             let tank = Box::pin(make(app, garden, "tank_key", ids)).await?;
             let body = json!({"fill_type": "full_change", "volume_liters": 10});
@@ -239,6 +245,10 @@ fn valid_body(op: &str, ids: &HashMap<String, String>, shared: &Shared) -> Optio
         "set_nutrient_plan_phase_targets" => json!({"phase": "vegetative", "target_ec_ms": 1.0}),
         "assign_nutrient_plan" => json!({"plant_key": id("plant_key")}),
         "update_tank" => json!({"notes": "guard"}),
+        "update_sensor" => json!({"name": "Guard sensor renamed"}),
+        "record_sensor_readings" => {
+            json!({"readings": [{"value": 6.0, "measured_at": "2026-01-01T00:00:00Z"}]})
+        }
         "fill_tank" => json!({"fill_type": "full_change", "volume_liters": 1}),
         "log_tank_maintenance" => json!({"maintenance_type": "cleaning"}),
         "update_diary_entry" => json!({"text": "guard"}),

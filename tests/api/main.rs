@@ -60,6 +60,7 @@ mod reference_arguments;
 mod resistance_risk;
 mod roles;
 mod runs;
+mod sensors;
 mod service_accounts;
 mod shutdown;
 mod sites;

@@ -233,7 +233,7 @@ fn schemas() -> Vec<(String, Value)> {
 #[test]
 fn schemas_state_every_rule_and_the_reference_names() {
     let tools = schemas();
-    assert_eq!(tools.len(), 71);
+    assert_eq!(tools.len(), 73);
     let schema_of = |name: &str| -> &Value {
         &tools
             .iter()

@@ -85,6 +85,8 @@ const ALL_TOOLS: &[&str] = &[
     "claim_diary_analysis",
     "submit_diary_analysis",
     "list_webhooks",
+    "get_environment",
+    "record_sensor_readings",
 ];
 
 /// The permission of a tool in `ALL_TOOLS` (everything else is mcp.read).
@@ -106,7 +108,8 @@ fn permission_of(tool: &str) -> &'static str {
         | "record_feeding_event"
         | "add_plant_diary_entry"
         | "claim_diary_analysis"
-        | "submit_diary_analysis" => "mcp.write",
+        | "submit_diary_analysis"
+        | "record_sensor_readings" => "mcp.write",
         _ => "mcp.read",
     }
 }
@@ -2035,6 +2038,7 @@ async fn mcp_tools_tenant_isolation_matrix() {
         }
     }
     calls.push(("list_webhooks", json!({"limit": 3})));
+    calls.extend(crate::sensors::tool_args(&app, &a).await);
     // Every tool of the registry has exactly one call (the order is the calls' dependencies').
     let mut called: Vec<&str> = calls.iter().map(|(n, _)| *n).collect();
     let mut listed = ALL_TOOLS.to_vec();

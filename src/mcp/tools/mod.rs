@@ -17,6 +17,7 @@ pub mod photos;
 pub mod places;
 pub mod plants;
 pub mod runs;
+pub mod sensors;
 pub mod shared;
 pub mod substrates;
 pub mod tasks;
@@ -97,6 +98,8 @@ pub static ALL: &[&Tool] = &[
     &diary::CLAIM_DIARY_ANALYSIS,
     &diary::SUBMIT_DIARY_ANALYSIS,
     &webhooks::LIST_WEBHOOKS,
+    &sensors::GET_ENVIRONMENT,
+    &sensors::RECORD_SENSOR_READINGS,
 ];
 
 #[cfg(test)]
