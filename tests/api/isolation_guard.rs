@@ -751,6 +751,12 @@ fn sample(property: &Value) -> Value {
     if let Some(first) = property["enum"].as_array().and_then(|v| v.first()) {
         return first.clone();
     }
+    // A moment or a day (a reading's measured_at): a valid one in the past.
+    match property["format"].as_str() {
+        Some("date-time") => return json!("2026-01-01T00:00:00Z"),
+        Some("date") => return json!("2026-01-01"),
+        _ => {}
+    }
     match property["type"].as_str() {
         Some("integer") | Some("number") => property["minimum"].clone(),
         Some("boolean") => property.get("default").cloned().unwrap_or(json!(false)),

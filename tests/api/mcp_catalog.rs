@@ -90,6 +90,9 @@ const BEYOND_SPEC: &[&str] = &[
     "apply_treatment",
     "validate_planting",
     "list_webhooks",
+    // Issue 40: the environment a plant lives in.
+    "get_environment",
+    "record_sensor_readings",
 ];
 
 #[tokio::test]

@@ -388,7 +388,7 @@ async fn readings_are_idempotent_and_refused_whole() {
     for (readings, field) in cases {
         let (s, v) = post_readings(&app, &t, &k, readings.clone()).await;
         assert_eq!(s, 422, "{field}: {v}");
-        assert_eq!(v["error"]["code"], "VALIDATION_ERROR", "{v}");
+        assert_eq!(v["error_code"], "VALIDATION_ERROR", "{v}");
         assert!(
             detail_fields(&v).contains(&field.to_owned()),
             "{field}: {v}"

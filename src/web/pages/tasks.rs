@@ -93,7 +93,7 @@ async fn read(ctx: &PageCtx, scope: &GardenScope<'_>) -> Result<TasksData, AppEr
     data.overdue.sort_by(by_due);
     data.today.sort_by(|a, b| a.name.cmp(&b.name));
     data.upcoming.sort_by(by_due);
-    data.done.sort_by(|a, b| b.updated_at.cmp(&a.updated_at));
+    data.done.sort_by_key(|t| std::cmp::Reverse(t.updated_at));
     data.done.truncate(DONE_MAX);
     let plants = crate::garden::plants::service::list_plants(
         state,
