@@ -421,7 +421,8 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
             page.reload()
         img = page.locator("#diary img").first
         img.wait_for()
-        assert page.evaluate("i => i.complete && i.naturalWidth > 0", img.element_handle())
+        # Decoded, not only present (a busy machine may still be fetching it).
+        page.wait_for_function("i => i.complete && i.naturalWidth > 0", arg=img.element_handle(), timeout=15000)
         pages.check(page, f"plant-diary-{lang}")
         # The keyboard alone: Tab to the watering's summary, open it, type, send with Enter.
         page.goto(state["plant_page"])
