@@ -604,6 +604,14 @@ impl ProtectionRecord {
         "notes",
     ];
 
+    /// The download's file name: `plant-protection-{garden}-{from}-{to}.{ext}`.
+    pub fn file_name(&self, ext: &str) -> String {
+        format!(
+            "plant-protection-{}-{}-{}.{ext}",
+            self.garden, self.from, self.to
+        )
+    }
+
     /// The record as CSV (RFC 4180 quoting; lists joined with `; `).
     pub fn to_csv(&self) -> Result<Vec<u8>, csv::Error> {
         let mut w = csv::Writer::from_writer(Vec::new());

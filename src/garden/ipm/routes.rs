@@ -203,10 +203,7 @@ pub async fn export_protection_record(
         .map_err(|e| AppError::internal(format!("writing the record as CSV: {e}")))?;
     res.add_header("content-type", "text/csv; charset=utf-8", true)
         .map_err(|e| AppError::internal(e.to_string()))?;
-    let file = format!(
-        "attachment; filename=\"plant-protection-{}-{}-{}.csv\"",
-        record.garden, record.from, record.to
-    );
+    let file = format!("attachment; filename=\"{}\"", record.file_name("csv"));
     res.add_header("content-disposition", file, true)
         .map_err(|e| AppError::internal(e.to_string()))?;
     res.write_body(body)

@@ -51,25 +51,21 @@ async fn load(ctx: &PageCtx, scope: &GardenScope<'_>) -> Result<Data, AppError> 
         skip: 0,
         limit: RECENT,
     };
-    let intervals =
+    let every = crate::garden::plants::repo::Filter::default();
+    let all_plants = PageRequest {
+        skip: 0,
+        limit: crate::garden::plants::service::LIST_MAX_LIMIT,
+    };
+    // Five independent reads, each its own snapshot: concurrently, not one after another.
+    let (intervals, pressure, inspections, applications, plants) = tokio::try_join!(
         crate::garden::harvest::service::readiness_where(state, tenant, INTERVALS_MAX, |r| {
             !r.safety_intervals.is_empty()
-        })
-        .await?;
-    let pressure = ipm::resistance_pressure(state, tenant).await?;
-    let inspections = ipm::list_inspections(state, tenant, None, None, recent).await?;
-    let applications = ipm::list_applications(state, tenant, None, recent).await?;
-    let every = crate::garden::plants::repo::Filter::default();
-    let plants = crate::garden::plants::service::list_plants(
-        state,
-        tenant,
-        &every,
-        PageRequest {
-            skip: 0,
-            limit: crate::garden::plants::service::LIST_MAX_LIMIT,
-        },
-    )
-    .await?;
+        }),
+        ipm::resistance_pressure(state, tenant),
+        ipm::list_inspections(state, tenant, None, None, recent),
+        ipm::list_applications(state, tenant, None, recent),
+        crate::garden::plants::service::list_plants(state, tenant, &every, all_plants),
+    )?;
     Ok(Data {
         intervals,
         pressure,
@@ -328,10 +324,7 @@ async fn record_download(req: &mut Request, depot: &mut Depot, res: &mut Respons
                 .map_err(|e| AppError::internal(format!("writing the record as JSON: {e}")))?;
             (body, "application/json", "json")
         };
-        let file = format!(
-            "attachment; filename=\"plant-protection-{}-{}-{}.{ext}\"",
-            record.garden, record.from, record.to
-        );
+        let file = format!("attachment; filename=\"{}\"", record.file_name(ext));
         Ok::<_, AppError>((body, kind, file))
     }
     .await;
