@@ -38,6 +38,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_test import CHROMIUM_ARGS, Run, free_port, wait_until_live  # noqa: E402
+from season import season  # noqa: E402
 
 PASSWORD = "correct horse battery"
 PHONE = {"width": 390, "height": 844}
@@ -314,6 +315,7 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
 
     run.check("web: the keyboard alone signs in and confirms care", keyboard_only)
     places_calendar_settings(run, browser, base, pages, email, state)
+    season_pages(run, browser, base, pages, email)
 
     def plants_through_the_pages() -> None:
         context, page, watch = new_phone()
@@ -548,6 +550,27 @@ def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages
             context.close()
 
     run.check("web: places, calendar and settings (phone, English and German)", walk)
+
+
+def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str) -> None:
+    """The season's pages (tests/browser/season.py) on a phone, signed in as the same grower."""
+
+    def walk() -> None:
+        context = browser.new_context(viewport=PHONE, locale="en-GB")
+        page = context.new_page()
+        watch = Watch(page, base)
+        try:
+            page.goto(f"{base}/app/login")
+            page.fill("#email", email)
+            page.fill("#password", PASSWORD)
+            page.click("main button[type=submit]")
+            page.wait_for_url(f"{base}/app/g/**")
+            season(page, pages.check)
+            watch.assert_clean()
+        finally:
+            context.close()
+
+    run.check("web: the season: a recurring task, a planting run (phone, English and German)", walk)
 
 
 PLANT_TEXTS = {

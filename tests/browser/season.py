@@ -1,0 +1,95 @@
+"""The season beyond the daily loop, walked in a real browser (part of tests/browser/web_test.py).
+
+On a phone (390 px), signed in as the grower of web_test.py's walk, whose garden has the
+"Balcony tomato" by now: a recurring task for the plant created and completed through the Tasks
+page (English), then a planting run created, given the plant and started through the Runs pages
+(German). On every page: axe, the 390 px fit, nothing from another origin, no console error
+(the checks of web_test.Pages and web_test.Watch).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Callable
+
+from playwright.sync_api import Page
+
+SEASON_TEXTS = {
+    "en": {"tasks": "Tasks", "runs": "Runs", "task": "Tie in the tomato", "completed": "Task completed.",
+           "run": "Tomatoes 2026", "created": "Run created.", "added": "Plants added.", "start": "Start the run",
+           "active": "Active"},
+    "de": {"tasks": "Aufgaben", "runs": "Durchgänge", "task": "Tomate anbinden", "completed": "Aufgabe erledigt.",
+           "run": "Tomaten 2026", "created": "Durchgang angelegt.", "added": "Pflanzen hinzugefügt.",
+           "start": "Durchgang beginnen", "active": "Aktiv"},
+}
+
+
+def nav(page: Page, name: str) -> None:
+    """A link of the garden's navigation, by its exact name ("Pflanzen" is not "Pflanzenschutz")."""
+    page.locator("header nav").get_by_role("link", name=name, exact=True).click()
+
+
+def switch_language(page: Page, lang: str) -> None:
+    if page.locator("html").get_attribute("lang") != lang:
+        own = {"en": "English", "de": "Deutsch"}[lang]
+        page.locator("footer button", has_text=own).click()
+        page.wait_for_selector(f"html[lang={lang}]")
+
+
+def walk_tasks(page: Page, check: Callable[[Page, str], None], lang: str) -> None:
+    t = SEASON_TEXTS[lang]
+    nav(page, t["tasks"])
+    page.wait_for_url("**/tasks")
+    check(page, f"tasks-{lang}")
+    form = page.locator("#sec-new-task ~ details")
+    if form.get_attribute("open") is None:
+        form.locator("summary").click()
+    page.fill("#task-name", t["task"])
+    page.fill("#task-due_on", date.today().isoformat())
+    page.select_option("#task-category", index=0)
+    plant = page.locator("#task-plant_key option", has_text="Balcony tomato").first.get_attribute("value")
+    page.select_option("#task-plant_key", plant)
+    page.select_option("#task-recurrence_kind", "weekly")
+    page.locator("#sec-new-task ~ details form button[type=submit]").click()
+    page.wait_for_url("**done=created**")
+    item = page.locator("main li", has_text=t["task"]).first
+    assert item.count() == 1, page.content()
+    check(page, f"tasks-created-{lang}")
+    # Completed: a weekly task plans its next occurrence, which the list shows at once.
+    item.locator("button[value=complete]").click()
+    page.wait_for_url("**done=complete**")
+    assert t["completed"] in page.locator("main .notice.ok").inner_text()
+    assert page.locator("main li", has_text=t["task"]).count() >= 2, "the next occurrence is listed"
+    check(page, f"tasks-completed-{lang}")
+
+
+def walk_runs(page: Page, check: Callable[[Page, str], None], lang: str) -> None:
+    t = SEASON_TEXTS[lang]
+    nav(page, t["runs"])
+    page.wait_for_url("**/runs")
+    check(page, f"runs-{lang}")
+    page.locator("#sec-new-run ~ details > summary").click()
+    page.fill("#run-name", t["run"])
+    page.locator("#sec-new-run ~ details form button[type=submit]").click()
+    page.wait_for_url("**done=created**")
+    assert t["created"] in page.locator("main .notice.ok").inner_text()
+    assert page.locator("h1").inner_text().startswith(t["run"]), page.locator("h1").inner_text()
+    check(page, f"run-{lang}")
+    # The garden's plant joins the run, then the run starts.
+    page.locator("label.check", has_text="Balcony tomato").first.locator("input").check()
+    page.locator("form[action$='/plants'] button[type=submit]").click()
+    page.wait_for_url("**done=plants**")
+    assert page.locator("#sec-run-plants ~ ul.items li", has_text="Balcony tomato").count() == 1, page.content()
+    page.locator("form[action$='/status'] button", has_text=t["start"]).click()
+    page.wait_for_url("**done=status**")
+    assert t["active"] in page.locator("h1 .badge").inner_text()
+    check(page, f"run-started-{lang}")
+
+
+def season(page: Page, check: Callable[[Page, str], None]) -> None:
+    """Tasks in English, runs in German, on a signed-in page of the garden."""
+    switch_language(page, "en")
+    walk_tasks(page, check, "en")
+    switch_language(page, "de")
+    walk_runs(page, check, "de")
+
