@@ -59,21 +59,29 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                 header.top {
                     a.brand href="/app" { "Kultiva" }
                     @if let Some(session) = frame.session {
+                        // One list of links: a "Menu" button that opens it on a phone, the
+                        // plain row on a wide screen (app.css, ::details-content). Without
+                        // that selector the button stays, so no screen loses its links.
                         nav aria-label=(lang.t("nav-label")) {
-                            @if let Some(slug) = frame.garden {
-                                a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
-                                a href=(format!("/app/g/{slug}/plants")) { (lang.t("nav-plants")) }
-                                a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
-                                a href=(format!("/app/g/{slug}/tasks")) { (lang.t("nav-tasks")) }
-                                a href=(format!("/app/g/{slug}/runs")) { (lang.t("nav-runs")) }
-                                a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
-                                a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
-                            }
-                            a href="/app/settings" { (lang.t("nav-settings")) }
-                            a href="/api/v1/docs" { (lang.t("nav-api")) }
-                            form method="post" action="/app/logout" {
-                                input type="hidden" name=(CSRF_FIELD) value=(session.csrf);
-                                button type="submit" { (lang.t("sign-out")) }
+                            details.menu {
+                                summary { (lang.t("nav-menu")) }
+                                div.links {
+                                    @if let Some(slug) = frame.garden {
+                                        a href=(format!("/app/g/{slug}")) { (lang.t("nav-today")) }
+                                        a href=(format!("/app/g/{slug}/plants")) { (lang.t("nav-plants")) }
+                                        a href=(format!("/app/g/{slug}/places")) { (lang.t("nav-places")) }
+                                        a href=(format!("/app/g/{slug}/tasks")) { (lang.t("nav-tasks")) }
+                                        a href=(format!("/app/g/{slug}/runs")) { (lang.t("nav-runs")) }
+                                        a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
+                                        a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
+                                    }
+                                    a href="/app/settings" { (lang.t("nav-settings")) }
+                                    a href="/api/v1/docs" { (lang.t("nav-api")) }
+                                    form method="post" action="/app/logout" {
+                                        input type="hidden" name=(CSRF_FIELD) value=(session.csrf);
+                                        button type="submit" { (lang.t("sign-out")) }
+                                    }
+                                }
                             }
                         }
                     }

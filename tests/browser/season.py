@@ -24,8 +24,16 @@ SEASON_TEXTS = {
 }
 
 
+def open_menu(page: Page) -> None:
+    """Opens the garden's menu where it is a button (a phone); on a wide screen it is a row."""
+    summary = page.locator("header nav details.menu > summary")
+    if summary.is_visible() and page.locator("header nav details.menu").get_attribute("open") is None:
+        summary.click()
+
+
 def nav(page: Page, name: str) -> None:
     """A link of the garden's navigation, by its exact name ("Pflanzen" is not "Pflanzenschutz")."""
+    open_menu(page)
     page.locator("header nav").get_by_role("link", name=name, exact=True).click()
 
 

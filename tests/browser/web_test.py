@@ -38,7 +38,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_test import CHROMIUM_ARGS, Run, free_port, wait_until_live  # noqa: E402
-from season import season  # noqa: E402
+from season import nav, open_menu, season  # noqa: E402
 
 PASSWORD = "correct horse battery"
 PHONE = {"width": 390, "height": 844}
@@ -210,6 +210,8 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         assert page.locator("text=Please confirm your e-mail address").count() == 1, page.content()
         pages.check(page, "today-first-run")
         # Signed out, and in again through the sign-in page.
+        # On a phone the sign-out sits in the menu, as the garden's links do.
+        open_menu(page)
         page.locator("header button", has_text="Sign out").click()
         page.wait_for_url(f"{base}/app/login**")
         pages.check(page, "login")
@@ -344,7 +346,7 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
 
     def walk_plant(page: Page, watch: Watch, lang: str, t: dict) -> None:
         # The list, from the garden's navigation.
-        page.locator("header nav").get_by_role("link", name=t["nav"], exact=True).click()
+        nav(page, t["nav"])
         page.wait_for_url("**/plants")
         pages.check(page, f"plants-{lang}")
         # A first plant through the pages: species search (a GET form), place, name.
@@ -400,7 +402,7 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
         pages.check(page, f"plant-harvest-refused-{lang}")
         # The garden's plant protection, from the navigation: the interval just started, with
         # its first harvest day.
-        page.locator("header nav").get_by_role("link", name=t["protection"], exact=True).click()
+        nav(page, t["protection"])
         page.wait_for_url("**/protection")
         running = page.locator("section[aria-labelledby=pp-intervals] li", has_text="Abamectin")
         assert running.count() >= 1, page.content()

@@ -1,6 +1,7 @@
 # Kultiva-Seiten, Deutsch. Jede Nachricht gibt es auch in en.ftl (ein Unit-Test prüft das).
 skip-to-content = Zum Inhalt springen
 nav-label = Hauptmenü
+nav-menu = Menü
 nav-today = Heute
 nav-api = API
 sign-out = Abmelden

@@ -1,6 +1,7 @@
 # Kultiva pages, English. Every message here exists in de.ftl too (a unit test checks).
 skip-to-content = Skip to content
 nav-label = Main
+nav-menu = Menu
 nav-today = Today
 nav-api = API
 sign-out = Sign out
