@@ -225,7 +225,10 @@ async fn the_general_limit_counts_per_account_across_its_keys_and_tokens() {
     let slug = unique_slug("rl-t");
     let res = app
         .rest_key(&key_one)
-        .post("/api/v1/tenants/", &json!({"slug": slug, "name": "Limited"}))
+        .post(
+            "/api/v1/tenants/",
+            &json!({"slug": slug, "name": "Limited"}),
+        )
         .await;
     assert_limited(res, BUDGET).await;
     let made: i64 = sqlx::query_scalar("SELECT count(*) FROM platform.tenants WHERE slug = $1")
