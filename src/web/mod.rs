@@ -57,6 +57,8 @@ fn app_router() -> Router {
                 .push(pages::runs::router())
                 .push(pages::calendar::router())
                 .push(pages::protection::router())
+                .push(pages::harvests::router())
+                .push(pages::diary::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),
         )

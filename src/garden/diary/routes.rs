@@ -15,7 +15,6 @@ use crate::error::{AppError, ErrorBody, ErrorDetail};
 use crate::http::depot::DepotExt;
 use crate::http::json::{is_blank, read_json};
 use crate::http::pagination::{Page, PageRequest};
-use crate::http::query::uuid_query;
 use crate::rules::diary_analysis::AnalysisState;
 
 pub fn router() -> Router {
@@ -42,16 +41,21 @@ fn query_error(name: &str, reason: &str) -> ErrorDetail {
 
 /// Reads the list filters; every bad one is its own detail.
 fn filter_from(req: &Request) -> Result<EntryFilter, AppError> {
-    let q = |n: &str| req.queries().get(n).cloned();
+    filter_of(&|n: &str| req.queries().get(n).cloned())
+}
+
+/// The list filters from query values by name (the REST query; the diary page passes its
+/// filter form's, leaving out those left empty); every bad one is its own detail.
+pub fn filter_of(q: &dyn Fn(&str) -> Option<String>) -> Result<EntryFilter, AppError> {
     let mut errors = Vec::new();
     let mut f = EntryFilter::default();
-    match uuid_query(req, "plant") {
-        Ok(p) => f.plant = p,
-        Err(e) => errors.extend(e.details().iter().cloned()),
-    }
-    match uuid_query(req, "run") {
-        Ok(r) => f.run = r,
-        Err(e) => errors.extend(e.details().iter().cloned()),
+    for (name, slot) in [("plant", &mut f.plant), ("run", &mut f.run)] {
+        if let Some(raw) = q(name) {
+            match crate::garden::plants::model::parse_key(&raw) {
+                Some(k) => *slot = Some(k),
+                None => errors.push(query_error(name, "must be a key (UUID)")),
+            }
+        }
     }
     // Text filters are checked as sent, as the document states them (the single-line pattern:
     // one visible character, no control characters), then trimmed.

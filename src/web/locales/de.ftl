@@ -619,3 +619,83 @@ run-err-plant-archived = Eine dieser Pflanzen ist archiviert.
 run-done-created = Durchgang angelegt.
 run-done-status = Status geändert.
 run-done-plants = Pflanzen hinzugefügt.
+
+# Ernte- und Tagebuchseiten (Issue 42, Seiten 5 und 6)
+nav-harvests = Ernten
+hv-title = Ernten
+hv-ready = Erntereif
+hv-ready-none = Noch keine Pflanze ist erntereif.
+hv-near = Bald erntereif
+hv-near-none = Keine Pflanze ist kurz vor der Ernte.
+hv-viewer-only = Als Betrachter siehst du die Ernten; Gärtner erfassen sie.
+hv-rec-optimal = reif
+hv-rec-approaching = fast reif
+hv-rec-developing = in Entwicklung
+hv-rec-immature = unreif
+hv-rec-overripe = überreif
+hv-score = Reife { $score } von 100
+hv-days-est = noch etwa { $days ->
+    [one] 1 Tag
+   *[other] { $days } Tage
+}
+hv-phase-no = ihre Phase erlaubt keine Ernte
+hv-batches = Erntechargen
+hv-plant-gone = (Pflanze nicht mehr gelistet)
+hv-quality = Qualität
+hv-quality-none = nicht bewertet
+hv-grade-a-plus = A+
+hv-grade-a = A
+hv-grade-b = B
+hv-grade-c = C
+hv-grade-d = D
+hv-no-plants = Der Garten hat noch keine Pflanze zum Ernten.
+hv-err-form = Nichts wurde gespeichert. Bitte prüfe die markierten Felder.
+hv-err-future = Der Erntetag darf nicht in der Zukunft liegen.
+nav-diary = Tagebuch
+dy-title = Tagebuch
+dy-all = Alle Tagebucheinträge
+dy-entries = Einträge
+dy-none-match = Kein Eintrag passt zu diesen Filtern.
+dy-write-hint = Tagebucheinträge schreibst du auf der Seite einer Pflanze.
+dy-filter = Filter
+dy-err-filter = Ein Filter konnte nicht verwendet werden: siehe das markierte Feld.
+dy-err-order = Der End-Tag darf nicht vor dem Start-Tag liegen.
+dy-any = alle
+dy-tag = Schlagwort
+dy-analysis = Analyse
+dy-state-none = Nicht zur Analyse vorgemerkt
+dy-state-requested = Wartet auf die Analyse
+dy-state-in-progress = Wird analysiert
+dy-state-completed = Analysiert
+dy-state-failed = Analyse fehlgeschlagen
+dy-from = Von
+dy-to = Bis
+dy-apply = Einträge zeigen
+dy-photo-count = { $count ->
+    [one] 1 Foto
+   *[other] { $count } Fotos
+}
+dy-pages = Seiten
+dy-newer = Neuere Einträge
+dy-older = Ältere Einträge
+dy-entry = Der Eintrag
+dy-date = Tag
+dy-written = Geschrieben
+dy-photos-none = Keine Fotos zu diesem Eintrag.
+dy-requested-at = vorgemerkt am
+dy-findings = Befunde
+dy-confidence = { $percent } % sicher
+dy-actions = Was du tun könntest
+dy-disclaimer = Bitte beachten
+dy-failed = Die Analyse konnte nicht erstellt werden.
+dy-mark-explain = Ein KI-Agent dieses Gartens kann diesen Eintrag analysieren: Er liest den Text, die Messwerte und die Fotos, und sein Ergebnis erscheint hier.
+dy-consent = Ich bin einverstanden, dass ein KI-Agent dieses Gartens diesen Eintrag zur Analyse liest.
+dy-mark = Zur Analyse vormerken
+dy-mark-again = Neue Analyse anfordern (das Ergebnis oben entfällt)
+dy-done-marked = Zur Analyse vorgemerkt: Der Eintrag wartet auf einen Agenten des Gartens.
+dy-err-consent = Setze den Haken, um zuzustimmen: Ein Eintrag wird nur mit Zustimmung seines Autors analysiert. Nichts wurde vorgemerkt.
+dy-mark-viewer = Nur Gärtner und Admins merken Einträge zur Analyse vor.
+dy-mark-author = Nur der Autor dieses Eintrags kann ihn zur Analyse vormerken.
+dy-mark-agent = Einträge, die ein Agent über den Tool-Server geschrieben hat, werden nie analysiert.
+dy-err-mode = Einträge merkt nur eine an diesen Seiten angemeldete Person zur Analyse vor. Nichts wurde vorgemerkt.
+dy-nothing-marked = Nichts wurde vorgemerkt.

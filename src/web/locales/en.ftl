@@ -619,3 +619,83 @@ run-err-plant-archived = One of these plants is archived.
 run-done-created = Run created.
 run-done-status = Status changed.
 run-done-plants = Plants added.
+
+# harvests and diary pages (issue 42, pages 5 and 6)
+nav-harvests = Harvests
+hv-title = Harvests
+hv-ready = Ready to harvest
+hv-ready-none = No plant is ready to harvest yet.
+hv-near = Nearly ready
+hv-near-none = No plant is close to harvest.
+hv-viewer-only = As a viewer you can see the harvests; growers record them.
+hv-rec-optimal = ripe
+hv-rec-approaching = nearly ripe
+hv-rec-developing = developing
+hv-rec-immature = immature
+hv-rec-overripe = overripe
+hv-score = readiness { $score } of 100
+hv-days-est = about { $days ->
+    [one] 1 day
+   *[other] { $days } days
+} to go
+hv-phase-no = its phase allows no harvest
+hv-batches = Harvest batches
+hv-plant-gone = (plant no longer listed)
+hv-quality = Quality
+hv-quality-none = not graded
+hv-grade-a-plus = A+
+hv-grade-a = A
+hv-grade-b = B
+hv-grade-c = C
+hv-grade-d = D
+hv-no-plants = The garden has no plant to harvest yet.
+hv-err-form = Nothing was saved. Please check the marked fields.
+hv-err-future = The harvest day must not lie in the future.
+nav-diary = Diary
+dy-title = Diary
+dy-all = All diary entries
+dy-entries = Entries
+dy-none-match = No entry matches these filters.
+dy-write-hint = Diary entries are written on a plant’s page.
+dy-filter = Filter
+dy-err-filter = A filter could not be used: see the marked field.
+dy-err-order = The end day must not lie before the start day.
+dy-any = any
+dy-tag = Tag
+dy-analysis = Analysis
+dy-state-none = Not marked for analysis
+dy-state-requested = Waiting for analysis
+dy-state-in-progress = Being analysed
+dy-state-completed = Analysed
+dy-state-failed = Analysis failed
+dy-from = From
+dy-to = To
+dy-apply = Show entries
+dy-photo-count = { $count ->
+    [one] 1 photo
+   *[other] { $count } photos
+}
+dy-pages = Pages
+dy-newer = Newer entries
+dy-older = Older entries
+dy-entry = The entry
+dy-date = Day
+dy-written = Written
+dy-photos-none = No photos with this entry.
+dy-requested-at = marked on
+dy-findings = Findings
+dy-confidence = { $percent } % sure
+dy-actions = What you could do
+dy-disclaimer = Please note
+dy-failed = The analysis could not be made.
+dy-mark-explain = An AI agent of this garden can analyse this entry: it reads the text, the measurements and the photos, and its result appears here.
+dy-consent = I agree that an AI agent of this garden reads this entry to analyse it.
+dy-mark = Mark for analysis
+dy-mark-again = Ask for a new analysis (the result above goes)
+dy-done-marked = Marked for analysis: the entry waits for an agent of the garden.
+dy-err-consent = Tick the box to agree: an entry is analysed only with its author’s consent. Nothing was marked.
+dy-mark-viewer = Only growers and admins mark entries for analysis.
+dy-mark-author = Only the author of this entry can mark it for analysis.
+dy-mark-agent = Entries an agent wrote through the tool server are never analysed.
+dy-err-mode = Entries are marked for analysis only by a person signed in to these pages. Nothing was marked.
+dy-nothing-marked = Nothing was marked.

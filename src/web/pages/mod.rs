@@ -3,7 +3,9 @@
 
 pub mod account;
 pub mod calendar;
+pub mod diary;
 pub mod garden;
+pub mod harvests;
 pub mod members;
 pub mod places;
 pub mod plants;

@@ -1,6 +1,8 @@
-//! A plant's harvests: readiness, batches and the harvest form (the safety interval's gate).
+//! A plant's harvests: readiness, batches and the harvest form (the safety interval's gate);
+//! the form's fields, its body and the gate's refusal are the harvests page's (`pages::harvests`).
 
 use super::*;
+use crate::web::pages::harvests::{batch_body, batch_fields, karenz_refusal};
 
 pub(super) fn harvest_section(
     o: &Open,
@@ -22,40 +24,13 @@ pub(super) fn harvest_section(
             @if can_write {
                 (form_box(&lang.t("pl-harvest-add"), f.is_some(), html! {
                     @if karenz {
-                        div.notice.bad role="alert" {
-                            p { strong { (lang.t("pl-harvest-refused")) } }
-                            @for i in &d.readiness.safety_intervals {
-                                p {
-                                    (lang.t_with("pl-karenz-line", &[
-                                        ("treatment", i.treatment_name.clone().into()),
-                                        ("days", i.days_remaining.into()),
-                                        ("until", lang.iso_date(&i.last_blocked_day).into()),
-                                        ("from", lang.iso_date(&i.safe_on).into()),
-                                    ]))
-                                }
-                            }
-                            @if let Some(f) = f {
-                                details {
-                                    summary { (lang.t("pl-details")) }
-                                    ul.reasons { @for r in &f.details { li { (r) } } }
-                                }
-                            }
-                        }
+                        (karenz_refusal(lang, &d.readiness.safety_intervals, f.map_or(&[][..], |f| f.details.as_slice())))
                     } @else {
                         (failure_notice(f))
                     }
                     form.stack method="post" action=(format!("{base}/harvest")) {
                         (csrf_field(&o.csrf))
-                        label for="wet_weight_g" { (lang.t("pl-wet-weight")) }
-                        input type="text" inputmode="decimal" id="wet_weight_g" name="wet_weight_g" required value=(typed(f, "wet_weight_g"));
-                        label for="harvest_type" { (lang.t("pl-harvest-type")) }
-                        select id="harvest_type" name="harvest_type" {
-                            @for h in crate::garden::harvest::model::HARVEST_TYPES {
-                                option value=(h) selected[typed(f, "harvest_type") == *h || (typed(f, "harvest_type").is_empty() && *h == "partial")] { (choice_text(lang, "pl-harvest-type", h)) }
-                            }
-                        }
-                        label for="h-notes" { (lang.t("pl-notes")) }
-                        textarea id="h-notes" name="notes" rows="2" { (typed(f, "notes")) }
+                        (batch_fields(lang, &|name| typed(f, name).to_owned()))
                         button type="submit" { (lang.t("pl-save")) }
                     }
                 }))
@@ -87,11 +62,7 @@ pub(super) async fn harvest_post(req: &mut Request, depot: &mut Depot, res: &mut
         return;
     };
     let outcome = async {
-        let mut map = posted.object(&[
-            ("wet_weight_g", Field::Number),
-            ("harvest_type", Field::Optional),
-            ("notes", Field::Optional),
-        ]);
+        let mut map = batch_body(&posted);
         map.insert("plant_key".into(), Value::String(plant.key.to_string()));
         let new: crate::garden::harvest::model::NewBatch = parse(map)?;
         crate::garden::harvest::service::create_batch(

@@ -16,6 +16,7 @@ use time::{Date, OffsetDateTime};
 use uuid::Uuid;
 
 use super::garden::{care_type_text, signed_in};
+use super::harvests::num;
 use super::scope::{GardenScope, local_stamp, open_garden};
 use super::{PageCtx, csrf_refused, fail, here, url_escape};
 use crate::auth::Role;
@@ -194,16 +195,6 @@ async fn open_post(
 }
 
 // ---------- how things read ----------
-
-/// A number as the language writes it: at most two decimals, a decimal comma in German.
-fn num(lang: Lang, x: f64) -> String {
-    let text = format!("{x:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.').to_owned();
-    match lang {
-        Lang::De => text.replace('.', ","),
-        Lang::En => text,
-    }
-}
 
 /// The person's calendar day of an instant (their time zone).
 fn local_day(tz: &str, at: OffsetDateTime) -> Date {
