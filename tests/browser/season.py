@@ -17,10 +17,12 @@ from playwright.sync_api import Page
 SEASON_TEXTS = {
     "en": {"tasks": "Tasks", "runs": "Runs", "task": "Tie in the tomato", "completed": "Task completed.",
            "run": "Tomatoes 2026", "created": "Run created.", "added": "Plants added.", "start": "Start the run",
-           "active": "Active"},
+           "active": "Active", "harvests": "Harvests", "refused": "Harvest refused", "diary": "Diary",
+           "entry": "First flowers", "marked": "Marked for analysis"},
     "de": {"tasks": "Aufgaben", "runs": "Durchgänge", "task": "Tomate anbinden", "completed": "Aufgabe erledigt.",
            "run": "Tomaten 2026", "created": "Durchgang angelegt.", "added": "Pflanzen hinzugefügt.",
-           "start": "Durchgang beginnen", "active": "Aktiv"},
+           "start": "Durchgang beginnen", "active": "Aktiv", "harvests": "Ernten", "refused": "Ernte abgelehnt",
+           "diary": "Tagebuch", "entry": "Erste Blüten", "marked": "Zur Analyse vorgemerkt"},
 }
 
 
@@ -94,10 +96,52 @@ def walk_runs(page: Page, check: Callable[[Page, str], None], lang: str) -> None
     check(page, f"run-started-{lang}")
 
 
-def season(page: Page, check: Callable[[Page, str], None]) -> None:
-    """Tasks in English, runs in German, on a signed-in page of the garden."""
+def walk_harvests(page: Page, check: Callable[[Page, str], None], lang: str, treated: str,
+                  expect_refusal: Callable[[int], None]) -> None:
+    """The treated plant's harvest from the Harvests page: refused inside its interval, with the
+    treatment and its first allowed day; no batch appears."""
+    t = SEASON_TEXTS[lang]
+    nav(page, t["harvests"])
+    page.wait_for_url("**/harvests")
+    check(page, f"harvests-{lang}")
+    batches = page.locator("section[aria-labelledby=sec-batches] ul.items li").count()
+    page.select_option("#hv-plant_key", treated)
+    page.fill("#wet_weight_g", "250")
+    expect_refusal(422)
+    page.locator("#record form button[type=submit]").click()
+    page.wait_for_selector(f"text={t['refused']}")
+    refusal = page.locator("#record .notice.bad").first.inner_text()
+    assert "Abamectin" in refusal, refusal
+    assert page.locator("section[aria-labelledby=sec-batches] ul.items li").count() == batches
+    check(page, f"harvests-refused-{lang}")
+
+
+def walk_diary(page: Page, check: Callable[[Page, str], None], lang: str) -> None:
+    """The garden's diary filtered to photo entries' tag-less list, an entry's page with its photo,
+    and the entry marked for analysis with the person's consent."""
+    t = SEASON_TEXTS[lang]
+    nav(page, t["diary"])
+    page.wait_for_url("**/diary")
+    check(page, f"diary-{lang}")
+    page.locator("section[aria-labelledby=sec-entries] a", has_text=t["entry"]).first.click()
+    page.wait_for_url("**/diary/**")
+    assert page.locator("section[aria-labelledby=sec-photos] img").count() >= 1, page.content()
+    check(page, f"diary-entry-{lang}")
+    page.check("#dy-consent")
+    page.locator("#analysis form button[type=submit]").click()
+    page.wait_for_url("**done=marked**")
+    assert t["marked"] in page.locator("main .notice.ok").inner_text()
+    check(page, f"diary-marked-{lang}")
+
+
+def season(page: Page, check: Callable[[Page, str], None], treated: str,
+           expect_refusal: Callable[[int], None]) -> None:
+    """Tasks and the harvest in English, runs and the diary in German, on a signed-in page of
+    the garden; `treated` is the key of the plant treated with Abamectin in web_test's walk."""
     switch_language(page, "en")
     walk_tasks(page, check, "en")
+    walk_harvests(page, check, "en", treated, expect_refusal)
     switch_language(page, "de")
     walk_runs(page, check, "de")
+    walk_diary(page, check, "de")
 

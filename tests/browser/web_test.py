@@ -317,7 +317,6 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
 
     run.check("web: the keyboard alone signs in and confirms care", keyboard_only)
     places_calendar_settings(run, browser, base, pages, email, state)
-    season_pages(run, browser, base, pages, email)
 
     def plants_through_the_pages() -> None:
         context, page, watch = new_phone()
@@ -446,6 +445,8 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
 
     run.check("web: plants through the pages: create, water, treat, refused harvest, diary photo (de, en)",
               plants_through_the_pages)
+    # After the plant walk: its treated tomato and its diary entries are the season's material.
+    season_pages(run, browser, base, pages, email, state)
 
 
 def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
@@ -554,7 +555,7 @@ def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages
     run.check("web: places, calendar and settings (phone, English and German)", walk)
 
 
-def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str) -> None:
+def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
     """The season's pages (tests/browser/season.py) on a phone, signed in as the same grower."""
 
     def walk() -> None:
@@ -567,7 +568,7 @@ def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str
             page.fill("#password", PASSWORD)
             page.click("main button[type=submit]")
             page.wait_for_url(f"{base}/app/g/**")
-            season(page, pages.check)
+            season(page, pages.check, state["plant_page"].rstrip("/").rsplit("/", 1)[1], watch.expect_refusal)
             watch.assert_clean()
         finally:
             context.close()
