@@ -618,3 +618,13 @@ run-err-plant-archived = Eine dieser Pflanzen ist archiviert.
 run-done-created = Durchgang angelegt.
 run-done-status = Status geändert.
 run-done-plants = Pflanzen hinzugefügt.
+
+# Umgebungswarnungen auf Heute (Issue 40)
+today-alerts = Warnungen
+today-alerts-none = Keine offene Warnung: Alle Sensoren melden, alle Messwerte liegen im Bereich.
+alert-kind-out-of-range = außerhalb des Bereichs
+alert-kind-sensor-silent = Sensor stumm
+alert-kind-frost = Frost
+alert-range = Bereich
+alert-sensor = Sensor
+alert-since = seit

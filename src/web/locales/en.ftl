@@ -618,3 +618,13 @@ run-err-plant-archived = One of these plants is archived.
 run-done-created = Run created.
 run-done-status = Status changed.
 run-done-plants = Plants added.
+
+# Environment alerts on Today (issue 40)
+today-alerts = Alerts
+today-alerts-none = No open alert: every sensor reports and every reading is in its range.
+alert-kind-out-of-range = out of range
+alert-kind-sensor-silent = sensor silent
+alert-kind-frost = frost
+alert-range = range
+alert-sensor = sensor
+alert-since = since
