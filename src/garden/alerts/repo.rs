@@ -261,8 +261,11 @@ pub struct OpenCause {
     pub metric: String,
 }
 
+/// id, kind, sensor, plant, metric.
+type CauseRow = (Uuid, String, Option<Uuid>, Option<Uuid>, String);
+
 pub async fn open_causes(tx: &mut TenantTx) -> Result<Vec<OpenCause>, sqlx::Error> {
-    let rows: Vec<(Uuid, String, Option<Uuid>, Option<Uuid>, String)> = sqlx::query_as(tx.sql(
+    let rows: Vec<CauseRow> = sqlx::query_as(tx.sql(
         "SELECT id, kind, sensor_id, plant_id, metric FROM tenant.alerts \
          WHERE resolved_at IS NULL AND kind IN ('out_of_range', 'sensor_silent')",
     ))

@@ -40,7 +40,7 @@ type CauseKey = (&'static str, Uuid, Option<Uuid>, String);
 
 /// What the scan found for one cause.
 enum Found {
-    Open(NewAlert),
+    Open(Box<NewAlert>),
     Fine,
     Wait,
 }
@@ -74,7 +74,7 @@ fn out_of_range(
     match verdict {
         Verdict::Wait => Found::Wait,
         Verdict::Fine => Found::Fine,
-        Verdict::Open(p) => Found::Open(NewAlert {
+        Verdict::Open(p) => Found::Open(Box::new(NewAlert {
             kind: AlertKind::OutOfRange,
             plant_id: Some(plant.id),
             sensor_id: Some(sensor.id),
@@ -85,7 +85,7 @@ fn out_of_range(
             reading: Some((p.value, p.at)),
             range: Some((range.min, range.max, range.source.clone())),
             detail,
-        }),
+        })),
     }
 }
 
@@ -138,9 +138,9 @@ pub async fn scan_garden(
         match sensor.metric.as_str() {
             "ec_ms_cm" | "ph" => {
                 for plant in plants.iter().filter(|p| is_near(sensor, p)) {
-                    if !targets.contains_key(&plant.id) {
-                        let t = plans::current_phase_targets(&mut tx, plant.id).await?;
-                        targets.insert(plant.id, t);
+                    if let std::collections::hash_map::Entry::Vacant(slot) = targets.entry(plant.id)
+                    {
+                        slot.insert(plans::current_phase_targets(&mut tx, plant.id).await?);
                     }
                     let Some(Some(t)) = targets.get(&plant.id) else {
                         continue;
@@ -213,7 +213,7 @@ pub async fn scan_garden(
                         .find(|(s, t, _)| *s == sensor.id && *t == at)
                         .map(|(_, t, v)| (*v, *t))
                 });
-                Found::Open(NewAlert {
+                Found::Open(Box::new(NewAlert {
                     kind: AlertKind::SensorSilent,
                     plant_id: None,
                     sensor_id: Some(sensor.id),
@@ -229,7 +229,7 @@ pub async fn scan_garden(
                         "last_reading_at": sensor.latest.and_then(|t| t
                             .format(&time::format_description::well_known::Rfc3339).ok()),
                     }),
-                })
+                }))
             } else {
                 Found::Fine
             };
@@ -256,7 +256,7 @@ pub async fn scan_garden(
     let mut new: Vec<(&CauseKey, &NewAlert)> = found
         .iter()
         .filter_map(|(k, f)| match f {
-            Found::Open(a) if !open_keys.contains(k) => Some((k, a)),
+            Found::Open(a) if !open_keys.contains(k) => Some((k, a.as_ref())),
             _ => None,
         })
         .collect();
