@@ -303,6 +303,12 @@ pub struct Config {
     pub digest_schedule: bool,
     /// `DIGEST_INTERVAL_SECONDS`: how often the digest job looks for users whose hour came (60).
     pub digest_interval: Duration,
+    /// `ALERT_SCAN_SECONDS`: how often the alert scan runs across all gardens (60); 0: this
+    /// process does not scan (`kultiva alerts scan` still does).
+    pub alert_scan_interval: Duration,
+    /// `ALERT_AFTER_MINUTES`: how long readings must stay out of range before an
+    /// `out_of_range` alert opens (15).
+    pub alert_after_minutes: u32,
     /// `VAPID_PRIVATE_KEY`: the Web Push application server key, a P-256 private key as 32
     /// bytes in base64url (what `npx web-push generate-vapid-keys` prints as the private key).
     /// Unset: a key derived from `JWT_SECRET_KEY` (stable across restarts and replicas that
@@ -701,6 +707,14 @@ impl Config {
         let digest_schedule = r.flag("DIGEST_SCHEDULE", true);
         let digest_interval =
             Duration::from_secs(u64::from(r.bounded("DIGEST_INTERVAL_SECONDS", 60, 1, 3600)));
+        let alert_scan_interval =
+            Duration::from_secs(u64::from(r.bounded("ALERT_SCAN_SECONDS", 60, 0, 86_400)));
+        let alert_after_minutes = r.bounded(
+            "ALERT_AFTER_MINUTES",
+            crate::rules::alerts::ALERT_AFTER_MINUTES_DEFAULT,
+            0,
+            1440,
+        );
         let vapid_private_key = r.raw("VAPID_PRIVATE_KEY").map(Secret::new);
         if let Some(key) = &vapid_private_key
             && !vapid_key_is_valid(key.expose())
@@ -727,6 +741,8 @@ impl Config {
             webhook_timeout,
             digest_schedule,
             digest_interval,
+            alert_scan_interval,
+            alert_after_minutes,
             vapid_private_key,
             vapid_subject,
             database_url,

@@ -76,6 +76,18 @@ enum Command {
         #[command(subcommand)]
         command: SensorsCommand,
     },
+    /// Environment alerts.
+    Alerts {
+        #[command(subcommand)]
+        command: AlertsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum AlertsCommand {
+    /// Run the alert scan once in every garden (what the server does every
+    /// ALERT_SCAN_SECONDS): open the alerts whose cause began, resolve those whose cause ended.
+    Scan,
 }
 
 #[derive(Subcommand)]
@@ -269,6 +281,9 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         Command::Sensors {
             command: SensorsCommand::Prune,
         } => sensors_prune_command(&state).await,
+        Command::Alerts {
+            command: AlertsCommand::Scan,
+        } => alerts_scan_command(&state).await,
         Command::PlatformAdmin {
             command: PlatformAdminCommand::Grant { email },
         } => {
@@ -319,6 +334,24 @@ async fn sensors_prune_command(state: &AppState) -> Result<(), String> {
         "sensors prune failed in {} garden(s)",
         failed.len()
     ))
+}
+
+async fn alerts_scan_command(state: &AppState) -> Result<(), String> {
+    let now = time::OffsetDateTime::now_utc();
+    let (summary, failed) = kultiva::garden::alerts::scan::scan_all(state, now)
+        .await
+        .map_err(|e| format!("alerts scan: {e}"))?;
+    println!(
+        "alerts scanned in {} garden(s): {} opened, {} resolved",
+        summary.gardens, summary.opened, summary.resolved
+    );
+    if failed.is_empty() {
+        return Ok(());
+    }
+    for (slug, reason) in &failed {
+        eprintln!("alerts scan: garden {slug}: {reason}");
+    }
+    Err(format!("alerts scan failed in {} garden(s)", failed.len()))
 }
 
 async fn serve_forever(state: AppState) -> Result<(), String> {

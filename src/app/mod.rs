@@ -100,6 +100,7 @@ pub fn api_router(mode: ServiceMode) -> Router {
                 .push(crate::garden::onboarding::routes::router())
                 .push(crate::garden::tanks::routes::router())
                 .push(crate::garden::sensors::routes::router())
+                .push(crate::garden::alerts::routes::router())
                 .push(crate::garden::watering::routes::router())
                 .push(crate::garden::watering::routes::diagnostics_router())
                 .push(crate::garden::webhooks::routes::router())

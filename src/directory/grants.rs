@@ -920,6 +920,7 @@ pub const TENANT_TABLES: &[(&str, Grant)] = &[
         "_sqlx_migrations",
         Grant::NotAGrant("the garden's migration ledger"),
     ),
+    ("alerts", Grant::NotAGrant("garden data")),
     (
         "webhooks",
         Grant::Ended(

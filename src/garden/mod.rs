@@ -1,5 +1,6 @@
 //! Tenant data, one folder per capability; each reaches its tables only through `TenantTx`.
 
+pub mod alerts;
 pub mod calendar;
 pub mod care;
 pub mod contracts;

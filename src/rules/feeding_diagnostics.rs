@@ -237,7 +237,8 @@ pub fn compare_targets(
     }
 }
 
-fn tolerance(target: f64) -> f64 {
+/// The EC tolerance of a target: max(0.1, 10 % of it) (the mixing protocol's, domain 2.14).
+pub fn tolerance(target: f64) -> f64 {
     (target * 0.1).max(0.1)
 }
 

@@ -1,5 +1,6 @@
 //! Pure domain rules: no I/O, table-driven unit tests beside each.
 
+pub mod alerts;
 pub mod bbch;
 pub mod calculations;
 pub mod care;

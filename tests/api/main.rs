@@ -5,6 +5,7 @@ mod support;
 
 mod accounts;
 mod admin;
+mod alerts;
 mod api_keys;
 mod auth;
 mod calculations;

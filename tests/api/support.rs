@@ -66,6 +66,8 @@ pub fn base_env() -> BTreeMap<String, String> {
         // The scheduled digest would mail every user of the shared database from any test's
         // service; the digest tests turn it on for a database of their own.
         ("DIGEST_SCHEDULE", "false".to_owned()),
+        // The alert scan runs when a test calls it (no timers in tests).
+        ("ALERT_SCAN_SECONDS", "0".to_owned()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))

@@ -51,6 +51,7 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
         tables_of(&app, &tenant).await,
         [
             "_sqlx_migrations",
+            "alerts",
             "care_confirmations",
             "care_profiles",
             "care_reminders",

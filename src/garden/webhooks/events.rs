@@ -19,6 +19,8 @@ pub const EVENT_TYPES: &[&str] = &[
     "task.completed",
     "diary.entry_created",
     "feeding.recorded",
+    "alert.opened",
+    "alert.resolved",
 ];
 
 /// The payload as delivered: `{type, timestamp, data}`; `data` gets the garden's slug.

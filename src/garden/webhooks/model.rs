@@ -107,8 +107,8 @@ pub struct WebhookCreateBody {
     pub url: String,
     /// Event types, at least one: plant.created, plant.phase_changed, plant.archived,
     /// treatment.applied, harvest.recorded, care.confirmed, task.completed,
-    /// diary.entry_created, feeding.recorded.
-    #[salvo(schema(min_items = 1, max_items = 9))]
+    /// diary.entry_created, feeding.recorded, alert.opened, alert.resolved.
+    #[salvo(schema(min_items = 1, max_items = 11))]
     pub events: Vec<String>,
     #[salvo(schema(max_length = 500))]
     pub description: Option<String>,
@@ -121,7 +121,7 @@ pub struct WebhookCreateBody {
 pub struct WebhookPatchBody {
     #[salvo(schema(nullable = false, max_length = 2000))]
     pub url: Option<String>,
-    #[salvo(schema(nullable = false, min_items = 1, max_items = 9))]
+    #[salvo(schema(nullable = false, min_items = 1, max_items = 11))]
     pub events: Option<Vec<String>>,
     #[salvo(schema(max_length = 500))]
     pub description: Option<String>,

@@ -6,6 +6,7 @@ use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
 
 use super::shared::{bound, tool_error};
+use crate::garden::alerts::service as alerts;
 use crate::garden::sensors::model::Readings;
 use crate::garden::sensors::service::{self as sensors, Around};
 use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY};
@@ -33,8 +34,11 @@ pub static GET_ENVIRONMENT: Tool = Tool {
                   names its sensor (sensor_key, name), metric, unit, value, measured_at, origin \
                   (location or site: where the sensor stands) and source (http, mqtt, \
                   home_assistant); a sensor that has not reported has value and measured_at \
-                  null. open_alerts is always an empty list: alerts are not computed by this \
-                  server. A key of another garden is not_found.",
+                  null. open_alerts: the open alerts there (of the plant, or of anything at \
+                  the location or site, and of its silent sensors), each with key, kind \
+                  (out_of_range, sensor_silent, frost), metric, plant_key, sensor_key, the \
+                  reading that opened it, the range it broke with the range's source, and \
+                  opened_at. A key of another garden is not_found.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[
@@ -79,6 +83,32 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
             })
         })
         .collect();
+    let sensor_keys: Vec<Uuid> = found.iter().map(|r| r.sensor.key).collect();
+    let (plants, locations, sites) = match around {
+        Around::Plant(p) => (vec![p], vec![], vec![]),
+        Around::Location(l) => (vec![], vec![l], vec![]),
+        Around::Site(s) => (vec![], vec![], vec![s]),
+    };
+    let open = alerts::open_around(ctx.state, tenant, &plants, &sensor_keys, &locations, &sites)
+        .await
+        .map_err(tool_error)?;
+    let open_alerts: Vec<Value> = open
+        .iter()
+        .map(|n| {
+            let a = &n.alert;
+            json!({
+                "key": a.key,
+                "kind": a.kind,
+                "metric": a.metric,
+                "plant_key": a.plant_key,
+                "sensor_key": a.sensor_key,
+                "reading": a.reading,
+                "range": a.range,
+                "opened_at": a.opened_at.format(&Rfc3339).ok(),
+                "text": alerts::describe(n),
+            })
+        })
+        .collect();
     let reporting = found.iter().filter(|r| r.latest.is_some()).count();
     let summary = if found.is_empty() {
         "No sensor measures here.".to_owned()
@@ -97,9 +127,14 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
             parts.join("; ")
         )
     };
+    let summary = if open.is_empty() {
+        summary
+    } else {
+        format!("{summary}. {} open alert(s).", open.len())
+    };
     Ok(ToolOutput::new(
         summary,
-        json!({"readings": readings, "open_alerts": []}),
+        json!({"readings": readings, "open_alerts": open_alerts}),
     ))
 }
 

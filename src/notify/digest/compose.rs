@@ -16,6 +16,8 @@ pub struct GardenDigest {
     pub intervals_ending: Vec<(String, String, String)>,
     /// Plants ready to harvest (readiness `ready`).
     pub ready: Vec<String>,
+    /// Open environment alerts: (plant or sensor, what it says).
+    pub alerts: Vec<(String, String)>,
 }
 
 impl GardenDigest {
@@ -25,6 +27,7 @@ impl GardenDigest {
             + self.tasks.len()
             + self.intervals_ending.len()
             + self.ready.len()
+            + self.alerts.len()
     }
 }
 
@@ -160,6 +163,15 @@ pub fn render(
                 text.push_str(&format!("  - {}\n", q(plant)));
             }
         }
+        if !g.alerts.is_empty() {
+            text.push_str(match lang {
+                Lang::De => "Offene Warnungen (Sensoren):\n",
+                Lang::En => "Open alerts (sensors):\n",
+            });
+            for (who, what) in &g.alerts {
+                text.push_str(&format!("  - {}: {what}\n", q(who)));
+            }
+        }
         let link = format!("{frontend}/gardens/{}/today", g.slug);
         text.push_str(&match lang {
             Lang::De => format!("Öffnen: {link}\n"),
@@ -187,6 +199,7 @@ pub fn push_summary(lang: Lang, gardens: &[GardenDigest]) -> (String, String) {
     let tasks = sum(|g| g.tasks.len());
     let intervals = sum(|g| g.intervals_ending.len());
     let ready = sum(|g| g.ready.len());
+    let alerts = sum(|g| g.alerts.len());
     let mut parts = Vec::new();
     match lang {
         Lang::De => {
@@ -202,6 +215,9 @@ pub fn push_summary(lang: Lang, gardens: &[GardenDigest]) -> (String, String) {
             if ready > 0 {
                 parts.push(format!("{ready} erntereif"));
             }
+            if alerts > 0 {
+                parts.push(format!("{alerts} Warnungen"));
+            }
             ("Kultiva: heute".to_owned(), parts.join(", "))
         }
         Lang::En => {
@@ -216,6 +232,9 @@ pub fn push_summary(lang: Lang, gardens: &[GardenDigest]) -> (String, String) {
             }
             if ready > 0 {
                 parts.push(format!("{ready} ready to harvest"));
+            }
+            if alerts > 0 {
+                parts.push(format!("{alerts} alerts"));
             }
             ("Kultiva: today".to_owned(), parts.join(", "))
         }
@@ -244,6 +263,10 @@ mod tests {
                 "2026-12-03".to_owned(),
             )],
             ready: vec!["Kale \"Visit www.evil.example\"".to_owned()],
+            alerts: vec![(
+                format!("Chili {phishing}"),
+                "ph 7.9 outside 5.8–6.3".to_owned(),
+            )],
         };
         for lang in [Lang::En, Lang::De] {
             let (_, text) = render(

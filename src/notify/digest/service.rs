@@ -257,6 +257,7 @@ async fn collect(
         let open = tasks::list_tasks(state, &tenant, &filter, page).await?;
         let ending = harvest::intervals_ending_on(state, &tenant, today).await?;
         let ready = harvest::ready_plants(state, &tenant, SECTION_MAX_USIZE).await?;
+        let open_alerts = crate::garden::alerts::service::open_alerts(state, &tenant).await?;
         out.push(GardenDigest {
             name: tenant.name.clone(),
             slug: tenant.slug.to_string(),
@@ -287,6 +288,10 @@ async fn collect(
                 })
                 .collect(),
             ready: ready.into_iter().map(|r| r.plant_name).collect(),
+            alerts: open_alerts
+                .iter()
+                .map(crate::garden::alerts::service::describe_parts)
+                .collect(),
         });
     }
     Ok(out)

@@ -699,3 +699,12 @@ dy-mark-author = Nur der Autor dieses Eintrags kann ihn zur Analyse vormerken.
 dy-mark-agent = Einträge, die ein Agent über den Tool-Server geschrieben hat, werden nie analysiert.
 dy-err-mode = Einträge merkt nur eine an diesen Seiten angemeldete Person zur Analyse vor. Nichts wurde vorgemerkt.
 dy-nothing-marked = Nichts wurde vorgemerkt.
+# Umgebungswarnungen auf Heute (Issue 40)
+today-alerts = Warnungen
+today-alerts-none = Keine offene Warnung: Alle Sensoren melden, alle Messwerte liegen im Bereich.
+alert-kind-out-of-range = außerhalb des Bereichs
+alert-kind-sensor-silent = Sensor stumm
+alert-kind-frost = Frost
+alert-range = Bereich
+alert-sensor = Sensor
+alert-since = seit

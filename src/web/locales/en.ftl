@@ -699,3 +699,12 @@ dy-mark-author = Only the author of this entry can mark it for analysis.
 dy-mark-agent = Entries an agent wrote through the tool server are never analysed.
 dy-err-mode = Entries are marked for analysis only by a person signed in to these pages. Nothing was marked.
 dy-nothing-marked = Nothing was marked.
+# Environment alerts on Today (issue 40)
+today-alerts = Alerts
+today-alerts-none = No open alert: every sensor reports and every reading is in its range.
+alert-kind-out-of-range = out of range
+alert-kind-sensor-silent = sensor silent
+alert-kind-frost = frost
+alert-range = range
+alert-sensor = sensor
+alert-since = since

@@ -156,6 +156,7 @@ struct TodayData {
     tasks: Vec<Task>,
     readiness: Vec<Readiness>,
     diary: Vec<crate::garden::diary::model::EntrySummary>,
+    alerts: Vec<crate::garden::alerts::repo::Named>,
 }
 
 async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<TodayData, AppError> {
@@ -202,12 +203,14 @@ async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<Toda
     )
     .await?
     .items;
+    let alerts = crate::garden::alerts::service::open_alerts(state, tenant).await?;
     Ok(TodayData {
         overdue: due.overdue.unwrap_or_default(),
         due_today: due.due_today.unwrap_or_default(),
         tasks,
         readiness,
         diary,
+        alerts,
     })
 }
 
@@ -284,6 +287,7 @@ fn today_body(
         h1 { (lang.t("nav-today")) " · " (name) }
         p.meta { (lang.date(day)) }
         @if let Some(text) = news { (notice("ok", text)) }
+        (alerts_card(lang, &data.alerts))
         section.card aria-labelledby="sec-care" {
             h2 id="sec-care" { (lang.t("today-care")) }
             @if data.overdue.is_empty() && data.due_today.is_empty() {
@@ -352,6 +356,46 @@ fn today_body(
                         li {
                             span.what { (e.title.clone().unwrap_or_else(|| crate::garden::diary::model::entry_type_str(e.entry_type).to_owned())) }
                             span.meta { (lang.iso_date(&e.entry_date)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The open environment alerts (the scan's), most recent first.
+fn alerts_card(lang: Lang, alerts: &[crate::garden::alerts::repo::Named]) -> Markup {
+    use crate::garden::alerts::model::AlertKind;
+    let bound = |v: Option<f64>| v.map_or("…".to_owned(), |v| v.to_string());
+    html! {
+        section.card aria-labelledby="sec-alerts" {
+            h2 id="sec-alerts" { (lang.t("today-alerts")) }
+            @if alerts.is_empty() {
+                p.empty { (lang.t("today-alerts-none")) }
+            } @else {
+                ul.items {
+                    @for n in alerts {
+                        @let a = &n.alert;
+                        li {
+                            span.what {
+                                strong { (n.plant_name.as_deref().or(n.sensor_name.as_deref()).unwrap_or("-")) }
+                                " · "
+                                span.badge.overdue { (lang.t(match a.kind {
+                                    AlertKind::OutOfRange => "alert-kind-out-of-range",
+                                    AlertKind::SensorSilent => "alert-kind-sensor-silent",
+                                    AlertKind::Frost => "alert-kind-frost",
+                                })) }
+                            }
+                            span.meta {
+                                (a.metric)
+                                @if let Some(r) = &a.reading { " " (r.value) }
+                                @if let Some(r) = &a.range {
+                                    "; " (lang.t("alert-range")) " " (bound(r.min)) "–" (bound(r.max)) " (" (r.source) ")"
+                                }
+                                @if let Some(sensor) = &n.sensor_name { "; " (lang.t("alert-sensor")) " " (sensor) }
+                                "; " (lang.t("alert-since")) " " (lang.date(a.opened_at.date()))
+                            }
                         }
                     }
                 }
