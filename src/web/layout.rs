@@ -68,6 +68,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                                 a href=(format!("/app/g/{slug}/runs")) { (lang.t("nav-runs")) }
                                 a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
                                 a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
+                                a href=(format!("/app/g/{slug}/nutrition")) { (lang.t("nav-nutrition")) }
                             }
                             a href="/app/settings" { (lang.t("nav-settings")) }
                             a href="/api/v1/docs" { (lang.t("nav-api")) }

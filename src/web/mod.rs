@@ -57,6 +57,7 @@ fn app_router() -> Router {
                 .push(pages::runs::router())
                 .push(pages::calendar::router())
                 .push(pages::protection::router())
+                .push(pages::nutrition::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),
         )

@@ -81,6 +81,7 @@ mod walkthrough_garden3;
 mod watering;
 mod web;
 mod web_first;
+mod web_nutrition;
 mod web_plants;
 mod web_protection;
 mod web_settings;

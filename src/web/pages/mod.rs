@@ -5,6 +5,7 @@ pub mod account;
 pub mod calendar;
 pub mod garden;
 pub mod members;
+pub mod nutrition;
 pub mod places;
 pub mod plants;
 pub mod protection;
