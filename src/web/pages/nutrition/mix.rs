@@ -149,13 +149,13 @@ fn plan_entry<'a>(
     }
 }
 
+/// The body and the row of each product in it; or the field and phase a plan has no entry for.
+type Body = Result<(Map<String, Value>, Vec<usize>), (String, String)>;
+
 /// The body the form stands for. A plan chosen gives its entry's products as the recipe (when
 /// no row is filled), its phase name (when none is typed) and its target EC (when none is
 /// typed): the values the grower would otherwise copy by hand.
-fn body_of(
-    posted: &Posted,
-    plan: Option<&NutrientPlan>,
-) -> Result<(Map<String, Value>, Vec<usize>), (String, String)> {
+fn body_of(posted: &Posted, plan: Option<&NutrientPlan>) -> Body {
     let mut spec: Vec<(&str, Field)> = NUMBERS.iter().map(|n| (*n, Field::Number)).collect();
     spec.extend([
         ("phase", Field::Optional),
