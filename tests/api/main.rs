@@ -84,6 +84,7 @@ mod web;
 mod web_diary;
 mod web_first;
 mod web_harvests;
+mod web_nutrition;
 mod web_plants;
 mod web_protection;
 mod web_settings;

@@ -7,6 +7,7 @@ pub mod diary;
 pub mod garden;
 pub mod harvests;
 pub mod members;
+pub mod nutrition;
 pub mod places;
 pub mod plants;
 pub mod protection;
