@@ -360,7 +360,7 @@ async fn a_feeding_recorded_through_the_form_is_one_record_and_a_refused_one_non
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>(),
-        [tomato.clone()]
+        std::slice::from_ref(&tomato)
     );
     assert_eq!(e.fertilizers_used.len(), 1);
     assert_eq!(e.fertilizers_used[0].fertilizer_key, grow);

@@ -134,6 +134,30 @@ def walk_diary(page: Page, check: Callable[[Page, str], None], lang: str) -> Non
     check(page, f"diary-marked-{lang}")
 
 
+def walk_mixing(page: Page, check: Callable[[Page, str], None]) -> None:
+    """A 10-litre tank at EC 1.6 from two catalogue products: the doses in mixing order (the
+    CalMag before the base), the pH step; the same form works as a page without JavaScript."""
+    nav(page, "Nutrition")
+    page.wait_for_url("**/nutrition")
+    check(page, "nutrition-en")
+    page.locator("main a", has_text="Mixing protocol").first.click()
+    page.wait_for_url("**/nutrition/mix")
+    page.fill("#mix-target_volume_liters", "10")
+    page.fill("#mix-target_ec_ms", "1.6")
+    page.fill("#mix-phase", "vegetative")
+    for row, name in ((0, "General Hydroponics FloraGro"), (1, "General Hydroponics CALiMAGic")):
+        value = page.locator(f"#mix-product_{row} option", has_text=name).first.get_attribute("value")
+        page.select_option(f"#mix-product_{row}", value)
+    page.fill("#mix-dose_1", "1")
+    page.fill("#mix-base_water_ec_ms", "0.3")
+    page.locator("section[aria-labelledby=sec-mix-form] button[type=submit]").click()
+    page.wait_for_selector("#mix-result")
+    doses = page.locator("#mix-doses li")
+    assert doses.count() >= 2, page.locator("main").inner_text()
+    assert "CALiMAGic" in doses.first.inner_text(), doses.first.inner_text()
+    check(page, "nutrition-mix-en")
+
+
 def season(page: Page, check: Callable[[Page, str], None], treated: str,
            expect_refusal: Callable[[int], None]) -> None:
     """Tasks and the harvest in English, runs and the diary in German, on a signed-in page of
@@ -141,6 +165,7 @@ def season(page: Page, check: Callable[[Page, str], None], treated: str,
     switch_language(page, "en")
     walk_tasks(page, check, "en")
     walk_harvests(page, check, "en", treated, expect_refusal)
+    walk_mixing(page, check)
     switch_language(page, "de")
     walk_runs(page, check, "de")
     walk_diary(page, check, "de")
