@@ -1,10 +1,12 @@
 """The season beyond the daily loop, walked in a real browser (part of tests/browser/web_test.py).
 
 On a phone (390 px), signed in as the grower of web_test.py's walk, whose garden has the
-"Balcony tomato" by now: a recurring task for the plant created and completed through the Tasks
-page (English), then a planting run created, given the plant and started through the Runs pages
-(German). On every page: axe, the 390 px fit, nothing from another origin, no console error
-(the checks of web_test.Pages and web_test.Watch).
+"Balcony tomato" treated with Abamectin by now: in English a weekly task for the plant created and
+completed on the Tasks page, the tomato's harvest refused on the Harvests page inside its interval
+(the treatment named, no batch written), and a mixing protocol from two catalogue products (CalMag
+first); in German a planting run created, given the plant and started, and a diary entry with its
+photo marked for analysis with the person's consent. On every page: axe, the 390 px fit, nothing
+from another origin, no console error (the checks of web_test.Pages and web_test.Watch).
 """
 
 from __future__ import annotations
