@@ -338,7 +338,7 @@ async fn sensors_prune_command(state: &AppState) -> Result<(), String> {
 
 async fn alerts_scan_command(state: &AppState) -> Result<(), String> {
     let now = time::OffsetDateTime::now_utc();
-    let (summary, failed) = kultiva::garden::alerts::scan::scan_all(state, now)
+    let (summary, failed) = kultiva::notify::alerts::scan_all(state, now)
         .await
         .map_err(|e| format!("alerts scan: {e}"))?;
     println!(

@@ -117,7 +117,7 @@ impl Bound {
         let renditions = crate::garden::photos::worker::start(state.clone());
         let webhooks = crate::garden::webhooks::worker::start(state.clone());
         let digest = crate::notify::digest::job::start(state.clone());
-        let alerts = crate::garden::alerts::job::start(state.clone());
+        let alerts = crate::notify::alerts::job::start(state.clone());
         let metrics = self.metrics.map(|server| {
             let handle = server.handle();
             let service = crate::http::metrics::private_service(state.clone());

@@ -1,7 +1,6 @@
 //! Environment alerts: a reading outside the range of the plant's current phase, a sensor gone
 //! silent (and, later, a frost night). The scan opens and resolves them; the list shows them.
 
-pub mod job;
 pub mod model;
 pub mod repo;
 pub mod routes;

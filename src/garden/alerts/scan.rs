@@ -17,7 +17,6 @@ use crate::garden::nutrient_plans::service as plans;
 use crate::rules::alerts::{self as rules, Point, Range, Verdict};
 use crate::rules::plan_coverage::coarse_phase;
 use crate::state::AppState;
-use crate::tenancy::registry::{self, TenantStatus};
 use crate::tenancy::{TenantRecord, TenantTx};
 
 /// What one scan did.
@@ -274,31 +273,4 @@ pub async fn scan_garden(
     }
     tx.commit().await?;
     Ok(changes)
-}
-
-/// [`scan_garden`] for every active garden, then the Web Push of each opening; one garden
-/// failing does not stop the others.
-pub async fn scan_all(
-    state: &AppState,
-    now: OffsetDateTime,
-) -> Result<(ScanSummary, Vec<(String, String)>), AppError> {
-    let mut summary = ScanSummary::default();
-    let mut failed = Vec::new();
-    for tenant in registry::list(state.platform_pool()).await? {
-        if tenant.status != TenantStatus::Active {
-            continue;
-        }
-        summary.gardens += 1;
-        match scan_garden(state, &tenant, now).await {
-            Ok(c) => {
-                summary.opened += c.opened.len();
-                summary.resolved += c.resolved.len();
-                if !c.opened.is_empty() {
-                    super::service::push_openings(state, &tenant, &c.opened).await;
-                }
-            }
-            Err(e) => failed.push((tenant.slug.as_str().to_owned(), e.to_string())),
-        }
-    }
-    Ok((summary, failed))
 }

@@ -2,6 +2,7 @@
 //! and the analysis queue (the author marks an entry with consent; an agent of the tool server
 //! claims it under a lease and submits a result carrying the server's disclaimer).
 
+pub mod filter;
 pub mod model;
 pub mod repo;
 pub mod routes;

@@ -101,7 +101,7 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         .filter(|s| (0..=100_000).contains(s))
         .unwrap_or(0);
     let listed = async {
-        let filter = crate::garden::diary::routes::filter_of(&typed)?;
+        let filter = crate::garden::diary::filter::filter_of(&typed)?;
         let page = PageRequest {
             skip,
             limit: PAGE_SIZE,

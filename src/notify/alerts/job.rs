@@ -1,5 +1,5 @@
 //! The alert scan of a serving process: every `ALERT_SCAN_SECONDS` it scans every garden
-//! (`scan::scan_all`); off with 0. Every replica runs it; the open-once index and the conditional resolve
+//! (`notify::alerts::scan_all`); off with 0. Every replica runs it; the open-once index and the conditional resolve
 //! make a second replica's scan find nothing left to do.
 
 use tokio::sync::watch;
@@ -21,7 +21,7 @@ pub fn start(state: AppState) -> Option<AlertJob> {
         let every = state.config().alert_scan_interval;
         tracing::info!(every_seconds = every.as_secs(), "alert scan worker started");
         loop {
-            match super::scan::scan_all(&state, time::OffsetDateTime::now_utc()).await {
+            match super::scan_all(&state, time::OffsetDateTime::now_utc()).await {
                 Ok((s, failed)) => {
                     if s.opened + s.resolved > 0 {
                         tracing::info!(opened = s.opened, resolved = s.resolved, "alert scan");
