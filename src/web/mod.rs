@@ -51,6 +51,7 @@ fn app_router() -> Router {
                 .get(pages::garden::home)
                 .push(pages::account::router())
                 .push(pages::garden::router())
+                .push(pages::start::router())
                 .push(pages::plants::router())
                 .push(pages::places::router())
                 .push(pages::tasks::router())

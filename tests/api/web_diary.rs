@@ -394,4 +394,41 @@ async fn marking_for_analysis_checks_consent_role_and_author_and_shows_the_resul
         "{}",
         seite.body
     );
+
+    // Withdrawing: a viewer sees no button and a forged post changes nothing; the author's
+    // button takes the entry out of the queue and deletes the result.
+    let withdraw = format!("{mark}/withdraw");
+    assert!(
+        done.has(&format!(r#"action="{withdraw}""#)),
+        "{}",
+        done.body
+    );
+    let mut v = Browser::new(&app, "en");
+    v.sign_in(&w.viewer.email, PASSWORD).await;
+    let viewed = v.get(&entry).await;
+    assert!(!viewed.has(&format!(r#"action="{withdraw}""#)));
+    let vc = viewed.csrf();
+    let refused = v.post(&withdraw, &[("_csrf", &vc)]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        queue(&app, &w.t, &key).await.0.as_deref(),
+        Some("completed")
+    );
+    let gone = g.post(&withdraw, &[("_csrf", &csrf)]).await;
+    assert_eq!(gone.status, 303, "{}", gone.body);
+    assert_eq!(
+        gone.location(),
+        Some(format!("{entry}?done=withdrawn#analysis").as_str())
+    );
+    assert_eq!(queue(&app, &w.t, &key).await, (None, vec![]));
+    let after = g.get(gone.location().unwrap_or_default()).await;
+    assert!(
+        after.has("The analysis request was withdrawn"),
+        "{}",
+        after.body
+    );
+    assert!(!after.has("Likely early blight."));
+    // Twice: the entry is not marked any more, said plainly.
+    let again = g.post(&withdraw, &[("_csrf", &csrf)]).await;
+    assert_eq!(again.status, 409, "{}", again.body);
 }

@@ -462,3 +462,115 @@ async fn sign_up_signs_in_at_once_mails_the_link_reminds_and_names_the_garden_in
     assert!(!crate::support::set_cookies(&res).contains_key("kv_session"));
     assert_eq!(personal_garden(&app, &rest).await.1, "Rest Grower's garden");
 }
+
+/// What the onboarding service says of a garden: (kit applied, zone set, plants).
+async fn onboarding_of(app: &TestApp, t: &kultiva::tenancy::TenantRecord) -> (bool, bool, bool) {
+    let st = kultiva::garden::onboarding::service::status(&app.state, t, uuid::Uuid::nil())
+        .await
+        .expect("status");
+    let done = |step: &str| st.steps.iter().any(|s| s.step == step && s.done);
+    (st.kit.is_some(), done("hardiness_zone"), done("plants"))
+}
+
+#[tokio::test]
+async fn a_new_gardens_today_offers_first_steps_and_sets_it_up_from_a_starter_kit() {
+    let app = TestApp::full().await;
+    let kit = crate::onboarding::kit_key(&app).await;
+    let t = app.tenant("wstart").await;
+    let slug = t.slug.as_str().to_owned();
+    let today = format!("/app/g/{slug}");
+    let apply = format!("/app/g/{slug}/start/kit");
+    let admin = app.member(&t, kultiva::auth::Role::Admin).await;
+    let grower = app.member(&t, kultiva::auth::Role::Grower).await;
+
+    // Both languages: the steps with their links and the kits, named in the page's language.
+    for (lang, title, kit_name, step) in [
+        ("en", "First steps", "Fixture kit", "Add the first plants"),
+        (
+            "de",
+            "Erste Schritte",
+            "Testset",
+            "Die ersten Pflanzen anlegen",
+        ),
+    ] {
+        let mut b = Browser::new(&app, lang);
+        b.sign_in(&admin.email, PASSWORD).await;
+        let page = b.get(&today).await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        assert!(page.has(title), "{}", page.body);
+        assert!(page.has(kit_name), "{}", page.body);
+        assert!(
+            page.has(&format!(r#"<a href="/app/g/{slug}/plants/new">{step}</a>"#)),
+            "{}",
+            page.body
+        );
+        assert!(page.has(&format!(r#"value="{kit}""#)));
+        assert!(page.has(&format!(r#"action="{apply}""#)));
+    }
+
+    // A grower reads the steps but applies no kit (administrators do, as on REST).
+    let mut g = Browser::new(&app, "en");
+    g.sign_in(&grower.email, PASSWORD).await;
+    let page = g.get(&today).await;
+    assert!(page.has("An administrator of this garden can set it up"));
+    assert!(!page.has(&format!(r#"action="{apply}""#)));
+    let csrf = page.csrf();
+    let refused = g.post(&apply, &[("_csrf", &csrf), ("kit_key", &kit)]).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(onboarding_of(&app, &t).await, (false, false, false));
+
+    let mut b = Browser::new(&app, "en");
+    b.sign_in(&admin.email, PASSWORD).await;
+    let csrf = b.csrf(&today).await;
+    // Without the CSRF value, or without a kit chosen: refused, nothing set up.
+    let forged = b.post(&apply, &[("kit_key", &kit)]).await;
+    assert_eq!(forged.status, 403);
+    let none = b
+        .post(&apply, &[("_csrf", &csrf), ("hardiness_zone", "7b")])
+        .await;
+    assert_eq!(none.status, 422, "{}", none.body);
+    assert!(none.has("Starter kit: "), "{}", none.body);
+    assert_eq!(onboarding_of(&app, &t).await, (false, false, false));
+
+    // The kit with a zone: the site, its spot and the plants, then Today says so and the
+    // card is gone (zone, site and plants are there).
+    let done = b
+        .post(
+            &apply,
+            &[
+                ("_csrf", &csrf),
+                ("kit_key", &kit),
+                ("hardiness_zone", "7b"),
+                ("site_name", "Balcony south"),
+            ],
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    assert_eq!(done.location(), Some(format!("{today}?done=kit").as_str()));
+    assert_eq!(onboarding_of(&app, &t).await, (true, true, true));
+    let sites = kultiva::garden::sites::service::list_sites(
+        &app.state,
+        &t,
+        kultiva::values::page::PageRequest { skip: 0, limit: 10 },
+    )
+    .await
+    .expect("sites");
+    assert_eq!(sites.items.len(), 1);
+    assert_eq!(sites.items[0].name, "Balcony south");
+    let page = b.get(&format!("{today}?done=kit")).await;
+    assert!(page.has("The garden is set up"), "{}", page.body);
+    assert!(!page.has("First steps"));
+
+    // A second kit: refused plainly, nothing added.
+    let again = b.post(&apply, &[("_csrf", &csrf), ("kit_key", &kit)]).await;
+    assert_eq!(again.status, 409, "{}", again.body);
+    assert!(again.has("A starter kit was applied to this garden already"));
+    let sites = kultiva::garden::sites::service::list_sites(
+        &app.state,
+        &t,
+        kultiva::values::page::PageRequest { skip: 0, limit: 10 },
+    )
+    .await
+    .expect("sites");
+    assert_eq!(sites.items.len(), 1, "no second site");
+}

@@ -476,7 +476,7 @@ nav-protection = Pflanzenschutz
 pp-title = Pflanzenschutz
 pp-resistance = Wirkstoffgruppen nahe an ihrer Grenze
 pp-resistance-none = Keine Wirkstoffgruppe ist nahe an ihrer Grenze.
-pp-resistance-advice = Wechseln Sie den Wirkmechanismus: Eine Gruppe an ihrer Grenze wird abgelehnt, bis das Zeitfenster vorbei ist (oder die Behandlung auf der Seite der Pflanze bestätigt wird).
+pp-resistance-advice = Wechsle den Wirkmechanismus: Eine Gruppe an ihrer Grenze wird abgelehnt, bis das Zeitfenster vorbei ist (oder die Behandlung auf der Seite der Pflanze bestätigt wird).
 pp-resistance-near = { $count } von { $limit } Anwendungen in { $window } Tagen: die nächste erreicht die Grenze
 pp-resistance-reached = { $count } Anwendungen in { $window } Tagen: die Grenze von { $limit } ist erreicht, die nächste wird abgelehnt
 pp-plants-treated = { $count ->
@@ -492,6 +492,26 @@ pp-record-download = Herunterladen
 
 # first run (issue 42)
 first-run-confirm-banner = Bitte bestätige deine E-Mail-Adresse: Wir haben einen Link an { $email } geschickt. Nach der Bestätigung meldest du dich einmal neu an.
+start-title = Erste Schritte
+start-intro = Ein neuer Garten beginnt mit einem Ort und seinen Pflanzen. Ein Starter-Set legt beides auf einmal an; oder geh die Schritte einzeln.
+start-step-hardiness-zone = Die Winterhärtezone des Gartens setzen (mit einem Starter-Set)
+start-step-starter-kit = Ein Starter-Set wählen
+start-step-site = Einen Standort anlegen (Garten, Balkon, Gewächshaus …)
+start-step-plants = Die ersten Pflanzen anlegen
+start-step-calendar-feed = Den Kalender des Gartens abonnieren (freiwillig)
+start-done = erledigt
+start-kit-title = Starter-Sets
+start-kit-choose = Starter-Set
+start-kit-zone = Winterhärtezone (freiwillig)
+start-kit-zone-none = Jetzt nicht
+start-kit-site = Name des neuen Standorts (freiwillig)
+start-kit-apply = Den Garten mit diesem Set anlegen
+start-kit-admin-only = Eine Administratorin oder ein Administrator dieses Gartens kann ihn aus einem Starter-Set anlegen.
+start-kit-applied = Der Garten ist angelegt: der Standort des Sets, ein Platz darin und seine Pflanzen sind da. Ihre Pflege steht auf der Liste.
+start-kit-applied-already = Für diesen Garten wurde schon ein Starter-Set angewandt; weitere Pflanzen legst du einzeln an. Nichts wurde geändert.
+start-difficulty-beginner = für Einsteiger
+start-difficulty-intermediate = mit etwas Erfahrung
+start-difficulty-advanced = für Erfahrene
 
 # tasks and runs (issue 42)
 nav-tasks = Aufgaben
@@ -693,6 +713,9 @@ dy-consent = Ich bin einverstanden, dass ein KI-Agent dieses Gartens diesen Eint
 dy-mark = Zur Analyse vormerken
 dy-mark-again = Neue Analyse anfordern (das Ergebnis oben entfällt)
 dy-done-marked = Zur Analyse vorgemerkt: Der Eintrag wartet auf einen Agenten des Gartens.
+dy-withdraw = Analyse-Anfrage zurückziehen
+dy-withdraw-explain = Der Eintrag verlässt die Warteschlange der Analyse; ein Ergebnis wird gelöscht.
+dy-done-withdrawn = Die Analyse-Anfrage wurde zurückgezogen; ein Ergebnis wurde gelöscht.
 dy-err-consent = Setze den Haken, um zuzustimmen: Ein Eintrag wird nur mit Zustimmung seines Autors analysiert. Nichts wurde vorgemerkt.
 dy-mark-viewer = Nur Gärtner und Admins merken Einträge zur Analyse vor.
 dy-mark-author = Nur der Autor dieses Eintrags kann ihn zur Analyse vormerken.

@@ -492,6 +492,26 @@ pp-record-download = Download
 
 # first run (issue 42)
 first-run-confirm-banner = Please confirm your e-mail address: we sent a link to { $email }. Confirming signs you out once; then sign in again.
+start-title = First steps
+start-intro = A new garden starts with a place and its plants. A starter kit sets up both at once; or take the steps one by one.
+start-step-hardiness-zone = Set the garden's hardiness zone (with a starter kit)
+start-step-starter-kit = Choose a starter kit
+start-step-site = Add a site (a garden, balcony, greenhouse …)
+start-step-plants = Add the first plants
+start-step-calendar-feed = Subscribe to the garden's calendar (optional)
+start-done = done
+start-kit-title = Starter kits
+start-kit-choose = Starter kit
+start-kit-zone = Hardiness zone (optional)
+start-kit-zone-none = Not now
+start-kit-site = Name of the new site (optional)
+start-kit-apply = Set up the garden with this kit
+start-kit-admin-only = An administrator of this garden can set it up from a starter kit.
+start-kit-applied = The garden is set up: the kit's site, a spot in it and its plants are there. Their care is on the list.
+start-kit-applied-already = A starter kit was applied to this garden already; add further plants one by one. Nothing was changed.
+start-difficulty-beginner = for beginners
+start-difficulty-intermediate = some experience
+start-difficulty-advanced = for the experienced
 
 # tasks and runs (issue 42)
 nav-tasks = Tasks
@@ -693,6 +713,9 @@ dy-consent = I agree that an AI agent of this garden reads this entry to analyse
 dy-mark = Mark for analysis
 dy-mark-again = Ask for a new analysis (the result above goes)
 dy-done-marked = Marked for analysis: the entry waits for an agent of the garden.
+dy-withdraw = Withdraw the analysis request
+dy-withdraw-explain = The entry leaves the analysis queue; a result is deleted.
+dy-done-withdrawn = The analysis request was withdrawn; a result was deleted.
 dy-err-consent = Tick the box to agree: an entry is analysed only with its author’s consent. Nothing was marked.
 dy-mark-viewer = Only growers and admins mark entries for analysis.
 dy-mark-author = Only the author of this entry can mark it for analysis.

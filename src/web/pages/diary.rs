@@ -28,9 +28,11 @@ use crate::web::layout::{csrf_field, notice, see_other};
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/diary").get(list_page).push(
-        Router::with_path("{entry_key}")
-            .get(entry_page)
-            .push(Router::with_path("analysis").post(mark_post)),
+        Router::with_path("{entry_key}").get(entry_page).push(
+            Router::with_path("analysis")
+                .post(mark_post)
+                .push(Router::with_path("withdraw").post(withdraw_post)),
+        ),
     )
 }
 
@@ -295,8 +297,11 @@ async fn entry_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     let Some(scope) = open_garden(req, res, &ctx).await else {
         return;
     };
-    let news = (req.query::<String>("done").as_deref() == Some("marked"))
-        .then(|| ctx.lang.t("dy-done-marked"));
+    let news = match req.query::<String>("done").as_deref() {
+        Some("marked") => Some(ctx.lang.t("dy-done-marked")),
+        Some("withdrawn") => Some(ctx.lang.t("dy-done-withdrawn")),
+        _ => None,
+    };
     show_entry(req, res, &ctx, &scope, news, None).await;
 }
 
@@ -472,6 +477,14 @@ fn analysis_card(
                     button type="submit" { (lang.t(if state.is_none() { "dy-mark" } else { "dy-mark-again" })) }
                 }
             }
+            // Withdrawing: the author or an administrator, while the entry is marked.
+            @if state.is_some() && grower && (author || scope.garden.role >= Role::Admin) {
+                form method="post" action=(format!("{action}/withdraw")) {
+                    (csrf_field(&scope.s.csrf))
+                    p.meta { (lang.t("dy-withdraw-explain")) }
+                    button type="submit" { (lang.t("dy-withdraw")) }
+                }
+            }
         }
     }
 }
@@ -548,6 +561,51 @@ async fn mark_post(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             let refusal = Refusal {
                 status: e.code().status(),
                 text: lang.t(code_text(e.code())),
+                consent: false,
+            };
+            show_entry(req, res, &ctx, &scope, None, Some(&refusal)).await;
+        }
+        Err(e) => ctx.fail(req, res, e),
+    }
+}
+
+/// `POST …/diary/{entry_key}/analysis/withdraw`: `diary::service::withdraw_analysis`, as the
+/// REST route calls it (a grower who wrote the entry, or an administrator): the entry leaves
+/// the queue and a result is deleted.
+#[handler]
+async fn withdraw_post(req: &mut Request, depot: &mut Depot, res: &mut Response) {
+    let Some(ctx) = PageCtx::or_fail(req, depot, res).await else {
+        return;
+    };
+    let Some(scope) = open_garden(req, res, &ctx).await else {
+        return;
+    };
+    if ctx.form_of(req, res, scope.s).await.is_none() {
+        return;
+    }
+    let key = req.param::<String>("entry_key").unwrap_or_default();
+    let editor = diary::Editor {
+        id: scope.s.principal.user_id,
+        admin: scope.garden.role == Role::Admin,
+    };
+    let outcome = async {
+        scope.garden.require(Role::Grower)?;
+        diary::withdraw_analysis(&ctx.state, &scope.garden.tenant, &key, &editor).await
+    }
+    .await;
+    match outcome {
+        Ok(()) => see_other(
+            req,
+            res,
+            &format!(
+                "{}#analysis",
+                done(&format!("/app/g/{}/diary/{key}", scope.slug), "withdrawn")
+            ),
+        ),
+        Err(e) if shown_on_form(&e) && e.code() != ErrorCode::Forbidden => {
+            let refusal = Refusal {
+                status: e.code().status(),
+                text: ctx.lang.t(code_text(e.code())),
                 consent: false,
             };
             show_entry(req, res, &ctx, &scope, None, Some(&refusal)).await;

@@ -225,7 +225,29 @@ async fn today(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     };
     let lang = ctx.lang;
     let slug = req.param::<String>("slug").unwrap_or_default();
-    let garden = match resolve_for(&ctx.state, &s.principal, &slug).await {
+    let news = match req.query::<String>("done").as_deref() {
+        Some("confirmed") => Some(lang.t("care-confirmed")),
+        Some("snoozed") => Some(lang.t("care-snoozed")),
+        Some("kit") => Some(lang.t("start-kit-applied")),
+        _ => None,
+    };
+    show_today(req, res, &ctx, s, &slug, StatusCode::OK, news, &[]).await;
+}
+
+/// Writes Today of the garden `slug`; `refused`: why the starter-kit form did not go through.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn show_today(
+    req: &Request,
+    res: &mut Response,
+    ctx: &PageCtx,
+    s: &WebSession,
+    slug: &str,
+    status: StatusCode,
+    news: Option<String>,
+    refused: &[String],
+) {
+    let lang = ctx.lang;
+    let garden = match resolve_for(&ctx.state, &s.principal, slug).await {
         Ok(g) => g,
         Err(e) => return ctx.fail(req, res, e),
     };
@@ -233,37 +255,48 @@ async fn today(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     let day = crate::platform::preferences::service::day_of(
         &crate::platform::preferences::service::local_now(&s.prefs.timezone),
     );
-    let (gardens, data) =
-        match tokio::try_join!(gardens_of(&ctx, s), read_today(&ctx, &garden, day)) {
-            Ok(both) => both,
-            Err(e) => return ctx.fail(req, res, e),
-        };
-    let news = match req.query::<String>("done").as_deref() {
-        Some("confirmed") => Some(lang.t("care-confirmed")),
-        Some("snoozed") => Some(lang.t("care-snoozed")),
-        _ => None,
+    let (gardens, data, first) = match tokio::try_join!(
+        gardens_of(ctx, s),
+        read_today(ctx, &garden, day),
+        super::start::read(ctx, &garden, s.principal.user_id)
+    ) {
+        Ok(all) => all,
+        Err(e) => return ctx.fail(req, res, e),
     };
-    let can_write = garden.role >= Role::Grower;
     let frame = Frame {
         lang,
         title: format!("{} · {}", lang.t("nav-today"), garden.tenant.name),
         session: Some(s),
         gardens: &gardens,
-        garden: Some(&slug),
+        garden: Some(slug),
         here: here(req),
         csrf: s.csrf.clone(),
     };
+    // The card while the garden is new; a refusal of the kit form on its own once it is not.
+    let start = match &first {
+        Some(f) => Some(super::start::card(
+            lang,
+            slug,
+            f,
+            &s.csrf,
+            garden.role,
+            refused,
+        )),
+        None if !refused.is_empty() => Some(html! { @for l in refused { (notice("bad", l)) } }),
+        None => None,
+    };
     let body = today_body(
         lang,
-        &slug,
+        slug,
         &garden.tenant.name,
         day,
         &data,
         &s.csrf,
-        can_write,
+        garden.role >= Role::Grower,
         news.as_deref(),
+        start,
     );
-    layout::render(res, StatusCode::OK, layout::document(&frame, body));
+    layout::render(res, status, layout::document(&frame, body));
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -276,6 +309,7 @@ fn today_body(
     csrf: &str,
     can_write: bool,
     news: Option<&str>,
+    start: Option<Markup>,
 ) -> Markup {
     let ready: Vec<&Readiness> = data.readiness.iter().filter(|r| r.ready).collect();
     let intervals: Vec<(&Readiness, &crate::garden::harvest::model::SafetyInterval)> = data
@@ -287,6 +321,7 @@ fn today_body(
         h1 { (lang.t("nav-today")) " · " (name) }
         p.meta { (lang.date(day)) }
         @if let Some(text) = news { (notice("ok", text)) }
+        @if let Some(card) = start { (card) }
         (alerts_card(lang, &data.alerts))
         section.card aria-labelledby="sec-care" {
             h2 id="sec-care" { (lang.t("today-care")) }
