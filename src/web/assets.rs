@@ -8,7 +8,8 @@
 //!
 //! Beside them, outside `/app/assets`: `/favicon.ico` (the icon, for browsers that ask before
 //! reading a page's `<link rel="icon">`) and the web app manifest
-//! `/app/manifest.webmanifest` (name, icon, `start_url` `/app`, standalone).
+//! `/app/manifest.webmanifest` (name, the icon as SVG and as 192 and 512 px PNGs, `start_url`
+//! `/app`, standalone).
 
 use std::io::Write;
 use std::sync::{LazyLock, OnceLock};
@@ -24,6 +25,10 @@ const CSS: &[u8] = include_bytes!("assets/app.css");
 const HTMX: &[u8] = include_bytes!("assets/htmx-2.0.11.min.js");
 const APP_JS: &[u8] = include_bytes!("assets/app.js");
 const ICON_SVG: &[u8] = include_bytes!("assets/icon.svg");
+// The icon drawn at the two sizes Android's and iOS's home screens ask for (rendered from
+// icon.svg by Chromium; they are redrawn only when the SVG changes).
+const ICON_192_PNG: &[u8] = include_bytes!("assets/icon-192.png");
+const ICON_512_PNG: &[u8] = include_bytes!("assets/icon-512.png");
 
 /// One static file and its versioned name.
 pub struct Asset {
@@ -97,6 +102,10 @@ pub static SCRIPT: LazyLock<Asset> =
     LazyLock::new(|| versioned("app", "js", APP_JS, "text/javascript; charset=utf-8"));
 pub static ICON: LazyLock<Asset> =
     LazyLock::new(|| versioned("icon", "svg", ICON_SVG, "image/svg+xml"));
+pub static ICON_192: LazyLock<Asset> =
+    LazyLock::new(|| versioned("icon-192", "png", ICON_192_PNG, "image/png"));
+pub static ICON_512: LazyLock<Asset> =
+    LazyLock::new(|| versioned("icon-512", "png", ICON_512_PNG, "image/png"));
 
 /// `/app/assets/{file}` as a URL path.
 pub fn url(asset: &Asset) -> String {
@@ -133,7 +142,14 @@ fn send(req: &Request, res: &mut Response, asset: &Asset, cache: &'static str) {
 #[handler]
 pub async fn serve(req: &mut Request, res: &mut Response) {
     let name = req.param::<String>("file").unwrap_or_default();
-    let found = [&*STYLESHEET, &*HTMX_JS, &*SCRIPT, &*ICON]
+    let found = [
+        &*STYLESHEET,
+        &*HTMX_JS,
+        &*SCRIPT,
+        &*ICON,
+        &*ICON_192,
+        &*ICON_512,
+    ]
         .into_iter()
         .find(|a| a.name == name);
     let Some(asset) = found else {
@@ -164,7 +180,9 @@ static MANIFEST: LazyLock<String> = LazyLock::new(|| {
         "background_color": "#fbfcfa",
         "theme_color": "#2e6b30",
         "icons": [
-            { "src": url(&ICON), "sizes": "any", "type": "image/svg+xml", "purpose": "any" }
+            { "src": url(&ICON), "sizes": "any", "type": "image/svg+xml", "purpose": "any" },
+            { "src": url(&ICON_192), "sizes": "192x192", "type": "image/png", "purpose": "any" },
+            { "src": url(&ICON_512), "sizes": "512x512", "type": "image/png", "purpose": "any" }
         ],
     })
     .to_string()

@@ -49,6 +49,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                 meta name="theme-color" content="#2e6b30";
                 title { (frame.title) " · Kultiva" }
                 link rel="icon" type="image/svg+xml" href=(assets::url(&assets::ICON));
+                link rel="apple-touch-icon" href=(assets::url(&assets::ICON_192));
                 link rel="manifest" href="/app/manifest.webmanifest";
                 link rel="stylesheet" href=(assets::url(&assets::STYLESHEET));
                 script src=(assets::url(&assets::HTMX_JS)) defer {}

@@ -354,6 +354,25 @@ async fn the_root_leads_to_the_pages_and_the_icon_and_manifest_are_served() {
     assert_eq!(manifest["display"], "standalone");
     assert_eq!(manifest["icons"][0]["src"], icon.as_str());
     assert_eq!(manifest["icons"][0]["type"], "image/svg+xml");
+    // The home-screen sizes as PNGs of those sizes (the same drawing), the 192 one also the
+    // page's apple-touch-icon.
+    for (i, size) in [(1, 192u32), (2, 512)] {
+        let entry = &manifest["icons"][i];
+        assert_eq!(entry["sizes"], format!("{size}x{size}"));
+        assert_eq!(entry["type"], "image/png");
+        let src = entry["src"].as_str().expect("src");
+        let res = app.get(src).await;
+        assert_eq!(res.status().as_u16(), 200, "{src}");
+        assert_eq!(header(&res, "content-type").as_deref(), Some("image/png"));
+        let png = res.bytes().await.expect("png");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        assert_eq!(u32::from_be_bytes([png[16], png[17], png[18], png[19]]), size);
+        assert_eq!(u32::from_be_bytes([png[20], png[21], png[22], png[23]]), size);
+        if size == 192 {
+            assert!(page.has(&format!(r#"<link rel="apple-touch-icon" href="{src}">"#)));
+        }
+    }
 }
 
 #[tokio::test]

@@ -7,6 +7,9 @@ completed on the Tasks page, the tomato's harvest refused on the Harvests page i
 first); in German a planting run created, given the plant and started, and a diary entry with its
 photo marked for analysis with the person's consent. On every page: axe, the 390 px fit, nothing
 from another origin, no console error (the checks of web_test.Pages and web_test.Watch).
+Also in English: a catalogue nutrient plan cloned and assigned to the tomato, a feeding recorded
+for it, an inspection on its page seen on the Protection page; in German a second, new garden set
+up from a starter kit on its Today, and a harvest there allowed (no interval runs).
 """
 
 from __future__ import annotations
@@ -160,15 +163,101 @@ def walk_mixing(page: Page, check: Callable[[Page, str], None]) -> None:
     check(page, "nutrition-mix-en")
 
 
+def walk_plan_and_feeding(page: Page, check: Callable[[Page, str], None]) -> None:
+    """A catalogue plan cloned into the garden and assigned to the tomato, then a feeding of
+    two litres recorded for it on the Feedings page."""
+    nav(page, "Nutrition")
+    page.locator("main a", has_text="Nutrient plans").first.click()
+    page.wait_for_url("**/nutrition/plans")
+    check(page, "nutrition-plans-en")
+    page.locator("section[aria-labelledby=sec-plans-catalogue] a", has_text="Tomato in soil").first.click()
+    page.wait_for_url("**/nutrition/plans/**")
+    assert page.locator("#plan-phases li").count() >= 1, page.content()
+    check(page, "nutrition-plan-en")
+    page.fill("#clone-name", "Balcony tomato plan")
+    page.locator("section[aria-labelledby=sec-plan-clone] button[type=submit]").click()
+    page.wait_for_url("**done=cloned**")
+    assert "Balcony tomato plan" in page.locator("main").inner_text(), page.content()
+    plant = page.locator("#assign-plant option", has_text="Balcony tomato").first.get_attribute("value")
+    page.select_option("#assign-plant", plant)
+    page.locator("section[aria-labelledby=sec-plan-assign] form", has=page.locator("#assign-plant")) \
+        .locator("button[type=submit]").click()
+    page.wait_for_url("**done=assigned**")
+    assert "Plan assigned." in page.locator("main .notice.ok").inner_text()
+    check(page, "nutrition-plan-assigned-en")
+    nav(page, "Nutrition")
+    page.locator("main a", has_text="Feedings").first.click()
+    page.wait_for_url("**/nutrition/feedings")
+    form = page.locator("section[aria-labelledby=sec-feed-new] details")
+    if form.get_attribute("open") is None:
+        form.locator("summary").click()
+    form.locator("label.check", has_text="Balcony tomato").first.locator("input").check()
+    page.fill("#feed-volume_liters", "2")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url("**done=recorded**")
+    assert "Feeding recorded." in page.locator("main .notice.ok").inner_text()
+    assert page.locator("section[aria-labelledby=sec-feed-list] li", has_text="Balcony tomato").count() >= 1, \
+        page.content()
+    check(page, "nutrition-feedings-en")
+
+
+def walk_inspection(page: Page, check: Callable[[Page, str], None], plant_page: str) -> None:
+    """An inspection on the tomato's page (aphids, medium pressure), then the Protection page
+    lists it beside the running interval."""
+    page.goto(plant_page)
+    box = page.locator("#ipm details", has_text="Record an inspection")
+    box.locator("summary").click()
+    page.select_option("#pressure_level", "medium")
+    page.fill("#symptom", "Aphids on the youngest leaves")
+    page.locator("#ipm form[action$=inspection] button[type=submit]").click()
+    page.wait_for_url("**done=inspected**")
+    nav(page, "Protection")
+    page.wait_for_url("**/protection")
+    text = page.locator("main").inner_text()
+    assert "Abamectin" in text and "Aphids on the youngest leaves" in text, text
+    check(page, "protection-inspected-en")
+
+
+def walk_starter_kit(page: Page, check: Callable[[Page, str], None], today: str) -> None:
+    """A new garden's Today (German): the first steps and the starter kits; the windowsill herbs
+    with a zone set it up, the card goes, and a harvest of a herb is allowed at once (no
+    interval runs there): recorded, one batch more."""
+    page.goto(today)
+    assert page.locator("#sec-start").count() == 1, page.content()
+    check(page, "today-start-de")
+    page.locator("label", has_text="Kräuter auf der Fensterbank").first.click()
+    page.select_option("#kit-zone", "8a")
+    page.locator("form[action$='/start/kit'] button[type=submit]").click()
+    page.wait_for_url("**done=kit**")
+    assert "Der Garten ist angelegt" in page.locator("main .notice.ok").inner_text()
+    assert page.locator("#sec-start").count() == 0, "set up: no first steps any more"
+    check(page, "today-kit-applied-de")
+    nav(page, "Ernten")
+    page.wait_for_url("**/harvests")
+    batches = page.locator("section[aria-labelledby=sec-batches] ul.items li").count()
+    page.select_option("#hv-plant_key", index=1)
+    page.fill("#wet_weight_g", "40")
+    page.locator("#record form button[type=submit]").click()
+    page.wait_for_url("**done=recorded**")
+    assert "Ernte eingetragen." in page.locator("main .notice.ok").inner_text()
+    assert page.locator("section[aria-labelledby=sec-batches] ul.items li").count() == batches + 1, page.content()
+    check(page, "harvest-allowed-de")
+
+
 def season(page: Page, check: Callable[[Page, str], None], treated: str,
-           expect_refusal: Callable[[int], None]) -> None:
-    """Tasks and the harvest in English, runs and the diary in German, on a signed-in page of
-    the garden; `treated` is the key of the plant treated with Abamectin in web_test's walk."""
+           expect_refusal: Callable[[int], None], plant_page: str, kit_today: str) -> None:
+    """Tasks, the refused harvest, mixing, a plan, a feeding and an inspection in English; runs,
+    the diary and a new garden from a starter kit with an allowed harvest in German. `treated`
+    is the key of the plant treated with Abamectin in web_test's walk (its page `plant_page`);
+    `kit_today` is the Today of a new, empty garden of the same person."""
     switch_language(page, "en")
     walk_tasks(page, check, "en")
     walk_harvests(page, check, "en", treated, expect_refusal)
     walk_mixing(page, check)
+    walk_plan_and_feeding(page, check)
+    walk_inspection(page, check, plant_page)
     switch_language(page, "de")
     walk_runs(page, check, "de")
     walk_diary(page, check, "de")
+    walk_starter_kit(page, check, kit_today)
 

@@ -568,12 +568,21 @@ def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str
             page.fill("#password", PASSWORD)
             page.click("main button[type=submit]")
             page.wait_for_url(f"{base}/app/g/**")
-            season(page, pages.check, state["plant_page"].rstrip("/").rsplit("/", 1)[1], watch.expect_refusal)
+            home = page.url
+            # A second, empty garden of the same person for the starter kit (made through the API).
+            token = api_login(base, email)
+            kit_slug = f"kit-{uuid.uuid4().hex[:8]}"
+            status, made = call("POST", f"{base}/api/v1/tenants", {"slug": kit_slug, "name": "Fensterbank"}, token)
+            assert status == 201, (status, made)
+            page.goto(home)
+            season(page, pages.check, state["plant_page"].rstrip("/").rsplit("/", 1)[1], watch.expect_refusal,
+                   state["plant_page"], f"{base}/app/g/{kit_slug}")
             watch.assert_clean()
         finally:
             context.close()
 
-    run.check("web: the season: a recurring task, a planting run (phone, English and German)", walk)
+    run.check("web: the season: a task, harvests, mixing, a plan, a feeding, an inspection, a run, the "
+              "diary, a starter kit (phone, English and German)", walk)
 
 
 PLANT_TEXTS = {
