@@ -78,6 +78,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                                         a href=(format!("/app/g/{slug}/nutrition")) { (lang.t("nav-nutrition")) }
                                         a href=(format!("/app/g/{slug}/harvests")) { (lang.t("nav-harvests")) }
                                         a href=(format!("/app/g/{slug}/diary")) { (lang.t("nav-diary")) }
+                                        a href=(format!("/app/g/{slug}/catalog")) { (lang.t("nav-catalog")) }
                                     }
                                     a href="/app/settings" { (lang.t("nav-settings")) }
                                     a href="/api/v1/docs" { (lang.t("nav-api")) }

@@ -60,6 +60,7 @@ fn app_router() -> Router {
                 .push(pages::protection::router())
                 .push(pages::harvests::router())
                 .push(pages::diary::router())
+                .push(pages::catalog::router())
                 .push(pages::nutrition::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),

@@ -81,6 +81,7 @@ mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
 mod web;
+mod web_catalog;
 mod web_diary;
 mod web_first;
 mod web_harvests;

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod calendar;
+pub mod catalog;
 pub mod diary;
 pub mod garden;
 pub mod harvests;
