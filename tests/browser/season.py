@@ -9,7 +9,8 @@ photo marked for analysis with the person's consent. On every page: axe, the 390
 from another origin, no console error (the checks of web_test.Pages and web_test.Watch).
 Also in English: a catalogue nutrient plan cloned and assigned to the tomato, a feeding recorded
 for it, an inspection on its page seen on the Protection page; in German a second, new garden set
-up from a starter kit on its Today, and a harvest there allowed (no interval runs).
+up from a starter kit on its Today, and a harvest there allowed (no interval runs); the
+catalogue: a species with its safety fields and phases, a treatment with its per-crop intervals.
 """
 
 from __future__ import annotations
@@ -244,6 +245,34 @@ def walk_starter_kit(page: Page, check: Callable[[Page, str], None], today: str)
     check(page, "harvest-allowed-de")
 
 
+def walk_catalogue(page: Page, check: Callable[[Page, str], None]) -> None:
+    """The catalogue (English): a species found by its Latin name with its safety card and
+    phases, and Abamectin's page with its per-crop intervals and their labels."""
+    nav(page, "Catalogue")
+    page.wait_for_url("**/catalog")
+    check(page, "catalogue-en")
+    page.locator("main a", has_text="Species").first.click()
+    page.wait_for_url("**/catalog/species**")
+    page.fill("#cat-q", "Solanum lycopersicum")
+    page.locator("form[role=search] button[type=submit]").click()
+    page.wait_for_url("**q=Solanum**")
+    # The link is the name in the page's language; the Latin name stands beside it.
+    page.locator("section[aria-labelledby=sec-results] li", has_text="Solanum lycopersicum").first \
+        .locator("a").first.click()
+    page.wait_for_url("**/catalog/species/**")
+    assert page.locator("#sec-safety").count() == 1 and page.locator("#sec-sequence").count() == 1, page.content()
+    check(page, "catalogue-species-en")
+    nav(page, "Catalogue")
+    page.locator("main a", has_text="Treatments").first.click()
+    page.fill("#cat-q", "Abamectin")
+    page.locator("form[role=search] button[type=submit]").click()
+    page.wait_for_url("**q=Abamectin**")
+    page.locator("section[aria-labelledby=sec-results] li", has_text="Abamectin").first.locator("a").first.click()
+    page.wait_for_url("**/catalog/treatments/**")
+    assert page.locator("section[aria-labelledby=sec-intervals] table tr").count() >= 2, page.content()
+    check(page, "catalogue-treatment-en")
+
+
 def season(page: Page, check: Callable[[Page, str], None], treated: str,
            expect_refusal: Callable[[int], None], plant_page: str, kit_today: str) -> None:
     """Tasks, the refused harvest, mixing, a plan, a feeding and an inspection in English; runs,
@@ -256,6 +285,7 @@ def season(page: Page, check: Callable[[Page, str], None], treated: str,
     walk_mixing(page, check)
     walk_plan_and_feeding(page, check)
     walk_inspection(page, check, plant_page)
+    walk_catalogue(page, check)
     switch_language(page, "de")
     walk_runs(page, check, "de")
     walk_diary(page, check, "de")

@@ -124,6 +124,16 @@ class Pages:
         page.screenshot(path=str(shot), full_page=True)
         self.seen.add(name)
 
+    def check_both(self, page: Page, name: str) -> None:
+        """`check` on the phone, then the same page laid out on a desktop (axe again: the menu
+        is a row there) and back to the phone."""
+        self.check(page, name)
+        page.set_viewport_size(DESKTOP)
+        try:
+            self.check(page, name)
+        finally:
+            page.set_viewport_size(PHONE)
+
 
 def main() -> int:
     ap = argparse.ArgumentParser()
@@ -575,7 +585,7 @@ def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str
             status, made = call("POST", f"{base}/api/v1/tenants", {"slug": kit_slug, "name": "Fensterbank"}, token)
             assert status == 201, (status, made)
             page.goto(home)
-            season(page, pages.check, state["plant_page"].rstrip("/").rsplit("/", 1)[1], watch.expect_refusal,
+            season(page, pages.check_both, state["plant_page"].rstrip("/").rsplit("/", 1)[1], watch.expect_refusal,
                    state["plant_page"], f"{base}/app/g/{kit_slug}")
             watch.assert_clean()
         finally:
