@@ -82,10 +82,12 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
     assert!(page.has(r#"<label for="tank-volume_liters">"#));
     assert!(!page.has("Their tank"), "nothing of garden B");
     let overview = b.get(&format!("/app/g/{slug}/nutrition")).await;
-    assert!(overview.has(&format!(r#"href="{base}""#)), "{}", overview.body);
-    assert!(overview.has(&format!(
-        r#"href="/app/g/{slug}/nutrition/fertilizers""#
-    )));
+    assert!(
+        overview.has(&format!(r#"href="{base}""#)),
+        "{}",
+        overview.body
+    );
+    assert!(overview.has(&format!(r#"href="/app/g/{slug}/nutrition/fertilizers""#)));
     let csrf = page.csrf();
 
     // A capacity of 0: the reader's refusal next to the form, what was typed stays, nothing
@@ -103,7 +105,11 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
         .await;
     assert_eq!(refused.status, 422, "{}", refused.body);
     assert!(refused.has(r#"role="alert""#));
-    assert!(refused.has("Capacity (litres): not a valid value."), "{}", refused.body);
+    assert!(
+        refused.has("Capacity (litres): not a valid value."),
+        "{}",
+        refused.body
+    );
     assert!(refused.has(r#"value="Web tank""#), "typed values stay");
     assert_eq!(tank_count(&app, &t).await, 0);
 
@@ -143,7 +149,10 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
         .await;
     assert_eq!(created.status, 303, "{}", created.body);
     let to = created.location().expect("location").to_owned();
-    assert!(to.starts_with(&format!("{base}/")) && to.ends_with("?done=created"), "{to}");
+    assert!(
+        to.starts_with(&format!("{base}/")) && to.ends_with("?done=created"),
+        "{to}"
+    );
     let tank_path = to.trim_end_matches("?done=created").to_owned();
     let key = tank_path.rsplit('/').next().expect("key").to_owned();
     assert_eq!(tank_count(&app, &t).await, 1);
@@ -188,7 +197,11 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
     );
     let shown = b.get(&format!("{tank_path}?done=filled")).await;
     assert!(shown.has("Fill recorded."));
-    assert!(shown.has("80 of 100 L (80 %) · EC 1.8 mS/cm · pH 6"), "{}", shown.body);
+    assert!(
+        shown.has("80 of 100 L (80 %) · EC 1.8 mS/cm · pH 6"),
+        "{}",
+        shown.body
+    );
     assert!(shown.has("Reverse osmosis · 20 °C"), "{}", shown.body);
     let api_fills = app
         .rest_as(&viewer)
@@ -205,17 +218,29 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
     let overflow = b
         .post(
             &fills,
-            &[("_csrf", &csrf), ("fill_type", "top_up"), ("volume_liters", "30")],
+            &[
+                ("_csrf", &csrf),
+                ("fill_type", "top_up"),
+                ("volume_liters", "30"),
+            ],
         )
         .await;
     assert_eq!(overflow.status, 422, "{}", overflow.body);
-    assert!(overflow.has("the tank holds at most 100 litres"), "{}", overflow.body);
+    assert!(
+        overflow.has("the tank holds at most 100 litres"),
+        "{}",
+        overflow.body
+    );
     assert!(overflow.has(r#"value="30""#));
     // A viewer's fill: 403, nothing written.
     let vdenied = v
         .post(
             &fills,
-            &[("_csrf", &vcsrf), ("fill_type", "top_up"), ("volume_liters", "5")],
+            &[
+                ("_csrf", &vcsrf),
+                ("fill_type", "top_up"),
+                ("volume_liters", "5"),
+            ],
         )
         .await;
     assert_eq!(vdenied.status, 403);
@@ -251,12 +276,20 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
         .rest_as(&viewer)
         .get_ok(&tenant_path(&t, &format!("tanks/{key}")))
         .await;
-    assert_eq!(due(&api_tank, "cleaning")["status"], "overdue", "{api_tank}");
+    assert_eq!(
+        due(&api_tank, "cleaning")["status"],
+        "overdue",
+        "{api_tank}"
+    );
     let shown = b.get(&format!("{tank_path}?done=maintained")).await;
     assert!(shown.has("Maintenance logged."));
     let line = format!(
         r#"Cleaning: {} <span class="badge overdue">overdue</span>"#,
-        en_day(due(&api_tank, "cleaning")["next_due_on"].as_str().expect("due"))
+        en_day(
+            due(&api_tank, "cleaning")["next_due_on"]
+                .as_str()
+                .expect("due")
+        )
     );
     assert!(shown.has(&line), "{line} in {}", shown.body);
     assert!(shown.has("scrubbed"));
@@ -286,15 +319,18 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
     // German labels on the tank's page.
     let de = v.get(&tank_path).await;
     assert_eq!(de.status, 200, "{}", de.body);
-    for label in ["Fällige Wartung", "Reinigung", "überfällig", "Komplettwechsel", "Osmosewasser"] {
+    for label in [
+        "Fällige Wartung",
+        "Reinigung",
+        "überfällig",
+        "Komplettwechsel",
+        "Osmosewasser",
+    ] {
         assert!(de.has(label), "{label} in {}", de.body);
     }
 
     // Garden B's tank is unknown in garden A, and garden A's in garden B: 404, nothing written.
-    for path in [
-        format!("{base}/{theirs}"),
-        format!("{base}/not-a-key"),
-    ] {
+    for path in [format!("{base}/{theirs}"), format!("{base}/not-a-key")] {
         let page = b.get(&path).await;
         assert_eq!(page.status, 404, "{path}");
         assert!(!page.has("Their tank"));
@@ -302,13 +338,20 @@ async fn a_tank_created_filled_and_maintained_through_its_pages_is_what_the_api_
     let foreign = b
         .post(
             &format!("{base}/{theirs}/fills"),
-            &[("_csrf", &csrf), ("fill_type", "top_up"), ("volume_liters", "5")],
+            &[
+                ("_csrf", &csrf),
+                ("fill_type", "top_up"),
+                ("volume_liters", "5"),
+            ],
         )
         .await;
     assert_eq!(foreign.status, 404);
     let mut out = Browser::new(&app, "en");
     out.sign_in(&outsider.email, PASSWORD).await;
-    for path in [tank_path.clone(), format!("/app/g/{}/nutrition/tanks/{key}", other.slug)] {
+    for path in [
+        tank_path.clone(),
+        format!("/app/g/{}/nutrition/tanks/{key}", other.slug),
+    ] {
         let page = out.get(&path).await;
         assert_eq!(page.status, 404, "{path}");
         assert!(!page.has("Web tank"));
@@ -364,10 +407,18 @@ async fn the_fertiliser_list_shows_the_catalogue_and_a_product_added_through_the
     let page = b.get(&format!("{base}?q={tag}")).await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.has("<h1>Fertilisers · "), "{}", page.body);
-    assert!(page.has(&format!(r#"href="{base}/{global}""#)), "{}", page.body);
+    assert!(
+        page.has(&format!(r#"href="{base}/{global}""#)),
+        "{}",
+        page.body
+    );
     assert!(page.has(&catalogue_name));
     assert!(page.has("Catalogue maker"));
-    assert!(page.has("Base · liquid · NPK 3-1-4 · Mixing priority 30"), "{}", page.body);
+    assert!(
+        page.has("Base · liquid · NPK 3-1-4 · Mixing priority 30"),
+        "{}",
+        page.body
+    );
     assert!(page.has("Label source: test label"));
     assert!(page.has("The garden has no fertiliser of its own yet."));
     assert!(page.has(r#"<label for="fert-npk_n">"#));
@@ -403,7 +454,11 @@ async fn the_fertiliser_list_shows_the_catalogue_and_a_product_added_through_the
     no_priority[11] = ("mixing_priority", "");
     let refused = b.post(&base, &no_priority).await;
     assert_eq!(refused.status, 422, "{}", refused.body);
-    assert!(refused.has("Mixing priority: this field is required."), "{}", refused.body);
+    assert!(
+        refused.has("Mixing priority: this field is required."),
+        "{}",
+        refused.body
+    );
     assert!(own_products(&app, &t).await.is_empty());
 
     // A viewer: no form, and their post is 403 with nothing written.
@@ -428,13 +483,19 @@ async fn the_fertiliser_list_shows_the_catalogue_and_a_product_added_through_the
     let to = added.location().expect("location").to_owned();
     assert!(to.starts_with(&format!("{base}/tenant:")), "{to}");
     assert!(to.ends_with("?done=added"), "{to}");
-    assert_eq!(own_products(&app, &t).await, vec!["Web own grow".to_owned()]);
+    assert_eq!(
+        own_products(&app, &t).await,
+        vec!["Web own grow".to_owned()]
+    );
     let product = b.get(&to).await;
     assert_eq!(product.status, 200, "{}", product.body);
     assert!(product.has("Fertiliser added."));
     assert!(product.has("4-2-5"));
     assert!(product.has("0.25 mS/cm"), "{}", product.body);
-    assert!(product.has("entered by the garden"), "the service's default label source");
+    assert!(
+        product.has("entered by the garden"),
+        "the service's default label source"
+    );
     let own_key = to
         .trim_end_matches("?done=added")
         .rsplit('/')
@@ -448,7 +509,11 @@ async fn the_fertiliser_list_shows_the_catalogue_and_a_product_added_through_the
     assert_eq!(api["name"], "Web own grow");
     assert_eq!(api["mixing_priority"], 35);
     let list = b.get(&base).await;
-    assert!(list.has(&format!(r#"href="{base}/{own_key}""#)), "{}", list.body);
+    assert!(
+        list.has(&format!(r#"href="{base}/{own_key}""#)),
+        "{}",
+        list.body
+    );
     // The same name again: the service's 409, nothing written.
     let again = b.post(&base, &form).await;
     assert_eq!(again.status, 409, "{}", again.body);

@@ -27,15 +27,12 @@ use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, done, local_stamp, open_garden, shown_on_form};
 
 pub fn router() -> Router {
-    Router::with_path("tanks")
-        .get(list_page)
-        .post(create)
-        .push(
-            Router::with_path("{key}")
-                .get(tank_page)
-                .push(Router::with_path("fills").post(fill))
-                .push(Router::with_path("maintenance").post(maintain)),
-        )
+    Router::with_path("tanks").get(list_page).post(create).push(
+        Router::with_path("{key}")
+            .get(tank_page)
+            .push(Router::with_path("fills").post(fill))
+            .push(Router::with_path("maintenance").post(maintain)),
+    )
 }
 
 /// Fills and maintenance entries a tank's page lists (the newest; the rest through the API).
@@ -593,7 +590,17 @@ async fn fill(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         tanks::fill_tank(&ctx.state, &scope.garden.tenant, &key, &new, &actor).await
     }
     .await;
-    answer(req, res, &ctx, &scope, outcome.map(|t| t.key), "fill", "filled", &posted).await;
+    answer(
+        req,
+        res,
+        &ctx,
+        &scope,
+        outcome.map(|t| t.key),
+        "fill",
+        "filled",
+        &posted,
+    )
+    .await;
 }
 
 /// The day a maintenance was done as the REST body's `performed_at`: noon UTC of that day
@@ -642,7 +649,17 @@ async fn maintain(req: &mut Request, depot: &mut Depot, res: &mut Response) {
     }
     .await;
     let outcome = outcome.map(|e| e.tank_key);
-    answer(req, res, &ctx, &scope, outcome, "maintenance", "maintained", &posted).await;
+    answer(
+        req,
+        res,
+        &ctx,
+        &scope,
+        outcome,
+        "maintenance",
+        "maintained",
+        &posted,
+    )
+    .await;
 }
 
 /// After a tank form: back on the tank's page (POST-redirect-GET), or the form again with the
