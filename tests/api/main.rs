@@ -89,5 +89,6 @@ mod web_nutrition;
 mod web_plants;
 mod web_protection;
 mod web_settings;
+mod web_tanks;
 mod web_tasks;
 mod webhooks;

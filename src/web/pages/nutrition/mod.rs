@@ -1,14 +1,19 @@
 //! **Nutrition** of a garden (`/app/g/{slug}/nutrition…`): the mixing protocol as a form
 //! (`mix`), the garden's feedings with a form recording one (`feedings`), the nutrient plans,
 //! the garden's and the catalogue's, with a plan's phases, cloning, assigning and the coverage
-//! check (`plans`). Each part is a face over the service the REST route and the tool call
+//! check (`plans`), the tanks with their fills, water tests and maintenance due (`tanks`), and
+//! the garden's and the catalogue's fertilisers with a form adding one (`fertilizers`). Each
+//! part is a face over the service the REST route and the tool call
 //! (`calculations::service::mixing_protocol`, `watering::service::record_event`,
-//! `nutrient_plans::service`); nothing here computes a dose, a target or a coverage itself.
+//! `nutrient_plans::service`, `tanks::service`, `fertilizers::service`); nothing here computes
+//! a dose, a target, a due date or a coverage itself.
 //! Roles as on REST: every member reads and mixes (the protocol writes nothing), growers write.
 
 mod feedings;
+mod fertilizers;
 mod mix;
 mod plans;
+mod tanks;
 
 use maud::{Markup, html};
 use salvo::prelude::*;
@@ -27,6 +32,8 @@ pub fn router() -> Router {
         .push(mix::router())
         .push(feedings::router())
         .push(plans::router())
+        .push(tanks::router())
+        .push(fertilizers::router())
 }
 
 /// The parts of the nutrition pages, as the sub-navigation lists them.
@@ -34,6 +41,8 @@ const PARTS: &[(&str, &str)] = &[
     ("mix", "nut-mix"),
     ("feedings", "nut-feedings"),
     ("plans", "nut-plans"),
+    ("tanks", "nut-tanks"),
+    ("fertilizers", "nut-fertilizers"),
 ];
 
 /// The links between the nutrition pages (`current`: the part shown, `""` on the overview).
