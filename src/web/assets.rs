@@ -150,8 +150,8 @@ pub async fn serve(req: &mut Request, res: &mut Response) {
         &*ICON_192,
         &*ICON_512,
     ]
-        .into_iter()
-        .find(|a| a.name == name);
+    .into_iter()
+    .find(|a| a.name == name);
     let Some(asset) = found else {
         res.status_code(StatusCode::NOT_FOUND);
         res.render(Text::Plain("not found"));

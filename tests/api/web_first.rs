@@ -367,8 +367,14 @@ async fn the_root_leads_to_the_pages_and_the_icon_and_manifest_are_served() {
         let png = res.bytes().await.expect("png");
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         // IHDR: width and height, big-endian, at bytes 16..24.
-        assert_eq!(u32::from_be_bytes([png[16], png[17], png[18], png[19]]), size);
-        assert_eq!(u32::from_be_bytes([png[20], png[21], png[22], png[23]]), size);
+        assert_eq!(
+            u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+            size
+        );
+        assert_eq!(
+            u32::from_be_bytes([png[20], png[21], png[22], png[23]]),
+            size
+        );
         if size == 192 {
             assert!(page.has(&format!(r#"<link rel="apple-touch-icon" href="{src}">"#)));
         }

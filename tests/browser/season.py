@@ -8,7 +8,7 @@ first); in German a planting run created, given the plant and started, and a dia
 photo marked for analysis with the person's consent. On every page: axe, the 390 px fit, nothing
 from another origin, no console error (the checks of web_test.Pages and web_test.Watch).
 Also in English: a catalogue nutrient plan cloned and assigned to the tomato, a feeding recorded
-for it, an inspection on its page seen on the Protection page; in German a second, new garden set
+for it, a tank created and filled with its water test, the fertilisers, an inspection on its page seen on the Protection page; in German a second, new garden set
 up from a starter kit on its Today, and a harvest there allowed (no interval runs); the
 catalogue: a species with its safety fields and phases, a treatment with its per-crop intervals.
 """
@@ -202,6 +202,34 @@ def walk_plan_and_feeding(page: Page, check: Callable[[Page, str], None]) -> Non
     check(page, "nutrition-feedings-en")
 
 
+def walk_tank_and_fertilisers(page: Page, check: Callable[[Page, str], None]) -> None:
+    """A 20-litre tank created, filled to 15 litres with its water test (EC 1.4, pH 6.0), its
+    maintenance due listed; then the fertilisers, the garden's and the catalogue's."""
+    nav(page, "Nutrition")
+    page.locator("main a", has_text="Tanks").first.click()
+    page.wait_for_url("**/nutrition/tanks")
+    page.locator("section[aria-labelledby=sec-tank-new] details > summary").click()
+    page.fill("#tank-name", "Rain barrel")
+    page.fill("#tank-volume_liters", "20")
+    page.locator("section[aria-labelledby=sec-tank-new] button[type=submit]").click()
+    page.wait_for_url("**done=created**")
+    assert "Tank created." in page.locator("main .notice.ok").inner_text()
+    page.locator("section[aria-labelledby=sec-tank-fill] details > summary").click()
+    page.fill("#fill-volume_liters", "15")
+    page.fill("#fill-ec_ms", "1.4")
+    page.fill("#fill-ph", "6.0")
+    page.locator("section[aria-labelledby=sec-tank-fill] button[type=submit]").click()
+    page.wait_for_url("**done=filled**")
+    assert "Fill recorded." in page.locator("main .notice.ok").inner_text()
+    assert page.locator("#tank-fills li").count() == 1, page.content()
+    check(page, "nutrition-tank-en")
+    nav(page, "Nutrition")
+    page.locator("main a", has_text="Fertilisers").first.click()
+    page.wait_for_url("**/nutrition/fertilizers")
+    assert "CALiMAGic" in page.locator("main").inner_text()
+    check(page, "nutrition-fertilisers-en")
+
+
 def walk_inspection(page: Page, check: Callable[[Page, str], None], plant_page: str) -> None:
     """An inspection on the tomato's page (aphids, medium pressure), then the Protection page
     lists it beside the running interval."""
@@ -284,6 +312,7 @@ def season(page: Page, check: Callable[[Page, str], None], treated: str,
     walk_harvests(page, check, "en", treated, expect_refusal)
     walk_mixing(page, check)
     walk_plan_and_feeding(page, check)
+    walk_tank_and_fertilisers(page, check)
     walk_inspection(page, check, plant_page)
     walk_catalogue(page, check)
     switch_language(page, "de")

@@ -58,6 +58,18 @@ pub async fn status(
     })
 }
 
+/// Whether the garden still lacks a site or a live plant: one statement, so a page read on every
+/// visit (Today) asks it before the whole [`status`].
+pub async fn lacks_site_or_plant(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<bool, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let (site, plants) = repo::has_site_and_plant(&mut tx).await?;
+    tx.commit().await?;
+    Ok(!(site && plants))
+}
+
 fn already_applied() -> AppError {
     AppError::new(
         ErrorCode::StateConflict,

@@ -33,16 +33,18 @@ pub struct FirstSteps {
     pub kits: Vec<Value>,
 }
 
-/// The garden's onboarding state, or `None` once it is complete (Today shows no card then).
+/// The garden's onboarding state while it has no site or no live plant yet, else `None`
+/// (Today shows no card then: a garden in use is past its first steps, zone or not). One
+/// statement for a garden in use, since Today is read on every visit.
 pub async fn read(
     ctx: &PageCtx,
     garden: &TenantCtx,
     user: uuid::Uuid,
 ) -> Result<Option<FirstSteps>, AppError> {
-    let status = onboarding::status(&ctx.state, &garden.tenant, user).await?;
-    if status.completed {
+    if !onboarding::lacks_site_or_plant(&ctx.state, &garden.tenant).await? {
         return Ok(None);
     }
+    let status = onboarding::status(&ctx.state, &garden.tenant, user).await?;
     let plants = step_done(&status, "plants");
     let kits = if status.kit.is_none() && !plants {
         catalog::list(
