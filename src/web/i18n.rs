@@ -87,6 +87,21 @@ impl Lang {
         }
     }
 
+    /// A decimal as the language writes it, rounded to at most `places` decimals without
+    /// trailing zeros: `1.5`, `1,5`.
+    pub fn decimal(self, x: f64, places: usize) -> String {
+        let text = format!("{x:.places$}");
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        match self {
+            Lang::De => text.replace('.', ","),
+            Lang::En => text.to_owned(),
+        }
+    }
+
     /// A `YYYY-MM-DD` day as the language writes it (as given when it is not one).
     pub fn iso_date(self, iso: &str) -> String {
         let format = time::macros::format_description!("[year]-[month]-[day]");
@@ -243,6 +258,15 @@ mod tests {
         assert_eq!(Lang::from_accept_language("fr, es"), None);
         assert_eq!(Lang::from_accept_language("de;q=0"), None);
         assert_eq!(Lang::from_accept_language(""), None);
+    }
+
+    #[test]
+    fn decimals_in_each_language() {
+        assert_eq!(Lang::En.decimal(1.5, 2), "1.5");
+        assert_eq!(Lang::De.decimal(1.5, 2), "1,5");
+        assert_eq!(Lang::En.decimal(2.0, 3), "2");
+        assert_eq!(Lang::De.decimal(1.2346, 3), "1,235");
+        assert_eq!(Lang::En.decimal(120.0, 0), "120");
     }
 
     #[test]

@@ -146,6 +146,44 @@ pub fn notice(kind: &str, text: &str) -> Markup {
     html! { p class=(format!("notice {kind}")) role=(if kind == "bad" { "alert" } else { "status" }) { (text) } }
 }
 
+/// The lines of a refused form, in red above it; nothing when there are none.
+pub fn refused(lines: &[String]) -> Markup {
+    html! {
+        @if !lines.is_empty() {
+            div.notice.bad role="alert" { @for l in lines { p { (l) } } }
+        }
+    }
+}
+
+/// A card with a folded form that adds a record: `title` heads the card and names the fold,
+/// which is open while a refusal of it is shown (`open`); `refusal` stands above the fold,
+/// `fields` are the form's inputs and its button. The server checks every field, so the
+/// browser's own checks are off (`novalidate`) and a refusal always comes back in the page's
+/// words.
+pub fn add_card(
+    id: &str,
+    title: &str,
+    open: bool,
+    refusal: &[String],
+    action: &str,
+    csrf: &str,
+    fields: Markup,
+) -> Markup {
+    html! {
+        section.card aria-labelledby=(id) {
+            h2 id=(id) { (title) }
+            (refused(refusal))
+            details.add open[open] {
+                summary { (title) }
+                form.stack method="post" action=(action) novalidate {
+                    (csrf_field(csrf))
+                    (fields)
+                }
+            }
+        }
+    }
+}
+
 fn page_headers(res: &mut Response) {
     let headers = res.headers_mut();
     headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));

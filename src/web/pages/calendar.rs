@@ -12,7 +12,7 @@ use salvo::prelude::*;
 use time::{Date, Duration, Month};
 
 use super::PageCtx;
-use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_day, open_garden, shown_on_form};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode, ErrorDetail};
 use crate::garden::calendar::feeds;
@@ -164,17 +164,7 @@ async fn show(
         .trim_end_matches('/')
         .to_owned();
     let body = body(lang, scope, window, today, &events, &feed, extras, &public);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("nav-calendar"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-calendar"), scope.garden.tenant.name), body);
 }
 
 #[allow(clippy::too_many_arguments)]

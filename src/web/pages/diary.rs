@@ -13,7 +13,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use uuid::Uuid;
 
-use super::scope::{GardenScope, done, local_stamp, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_stamp, open_garden, shown_on_form};
 use super::{PageCtx, url_escape};
 use crate::auth::{AccountType, Credential, Role};
 use crate::error::{AppError, ErrorCode};
@@ -163,17 +163,7 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             p.meta { (lang.t("dy-write-hint")) }
         }
     };
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("dy-title"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("dy-title"), scope.garden.tenant.name), body);
 }
 
 fn filter_form(
@@ -356,17 +346,7 @@ async fn show_entry(
         (analysis_card(lang, scope, &entry, &analysis, refused))
     };
     let status = refused.map_or(StatusCode::OK, |r| r.status);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{title} · {}", lang.t("dy-title")),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{title} · {}", lang.t("dy-title")), body);
 }
 
 fn photos_card(lang: Lang, slug: &str, entry: &Entry) -> Markup {

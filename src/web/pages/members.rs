@@ -10,7 +10,7 @@ use salvo::prelude::*;
 
 use super::PageCtx;
 use super::garden::role_text;
-use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_day, open_garden, shown_on_form};
 use super::settings::API_DOCS;
 use crate::auth::{AccountType, Role};
 use crate::directory::memberships::model::Member;
@@ -114,17 +114,7 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, extras);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("members-title"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("members-title"), scope.garden.tenant.name), body);
 }
 
 fn role_select(lang: Lang, id: &str, current: Role, up_to: Role) -> Markup {

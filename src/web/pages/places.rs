@@ -10,7 +10,7 @@ use salvo::prelude::*;
 use uuid::Uuid;
 
 use super::PageCtx;
-use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, open_garden, shown_on_form};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode};
 use crate::garden::places::model::{
@@ -127,17 +127,7 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, news.as_deref(), errors);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("nav-places"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-places"), scope.garden.tenant.name), body);
 }
 
 fn site_kind_text(lang: Lang, kind: SiteKind) -> String {

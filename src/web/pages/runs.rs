@@ -10,7 +10,7 @@ use salvo::prelude::*;
 use serde_json::{Map, Value};
 
 use super::PageCtx;
-use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, open_garden, shown_on_form};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode};
 use crate::garden::places::model::Location;
@@ -24,7 +24,7 @@ use crate::garden::runs::service::{self as runs, LIST_MAX_LIMIT};
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{add_card, csrf_field, notice, refused, see_other};
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/runs")
@@ -181,9 +181,7 @@ async fn show_list(
     let body = html! {
         h1 { (lang.t("nav-runs")) " · " (scope.garden.tenant.name) }
         @if let Some(text) = &news { (notice("ok", text)) }
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
+        (refused(errors))
         section.card aria-labelledby="sec-runs" {
             h2 id="sec-runs" { (lang.t("run-list")) }
             @if data.runs.is_empty() {
@@ -208,52 +206,43 @@ async fn show_list(
             }
         }
         @if grower {
-            section.card aria-labelledby="sec-new-run" {
-                h2 id="sec-new-run" { (lang.t("run-new")) }
-                details.add open[typed.is_some()] {
-                    summary { (lang.t("run-new")) }
-                    form.stack method="post" action=(base) {
-                        (csrf_field(csrf))
-                        label for="run-name" { (lang.t("run-field-name")) }
-                        input id="run-name" type="text" name="name" required maxlength="200" value=(t("name"));
-                        label for="run-type" { (lang.t("run-field-type")) }
-                        select id="run-type" name="run_type" {
-                            @for (k, rt) in RunType::ALL {
-                                option value=(k) selected[t("run_type") == *k] { (type_text(lang, *rt)) }
-                            }
+            (add_card(
+                "sec-new-run",
+                &lang.t("run-new"),
+                typed.is_some(),
+                &[],
+                &base,
+                csrf,
+                html! {
+                    label for="run-name" { (lang.t("run-field-name")) }
+                    input id="run-name" type="text" name="name" required maxlength="200" value=(t("name"));
+                    label for="run-type" { (lang.t("run-field-type")) }
+                    select id="run-type" name="run_type" {
+                        @for (k, rt) in RunType::ALL {
+                            option value=(k) selected[t("run_type") == *k] { (type_text(lang, *rt)) }
                         }
-                        label for="run-location" { (lang.t("run-field-location")) }
-                        select id="run-location" name="location_key" {
-                            option value="" { (lang.t("run-no-location")) }
-                            @for l in &data.locations {
-                                option value=(l.key.to_string()) selected[t("location_key") == l.key.to_string()] { (l.name) }
-                            }
-                        }
-                        label for="run-start" { (lang.t("run-field-start")) }
-                        input id="run-start" type="date" name="planned_start_date" value=(t("planned_start_date"));
-                        label for="run-quantity" { (lang.t("run-field-quantity")) }
-                        input id="run-quantity" type="number" name="planned_quantity" min="1" max="10000" inputmode="numeric" value=(t("planned_quantity"));
-                        label for="run-notes" { (lang.t("run-field-notes")) }
-                        textarea id="run-notes" name="notes" rows="2" maxlength="2000" { (t("notes")) }
-                        button type="submit" { (lang.t("run-create")) }
                     }
-                }
-            }
+                    label for="run-location" { (lang.t("run-field-location")) }
+                    select id="run-location" name="location_key" {
+                        option value="" { (lang.t("run-no-location")) }
+                        @for l in &data.locations {
+                            option value=(l.key.to_string()) selected[t("location_key") == l.key.to_string()] { (l.name) }
+                        }
+                    }
+                    label for="run-start" { (lang.t("run-field-start")) }
+                    input id="run-start" type="date" name="planned_start_date" value=(t("planned_start_date"));
+                    label for="run-quantity" { (lang.t("run-field-quantity")) }
+                    input id="run-quantity" type="number" name="planned_quantity" min="1" max="10000" inputmode="numeric" value=(t("planned_quantity"));
+                    label for="run-notes" { (lang.t("run-field-notes")) }
+                    textarea id="run-notes" name="notes" rows="2" maxlength="2000" { (t("notes")) }
+                    button type="submit" { (lang.t("run-create")) }
+                },
+            ))
         } @else {
             p.meta { (lang.t("run-viewer-only")) }
         }
     };
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("nav-runs"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-runs"), scope.garden.tenant.name), body);
 }
 
 /// `POST /app/g/{slug}/runs`: a new run (planned).
@@ -376,17 +365,7 @@ async fn show_run(
     let lang = ctx.lang;
     let errors = refused.map_or_else(Vec::new, |e| refusal(lang, e, Some(data.detail.run.status)));
     let body = run_body(lang, scope, &data, news.as_deref(), &errors);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", data.detail.run.name, lang.t("nav-runs")),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", data.detail.run.name, lang.t("nav-runs")), body);
 }
 
 fn run_body(
@@ -406,9 +385,7 @@ fn run_body(
         p.crumbs { a href=(format!("/app/g/{slug}/runs")) { (lang.t("run-all")) } }
         h1 { (run.name) " " span.badge { (state_text(lang, run.status)) } }
         @if let Some(text) = news { (notice("ok", text)) }
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
+        (refused(errors))
         section.card aria-labelledby="sec-run-facts" {
             h2 id="sec-run-facts" { (lang.t("run-facts")) }
             dl.facts {

@@ -22,6 +22,31 @@ pub struct GardenScope<'a> {
     pub gardens: Vec<Tenant>,
 }
 
+impl GardenScope<'_> {
+    /// Writes a whole page of this garden in the frame (see [`page`]).
+    pub fn page(
+        &self,
+        req: &Request,
+        res: &mut Response,
+        lang: Lang,
+        status: StatusCode,
+        title: String,
+        body: Markup,
+    ) {
+        page(
+            req,
+            res,
+            lang,
+            self.s,
+            &self.gardens,
+            Some(&self.slug),
+            status,
+            title,
+            body,
+        );
+    }
+}
+
 /// The signed-in person and the garden of the path, or `None` once the sign-in redirect or the
 /// error page (404 for a garden that is not theirs) is written.
 pub async fn open_garden<'a>(

@@ -184,25 +184,21 @@ async fn apply(req: &mut Request, depot: &mut Depot, res: &mut Response) {
         onboarding::apply_kit(&ctx.state, &scope.garden.tenant, &body, &actor).await
     }
     .await;
-    match outcome {
-        Ok(_) => see_other(req, res, &format!("/app/g/{}?done=kit", scope.slug)),
-        Err(err) if err.code() == ErrorCode::StateConflict => {
-            let lines = vec![ctx.lang.t("start-kit-applied-already")];
-            let status = err.code().status();
-            super::garden::show_today(req, res, &ctx, scope.s, &scope.slug, status, None, &lines)
-                .await;
-        }
-        Err(err) if shown_on_form(&err) => {
-            let lines = explain(ctx.lang, &err, &|field| match field {
-                "kit_key" => Some(ctx.lang.t("start-kit-choose")),
-                "hardiness_zone" => Some(ctx.lang.t("start-kit-zone")),
-                "site_name" => Some(ctx.lang.t("start-kit-site")),
-                _ => None,
-            });
-            let status = err.code().status();
-            super::garden::show_today(req, res, &ctx, scope.s, &scope.slug, status, None, &lines)
-                .await;
-        }
-        Err(err) => ctx.fail(req, res, err),
-    }
+    let err = match outcome {
+        Ok(_) => return see_other(req, res, &format!("/app/g/{}?done=kit", scope.slug)),
+        Err(err) if !shown_on_form(&err) => return ctx.fail(req, res, err),
+        Err(err) => err,
+    };
+    let lines = if err.code() == ErrorCode::StateConflict {
+        vec![ctx.lang.t("start-kit-applied-already")]
+    } else {
+        explain(ctx.lang, &err, &|field| match field {
+            "kit_key" => Some(ctx.lang.t("start-kit-choose")),
+            "hardiness_zone" => Some(ctx.lang.t("start-kit-zone")),
+            "site_name" => Some(ctx.lang.t("start-kit-site")),
+            _ => None,
+        })
+    };
+    let status = err.code().status();
+    super::garden::show_today(req, res, &ctx, scope.s, &scope.slug, status, None, &lines).await;
 }

@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::PageCtx;
-use super::scope::{GardenScope, done, local_day, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, local_day, open_garden, shown_on_form};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode};
 use crate::garden::plants::model::PlantSummary;
@@ -24,7 +24,7 @@ use crate::rules::task_status::{TaskAction, TaskStatus};
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, code_text, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{add_card, csrf_field, notice, see_other};
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/tasks")
@@ -253,17 +253,7 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, news.as_deref(), failed);
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("nav-tasks"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-tasks"), scope.garden.tenant.name), body);
 }
 
 /// A choice's text in the page's language (the value itself when the catalogue has none).
@@ -428,75 +418,76 @@ impl View<'_> {
         };
         let kind = self.typed("recurrence_kind");
         html! {
-            section.card aria-labelledby="sec-new-task" {
-                h2 id="sec-new-task" { (lang.t("task-new")) }
-                details.add open[open] {
-                    summary { (lang.t("task-new")) }
-                    form.stack method="post" action=(self.base) novalidate {
-                        (csrf_field(self.csrf))
-                        label for="task-name" { (lang.t("task-field-name")) }
-                        input id="task-name" type="text" name="name" required maxlength="200"
-                            value=(self.typed("name")) aria-invalid=[self.invalid("name")] aria-describedby=[self.described("name")];
-                        (self.field_error("name"))
-                        label for="task-category" { (lang.t("task-field-category")) }
-                        select id="task-category" name="category" aria-invalid=[self.invalid("category")] aria-describedby=[self.described("category")] {
-                            @for (c, _) in CATEGORIES {
-                                option value=(c) selected[*c == category] { (choice_text(lang, "task-cat", c)) }
-                            }
+            (add_card(
+                "sec-new-task",
+                &lang.t("task-new"),
+                open,
+                &[],
+                self.base,
+                self.csrf,
+                html! {
+                    label for="task-name" { (lang.t("task-field-name")) }
+                    input id="task-name" type="text" name="name" required maxlength="200"
+                        value=(self.typed("name")) aria-invalid=[self.invalid("name")] aria-describedby=[self.described("name")];
+                    (self.field_error("name"))
+                    label for="task-category" { (lang.t("task-field-category")) }
+                    select id="task-category" name="category" aria-invalid=[self.invalid("category")] aria-describedby=[self.described("category")] {
+                        @for (c, _) in CATEGORIES {
+                            option value=(c) selected[*c == category] { (choice_text(lang, "task-cat", c)) }
                         }
-                        (self.field_error("category"))
-                        label for="task-priority" { (lang.t("task-field-priority")) }
-                        select id="task-priority" name="priority" aria-invalid=[self.invalid("priority")] aria-describedby=[self.described("priority")] {
-                            @for (p, _) in PRIORITIES {
-                                option value=(p) selected[*p == priority] { (choice_text(lang, "task-prio", p)) }
-                            }
-                        }
-                        (self.field_error("priority"))
-                        label for="task-due_on" { (lang.t("task-field-due")) }
-                        input id="task-due_on" type="date" name="due_on" value=(self.typed("due_on"))
-                            aria-invalid=[self.invalid("due_on")] aria-describedby=[self.described("due_on")];
-                        (self.field_error("due_on"))
-                        label for="task-plant_key" { (lang.t("task-field-plant")) }
-                        select id="task-plant_key" name="plant_key" aria-invalid=[self.invalid("plant_key")] aria-describedby=[self.described("plant_key")] {
-                            option value="" { (lang.t("task-no-plant")) }
-                            @for p in self.plants {
-                                option value=(p.key.to_string()) selected[self.typed("plant_key") == p.key.to_string()] { (p.name) }
-                            }
-                        }
-                        (self.field_error("plant_key"))
-                        fieldset {
-                            legend { (lang.t("task-field-recurrence")) }
-                            label for="task-recurrence_kind" { (lang.t("task-field-repeat")) }
-                            select id="task-recurrence_kind" name="recurrence_kind" aria-invalid=[self.invalid("recurrence_kind")] aria-describedby=[self.described("recurrence_kind")] {
-                                option value="" { (lang.t("task-repeat-none")) }
-                                @for (k, _) in RECURRENCE_KINDS {
-                                    option value=(k) selected[*k == kind] { (choice_text(lang, "task-repeat", k)) }
-                                }
-                            }
-                            (self.field_error("recurrence_kind"))
-                            label for="task-recurrence_every_days" { (lang.t("task-field-every-days")) }
-                            input id="task-recurrence_every_days" type="number" name="recurrence_every_days" min="1" max="365" inputmode="numeric"
-                                value=(self.typed("recurrence_every_days"))
-                                aria-invalid=[self.invalid("recurrence_every_days")] aria-describedby=[self.described("recurrence_every_days")];
-                            (self.field_error("recurrence_every_days"))
-                            label for="task-recurrence_end_on" { (lang.t("task-field-end-on")) }
-                            input id="task-recurrence_end_on" type="date" name="recurrence_end_on" value=(self.typed("recurrence_end_on"))
-                                aria-invalid=[self.invalid("recurrence_end_on")] aria-describedby=[self.described("recurrence_end_on")];
-                            (self.field_error("recurrence_end_on"))
-                            label for="task-recurrence_phase" { (lang.t("task-field-phase")) }
-                            input id="task-recurrence_phase" type="text" name="recurrence_phase" maxlength="100" value=(self.typed("recurrence_phase"))
-                                aria-invalid=[self.invalid("recurrence_phase")] aria-describedby=[self.described("recurrence_phase")];
-                            (self.field_error("recurrence_phase"))
-                            p.meta { (lang.t("task-recurrence-hint")) }
-                        }
-                        label for="task-instruction" { (lang.t("task-field-instruction")) }
-                        textarea id="task-instruction" name="instruction" rows="2" maxlength="5000"
-                            aria-invalid=[self.invalid("instruction")] aria-describedby=[self.described("instruction")] { (self.typed("instruction")) }
-                        (self.field_error("instruction"))
-                        button type="submit" { (lang.t("task-create")) }
                     }
-                }
-            }
+                    (self.field_error("category"))
+                    label for="task-priority" { (lang.t("task-field-priority")) }
+                    select id="task-priority" name="priority" aria-invalid=[self.invalid("priority")] aria-describedby=[self.described("priority")] {
+                        @for (p, _) in PRIORITIES {
+                            option value=(p) selected[*p == priority] { (choice_text(lang, "task-prio", p)) }
+                        }
+                    }
+                    (self.field_error("priority"))
+                    label for="task-due_on" { (lang.t("task-field-due")) }
+                    input id="task-due_on" type="date" name="due_on" value=(self.typed("due_on"))
+                        aria-invalid=[self.invalid("due_on")] aria-describedby=[self.described("due_on")];
+                    (self.field_error("due_on"))
+                    label for="task-plant_key" { (lang.t("task-field-plant")) }
+                    select id="task-plant_key" name="plant_key" aria-invalid=[self.invalid("plant_key")] aria-describedby=[self.described("plant_key")] {
+                        option value="" { (lang.t("task-no-plant")) }
+                        @for p in self.plants {
+                            option value=(p.key.to_string()) selected[self.typed("plant_key") == p.key.to_string()] { (p.name) }
+                        }
+                    }
+                    (self.field_error("plant_key"))
+                    fieldset {
+                        legend { (lang.t("task-field-recurrence")) }
+                        label for="task-recurrence_kind" { (lang.t("task-field-repeat")) }
+                        select id="task-recurrence_kind" name="recurrence_kind" aria-invalid=[self.invalid("recurrence_kind")] aria-describedby=[self.described("recurrence_kind")] {
+                            option value="" { (lang.t("task-repeat-none")) }
+                            @for (k, _) in RECURRENCE_KINDS {
+                                option value=(k) selected[*k == kind] { (choice_text(lang, "task-repeat", k)) }
+                            }
+                        }
+                        (self.field_error("recurrence_kind"))
+                        label for="task-recurrence_every_days" { (lang.t("task-field-every-days")) }
+                        input id="task-recurrence_every_days" type="number" name="recurrence_every_days" min="1" max="365" inputmode="numeric"
+                            value=(self.typed("recurrence_every_days"))
+                            aria-invalid=[self.invalid("recurrence_every_days")] aria-describedby=[self.described("recurrence_every_days")];
+                        (self.field_error("recurrence_every_days"))
+                        label for="task-recurrence_end_on" { (lang.t("task-field-end-on")) }
+                        input id="task-recurrence_end_on" type="date" name="recurrence_end_on" value=(self.typed("recurrence_end_on"))
+                            aria-invalid=[self.invalid("recurrence_end_on")] aria-describedby=[self.described("recurrence_end_on")];
+                        (self.field_error("recurrence_end_on"))
+                        label for="task-recurrence_phase" { (lang.t("task-field-phase")) }
+                        input id="task-recurrence_phase" type="text" name="recurrence_phase" maxlength="100" value=(self.typed("recurrence_phase"))
+                            aria-invalid=[self.invalid("recurrence_phase")] aria-describedby=[self.described("recurrence_phase")];
+                        (self.field_error("recurrence_phase"))
+                        p.meta { (lang.t("task-recurrence-hint")) }
+                    }
+                    label for="task-instruction" { (lang.t("task-field-instruction")) }
+                    textarea id="task-instruction" name="instruction" rows="2" maxlength="5000"
+                        aria-invalid=[self.invalid("instruction")] aria-describedby=[self.described("instruction")] { (self.typed("instruction")) }
+                    (self.field_error("instruction"))
+                    button type="submit" { (lang.t("task-create")) }
+                },
+            ))
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::rules::karenz::CropInterval;
 use crate::web::i18n::Lang;
 use crate::web::pages::PageCtx;
 use crate::web::pages::harvests::num;
-use crate::web::pages::scope::{GardenScope, page};
+use crate::web::pages::scope::{GardenScope};
 
 /// A pest's or disease's name in the page's language (its scientific name when it has none).
 fn threat_name(lang: Lang, v: &Value) -> String {
@@ -138,18 +138,7 @@ async fn threat_page(
             @else { ul.items { @for t in &treatments { (treatment_item(lang, &here, t)) } } }
         }
     };
-    let garden = Some(scope.slug.as_str());
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        garden,
-        StatusCode::OK,
-        title,
-        body,
-    );
+    scope.page(req, res, lang, StatusCode::OK, title, body);
 }
 
 fn pest_facts(lang: Lang, v: &Value) -> Markup {
@@ -298,18 +287,7 @@ pub(super) async fn treatment_page(req: &mut Request, depot: &mut Depot, res: &m
             }
         }
     };
-    let garden = Some(scope.slug.as_str());
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        garden,
-        StatusCode::OK,
-        title,
-        body,
-    );
+    scope.page(req, res, lang, StatusCode::OK, title, body);
 }
 
 fn intervals_card(

@@ -16,7 +16,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 use serde_json::Value;
 
-use super::scope::{GardenScope, open_garden, page};
+use super::scope::{GardenScope, open_garden};
 use super::{PageCtx, url_escape};
 use crate::catalog::engine::service::{self as engine, ListParams, Listed};
 use crate::catalog::engine::spec::KindSpec;
@@ -317,18 +317,7 @@ pub(super) async fn list_part(
         }
     };
     let status = refused.unwrap_or(StatusCode::OK);
-    let garden = Some(scope.slug.as_str());
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        garden,
-        status,
-        title,
-        body,
-    );
+    scope.page(req, res, lang, status, title, body);
 }
 
 /// `GET /app/g/{slug}/catalog`: the parts, each with how many records it holds.
@@ -376,16 +365,5 @@ async fn overview(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             }
         }
     };
-    let garden = Some(scope.slug.as_str());
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        garden,
-        StatusCode::OK,
-        lang.t("nav-catalog"),
-        body,
-    );
+    scope.page(req, res, lang, StatusCode::OK, lang.t("nav-catalog"), body);
 }

@@ -22,7 +22,7 @@ use crate::values::page::PageRequest;
 use crate::web::i18n::Lang;
 use crate::web::pages::PageCtx;
 use crate::web::pages::harvests::num;
-use crate::web::pages::scope::{GardenScope, page};
+use crate::web::pages::scope::{GardenScope};
 
 /// A species' name in the page's language (its scientific name when it has none).
 fn display_name(lang: Lang, v: &Value) -> String {
@@ -142,18 +142,7 @@ pub(super) async fn species_page(req: &mut Request, depot: &mut Depot, res: &mut
             @else { (threat_list(lang, &scope, &DISEASES_PART, &data.diseases)) }
         }
     };
-    let garden = Some(scope.slug.as_str());
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        garden,
-        StatusCode::OK,
-        title,
-        body,
-    );
+    scope.page(req, res, lang, StatusCode::OK, title, body);
 }
 
 fn names_card(lang: Lang, v: &Value, data: &Related) -> Markup {

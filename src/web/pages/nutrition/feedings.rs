@@ -26,7 +26,7 @@ use crate::garden::watering::service as watering;
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{add_card, notice, refused, see_other};
 use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, done, local_stamp, open_garden, shown_on_form};
 
@@ -166,9 +166,7 @@ async fn show(
     let action = format!("/app/g/{}/nutrition/feedings", scope.slug);
     let body = html! {
         @if let Some(text) = &news { (notice("ok", text)) }
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
+        (refused(errors))
         (records(lang, &scope.slug, tz, &data))
         @if grower {
             (form(lang, &action, &scope.s.csrf, &data, typed, !errors.is_empty()))
@@ -267,75 +265,74 @@ fn form(
         "" => "drench".to_owned(),
         m => m.to_owned(),
     };
-    html! {
-        section.card aria-labelledby="sec-feed-new" {
-            h2 id="sec-feed-new" { (lang.t("nut-feed-new")) }
-            details.add open[open] {
-                summary { (lang.t("nut-feed-new")) }
-                form.stack method="post" action=(action) novalidate {
-                    (csrf_field(csrf))
-                    fieldset {
-                        legend { (lang.t("nut-feed-plants")) }
-                        @if data.plants.is_empty() {
-                            p.empty { (lang.t("nut-feed-no-plants")) }
-                        }
-                        @for (i, p) in data.plants.iter().enumerate() {
-                            @let name = format!("plant_keys[{i}]");
-                            @let key = p.key.to_string();
-                            label.check {
-                                input type="checkbox" name=(name) value=(key) checked[t(&name) == key];
-                                (p.name)
-                            }
-                        }
-                    }
-                    label for="feed-run_key" { (lang.t("nut-feed-run")) }
-                    select id="feed-run_key" name="run_key" {
-                        option value="" { (lang.t("nut-feed-no-run")) }
-                        @for r in &data.runs {
-                            option value=(r.key.to_string()) selected[t("run_key") == r.key.to_string()] { (r.name) }
-                        }
-                    }
-                    label for="feed-tank_key" { (lang.t("nut-feed-tank")) }
-                    select id="feed-tank_key" name="tank_key" {
-                        option value="" { (lang.t("nut-feed-no-tank")) }
-                        @for tank in &data.tanks {
-                            option value=(tank.key.to_string()) selected[t("tank_key") == tank.key.to_string()] { (tank.name) }
-                        }
-                    }
-                    label for="feed-application_method" { (lang.t("nut-feed-method")) }
-                    select id="feed-application_method" name="application_method" {
-                        @for m in ApplicationMethod::NAMES {
-                            option value=(m) selected[*m == method] { (lang.t(&format!("nut-feed-m-{m}"))) }
-                        }
-                    }
+    add_card(
+        "sec-feed-new",
+        &lang.t("nut-feed-new"),
+        open,
+        &[],
+        &action,
+        csrf,
+        html! {
+            fieldset {
+                legend { (lang.t("nut-feed-plants")) }
+                @if data.plants.is_empty() {
+                    p.empty { (lang.t("nut-feed-no-plants")) }
+                }
+                @for (i, p) in data.plants.iter().enumerate() {
+                    @let name = format!("plant_keys[{i}]");
+                    @let key = p.key.to_string();
                     label.check {
-                        input type="checkbox" name="is_supplemental" value="true" checked[!t("is_supplemental").is_empty()];
-                        (lang.t("nut-feed-supplemental"))
+                        input type="checkbox" name=(name) value=(key) checked[t(&name) == key];
+                        (p.name)
                     }
-                    @for n in NUMBERS {
-                        label for=(format!("feed-{n}")) { (lang.t(&format!("nut-feed-{n}"))) }
-                        input id=(format!("feed-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
-                    }
-                    fieldset {
-                        legend { (lang.t("nut-feed-products")) }
-                        @for i in 0..PRODUCT_ROWS {
-                            @let product = format!("product_{i}");
-                            @let ml = format!("ml_{i}");
-                            label for=(format!("feed-{product}")) { (lang.t_with("nut-mix-product-n", &[("n", (i as i64 + 1).into())])) }
-                            select id=(format!("feed-{product}")) name=(product.as_str()) {
-                                (fertilizer_options(lang, &data.products, &t(&product)))
-                            }
-                            label for=(format!("feed-{ml}")) { (lang.t_with("nut-feed-ml-n", &[("n", (i as i64 + 1).into())])) }
-                            input id=(format!("feed-{ml}")) type="text" inputmode="decimal" name=(ml.as_str()) value=(t(&ml));
-                        }
-                    }
-                    label for="feed-notes" { (lang.t("nut-feed-notes")) }
-                    textarea id="feed-notes" name="notes" rows="2" maxlength="5000" { (t("notes")) }
-                    button type="submit" { (lang.t("nut-feed-record")) }
                 }
             }
-        }
-    }
+            label for="feed-run_key" { (lang.t("nut-feed-run")) }
+            select id="feed-run_key" name="run_key" {
+                option value="" { (lang.t("nut-feed-no-run")) }
+                @for r in &data.runs {
+                    option value=(r.key.to_string()) selected[t("run_key") == r.key.to_string()] { (r.name) }
+                }
+            }
+            label for="feed-tank_key" { (lang.t("nut-feed-tank")) }
+            select id="feed-tank_key" name="tank_key" {
+                option value="" { (lang.t("nut-feed-no-tank")) }
+                @for tank in &data.tanks {
+                    option value=(tank.key.to_string()) selected[t("tank_key") == tank.key.to_string()] { (tank.name) }
+                }
+            }
+            label for="feed-application_method" { (lang.t("nut-feed-method")) }
+            select id="feed-application_method" name="application_method" {
+                @for m in ApplicationMethod::NAMES {
+                    option value=(m) selected[*m == method] { (lang.t(&format!("nut-feed-m-{m}"))) }
+                }
+            }
+            label.check {
+                input type="checkbox" name="is_supplemental" value="true" checked[!t("is_supplemental").is_empty()];
+                (lang.t("nut-feed-supplemental"))
+            }
+            @for n in NUMBERS {
+                label for=(format!("feed-{n}")) { (lang.t(&format!("nut-feed-{n}"))) }
+                input id=(format!("feed-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
+            }
+            fieldset {
+                legend { (lang.t("nut-feed-products")) }
+                @for i in 0..PRODUCT_ROWS {
+                    @let product = format!("product_{i}");
+                    @let ml = format!("ml_{i}");
+                    label for=(format!("feed-{product}")) { (lang.t_with("nut-mix-product-n", &[("n", (i as i64 + 1).into())])) }
+                    select id=(format!("feed-{product}")) name=(product.as_str()) {
+                        (fertilizer_options(lang, &data.products, &t(&product)))
+                    }
+                    label for=(format!("feed-{ml}")) { (lang.t_with("nut-feed-ml-n", &[("n", (i as i64 + 1).into())])) }
+                    input id=(format!("feed-{ml}")) type="text" inputmode="decimal" name=(ml.as_str()) value=(t(&ml));
+                }
+            }
+            label for="feed-notes" { (lang.t("nut-feed-notes")) }
+            textarea id="feed-notes" name="notes" rows="2" maxlength="5000" { (t("notes")) }
+            button type="submit" { (lang.t("nut-feed-record")) }
+        },
+    )
 }
 
 /// The form as the REST body: checked plants as `plant_keys`, filled product rows as

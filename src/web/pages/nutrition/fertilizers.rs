@@ -20,7 +20,7 @@ use crate::garden::fertilizers::service as products;
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, explain};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{add_card, notice, see_other};
 use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, done, open_garden, shown_on_form};
 
@@ -226,67 +226,57 @@ fn add_form(
         v => v.to_owned(),
     };
     let (kind, form) = (chosen("fertilizer_type", "base"), chosen("form", "liquid"));
-    html! {
-        section.card aria-labelledby="sec-fert-new" {
-            h2 id="sec-fert-new" { (lang.t("nut-fert-new")) }
-            (errors_block(errors))
-            details.add open[!errors.is_empty()] {
-                summary { (lang.t("nut-fert-new")) }
-                form.stack method="post" action=(action) novalidate {
-                    (csrf_field(csrf))
-                    label for="fert-name" { (lang.t("nut-fert-name")) }
-                    input id="fert-name" type="text" name="name" required value=(t("name"));
-                    label for="fert-brand" { (lang.t("nut-fert-brand")) }
-                    input id="fert-brand" type="text" name="brand" required value=(t("brand"));
-                    label for="fert-fertilizer_type" { (lang.t("nut-fert-fertilizer_type")) }
-                    select id="fert-fertilizer_type" name="fertilizer_type" {
-                        @for k in FERTILIZER_TYPES {
-                            option value=(k) selected[*k == kind] { (lang.t(&format!("nut-fert-type-{k}"))) }
-                        }
-                    }
-                    label for="fert-form" { (lang.t("nut-fert-form")) }
-                    select id="fert-form" name="form" {
-                        @for f in FORMS {
-                            option value=(f) selected[*f == form] { (lang.t(&format!("nut-fert-form-{f}"))) }
-                        }
-                    }
-                    fieldset {
-                        legend { (lang.t("nut-fert-npk")) }
-                        @for e in ["n", "p", "k"] {
-                            @let name = format!("npk_{e}");
-                            label for=(format!("fert-{name}")) { (lang.t(&format!("nut-fert-npk-{e}"))) }
-                            input id=(format!("fert-{name}")) type="text" inputmode="decimal" name=(name) value=(t(&name));
-                        }
-                    }
-                    @for n in NUMBERS {
-                        label for=(format!("fert-{n}")) { (lang.t(&format!("nut-fert-{n}"))) }
-                        input id=(format!("fert-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
-                    }
-                    label for="fert-mixing_priority" { (lang.t("nut-fert-mixing_priority-hint")) }
-                    input id="fert-mixing_priority" type="text" inputmode="numeric" name="mixing_priority" value=(t("mixing_priority"));
-                    label.check {
-                        input type="checkbox" name="is_organic" value="true" checked[!t("is_organic").is_empty()];
-                        (lang.t("nut-fert-is_organic"))
-                    }
-                    label.check {
-                        input type="checkbox" name="calmag" value="true" checked[!t("calmag").is_empty()];
-                        (lang.t("nut-fert-calmag"))
-                    }
-                    label for="fert-label_source" { (lang.t("nut-fert-label_source-hint")) }
-                    input id="fert-label_source" type="text" name="label_source" value=(t("label_source"));
-                    button type="submit" { (lang.t("nut-fert-add")) }
+    add_card(
+        "sec-fert-new",
+        &lang.t("nut-fert-new"),
+        !errors.is_empty(),
+        errors,
+        &action,
+        csrf,
+        html! {
+            label for="fert-name" { (lang.t("nut-fert-name")) }
+            input id="fert-name" type="text" name="name" required value=(t("name"));
+            label for="fert-brand" { (lang.t("nut-fert-brand")) }
+            input id="fert-brand" type="text" name="brand" required value=(t("brand"));
+            label for="fert-fertilizer_type" { (lang.t("nut-fert-fertilizer_type")) }
+            select id="fert-fertilizer_type" name="fertilizer_type" {
+                @for k in FERTILIZER_TYPES {
+                    option value=(k) selected[*k == kind] { (lang.t(&format!("nut-fert-type-{k}"))) }
                 }
             }
-        }
-    }
-}
-
-fn errors_block(errors: &[String]) -> Markup {
-    html! {
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
-    }
+            label for="fert-form" { (lang.t("nut-fert-form")) }
+            select id="fert-form" name="form" {
+                @for f in FORMS {
+                    option value=(f) selected[*f == form] { (lang.t(&format!("nut-fert-form-{f}"))) }
+                }
+            }
+            fieldset {
+                legend { (lang.t("nut-fert-npk")) }
+                @for e in ["n", "p", "k"] {
+                    @let name = format!("npk_{e}");
+                    label for=(format!("fert-{name}")) { (lang.t(&format!("nut-fert-npk-{e}"))) }
+                    input id=(format!("fert-{name}")) type="text" inputmode="decimal" name=(name) value=(t(&name));
+                }
+            }
+            @for n in NUMBERS {
+                label for=(format!("fert-{n}")) { (lang.t(&format!("nut-fert-{n}"))) }
+                input id=(format!("fert-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
+            }
+            label for="fert-mixing_priority" { (lang.t("nut-fert-mixing_priority-hint")) }
+            input id="fert-mixing_priority" type="text" inputmode="numeric" name="mixing_priority" value=(t("mixing_priority"));
+            label.check {
+                input type="checkbox" name="is_organic" value="true" checked[!t("is_organic").is_empty()];
+                (lang.t("nut-fert-is_organic"))
+            }
+            label.check {
+                input type="checkbox" name="calmag" value="true" checked[!t("calmag").is_empty()];
+                (lang.t("nut-fert-calmag"))
+            }
+            label for="fert-label_source" { (lang.t("nut-fert-label_source-hint")) }
+            input id="fert-label_source" type="text" name="label_source" value=(t("label_source"));
+            button type="submit" { (lang.t("nut-fert-add")) }
+        },
+    )
 }
 
 /// The form as the REST body: the three N-P-K fields as `npk` (left out when all are empty,

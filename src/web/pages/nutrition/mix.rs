@@ -22,7 +22,7 @@ use crate::rules::mixing_protocol::{EC_PHASES, MixingProtocol, SUBSTRATE_TYPES};
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, code_text, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::csrf_field;
+use crate::web::layout::{csrf_field, refused};
 use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, open_garden};
 
@@ -343,9 +343,7 @@ async fn show(
     let action = format!("/app/g/{}/nutrition/mix", scope.slug);
     let body = html! {
         p { (lang.t("nut-mix-intro")) }
-        @if !out.general.is_empty() {
-            div.notice.bad role="alert" { @for l in &out.general { p { (l) } } }
-        }
+        (refused(&out.general))
         @if let Some(p) = &out.protocol { (result(lang, p)) }
         (view.form(&action, &scope.s.csrf))
     };

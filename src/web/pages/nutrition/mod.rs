@@ -19,7 +19,7 @@ use maud::{Markup, html};
 use salvo::prelude::*;
 
 use super::PageCtx;
-use super::scope::{GardenScope, open_garden, page};
+use super::scope::{GardenScope, open_garden};
 use crate::error::AppError;
 use crate::garden::fertilizers::model::{GardenFertilizer, Owner};
 use crate::garden::fertilizers::service as products;
@@ -78,17 +78,7 @@ fn nutrition_page(
         (subnav(lang, &scope.slug, part))
         (body)
     };
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        title,
-        body,
-    );
+    scope.page(req, res, lang, status, title, body);
 }
 
 /// `GET /app/g/{slug}/nutrition`: what the parts are for, with their links.
@@ -185,11 +175,7 @@ fn fertilizer_options(lang: Lang, all: &[GardenFertilizer], chosen: &str) -> Mar
     }
 }
 
-/// A decimal as the page's language writes it.
+/// A dose, EC or pH as the page's language writes it (three decimals at most).
 fn num(lang: Lang, x: f64) -> String {
-    let text = format!("{}", (x * 1000.0).round() / 1000.0);
-    match lang {
-        Lang::De => text.replace('.', ","),
-        Lang::En => text,
-    }
+    lang.decimal(x, 3)
 }

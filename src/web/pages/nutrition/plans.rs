@@ -23,7 +23,7 @@ use crate::garden::runs::model::Run;
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, explain};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{csrf_field, notice, refused, see_other};
 use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, done, open_garden, shown_on_form};
 
@@ -225,9 +225,7 @@ async fn show_plan(
     let body = html! {
         h2 { (plan.name) }
         @if let Some(text) = &news { (notice("ok", text)) }
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
+        (refused(errors))
         (facts(lang, &scope.slug, &plan))
         section.card aria-labelledby="sec-plan-phases" {
             h2 id="sec-plan-phases" { (lang.t("nut-plan-phase-list")) }

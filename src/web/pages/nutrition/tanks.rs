@@ -22,7 +22,7 @@ use crate::garden::tanks::service as tanks;
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{add_card, notice, see_other};
 use crate::web::pages::PageCtx;
 use crate::web::pages::scope::{GardenScope, done, local_stamp, open_garden, shown_on_form};
 
@@ -78,14 +78,6 @@ fn refusal(lang: Lang, err: &AppError) -> Vec<String> {
     let mut lines = explain(lang, err, &label(lang));
     lines.extend(err.details().iter().map(|d| d.reason.clone()));
     lines
-}
-
-fn errors_block(errors: &[String]) -> Markup {
-    html! {
-        @if !errors.is_empty() {
-            div.notice.bad role="alert" { @for e in errors { p { (e) } } }
-        }
-    }
 }
 
 /// What was typed into one form of the page (its name) after a refusal.
@@ -242,31 +234,29 @@ fn create_form(
         "" => "nutrient".to_owned(),
         k => k.to_owned(),
     };
-    html! {
-        section.card aria-labelledby="sec-tank-new" {
-            h2 id="sec-tank-new" { (lang.t("nut-tank-new")) }
-            (errors_block(errors))
-            details.add open[!errors.is_empty()] {
-                summary { (lang.t("nut-tank-new")) }
-                form.stack method="post" action=(action) novalidate {
-                    (csrf_field(csrf))
-                    label for="tank-name" { (lang.t("nut-tank-name")) }
-                    input id="tank-name" type="text" name="name" required maxlength=(NAME_MAX) value=(t("name"));
-                    label for="tank-kind" { (lang.t("nut-tank-kind")) }
-                    select id="tank-kind" name="kind" {
-                        @for k in TankKind::NAMES {
-                            option value=(k) selected[*k == kind] { (lang.t(&format!("nut-tank-kind-{k}"))) }
-                        }
-                    }
-                    label for="tank-volume_liters" { (lang.t("nut-tank-volume_liters")) }
-                    input id="tank-volume_liters" type="text" inputmode="decimal" name="volume_liters" required value=(t("volume_liters"));
-                    label for="tank-notes" { (lang.t("nut-tank-notes")) }
-                    textarea id="tank-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
-                    button type="submit" { (lang.t("nut-tank-create")) }
+    add_card(
+        "sec-tank-new",
+        &lang.t("nut-tank-new"),
+        !errors.is_empty(),
+        errors,
+        &action,
+        csrf,
+        html! {
+            label for="tank-name" { (lang.t("nut-tank-name")) }
+            input id="tank-name" type="text" name="name" required maxlength=(NAME_MAX) value=(t("name"));
+            label for="tank-kind" { (lang.t("nut-tank-kind")) }
+            select id="tank-kind" name="kind" {
+                @for k in TankKind::NAMES {
+                    option value=(k) selected[*k == kind] { (lang.t(&format!("nut-tank-kind-{k}"))) }
                 }
             }
-        }
-    }
+            label for="tank-volume_liters" { (lang.t("nut-tank-volume_liters")) }
+            input id="tank-volume_liters" type="text" inputmode="decimal" name="volume_liters" required value=(t("volume_liters"));
+            label for="tank-notes" { (lang.t("nut-tank-notes")) }
+            textarea id="tank-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
+            button type="submit" { (lang.t("nut-tank-create")) }
+        },
+    )
 }
 
 /// `POST …/nutrition/tanks`: creates a tank (grower), read as `POST /tanks` reads its body.
@@ -494,38 +484,36 @@ fn fill_form(
         "" => "full_change".to_owned(),
         f => f.to_owned(),
     };
-    html! {
-        section.card aria-labelledby="sec-tank-fill" {
-            h2 id="sec-tank-fill" { (lang.t("nut-tank-fill-new")) }
-            (errors_block(errors))
-            details.add open[!errors.is_empty()] {
-                summary { (lang.t("nut-tank-fill-new")) }
-                form.stack method="post" action=(action) novalidate {
-                    (csrf_field(csrf))
-                    label for="fill-fill_type" { (lang.t("nut-tank-fill_type")) }
-                    select id="fill-fill_type" name="fill_type" {
-                        @for f in FillType::NAMES {
-                            option value=(f) selected[*f == fill_type] { (lang.t(&format!("nut-tank-fill-{f}"))) }
-                        }
-                    }
-                    @for n in ["volume_liters", "ec_ms", "ph", "water_temp_c"] {
-                        label for=(format!("fill-{n}")) { (lang.t(&format!("nut-tank-fill-field-{n}"))) }
-                        input id=(format!("fill-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
-                    }
-                    label for="fill-water_source" { (lang.t("nut-tank-water_source")) }
-                    select id="fill-water_source" name="water_source" {
-                        option value="" { (lang.t("nut-tank-src-none")) }
-                        @for w in WaterSource::NAMES {
-                            option value=(w) selected[t("water_source") == *w] { (lang.t(&format!("nut-tank-src-{w}"))) }
-                        }
-                    }
-                    label for="fill-notes" { (lang.t("nut-tank-notes")) }
-                    textarea id="fill-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
-                    button type="submit" { (lang.t("nut-tank-fill-record")) }
+    add_card(
+        "sec-tank-fill",
+        &lang.t("nut-tank-fill-new"),
+        !errors.is_empty(),
+        errors,
+        &action,
+        csrf,
+        html! {
+            label for="fill-fill_type" { (lang.t("nut-tank-fill_type")) }
+            select id="fill-fill_type" name="fill_type" {
+                @for f in FillType::NAMES {
+                    option value=(f) selected[*f == fill_type] { (lang.t(&format!("nut-tank-fill-{f}"))) }
                 }
             }
-        }
-    }
+            @for n in ["volume_liters", "ec_ms", "ph", "water_temp_c"] {
+                label for=(format!("fill-{n}")) { (lang.t(&format!("nut-tank-fill-field-{n}"))) }
+                input id=(format!("fill-{n}")) type="text" inputmode="decimal" name=(n) value=(t(n));
+            }
+            label for="fill-water_source" { (lang.t("nut-tank-water_source")) }
+            select id="fill-water_source" name="water_source" {
+                option value="" { (lang.t("nut-tank-src-none")) }
+                @for w in WaterSource::NAMES {
+                    option value=(w) selected[t("water_source") == *w] { (lang.t(&format!("nut-tank-src-{w}"))) }
+                }
+            }
+            label for="fill-notes" { (lang.t("nut-tank-notes")) }
+            textarea id="fill-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
+            button type="submit" { (lang.t("nut-tank-fill-record")) }
+        },
+    )
 }
 
 fn maintenance_form(
@@ -536,29 +524,27 @@ fn maintenance_form(
     errors: &[String],
 ) -> Markup {
     let t = |name: &str| value(typed, name);
-    html! {
-        section.card aria-labelledby="sec-tank-maintain" {
-            h2 id="sec-tank-maintain" { (lang.t("nut-tank-maintain")) }
-            (errors_block(errors))
-            details.add open[!errors.is_empty()] {
-                summary { (lang.t("nut-tank-maintain")) }
-                form.stack method="post" action=(action) novalidate {
-                    (csrf_field(csrf))
-                    label for="mt-maintenance_type" { (lang.t("nut-tank-maintenance_type")) }
-                    select id="mt-maintenance_type" name="maintenance_type" {
-                        @for m in MaintenanceType::NAMES {
-                            option value=(m) selected[t("maintenance_type") == *m] { (lang.t(&format!("nut-tank-mt-{m}"))) }
-                        }
-                    }
-                    label for="mt-performed_on" { (lang.t("nut-tank-performed_on")) }
-                    input id="mt-performed_on" type="date" name="performed_on" value=(t("performed_on"));
-                    label for="mt-notes" { (lang.t("nut-tank-notes")) }
-                    textarea id="mt-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
-                    button type="submit" { (lang.t("nut-tank-maintain-log")) }
+    add_card(
+        "sec-tank-maintain",
+        &lang.t("nut-tank-maintain"),
+        !errors.is_empty(),
+        errors,
+        &action,
+        csrf,
+        html! {
+            label for="mt-maintenance_type" { (lang.t("nut-tank-maintenance_type")) }
+            select id="mt-maintenance_type" name="maintenance_type" {
+                @for m in MaintenanceType::NAMES {
+                    option value=(m) selected[t("maintenance_type") == *m] { (lang.t(&format!("nut-tank-mt-{m}"))) }
                 }
             }
-        }
-    }
+            label for="mt-performed_on" { (lang.t("nut-tank-performed_on")) }
+            input id="mt-performed_on" type="date" name="performed_on" value=(t("performed_on"));
+            label for="mt-notes" { (lang.t("nut-tank-notes")) }
+            textarea id="mt-notes" name="notes" rows="2" maxlength=(NOTES_MAX) { (t("notes")) }
+            button type="submit" { (lang.t("nut-tank-maintain-log")) }
+        },
+    )
 }
 
 /// `POST …/tanks/{key}/fills`: a fill, top-up or adjustment (grower), as `POST …/fills`.
