@@ -5,6 +5,10 @@
 --   phase_seq      GET /api/v1/species/{key}/phase-sequence, a species of HOT_SPECIES at random
 --   mcp_read       POST /api/v1/mcp tools/call get_species_phase_sequence (API key HOT_KEY),
 --                  one MCP session per wrk thread from HOT_SESSIONS (one id per line)
+--   page           GET HOT_PATH as a browser asks for a page (loadtest/pages): a web session
+--                  cookie of HOT_COOKIES (one `kv_session` value per line) per connection in
+--                  turn, Chrome's Accept-Encoding; with HOT_TOKEN set and no HOT_COOKIES, the
+--                  same path with the bearer token instead (the REST garden read beside it)
 -- Every answer is counted by status; an answer that is not 2xx, and a tool result that is not
 -- `"isError":false`, is a failure. `done` writes the one-object JSON summary to HOT_SUMMARY
 -- (per_second, p99_ms, failures, status_codes), the shape the report reads.
@@ -41,6 +45,8 @@ end
 
 local paths = {}
 local bearer = { ["authorization"] = "Bearer " .. token }
+local page_headers = {}
+local cookie_turn = 0
 local mcp_headers
 local species = {}
 local calls = 0
@@ -55,6 +61,16 @@ function init(args)
       paths[#paths + 1] = "/api/v1/t/" .. slug .. "/sites/" .. site
       if scenario == "tenant_one" then break end
     end
+  elseif scenario == "page" then
+    paths[1] = os.getenv("HOT_PATH") or ""
+    for _, c in ipairs(lines(os.getenv("HOT_COOKIES"))) do
+      page_headers[#page_headers + 1] = {
+        ["cookie"] = "kv_session=" .. c,
+        ["accept"] = "text/html",
+        ["accept-encoding"] = "gzip, deflate, br, zstd",
+      }
+    end
+    if #page_headers == 0 then page_headers[1] = bearer end
   elseif scenario == "me" then
     paths[1] = "/api/v1/users/me"
   elseif scenario == "phase_seq" or scenario == "mcp_read" then
@@ -85,6 +101,12 @@ function request()
     local body = '{"jsonrpc":"2.0","id":' .. calls .. ',"method":"tools/call","params":'
       .. '{"name":"get_species_phase_sequence","arguments":{"species_key":"' .. sp .. '"}}}'
     return wrk.format("POST", "/api/v1/mcp", mcp_headers, body)
+  end
+  if scenario == "page" then
+    -- The sessions in turn (wrk keeps connections alive: each carries a run of one session's
+    -- pages, as a browser would).
+    cookie_turn = cookie_turn % #page_headers + 1
+    return wrk.format("GET", paths[1], page_headers[cookie_turn])
   end
   return wrk.format("GET", paths[math.random(#paths)], bearer)
 end
