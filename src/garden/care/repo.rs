@@ -242,24 +242,43 @@ const GUARDS: &str = "p.archived_at IS NULL \
             ELSE extract(month FROM $1::date) >= c.fertilizing_month_from \
               OR extract(month FROM $1::date) <= c.fertilizing_month_to END))";
 
-/// Whether plant `p` is in a phase matching `pattern`: its open phase history row's name or
+/// A phase name or key in the form the rules match (`rules::care::phase_token`: lower case,
+/// spaces and hyphens as underscores) tested against `LIKE` patterns of the rules.
+fn phase_like(column: &str, patterns: &[String]) -> String {
+    // The patterns are the rules' own constants (phase names, `%` and `\_`), never input.
+    let any = patterns
+        .iter()
+        .map(|p| format!("'{p}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("translate(lower({column}), ' -', '__') LIKE ANY (ARRAY[{any}])")
+}
+
+/// Whether plant `p` is in a phase matching `patterns`: its open phase history row's name or
 /// its current phase key.
-fn in_phase(pattern: &str) -> String {
+fn in_phase(patterns: &[String]) -> String {
     format!(
         "EXISTS (SELECT 1 FROM tenant.plant_phase_history h WHERE h.plant_id = p.id \
-           AND h.exited_at IS NULL AND lower(h.phase_name) ~ '({pattern})') \
-         OR lower(coalesce(p.current_phase_key, '')) ~ '({pattern})'"
+           AND h.exited_at IS NULL AND {}) \
+         OR {}",
+        phase_like("h.phase_name", patterns),
+        phase_like("coalesce(p.current_phase_key, '')", patterns)
     )
 }
 
-fn guards() -> String {
-    use crate::rules::care::{resting_pattern, watering_withheld_pattern};
-    GUARDS
-        .replace(
-            "IN_PHASE(WITHHELD)",
-            &in_phase(&watering_withheld_pattern()),
-        )
-        .replace("IN_PHASE(RESTING)", &in_phase(&resting_pattern()))
+/// [`GUARDS`] with the rules' phases written in (the same text every time, so one prepared
+/// statement per query serves every garden).
+fn guards() -> &'static str {
+    use crate::rules::care::{resting_like_patterns, watering_withheld_like_patterns};
+    static GUARDS_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        GUARDS
+            .replace(
+                "IN_PHASE(WITHHELD)",
+                &in_phase(&watering_withheld_like_patterns()),
+            )
+            .replace("IN_PHASE(RESTING)", &in_phase(&resting_like_patterns()))
+    });
+    &GUARDS_SQL
 }
 
 /// A live plant whose watering reminder the guards hold back, with the phase it is in.
@@ -283,11 +302,14 @@ pub async fn watering_withheld(
          FROM tenant.plants p \
          JOIN tenant.plant_phase_history h ON h.plant_id = p.id AND h.exited_at IS NULL \
          WHERE p.archived_at IS NULL AND ($1::uuid IS NULL OR p.id = $1) \
-           AND lower(h.phase_name) ~ '({})' \
+           AND {} \
            AND EXISTS (SELECT 1 FROM tenant.care_reminders r \
                         WHERE r.plant_id = p.id AND r.reminder_type = 'watering') \
          ORDER BY p.name, p.id LIMIT $2",
-        crate::rules::care::watering_withheld_pattern()
+        phase_like(
+            "h.phase_name",
+            &crate::rules::care::watering_withheld_like_patterns()
+        )
     ));
     let rows = sqlx::query(sql)
         .bind(plant)

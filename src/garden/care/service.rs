@@ -303,11 +303,12 @@ pub async fn due_reminders(
     field: &str,
     page: PageRequest,
 ) -> Result<DueReminders, AppError> {
-    due_reminders_on(state, tenant, urgency, field, page, today()).await
+    due_on(state, tenant, urgency, field, page, today(), Withheld::Listed).await
 }
 
-/// [`due_reminders`] as seen on `day`: the digest asks with the reader's local day (their
-/// time zone), which is not the UTC day for several hours of every day.
+/// [`due_reminders`] as seen on `day`, the lists alone (`watering_withheld` left empty): the
+/// digest and Today ask with the reader's local day (their time zone), which is not the UTC
+/// day for several hours of every day, and show no withheld waterings.
 pub async fn due_reminders_on(
     state: &AppState,
     tenant: &TenantRecord,
@@ -315,6 +316,25 @@ pub async fn due_reminders_on(
     field: &str,
     page: PageRequest,
     day: Date,
+) -> Result<DueReminders, AppError> {
+    due_on(state, tenant, urgency, field, page, day, Withheld::Left).await
+}
+
+/// Whether a due read also lists the waterings that the plants' phases withhold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Withheld {
+    Listed,
+    Left,
+}
+
+async fn due_on(
+    state: &AppState,
+    tenant: &TenantRecord,
+    urgency: &str,
+    field: &str,
+    page: PageRequest,
+    day: Date,
+    withheld: Withheld,
 ) -> Result<DueReminders, AppError> {
     let buckets = rules::urgency_filter(urgency).ok_or_else(|| urgency_error(field))?;
     ensure_profiles(state, tenant).await?;
@@ -329,7 +349,10 @@ pub async fn due_reminders_on(
     let ranks: Vec<i16> = buckets.iter().map(|u| u.rank()).collect();
     let mut tx = TenantTx::read(state, tenant).await?;
     let found = repo::due_page(&mut tx, day, until, &ranks, page.skip, page.limit).await?;
-    let (withheld, withheld_total) = repo::watering_withheld(&mut tx, None, page.limit).await?;
+    let (withheld, withheld_total) = match withheld {
+        Withheld::Listed => repo::watering_withheld(&mut tx, None, page.limit).await?,
+        Withheld::Left => (Vec::new(), 0),
+    };
     tx.commit().await?;
     let mut groups: HashMap<Urgency, Vec<Reminder>> = HashMap::new();
     for (_, r) in &found.rows {

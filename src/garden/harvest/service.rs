@@ -521,12 +521,16 @@ pub async fn ready_plants(
     tenant: &TenantRecord,
     max: usize,
 ) -> Result<Vec<Readiness>, AppError> {
-    readiness_where(state, tenant, max, |r| r.ready).await
+    watched_readiness(state, tenant, max, |r| r.ready).await
 }
 
-/// The readiness of the garden's live plants that `keep` keeps, at most `max`, read in one
-/// snapshot (the digest's ripe plants; the Today page's ripe plants and running intervals).
-pub async fn readiness_where(
+/// The readiness of the garden's watched plants that `keep` keeps, at most `max`, read in one
+/// snapshot (the digest's ripe plants; Today's ripe plants and running intervals; the
+/// harvest and protection pages). Watched: live plants with a ripeness observation or a
+/// safety interval that may still run (`ipm::repo::watched_plants_page`). Only those can be
+/// ready or near it (readiness needs observations) or protected, so a garden of 200 plants
+/// with ten treated reads ten, not 200.
+pub async fn watched_readiness(
     state: &AppState,
     tenant: &TenantRecord,
     max: usize,
@@ -540,16 +544,18 @@ pub async fn readiness_where(
             skip,
             limit: LIST_MAX_LIMIT,
         };
-        let (plants, total) = ipm_repo::live_plants_page(&mut tx, page).await?;
-        let seen = plants.len();
-        out.extend(
-            readiness_for(state, &mut tx, &plants)
-                .await?
-                .into_iter()
-                .filter(|r| keep(r)),
-        );
+        let plants = ipm_repo::watched_plants_page(&mut tx, page).await?;
+        let last_page = plants.len() < LIST_MAX_LIMIT as usize;
+        if !plants.is_empty() {
+            out.extend(
+                readiness_for(state, &mut tx, &plants)
+                    .await?
+                    .into_iter()
+                    .filter(|r| keep(r)),
+            );
+        }
         skip += LIST_MAX_LIMIT;
-        if seen == 0 || skip >= total || out.len() >= max {
+        if last_page || out.len() >= max {
             break;
         }
     }

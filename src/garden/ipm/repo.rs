@@ -97,6 +97,32 @@ pub async fn live_plants_page(
     Ok((rows.iter().map(plant_of).collect::<Result<_, _>>()?, total))
 }
 
+/// Live plants with a ripeness observation or a safety interval that may still run (applied
+/// within its days and two more: the caller judges the exact day), oldest first (one page):
+/// the only plants that can be ready to harvest, near it, or protected. One statement over
+/// the two indexes by plant.
+pub async fn watched_plants_page(
+    tx: &mut TenantTx,
+    page: PageRequest,
+) -> Result<Vec<PlantFacts>, sqlx::Error> {
+    let sql = format!(
+        "{PLANT} WHERE p.archived_at IS NULL \
+           AND (EXISTS (SELECT 1 FROM tenant.harvest_observations o WHERE o.plant_id = p.id) \
+             OR EXISTS (SELECT 1 FROM tenant.ipm_application_plants ap \
+                        JOIN tenant.ipm_applications a ON a.id = ap.application_id \
+                        WHERE ap.plant_id = p.id AND ap.safety_interval_days > 0 \
+                          AND a.applied_at >= now() \
+                              - make_interval(hours => 24 * (ap.safety_interval_days + 2)))) \
+         ORDER BY p.created_at, p.id LIMIT $1 OFFSET $2"
+    );
+    let rows = sqlx::query(tx.sql(&sql))
+        .bind(page.limit)
+        .bind(page.skip)
+        .fetch_all(tx.conn())
+        .await?;
+    rows.iter().map(plant_of).collect()
+}
+
 pub async fn location_exists(tx: &mut TenantTx, id: Uuid) -> Result<bool, sqlx::Error> {
     sqlx::query_scalar(tx.sql("SELECT EXISTS (SELECT 1 FROM tenant.locations WHERE id = $1)"))
         .bind(id)

@@ -6,6 +6,45 @@ use uuid::Uuid;
 use super::model::AppliedKit;
 use crate::tenancy::TenantTx;
 
+/// What the onboarding status shows of the garden, read in one statement.
+pub struct Progress {
+    pub zone: Option<String>,
+    pub kit: Option<AppliedKit>,
+    pub site: bool,
+    pub plants: bool,
+}
+
+/// The garden's zone (its settings), its applied kit, and whether it has a site and a live
+/// plant: one statement.
+pub async fn progress(tx: &mut TenantTx) -> Result<Progress, sqlx::Error> {
+    let r = sqlx::query(tx.sql(
+        "SELECT (SELECT hardiness_zone FROM tenant.garden_settings WHERE id) AS zone, \
+           EXISTS (SELECT 1 FROM tenant.sites) AS s, \
+           EXISTS (SELECT 1 FROM tenant.plants WHERE archived_at IS NULL) AS p, \
+           k.kit_key, k.kit_slug, k.site_id, k.location_id, k.plant_ids, k.applied_at \
+         FROM (SELECT 1) AS one LEFT JOIN tenant.onboarding_kits k ON k.id",
+    ))
+    .fetch_one(tx.conn())
+    .await?;
+    let kit = match r.try_get::<Option<String>, _>("kit_key")? {
+        Some(kit_key) => Some(AppliedKit {
+            kit_key,
+            kit_slug: r.try_get("kit_slug")?,
+            site_key: r.try_get("site_id")?,
+            location_key: r.try_get("location_id")?,
+            plant_keys: r.try_get("plant_ids")?,
+            applied_at: r.try_get("applied_at")?,
+        }),
+        None => None,
+    };
+    Ok(Progress {
+        zone: r.try_get("zone")?,
+        kit,
+        site: r.try_get("s")?,
+        plants: r.try_get("p")?,
+    })
+}
+
 pub async fn applied(tx: &mut TenantTx) -> Result<Option<AppliedKit>, sqlx::Error> {
     let row = sqlx::query(tx.sql(
         "SELECT kit_key, kit_slug, site_id, location_id, plant_ids, applied_at \

@@ -24,10 +24,13 @@ pub async fn status(
     tenant: &TenantRecord,
     user: Uuid,
 ) -> Result<Status, AppError> {
-    let mut tx = TenantTx::snapshot(state, tenant).await?;
-    let zone = calendar_repo::zone(&mut tx).await?;
-    let kit = repo::applied(&mut tx).await?;
-    let (site, plants) = repo::has_site_and_plant(&mut tx).await?;
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let repo::Progress {
+        zone,
+        kit,
+        site,
+        plants,
+    } = repo::progress(&mut tx).await?;
     tx.commit().await?;
     let feed = feeds::status(state, tenant.id, user).await?.active;
     Ok(Status {

@@ -68,20 +68,57 @@ fn decode(row: &PgRow) -> Result<TaskRow, sqlx::Error> {
     })
 }
 
+/// The dormant phase-entry tasks (`t`) whose plant has entered their phase since they were
+/// created: the phase matches by key or by the open phase row's name.
+const WAKEABLE: &str = "FROM tenant.plants p \
+     WHERE t.status = 'dormant' AND p.id = t.plant_id AND p.archived_at IS NULL \
+       AND p.current_phase_started_at >= t.created_at \
+       AND (lower(p.current_phase_key) = lower(t.trigger_phase) \
+            OR EXISTS (SELECT 1 FROM tenant.plant_phase_history h \
+                       WHERE h.plant_id = p.id AND h.exited_at IS NULL \
+                         AND lower(h.phase_name) = lower(t.trigger_phase)))";
+
 /// Dormant phase-entry tasks whose plant has entered their phase since they were created become
-/// pending (one statement; the phase matches by key or by the open phase row's name).
+/// pending (one statement).
 pub async fn wake_dormant(tx: &mut TenantTx) -> Result<u64, sqlx::Error> {
-    let sql = tx.sql(
-        "UPDATE tenant.tasks t SET status = 'pending', updated_at = now() \
-         FROM tenant.plants p \
-         WHERE t.status = 'dormant' AND p.id = t.plant_id AND p.archived_at IS NULL \
-           AND p.current_phase_started_at >= t.created_at \
-           AND (lower(p.current_phase_key) = lower(t.trigger_phase) \
-                OR EXISTS (SELECT 1 FROM tenant.plant_phase_history h \
-                           WHERE h.plant_id = p.id AND h.exited_at IS NULL \
-                             AND lower(h.phase_name) = lower(t.trigger_phase)))",
-    );
+    let sql = tx.sql(&format!(
+        "UPDATE tenant.tasks t SET status = 'pending', updated_at = now() {WAKEABLE}"
+    ));
     Ok(sqlx::query(sql).execute(tx.conn()).await?.rows_affected())
+}
+
+/// The open tasks due on or before `day` (undated ones are not due), in progress first, then
+/// pending, each by due date and key and at most `per_status` of each; and whether a dormant
+/// task is waiting to wake (see [`wake_dormant`]), which would make the list incomplete. One
+/// statement, for a read connection.
+pub async fn open_due_by(
+    tx: &mut TenantTx,
+    day: Date,
+    per_status: i64,
+) -> Result<(Vec<TaskRow>, bool), sqlx::Error> {
+    let sql = tx.sql(&format!(
+        "WITH w AS (SELECT EXISTS (SELECT 1 FROM tenant.tasks t, LATERAL (SELECT 1 {WAKEABLE}) x) \
+                    AS wake), \
+         o AS (SELECT {COLUMNS}, row_number() OVER \
+                 (PARTITION BY status ORDER BY due_on, id) AS rn \
+               FROM tenant.tasks WHERE status IN ('in_progress', 'pending') AND due_on <= $1) \
+         SELECT o.*, w.wake FROM w LEFT JOIN o ON o.rn <= $2 \
+         ORDER BY o.status = 'in_progress' DESC, o.due_on, o.id"
+    ));
+    let rows = sqlx::query(sql)
+        .bind(day)
+        .bind(per_status)
+        .fetch_all(tx.conn())
+        .await?;
+    let mut wake = false;
+    let mut out = Vec::with_capacity(rows.len());
+    for r in &rows {
+        wake = r.try_get("wake")?;
+        if r.try_get::<Option<Uuid>, _>("id")?.is_some() {
+            out.push(decode(r)?);
+        }
+    }
+    Ok((out, wake))
 }
 
 fn where_clause(f: &TaskFilter) -> &'static str {

@@ -74,6 +74,29 @@ pub async fn list_tasks(
     ))
 }
 
+/// The open tasks due on or before `day`, in progress first, then pending (at most
+/// `per_status` of each): Today's list. A read of one statement; only when a dormant
+/// phase-entry task is waiting to wake does it wake them (the write `list_tasks` always
+/// makes) and read again, so the list is the one `list_tasks` would give.
+pub async fn open_tasks_due_by(
+    state: &AppState,
+    tenant: &TenantRecord,
+    day: Date,
+    per_status: i64,
+) -> Result<Vec<Task>, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let (rows, wake) = repo::open_due_by(&mut tx, day, per_status).await?;
+    tx.commit().await?;
+    if !wake {
+        return Ok(rows.into_iter().map(|r| r.task).collect());
+    }
+    let mut tx = TenantTx::begin(state, tenant).await?;
+    repo::wake_dormant(&mut tx).await?;
+    let (rows, _) = repo::open_due_by(&mut tx, day, per_status).await?;
+    tx.commit().await?;
+    Ok(rows.into_iter().map(|r| r.task).collect())
+}
+
 pub async fn get_task(
     state: &AppState,
     tenant: &TenantRecord,

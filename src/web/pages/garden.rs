@@ -13,11 +13,10 @@ use crate::error::AppError;
 use crate::garden::care::service::{self as care, CareAction, Target};
 use crate::garden::diary::model::EntryFilter;
 use crate::garden::harvest::model::Readiness;
-use crate::garden::tasks::model::{Task, TaskFilter};
+use crate::garden::tasks::model::Task;
 use crate::http::pagination::PageRequest;
 use crate::platform::access::{TenantCtx, resolve_for};
 use crate::platform::tenants::model::Tenant;
-use crate::rules::task_status::TaskStatus;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{self, Frame, csrf_field, is_htmx, notice, see_other};
@@ -172,26 +171,11 @@ async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<Toda
         day,
     )
     .await?;
-    let mut tasks = Vec::new();
-    for status in [TaskStatus::InProgress, TaskStatus::Pending] {
-        let filter = TaskFilter {
-            status: Some(status),
-            plant: None,
-            due_from: None,
-            due_to: Some(day),
-        };
-        let page = crate::garden::tasks::service::list_tasks(
-            state,
-            tenant,
-            &filter,
-            page_request(LIST_LIMIT),
-        )
-        .await?;
-        tasks.extend(page.items);
-    }
+    let tasks =
+        crate::garden::tasks::service::open_tasks_due_by(state, tenant, day, LIST_LIMIT).await?;
     // Only what Today shows: plants ready to harvest and plants with an interval running.
     let readiness =
-        crate::garden::harvest::service::readiness_where(state, tenant, READINESS_MAX, |r| {
+        crate::garden::harvest::service::watched_readiness(state, tenant, READINESS_MAX, |r| {
             r.ready || !r.safety_intervals.is_empty()
         })
         .await?;

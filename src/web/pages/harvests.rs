@@ -1,6 +1,6 @@
 //! **Harvests** of a garden (`/app/g/{slug}/harvests`): the batches (newest first: plant, day,
 //! fresh weight, quality), readiness across the garden (the plants ready to harvest and those
-//! nearly ready, from `harvest::service::readiness_where`), and a form recording a batch for a
+//! nearly ready, from `harvest::service::watched_readiness`), and a form recording a batch for a
 //! plant through `harvest::service::create_batch`, the gate of the safety intervals: inside one
 //! the service refuses (`KARENZ_VIOLATION`) and the page names each running interval with its
 //! first allowed day, nothing written. Viewers read; growers record.
@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::PageCtx;
-use super::scope::{GardenScope, done, open_garden, page, shown_on_form};
+use super::scope::{GardenScope, done, open_garden, shown_on_form};
 use crate::auth::Role;
 use crate::error::{AppError, ErrorCode};
 use crate::garden::harvest::model::{
@@ -27,7 +27,7 @@ use crate::garden::harvest::service as harvest;
 use crate::values::page::PageRequest;
 use crate::web::forms::{Field, Posted, code_text, parse};
 use crate::web::i18n::Lang;
-use crate::web::layout::{csrf_field, notice, see_other};
+use crate::web::layout::{csrf_field, notice, refused, see_other};
 
 pub fn router() -> Router {
     Router::with_path("g/{slug}/harvests")
@@ -46,12 +46,7 @@ const PLANTS_MAX: i64 = 200;
 
 /// A weight or score as the language writes it: at most two decimals, a decimal comma in German.
 pub(super) fn num(lang: Lang, x: f64) -> String {
-    let text = format!("{x:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.').to_owned();
-    match lang {
-        Lang::De => text.replace('.', ","),
-        Lang::En => text,
-    }
+    lang.decimal(x, 2)
 }
 
 /// A choice's text in the page's language (the value itself when the catalogue has none).
@@ -163,7 +158,7 @@ async fn load(ctx: &PageCtx, scope: &GardenScope<'_>) -> Result<Data, AppError> 
     // Independent reads, each its own snapshot: concurrently.
     let (batches, readiness, plants, named) = tokio::try_join!(
         harvest::list_batches(state, tenant, BatchFilter::default(), recent),
-        harvest::readiness_where(state, tenant, READINESS_MAX, |r| r.ready || is_near(r)),
+        harvest::watched_readiness(state, tenant, READINESS_MAX, |r| r.ready || is_near(r)),
         crate::garden::plants::service::list_plants(state, tenant, &live, choices),
         crate::garden::plants::service::list_plants(state, tenant, &every, all),
     )?;
@@ -296,17 +291,7 @@ async fn show(
         }
         (batches_card(lang, &scope.slug, &data))
     };
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        format!("{} · {}", lang.t("hv-title"), scope.garden.tenant.name),
-        body,
-    );
+    scope.page(req, res, lang, status, format!("{} · {}", lang.t("hv-title"), scope.garden.tenant.name), body);
 }
 
 fn plant_link(slug: &str, key: Uuid, name: &str) -> Markup {
@@ -426,9 +411,7 @@ fn form_card(
                 @if let Some((running, details)) = &f.karenz {
                     (karenz_refusal(lang, running, details))
                 }
-                @if !f.general.is_empty() {
-                    div.notice.bad role="alert" { @for l in &f.general { p { (l) } } }
-                }
+                (refused(&f.general))
             }
             @if data.plants.is_empty() {
                 p.empty { (lang.t("hv-no-plants")) }

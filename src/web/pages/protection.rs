@@ -2,7 +2,7 @@
 //! per plant with their first allowed harvest day, the resistance groups at or near their limit
 //! with the advice, the latest inspections and treatments, and the plant-protection record of a
 //! season as CSV or JSON (`…/protection/record?from=&to=&format=`). Every figure comes from
-//! the service functions the REST routes call (`harvest::service::readiness_where`,
+//! the service functions the REST routes call (`harvest::service::watched_readiness`,
 //! `ipm::service::{resistance_pressure, list_inspections, list_applications,
 //! protection_record}`); nothing here counts a day or a limit itself. Members read; recording
 //! happens on a plant's page.
@@ -14,7 +14,7 @@ use salvo::prelude::*;
 use uuid::Uuid;
 
 use super::PageCtx;
-use super::scope::{GardenScope, local_stamp, open_garden, page};
+use super::scope::{GardenScope, local_stamp, open_garden};
 use crate::error::{AppError, ErrorDetail};
 use crate::garden::harvest::model::{Readiness, SafetyInterval};
 use crate::garden::ipm::model::{Application, Inspection, ResistancePressure};
@@ -58,7 +58,7 @@ async fn load(ctx: &PageCtx, scope: &GardenScope<'_>) -> Result<Data, AppError> 
     };
     // Five independent reads, each its own snapshot: concurrently, not one after another.
     let (intervals, pressure, inspections, applications, plants) = tokio::try_join!(
-        crate::garden::harvest::service::readiness_where(state, tenant, INTERVALS_MAX, |r| {
+        crate::garden::harvest::service::watched_readiness(state, tenant, INTERVALS_MAX, |r| {
             !r.safety_intervals.is_empty()
         }),
         ipm::resistance_pressure(state, tenant),
@@ -112,17 +112,7 @@ async fn show(
         (applications_card(lang, tz, &data.applications))
         (record_card(lang, &base, req, errors))
     };
-    page(
-        req,
-        res,
-        lang,
-        scope.s,
-        &scope.gardens,
-        Some(&scope.slug),
-        status,
-        lang.t("pp-title"),
-        body,
-    );
+    scope.page(req, res, lang, status, lang.t("pp-title"), body);
 }
 
 fn plant_link(slug: &str, key: Uuid, name: &str) -> Markup {
