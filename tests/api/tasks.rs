@@ -555,3 +555,88 @@ async fn tasks_list_tool() {
     let (s, out) = crate::mcp_tools::call(&app, &bk, "list_tasks", json!({})).await;
     assert_eq!((s, out["data"]["total"].as_i64()), (200, Some(0)));
 }
+
+/// Today's open tasks (`open_tasks_due_by`, one read statement): due on or before the day,
+/// in progress before pending, at most `per_status` of each; undated, later, done and other
+/// gardens' tasks are not among them; a dormant phase-entry task whose plant entered its phase
+/// is woken as `list_tasks` wakes it.
+#[tokio::test]
+async fn todays_open_tasks_are_due_in_progress_first_and_wake_the_dormant() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("tasktoday").await;
+    let other = app.tenant("tasktoday2").await;
+    let base = tasks_path(&t);
+    let today = OffsetDateTime::now_utc().date();
+    let mut made = std::collections::HashMap::new();
+    for (name, due) in [
+        ("started yesterday", Some(day(-1))),
+        ("pending last week", Some(day(-7))),
+        ("pending today", Some(day(0))),
+        ("pending tomorrow", Some(day(1))),
+        ("undated", None),
+        ("done yesterday", Some(day(-1))),
+    ] {
+        let mut body = json!({"name": name});
+        if let Some(d) = due {
+            body["due_on"] = json!(d);
+        }
+        let (s, task) = post(&app, &base, body).await;
+        assert_eq!(s, 201, "{task}");
+        made.insert(name, key(&task));
+    }
+    assert_eq!(act(&app, &base, &made["started yesterday"], "start").await.0, 200);
+    assert_eq!(act(&app, &base, &made["done yesterday"], "complete").await.0, 200);
+    let (s, _) = post(
+        &app,
+        &tasks_path(&other),
+        json!({"name": "other garden", "due_on": day(-1)}),
+    )
+    .await;
+    assert_eq!(s, 201);
+
+    let names = |tasks: &[kultiva::garden::tasks::model::Task]| {
+        tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()
+    };
+    let open = kultiva::garden::tasks::service::open_tasks_due_by(&app.state, &t, today, 50)
+        .await
+        .expect("open tasks");
+    assert_eq!(
+        names(&open),
+        ["started yesterday", "pending last week", "pending today"]
+    );
+    let one = kultiva::garden::tasks::service::open_tasks_due_by(&app.state, &t, today, 1)
+        .await
+        .expect("open tasks");
+    assert_eq!(names(&one), ["started yesterday", "pending last week"]);
+
+    // A phase-entry task waits; once its plant enters the phase, reading Today's list wakes it.
+    let tomato = species(&app, TOMATO).await;
+    let ph = phases(&app, &tomato).await;
+    let p = plant(&app, &t, json!({"species_key": tomato, "name": "Wake tomato"})).await;
+    let (s, waiting) = post(
+        &app,
+        &base,
+        json!({"name": "Tie up", "plant_key": key(&p),
+               "recurrence": {"kind": "phase_entry", "phase": ph[1]}}),
+    )
+    .await;
+    assert_eq!((s, waiting["status"].as_str()), (201, Some("dormant")), "{waiting}");
+    let (s, body) = post(
+        &app,
+        &format!("{}{}/phase-transitions", plants_path(&t), key(&p)),
+        json!({"target_phase_key": ph[1]}),
+    )
+    .await;
+    assert_eq!(s, 200, "{body}");
+    kultiva::garden::tasks::service::open_tasks_due_by(&app.state, &t, today, 50)
+        .await
+        .expect("open tasks");
+    let mut tx = TenantTx::read(&app.state, &t).await.expect("tx");
+    let id = uuid::Uuid::parse_str(&key(&waiting)).expect("key");
+    let status: String = sqlx::query_scalar(tx.sql("SELECT status FROM tenant.tasks WHERE id = $1"))
+    .bind(id)
+    .fetch_one(tx.conn())
+    .await
+    .expect("status");
+    assert_eq!(status, "pending");
+}
