@@ -152,8 +152,11 @@ pub struct OpenFrost {
     pub night: Option<Date>,
 }
 
+/// id, plant, site, night.
+type FrostRow = (Uuid, Option<Uuid>, Option<Uuid>, Option<Date>);
+
 pub async fn open_frost_alerts(tx: &mut TenantTx) -> Result<Vec<OpenFrost>, sqlx::Error> {
-    let rows: Vec<(Uuid, Option<Uuid>, Option<Uuid>, Option<Date>)> = sqlx::query_as(tx.sql(
+    let rows: Vec<FrostRow> = sqlx::query_as(tx.sql(
         "SELECT id, plant_id, site_id, \
                 CASE WHEN detail ->> 'night' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' \
                      THEN (detail ->> 'night')::date END \
