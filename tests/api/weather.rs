@@ -422,6 +422,32 @@ async fn a_frost_night_opens_one_alert_per_exposed_plant_and_a_mild_forecast_res
         "72 hours of temperature and humidity per site"
     );
     assert_eq!(count(&app, &t, "weather_readings").await, 288);
+    let series = kultiva::garden::weather::service::site_readings(
+        &app.state,
+        &t,
+        outdoor,
+        "temperature_c",
+        today(),
+        today() + time::Duration::days(3),
+        1000,
+    )
+    .await
+    .expect("readings");
+    assert_eq!(series.len(), 72);
+    assert_eq!(series[29], (today() + time::Duration::hours(29), -3.0));
+    let stranger = app.tenant("weather").await;
+    let err = kultiva::garden::weather::service::site_readings(
+        &app.state,
+        &stranger,
+        outdoor,
+        "temperature_c",
+        today(),
+        today() + time::Duration::days(3),
+        1000,
+    )
+    .await
+    .expect_err("another garden's site");
+    assert_eq!(err.code(), kultiva::error::ErrorCode::EntityNotFound);
     let asked = server.requests();
     assert_eq!(asked.len(), 2);
     assert!(
