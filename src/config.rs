@@ -309,6 +309,14 @@ pub struct Config {
     /// `ALERT_AFTER_MINUTES`: how long readings must stay out of range before an
     /// `out_of_range` alert opens (15).
     pub alert_after_minutes: u32,
+    /// `WEATHER_URL`: base URL of an Open-Meteo-compatible forecast API (no key), e.g.
+    /// `https://api.open-meteo.com`; unset: no weather is fetched.
+    pub weather_url: Option<String>,
+    /// `WEATHER_POLL_MINUTES`: how often a serving process fetches the forecast of every site
+    /// with coordinates (60); 0: never on a timer (`kultiva weather poll` still does).
+    pub weather_poll_interval: Duration,
+    /// `WEATHER_TIMEOUT_SECONDS`: longest one forecast request may take (10).
+    pub weather_timeout: Duration,
     /// `VAPID_PRIVATE_KEY`: the Web Push application server key, a P-256 private key as 32
     /// bytes in base64url (what `npx web-push generate-vapid-keys` prints as the private key).
     /// Unset: a key derived from `JWT_SECRET_KEY` (stable across restarts and replicas that
@@ -715,6 +723,20 @@ impl Config {
             0,
             1440,
         );
+        let weather_url = r
+            .raw("WEATHER_URL")
+            .map(|u| u.trim_end_matches('/').to_owned());
+        if weather_url
+            .as_ref()
+            .is_some_and(|u| !(u.starts_with("http://") || u.starts_with("https://")))
+        {
+            r.problems
+                .push("WEATHER_URL must be an http:// or https:// URL".into());
+        }
+        let weather_poll_interval =
+            Duration::from_secs(60 * u64::from(r.bounded("WEATHER_POLL_MINUTES", 60, 0, 10_080)));
+        let weather_timeout =
+            Duration::from_secs(u64::from(r.bounded("WEATHER_TIMEOUT_SECONDS", 10, 1, 120)));
         let vapid_private_key = r.raw("VAPID_PRIVATE_KEY").map(Secret::new);
         if let Some(key) = &vapid_private_key
             && !vapid_key_is_valid(key.expose())
@@ -743,6 +765,9 @@ impl Config {
             digest_interval,
             alert_scan_interval,
             alert_after_minutes,
+            weather_url,
+            weather_poll_interval,
+            weather_timeout,
             vapid_private_key,
             vapid_subject,
             database_url,

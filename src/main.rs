@@ -81,6 +81,19 @@ enum Command {
         #[command(subcommand)]
         command: AlertsCommand,
     },
+    /// The weather forecast of sites with coordinates (WEATHER_URL).
+    Weather {
+        #[command(subcommand)]
+        command: WeatherCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum WeatherCommand {
+    /// Fetch the forecast of every site with coordinates once (what the server does every
+    /// WEATHER_POLL_MINUTES), store it as readings of origin weather, and open or resolve the
+    /// frost alerts it implies. A forecast that cannot be fetched is reported, not fatal.
+    Poll,
 }
 
 #[derive(Subcommand)]
@@ -284,6 +297,9 @@ async fn run(command: Command, config: Config) -> Result<(), String> {
         Command::Alerts {
             command: AlertsCommand::Scan,
         } => alerts_scan_command(&state).await,
+        Command::Weather {
+            command: WeatherCommand::Poll,
+        } => weather_poll_command(&state).await,
         Command::PlatformAdmin {
             command: PlatformAdminCommand::Grant { email },
         } => {
@@ -352,6 +368,28 @@ async fn alerts_scan_command(state: &AppState) -> Result<(), String> {
         eprintln!("alerts scan: garden {slug}: {reason}");
     }
     Err(format!("alerts scan failed in {} garden(s)", failed.len()))
+}
+
+async fn weather_poll_command(state: &AppState) -> Result<(), String> {
+    if state.config().weather_url.is_none() {
+        return Err("weather poll: WEATHER_URL is not set".to_owned());
+    }
+    let now = time::OffsetDateTime::now_utc();
+    let (s, failed) = kultiva::notify::weather::poll_all(state, now)
+        .await
+        .map_err(|e| format!("weather poll: {e}"))?;
+    println!(
+        "weather polled in {} garden(s): {} site(s), {} forecast(s) fetched, {} failed; \
+         {} reading(s) stored, {} updated; {} frost alert(s) opened, {} resolved",
+        s.gardens, s.sites, s.fetched, s.fetch_failures, s.stored, s.updated, s.opened, s.resolved
+    );
+    if failed.is_empty() {
+        return Ok(());
+    }
+    for (slug, reason) in &failed {
+        eprintln!("weather poll: garden {slug}: {reason}");
+    }
+    Err(format!("weather poll failed in {} garden(s)", failed.len()))
 }
 
 async fn serve_forever(state: AppState) -> Result<(), String> {

@@ -118,6 +118,7 @@ impl Bound {
         let webhooks = crate::garden::webhooks::worker::start(state.clone());
         let digest = crate::notify::digest::job::start(state.clone());
         let alerts = crate::notify::alerts::job::start(state.clone());
+        let weather = crate::notify::weather::job::start(state.clone());
         let metrics = self.metrics.map(|server| {
             let handle = server.handle();
             let service = crate::http::metrics::private_service(state.clone());
@@ -147,6 +148,9 @@ impl Bound {
         }
         if let Some(alerts) = alerts {
             alerts.stop().await;
+        }
+        if let Some(weather) = weather {
+            weather.stop().await;
         }
         feed.stop().await;
         if let Some(mail) = mail {

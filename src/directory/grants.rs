@@ -983,6 +983,7 @@ pub const TENANT_TABLES: &[(&str, Grant)] = &[
     ("tasks", Grant::NotAGrant("garden data")),
     ("watering_event_plants", Grant::NotAGrant("garden data")),
     ("watering_events", Grant::NotAGrant("garden data")),
+    ("weather_readings", Grant::NotAGrant("garden data")),
 ];
 
 #[cfg(test)]

@@ -23,4 +23,5 @@ pub mod tanks;
 pub mod tasks;
 pub mod transfer;
 pub mod watering;
+pub mod weather;
 pub mod webhooks;

@@ -94,6 +94,7 @@ struct Metrics {
     webhook_outbox: Gauge,
     digest_mails: Counter,
     push_messages: Family<OutcomeLabels, Counter>,
+    weather_fetches: Family<OutcomeLabels, Counter>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -169,6 +170,13 @@ impl Metrics {
              service answered 404 or 410 and the subscription was deleted, failed)",
             push_messages.clone(),
         );
+        let weather_fetches = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "kultiva_weather_fetches",
+            "Forecast requests for a site made by this process, by outcome (ok, failed: \
+             unreachable, timed out, an error status or a body that is no forecast)",
+            weather_fetches.clone(),
+        );
         Self {
             registry,
             requests,
@@ -181,6 +189,7 @@ impl Metrics {
             webhook_outbox,
             digest_mails,
             push_messages,
+            weather_fetches,
         }
     }
 }
@@ -271,6 +280,14 @@ pub fn digest_mail() {
 pub fn push_message(outcome: &'static str) {
     METRICS
         .push_messages
+        .get_or_create(&OutcomeLabels { outcome })
+        .inc();
+}
+
+/// One forecast request for a site ended: `ok` or `failed`.
+pub fn weather_fetch(outcome: &'static str) {
+    METRICS
+        .weather_fetches
         .get_or_create(&OutcomeLabels { outcome })
         .inc();
 }

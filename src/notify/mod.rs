@@ -7,3 +7,4 @@
 pub mod alerts;
 pub mod digest;
 pub mod push;
+pub mod weather;

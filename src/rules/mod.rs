@@ -8,6 +8,7 @@ pub mod client_ip;
 pub mod companion;
 pub mod diary_analysis;
 pub mod feeding_diagnostics;
+pub mod frost;
 pub mod harvest;
 pub mod hst;
 pub mod ical;

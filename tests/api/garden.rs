@@ -51,6 +51,8 @@ pub async fn bed(
             kind: kultiva::garden::sites::model::SiteKind::Balcony,
             description: None,
             climate_zone: None,
+            latitude: None,
+            longitude: None,
         },
     )
     .await

@@ -80,6 +80,7 @@ mod walkthrough_diary;
 mod walkthrough_feeding;
 mod walkthrough_garden3;
 mod watering;
+mod weather;
 mod web;
 mod web_catalog;
 mod web_diary;

@@ -92,6 +92,7 @@ async fn provisioning_creates_registry_row_and_migrated_schema() {
             "tasks",
             "watering_event_plants",
             "watering_events",
+            "weather_readings",
             "webhook_attempts",
             "webhook_deliveries",
             "webhook_events",

@@ -1,5 +1,6 @@
 //! Environment alerts: a reading outside the range of the plant's current phase, a sensor gone
-//! silent (and, later, a frost night). The scan opens and resolves them; the list shows them.
+//! silent, a frost night. The scan opens and resolves the first two, the weather poll
+//! (`garden::weather`) the frost alerts; the list shows them.
 
 pub mod model;
 pub mod repo;

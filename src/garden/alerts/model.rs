@@ -68,7 +68,8 @@ pub struct Alert {
     /// Null for `sensor_silent`.
     pub range: Option<AlertRange>,
     /// Kind-specific facts: `silent_after_minutes` and `expected_interval_minutes` of a silent
-    /// sensor; `humidity_sensor_key` of a VPD alert.
+    /// sensor; `humidity_sensor_key` of a VPD alert; `night` (the local date the night begins),
+    /// `low_c`, `low_at`, `threshold_c`, `frost_sensitivity` and `timezone` of a frost alert.
     #[salvo(schema(value_type = Object))]
     pub detail: Value,
     #[serde(with = "time::serde::rfc3339")]

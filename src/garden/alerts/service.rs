@@ -120,6 +120,15 @@ pub fn describe_parts(n: &Named) -> (String, String) {
                 .and_then(Value::as_i64)
                 .unwrap_or(0)
         ),
+        AlertKind::Frost => format!(
+            "frost night {}: forecast low {} °C (at or below {} °C)",
+            a.detail.get("night").and_then(Value::as_str).unwrap_or("-"),
+            a.reading.map_or("-".to_owned(), |r| r.value.to_string()),
+            a.detail
+                .get("threshold_c")
+                .and_then(Value::as_f64)
+                .map_or("-".to_owned(), |t| t.to_string()),
+        ),
         _ => {
             let bound = |v: Option<f64>| v.map_or("…".to_owned(), |v| v.to_string());
             let range = a

@@ -135,6 +135,8 @@ pub async fn apply_kit(
             kind,
             description: Some(format!("Set up from the starter kit {slug}.")),
             climate_zone: None,
+            latitude: None,
+            longitude: None,
         },
     )
     .await?

@@ -53,6 +53,13 @@ pub struct Site {
     /// the site uses it.
     #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
     pub climate_zone: Option<String>,
+    /// WGS 84 latitude in degrees (-90 to 90), set together with `longitude`; null: none. A
+    /// site with coordinates gets the hourly weather forecast (`WEATHER_URL`).
+    #[salvo(schema(minimum = -90, maximum = 90))]
+    pub latitude: Option<f64>,
+    /// WGS 84 longitude in degrees (-180 to 180), set together with `latitude`.
+    #[salvo(schema(minimum = -180, maximum = 180))]
+    pub longitude: Option<f64>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -60,7 +67,7 @@ pub struct Site {
 }
 
 /// Body of `POST /t/{slug}/sites/`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SiteCreate"))]
 #[serde(deny_unknown_fields)]
 pub struct NewSite {
@@ -82,6 +89,46 @@ pub struct NewSite {
     /// USDA hardiness zone `1a` … `13b` (for the site's sowing calendar); null or absent: none.
     #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
     pub climate_zone: Option<String>,
+    /// WGS 84 latitude in degrees, -90 to 90; give both coordinates or neither.
+    #[salvo(schema(minimum = -90, maximum = 90))]
+    pub latitude: Option<f64>,
+    /// WGS 84 longitude in degrees, -180 to 180; give both coordinates or neither.
+    #[salvo(schema(minimum = -180, maximum = 180))]
+    pub longitude: Option<f64>,
+}
+
+pub const LATITUDE_FIELD: &str = "latitude";
+pub const LONGITUDE_FIELD: &str = "longitude";
+
+/// The coordinates of a body: each in its range, and both or neither sent (for a patch: both
+/// omitted keeps them, both null clears them). Every broken rule names its field.
+fn read_coordinates(f: &mut JsonFields) -> Option<Patch<(f64, f64)>> {
+    let sent = (f.has(LATITUDE_FIELD), f.has(LONGITUDE_FIELD));
+    let latitude = crate::garden::fields::patch_number(f, "latitude", -90.0, 90.0);
+    let longitude = crate::garden::fields::patch_number(f, "longitude", -180.0, 180.0);
+    let (latitude, longitude) = (latitude?, longitude?);
+    match (&latitude, &longitude) {
+        (Patch::Keep, Patch::Keep) => Some(Patch::Keep),
+        (Patch::Clear, Patch::Clear) => Some(Patch::Clear),
+        (Patch::Set(lat), Patch::Set(lon)) => Some(Patch::Set((*lat, *lon))),
+        _ => {
+            // The one missing (or null while the other is a number) is the one named.
+            let (lat_given, lon_given) = (
+                matches!(latitude, Patch::Set(_)),
+                matches!(longitude, Patch::Set(_)),
+            );
+            let missing = match (sent, lat_given, lon_given) {
+                ((true, false), _, _) | (_, true, false) => LONGITUDE_FIELD,
+                _ => LATITUDE_FIELD,
+            };
+            f.reject_field(
+                missing,
+                "latitude and longitude go together: give both or neither",
+                "missing",
+            );
+            None
+        }
+    }
 }
 
 impl FromJson for NewSite {
@@ -90,6 +137,11 @@ impl FromJson for NewSite {
         let kind = f.choice("kind", SiteKind::ALL);
         let description = f.opt_long_text("description", DESCRIPTION_MAX);
         let climate_zone = crate::garden::fields::patch_zone(f, "climate_zone");
+        let coordinates = read_coordinates(f);
+        let coordinates = match coordinates? {
+            Patch::Set(c) => Some(c),
+            Patch::Keep | Patch::Clear => None,
+        };
         Some(Self {
             name: name?,
             kind: kind?,
@@ -98,6 +150,8 @@ impl FromJson for NewSite {
                 Patch::Set(z) => Some(z),
                 Patch::Keep | Patch::Clear => None,
             },
+            latitude: coordinates.map(|c| c.0),
+            longitude: coordinates.map(|c| c.1),
         })
     }
 }
@@ -110,8 +164,8 @@ impl<'de> serde::Deserialize<'de> for SiteKind {
 }
 
 /// Body of `PATCH /t/{slug}/sites/{site_key}`: omitted fields stay; `description` clears with
-/// null or blank.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, ToSchema)]
+/// null or blank; `latitude` and `longitude` change together (both null clears them).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, ToSchema)]
 #[salvo(schema(name = "SitePatch"))]
 #[serde(deny_unknown_fields)] // states `additionalProperties: false`: the handler refuses extras
 pub struct SitePatchBody {
@@ -134,14 +188,22 @@ pub struct SitePatchBody {
     /// A hardiness zone `1a` … `13b`; null clears it.
     #[salvo(schema(pattern = "^(1[0-3]|[1-9])[ab]$"))]
     pub climate_zone: Option<String>,
+    /// -90 to 90, sent together with `longitude`; both null clear the coordinates.
+    #[salvo(schema(minimum = -90, maximum = 90))]
+    pub latitude: Option<f64>,
+    /// -180 to 180, sent together with `latitude`.
+    #[salvo(schema(minimum = -180, maximum = 180))]
+    pub longitude: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SitePatch {
     pub name: Option<String>,
     pub kind: Option<SiteKind>,
     pub description: Patch<String>,
     pub climate_zone: Patch<String>,
+    /// (latitude, longitude), changed together.
+    pub coordinates: Patch<(f64, f64)>,
 }
 
 impl FromJson for SitePatch {
@@ -162,11 +224,13 @@ impl FromJson for SitePatch {
         };
         let description = crate::garden::fields::patch_long_text(f, "description", DESCRIPTION_MAX);
         let climate_zone = crate::garden::fields::patch_zone(f, "climate_zone");
+        let coordinates = read_coordinates(f);
         Some(Self {
             name: name?,
             kind: kind?,
             description: description?,
             climate_zone: climate_zone?,
+            coordinates: coordinates?,
         })
     }
 }

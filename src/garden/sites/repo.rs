@@ -10,7 +10,8 @@ use crate::tenancy::TenantTx;
 use crate::values::json::Patch;
 use crate::values::page::PageRequest;
 
-const COLUMNS: &str = "id, name, kind, description, climate_zone, created_at, updated_at";
+const COLUMNS: &str =
+    "id, name, kind, description, climate_zone, latitude, longitude, created_at, updated_at";
 
 fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
     let kind: String = row.try_get("kind")?;
@@ -21,6 +22,8 @@ fn decode(row: &PgRow) -> Result<Site, sqlx::Error> {
             .ok_or_else(|| sqlx::Error::Decode(format!("unknown site kind {kind:?}").into()))?,
         description: row.try_get("description")?,
         climate_zone: row.try_get("climate_zone")?,
+        latitude: row.try_get("latitude")?,
+        longitude: row.try_get("longitude")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -64,8 +67,8 @@ pub async fn get(tx: &mut TenantTx, id: Uuid) -> Result<Option<Site>, sqlx::Erro
 /// `None` when a site of that name (case-insensitive) exists.
 pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, sqlx::Error> {
     let sql = tx.sql(&format!(
-        "INSERT INTO tenant.sites (id, name, kind, description, climate_zone) \
-         VALUES ($1, $2, $3, $4, $5) \
+        "INSERT INTO tenant.sites (id, name, kind, description, climate_zone, latitude, \
+         longitude) VALUES ($1, $2, $3, $4, $5, $6, $7) \
          ON CONFLICT DO NOTHING RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
@@ -74,6 +77,8 @@ pub async fn insert(tx: &mut TenantTx, site: &NewSite) -> Result<Option<Site>, s
         .bind(site.kind.as_str())
         .bind(&site.description)
         .bind(&site.climate_zone)
+        .bind(site.latitude)
+        .bind(site.longitude)
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode).transpose()
@@ -110,9 +115,14 @@ pub async fn update(
         Patch::Clear => None,
         Patch::Set(v) => Some(v.clone()),
     };
+    let coordinates = match patch.coordinates {
+        Patch::Keep => current.latitude.zip(current.longitude),
+        Patch::Clear => None,
+        Patch::Set(c) => Some(c),
+    };
     let sql = tx.sql(&format!(
         "UPDATE tenant.sites SET name = $2, kind = $3, description = $4, climate_zone = $5, \
-         updated_at = now() WHERE id = $1 RETURNING {COLUMNS}"
+         latitude = $6, longitude = $7, updated_at = now() WHERE id = $1 RETURNING {COLUMNS}"
     ));
     let row = sqlx::query(sql)
         .bind(current.key)
@@ -120,6 +130,8 @@ pub async fn update(
         .bind(patch.kind.unwrap_or(current.kind).as_str())
         .bind(kept(&patch.description, &current.description))
         .bind(kept(&patch.climate_zone, &current.climate_zone))
+        .bind(coordinates.map(|c| c.0))
+        .bind(coordinates.map(|c| c.1))
         .fetch_optional(tx.conn())
         .await?;
     row.as_ref().map(decode).transpose()

@@ -97,8 +97,9 @@ pub async fn create_site(
 
 /// Change a site's name, kind or description (admin).
 ///
-/// Body `{name?, kind?, description?, climate_zone?}`: null or blank clears the description, null
-/// clears the zone (a USDA zone 1a–13b, which the site's sowing calendar uses).
+/// Body `{name?, kind?, description?, climate_zone?, latitude?, longitude?}`: null or blank clears
+/// the description, null clears the zone (a USDA zone 1a–13b, which the site's sowing calendar
+/// uses); the coordinates change together (both null clears them).
 #[endpoint(tags("sites"), security(["bearer" = []]), operation_id = "update_site",
     status_codes(200, 400, 401, 403, 404, 409, 413, 415, 422, 500),
     parameters(("slug" = String, Path, description = "tenant slug")),

@@ -187,6 +187,8 @@ async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError>
             .unwrap_or(SiteKind::Apartment),
         description: args.text("description").map(str::to_owned),
         climate_zone: args.text("climate_zone").map(str::to_owned),
+        latitude: None,
+        longitude: None,
     };
     let site = sites::create_site_checked(ctx.state, tenant, &new, !ctx.dry_run)
         .await
