@@ -584,8 +584,18 @@ async fn todays_open_tasks_are_due_in_progress_first_and_wake_the_dormant() {
         assert_eq!(s, 201, "{task}");
         made.insert(name, key(&task));
     }
-    assert_eq!(act(&app, &base, &made["started yesterday"], "start").await.0, 200);
-    assert_eq!(act(&app, &base, &made["done yesterday"], "complete").await.0, 200);
+    assert_eq!(
+        act(&app, &base, &made["started yesterday"], "start")
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        act(&app, &base, &made["done yesterday"], "complete")
+            .await
+            .0,
+        200
+    );
     let (s, _) = post(
         &app,
         &tasks_path(&other),
@@ -612,7 +622,12 @@ async fn todays_open_tasks_are_due_in_progress_first_and_wake_the_dormant() {
     // A phase-entry task waits; once its plant enters the phase, reading Today's list wakes it.
     let tomato = species(&app, TOMATO).await;
     let ph = phases(&app, &tomato).await;
-    let p = plant(&app, &t, json!({"species_key": tomato, "name": "Wake tomato"})).await;
+    let p = plant(
+        &app,
+        &t,
+        json!({"species_key": tomato, "name": "Wake tomato"}),
+    )
+    .await;
     let (s, waiting) = post(
         &app,
         &base,
@@ -620,7 +635,11 @@ async fn todays_open_tasks_are_due_in_progress_first_and_wake_the_dormant() {
                "recurrence": {"kind": "phase_entry", "phase": ph[1]}}),
     )
     .await;
-    assert_eq!((s, waiting["status"].as_str()), (201, Some("dormant")), "{waiting}");
+    assert_eq!(
+        (s, waiting["status"].as_str()),
+        (201, Some("dormant")),
+        "{waiting}"
+    );
     let (s, body) = post(
         &app,
         &format!("{}{}/phase-transitions", plants_path(&t), key(&p)),
@@ -633,10 +652,11 @@ async fn todays_open_tasks_are_due_in_progress_first_and_wake_the_dormant() {
         .expect("open tasks");
     let mut tx = TenantTx::read(&app.state, &t).await.expect("tx");
     let id = uuid::Uuid::parse_str(&key(&waiting)).expect("key");
-    let status: String = sqlx::query_scalar(tx.sql("SELECT status FROM tenant.tasks WHERE id = $1"))
-    .bind(id)
-    .fetch_one(tx.conn())
-    .await
-    .expect("status");
+    let status: String =
+        sqlx::query_scalar(tx.sql("SELECT status FROM tenant.tasks WHERE id = $1"))
+            .bind(id)
+            .fetch_one(tx.conn())
+            .await
+            .expect("status");
     assert_eq!(status, "pending");
 }

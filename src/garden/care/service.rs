@@ -303,7 +303,16 @@ pub async fn due_reminders(
     field: &str,
     page: PageRequest,
 ) -> Result<DueReminders, AppError> {
-    due_on(state, tenant, urgency, field, page, today(), Withheld::Listed).await
+    due_on(
+        state,
+        tenant,
+        urgency,
+        field,
+        page,
+        today(),
+        Withheld::Listed,
+    )
+    .await
 }
 
 /// [`due_reminders`] as seen on `day`, the lists alone (`watering_withheld` left empty): the

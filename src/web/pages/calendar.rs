@@ -164,7 +164,14 @@ async fn show(
         .trim_end_matches('/')
         .to_owned();
     let body = body(lang, scope, window, today, &events, &feed, extras, &public);
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-calendar"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("nav-calendar"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -163,7 +163,14 @@ async fn list_page(req: &mut Request, depot: &mut Depot, res: &mut Response) {
             p.meta { (lang.t("dy-write-hint")) }
         }
     };
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("dy-title"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("dy-title"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 fn filter_form(
@@ -346,7 +353,14 @@ async fn show_entry(
         (analysis_card(lang, scope, &entry, &analysis, refused))
     };
     let status = refused.map_or(StatusCode::OK, |r| r.status);
-    scope.page(req, res, lang, status, format!("{title} · {}", lang.t("dy-title")), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{title} · {}", lang.t("dy-title")),
+        body,
+    );
 }
 
 fn photos_card(lang: Lang, slug: &str, entry: &Entry) -> Markup {

@@ -291,7 +291,14 @@ async fn show(
         }
         (batches_card(lang, &scope.slug, &data))
     };
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("hv-title"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("hv-title"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 fn plant_link(slug: &str, key: Uuid, name: &str) -> Markup {

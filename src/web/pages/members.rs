@@ -114,7 +114,14 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, extras);
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("members-title"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("members-title"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 fn role_select(lang: Lang, id: &str, current: Role, up_to: Role) -> Markup {

@@ -127,7 +127,14 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, news.as_deref(), errors);
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-places"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("nav-places"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 fn site_kind_text(lang: Lang, kind: SiteKind) -> String {

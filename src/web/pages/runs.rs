@@ -242,7 +242,14 @@ async fn show_list(
             p.meta { (lang.t("run-viewer-only")) }
         }
     };
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-runs"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("nav-runs"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 /// `POST /app/g/{slug}/runs`: a new run (planned).
@@ -365,7 +372,14 @@ async fn show_run(
     let lang = ctx.lang;
     let errors = refused.map_or_else(Vec::new, |e| refusal(lang, e, Some(data.detail.run.status)));
     let body = run_body(lang, scope, &data, news.as_deref(), &errors);
-    scope.page(req, res, lang, status, format!("{} · {}", data.detail.run.name, lang.t("nav-runs")), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", data.detail.run.name, lang.t("nav-runs")),
+        body,
+    );
 }
 
 fn run_body(

@@ -253,7 +253,14 @@ async fn show(
     };
     let lang = ctx.lang;
     let body = body(lang, scope, &data, news.as_deref(), failed);
-    scope.page(req, res, lang, status, format!("{} · {}", lang.t("nav-tasks"), scope.garden.tenant.name), body);
+    scope.page(
+        req,
+        res,
+        lang,
+        status,
+        format!("{} · {}", lang.t("nav-tasks"), scope.garden.tenant.name),
+        body,
+    );
 }
 
 /// A choice's text in the page's language (the value itself when the catalogue has none).

@@ -20,7 +20,7 @@ use crate::rules::karenz::CropInterval;
 use crate::web::i18n::Lang;
 use crate::web::pages::PageCtx;
 use crate::web::pages::harvests::num;
-use crate::web::pages::scope::{GardenScope};
+use crate::web::pages::scope::GardenScope;
 
 /// A pest's or disease's name in the page's language (its scientific name when it has none).
 fn threat_name(lang: Lang, v: &Value) -> String {

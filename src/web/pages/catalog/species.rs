@@ -22,7 +22,7 @@ use crate::values::page::PageRequest;
 use crate::web::i18n::Lang;
 use crate::web::pages::PageCtx;
 use crate::web::pages::harvests::num;
-use crate::web::pages::scope::{GardenScope};
+use crate::web::pages::scope::GardenScope;
 
 /// A species' name in the page's language (its scientific name when it has none).
 fn display_name(lang: Lang, v: &Value) -> String {

@@ -270,7 +270,7 @@ fn form(
         &lang.t("nut-feed-new"),
         open,
         &[],
-        &action,
+        action,
         csrf,
         html! {
             fieldset {

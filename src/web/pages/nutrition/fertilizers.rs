@@ -231,7 +231,7 @@ fn add_form(
         &lang.t("nut-fert-new"),
         !errors.is_empty(),
         errors,
-        &action,
+        action,
         csrf,
         html! {
             label for="fert-name" { (lang.t("nut-fert-name")) }

@@ -239,7 +239,7 @@ fn create_form(
         &lang.t("nut-tank-new"),
         !errors.is_empty(),
         errors,
-        &action,
+        action,
         csrf,
         html! {
             label for="tank-name" { (lang.t("nut-tank-name")) }
@@ -489,7 +489,7 @@ fn fill_form(
         &lang.t("nut-tank-fill-new"),
         !errors.is_empty(),
         errors,
-        &action,
+        action,
         csrf,
         html! {
             label for="fill-fill_type" { (lang.t("nut-tank-fill_type")) }
@@ -529,7 +529,7 @@ fn maintenance_form(
         &lang.t("nut-tank-maintain"),
         !errors.is_empty(),
         errors,
-        &action,
+        action,
         csrf,
         html! {
             label for="mt-maintenance_type" { (lang.t("nut-tank-maintenance_type")) }
