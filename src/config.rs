@@ -237,6 +237,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Prefix of every Redis key, so several deployments (or test runs) can share one server.
     pub redis_key_prefix: String,
+    /// `GARDEN_READ_CACHE_SECONDS`: longest a page serves a garden read (Today) from memory
+    /// when no write came in between (30; 0: pages read the garden every time). See `cache`.
+    pub garden_read_cache: Duration,
     /// Where the browser front end lives: links in e-mails and the OAuth callback point there.
     pub frontend_url: String,
     /// The service's own public base URL (OAuth redirect URIs point there).
@@ -589,6 +592,12 @@ impl Config {
                 "REDIS_KEY_PREFIX must be 1-64 characters of letters, digits, - _ : .".into(),
             );
         }
+        let garden_read_cache = Duration::from_secs(u64::from(r.bounded(
+            "GARDEN_READ_CACHE_SECONDS",
+            30,
+            0,
+            300,
+        )));
         let frontend_url = r
             .string("FRONTEND_URL", "http://localhost:5173")
             .trim_end_matches('/')
@@ -810,6 +819,7 @@ impl Config {
             provisioning_timeout,
             log_format,
             redis_key_prefix,
+            garden_read_cache,
             frontend_url,
             public_url,
             password_hash_concurrency,

@@ -1,6 +1,6 @@
 //! In-process caches of the hot path: slug → tenant record, (caller, tenant) → role, the
 //! account record every authenticated request checks (active, token generation), API key →
-//! owner, and rendered catalogue reads.
+//! owner, rendered catalogue reads, and garden reads of the pages (Today).
 //!
 //! # Invalidation (every replica, within [`BOUND`])
 //! Triggers on `platform.users`, `platform.memberships`, `platform.tenants`,
@@ -26,6 +26,16 @@
 //!
 //! A load that overlaps an invalidation is used for its request but not kept (a generation
 //! counter checked under the map's lock), so a reload racing a change cannot pin old data.
+//!
+//! # Garden reads (the pages)
+//! A garden's data changes through write transactions, and every one of them
+//! ([`crate::tenancy::tx::TenantTx::begin`]) sends `g:<garden id>` on the same channel, delivered
+//! when it commits (so a rolled-back write announces nothing); the writing replica also forgets
+//! at once, so its own next page (the redirect after a form) never sees the old state. Only
+//! gardens on the primary server are kept (the listener hears the primary alone). On top of the
+//! feed's rules an entry is served for at most `GARDEN_READ_CACHE_SECONDS` (30): what changes with the
+//! clock alone (an interval ending at an hour) and a change made outside the service (`psql`, a
+//! migration's backfill) show within that age.
 //!
 //! # Young-only entries (the tool server)
 //! Two maps are served only while an entry is younger than [`BOUND`], whatever the feed says,
@@ -61,6 +71,8 @@ const KEY_CAP: usize = 50_000;
 const CATALOG_CAP: usize = 2_000;
 const MEMBERSHIPS_CAP: usize = 100_000;
 const MCP_SESSION_CAP: usize = 100_000;
+/// Garden reads are page-sized (Today of a big garden: tens of kB): fewer of them.
+const GARDEN_READ_CAP: usize = 5_000;
 
 /// The listener's state, shared with every lookup.
 #[derive(Debug)]
@@ -251,6 +263,17 @@ impl<K: Eq + Hash, V: Clone> Map<K, V> {
         servable.then(|| entry.value.clone())
     }
 
+    /// Like [`Map::get`], and only while the entry is younger than `max_age`.
+    fn get_within(&self, key: &K, feed: &Feed, max_age: Duration) -> Option<V> {
+        {
+            let map = self.inner.read().ok()?;
+            if map.get(key)?.loaded.elapsed() >= max_age {
+                return None;
+            }
+        }
+        self.get(key, feed)
+    }
+
     /// Like [`Map::get`], but only while the entry is younger than [`BOUND`] (for data whose
     /// changes are not all announced on the feed).
     pub(crate) fn get_young(&self, key: &K) -> Option<V> {
@@ -326,6 +349,8 @@ pub struct Caches {
     pub(crate) memberships: Map<Uuid, Kept>,
     /// Tool-server session id → session; young-only (see the module comment).
     pub(crate) mcp_sessions: Map<String, Kept>,
+    /// (garden, what) → a page's garden read (see the module comment).
+    garden_reads: Map<(Uuid, String), Kept>,
 }
 
 impl Default for Caches {
@@ -345,6 +370,7 @@ impl Caches {
             catalog: Map::new(CATALOG_CAP),
             memberships: Map::new(MEMBERSHIPS_CAP),
             mcp_sessions: Map::new(MCP_SESSION_CAP),
+            garden_reads: Map::new(GARDEN_READ_CAP),
         }
     }
 
@@ -384,6 +410,49 @@ impl Caches {
             &self.feed,
         );
         Ok(loaded)
+    }
+
+    /// A garden read from memory: the value kept under (`garden`, `key`) since the garden's
+    /// last write and for at most `max_age`, else `load`'s (kept for the next caller; errors
+    /// are not kept). The caller keeps only gardens on the primary server.
+    pub async fn garden_read<T, F>(
+        &self,
+        garden: Uuid,
+        key: String,
+        max_age: Duration,
+        load: F,
+    ) -> Result<Arc<T>, crate::error::AppError>
+    where
+        T: Send + Sync + 'static,
+        F: std::future::Future<Output = Result<T, crate::error::AppError>>,
+    {
+        let key = (garden, key);
+        if let Some(hit) = self
+            .garden_reads
+            .get_within(&key, &self.feed, max_age)
+            .and_then(|any| any.downcast::<T>().ok())
+        {
+            return Ok(hit);
+        }
+        let ticket = self.ticket();
+        let loaded = Arc::new(load.await?);
+        let deps = Deps {
+            tenants: vec![garden],
+            ..Deps::default()
+        };
+        self.garden_reads
+            .insert(key, loaded.clone(), deps, ticket, &self.feed);
+        Ok(loaded)
+    }
+
+    /// Garden reads kept now (for tests and figures).
+    pub fn garden_read_count(&self) -> usize {
+        self.garden_reads.len()
+    }
+
+    /// This process committed a write to `garden`: its reads go now (the notification follows).
+    pub fn forget_garden_data(&self, garden: Uuid) {
+        self.apply(&Invalidation::GardenData(garden));
     }
 
     /// Cached tenants (for the memory figures).
@@ -432,9 +501,17 @@ impl Caches {
                 self.roles.retain(|(_, t), _| *t != tenant);
                 self.keys.retain(|_, d| free(d));
                 self.memberships.retain(|_, d| free(d));
+                self.garden_reads.retain(|(t, _), _| *t != tenant);
+            }
+            Invalidation::GardenData(garden) => {
+                self.garden_reads.retain(|(t, _), _| *t != garden);
             }
             Invalidation::ApiKey(key) => self.keys.retain(|_, d| d.key != Some(key)),
-            Invalidation::Catalog => self.catalog.clear(),
+            // Garden reads name catalogue records (species, treatments) too.
+            Invalidation::Catalog => {
+                self.catalog.clear();
+                self.garden_reads.clear();
+            }
             Invalidation::Everything => self.clear(),
         }
     }
@@ -447,6 +524,7 @@ impl Caches {
         self.catalog.clear();
         self.memberships.clear();
         self.mcp_sessions.clear();
+        self.garden_reads.clear();
     }
 }
 
@@ -461,6 +539,8 @@ pub enum Invalidation {
     Tenant(Uuid),
     ApiKey(Uuid),
     Catalog,
+    /// A write transaction of the garden committed (`g:`, sent by `TenantTx::begin`).
+    GardenData(Uuid),
     /// A payload this build does not understand: forget everything (safe).
     Everything,
 }
@@ -473,14 +553,15 @@ pub enum Message {
 }
 
 impl Message {
-    /// Payloads written by the triggers of migration 0008 (`u:`, `m:`, `t:`, `k:`, `c`) and
-    /// by [`Feed::ping_payload`] (`p:`).
+    /// Payloads written by the triggers of migration 0008 (`u:`, `m:`, `t:`, `k:`, `c`), by a
+    /// garden's write transactions (`g:`) and by [`Feed::ping_payload`] (`p:`).
     pub fn parse(payload: &str) -> Self {
         let uuid = |s: &str| Uuid::parse_str(s).ok();
         let parsed = match payload.split(':').collect::<Vec<_>>().as_slice() {
             ["u", id] => uuid(id).map(Invalidation::User),
             ["t", id] => uuid(id).map(Invalidation::Tenant),
             ["k", id] => uuid(id).map(Invalidation::ApiKey),
+            ["g", id] => uuid(id).map(Invalidation::GardenData),
             ["m", tenant, user] => match (uuid(tenant), uuid(user)) {
                 (Some(tenant), Some(user)) => Some(Invalidation::Membership { tenant, user }),
                 _ => None,
@@ -542,6 +623,10 @@ mod tests {
             Message::Invalidate(Invalidation::ApiKey(a))
         );
         assert_eq!(
+            Message::parse(&format!("g:{a}")),
+            Message::Invalidate(Invalidation::GardenData(a))
+        );
+        assert_eq!(
             Message::parse("c"),
             Message::Invalidate(Invalidation::Catalog)
         );
@@ -552,7 +637,7 @@ mod tests {
                 seq: 7
             }
         );
-        for odd in ["", "u:nope", "x:1", "m:1", "p:zz:1", "c:1"] {
+        for odd in ["", "u:nope", "x:1", "m:1", "p:zz:1", "c:1", "g:nope"] {
             assert_eq!(
                 Message::parse(odd),
                 Message::Invalidate(Invalidation::Everything),
@@ -640,5 +725,48 @@ mod tests {
         caches.forget_api_key(key_id);
         assert!(caches.api_key(&[1; 32]).is_none());
         assert!(caches.api_key(&[2; 32]).is_some());
+    }
+
+    #[test]
+    fn garden_reads_go_with_their_gardens_writes_and_their_age() {
+        let caches = Caches::new();
+        let (a, b) = (Uuid::now_v7(), Uuid::now_v7());
+        let age = Duration::from_secs(30);
+        let read = |caches: &Caches, garden: Uuid, value: u32, max_age: Duration| {
+            let key = "today:2026-12-07".to_owned();
+            let load = async move { Ok::<u32, crate::error::AppError>(value) };
+            futures_util::FutureExt::now_or_never(caches.garden_read(garden, key, max_age, load))
+                .and_then(Result::ok)
+                .map(|v| *v)
+        };
+        assert_eq!(read(&caches, a, 1, age), Some(1));
+        assert_eq!(read(&caches, b, 1, age), Some(1));
+        // Kept: a second load is not asked.
+        assert_eq!(read(&caches, a, 2, age), Some(1));
+        // A write to a: only a's reads go.
+        caches.forget_garden_data(a);
+        assert_eq!(read(&caches, a, 3, age), Some(3));
+        assert_eq!(read(&caches, b, 3, age), Some(1));
+        // The garden record changed (status, placement): its reads go too.
+        caches.apply(&Invalidation::Tenant(b));
+        assert_eq!(read(&caches, b, 4, age), Some(4));
+        // Past the caller's age an entry is not served, even young to the feed.
+        assert_eq!(read(&caches, b, 5, Duration::ZERO), Some(5));
+        // A load that overlapped a write is used but not kept.
+        let ticket_gen = caches.feed.generation.load(Ordering::Acquire);
+        let overlapping = async {
+            caches.forget_garden_data(a);
+            Ok::<u32, crate::error::AppError>(6)
+        };
+        caches.forget_garden_data(a);
+        let got = futures_util::FutureExt::now_or_never(caches.garden_read(
+            a,
+            "today:2026-12-07".to_owned(),
+            age,
+            overlapping,
+        ));
+        assert_eq!(got.and_then(Result::ok).map(|v| *v), Some(6));
+        assert!(caches.feed.generation.load(Ordering::Acquire) > ticket_gen);
+        assert_eq!(read(&caches, a, 7, age), Some(7));
     }
 }

@@ -128,6 +128,8 @@ pub struct TenantTx {
     scope: Scope,
     /// The tenant's schema, quoted for SQL text.
     schema: String,
+    /// A write's garden, forgotten by this replica's garden reads once it commits.
+    written: Option<(AppState, uuid::Uuid)>,
 }
 
 impl std::fmt::Debug for TenantTx {
@@ -174,17 +176,25 @@ impl TenantTx {
     /// `Retry-After`.
     pub async fn begin(state: &AppState, tenant: &TenantRecord) -> Result<Self, TenantTxError> {
         let schema = tenant.schema_name.quoted();
+        // The notification is part of the transaction: sent when it commits, never when it
+        // rolls back (`cache`, "Garden reads"). A uuid's text needs no quoting.
         let begin = format!(
-            "{}; BEGIN; SET LOCAL search_path TO {schema}",
-            write_gate_sql(&schema)
+            "{}; BEGIN; SET LOCAL search_path TO {schema}; NOTIFY {}, 'g:{}'",
+            write_gate_sql(&schema),
+            crate::cache::CHANNEL,
+            tenant.id
         );
+        let written = |tx: Self| Self {
+            written: Some((state.clone(), tenant.id)),
+            ..tx
+        };
         let refused =
             match Self::start(state, &tenant.placement, &schema, begin.clone(), false).await {
                 Err(TenantTxError::Database(db)) => match gate_refusal(&db) {
                     Some(refusal) => refusal,
                     None => return Err(TenantTxError::Database(db)),
                 },
-                other => return other,
+                other => return other.map(written),
             };
         if refused == GateRefusal::Busy {
             return Err(TenantTxError::Moving);
@@ -196,6 +206,7 @@ impl TenantTx {
             "a write met the closed gate of a moved garden; it goes to the new placement");
         Self::start(state, &now, &schema, begin, false)
             .await
+            .map(written)
             .map_err(|err| match err {
                 TenantTxError::Database(db) if gate_refusal(&db).is_some() => TenantTxError::Moving,
                 other => other,
@@ -226,6 +237,7 @@ impl TenantTx {
         Ok(Self {
             scope: Scope::Conn(conn),
             schema: tenant.schema_name.quoted(),
+            written: None,
         })
     }
 
@@ -267,6 +279,7 @@ impl TenantTx {
         Ok(Self {
             scope: Scope::Tx { tx, read_only },
             schema: schema.to_owned(),
+            written: None,
         })
     }
 
@@ -296,7 +309,14 @@ impl TenantTx {
             Scope::Tx {
                 tx,
                 read_only: false,
-            } => tx.commit().await,
+            } => {
+                let done = tx.commit().await;
+                // Also after an error: the COMMIT may have gone through; forgetting is safe.
+                if let Some((state, garden)) = &self.written {
+                    state.caches().forget_garden_data(*garden);
+                }
+                done
+            }
             // Nothing to keep: the connection goes back to the pool, a snapshot's ROLLBACK
             // queued on it (see `snapshot`).
             _ => Ok(()),

@@ -971,3 +971,97 @@ async fn pages_draw_from_the_general_budget_per_account_and_per_address() {
         assert_eq!(app.get(&sheet).await.status().as_u16(), 200);
     }
 }
+
+/// Today's garden data is kept in memory between visits and goes with the garden's next write:
+/// at once on the replica that wrote (its own redirect never shows the old state), and through
+/// the cache channel on every other replica; a write that rolls back announces nothing.
+#[tokio::test]
+async fn today_is_kept_until_the_garden_changes_here_or_on_another_replica() {
+    let app = TestApp::full().await;
+    let grower = app.user("webkept").await;
+    let slug = personal_slug(&app, &grower.key).await;
+    let (plant, _) = plant_due_for_water(&app, &grower, &slug, "Kept tomato").await;
+    let t = kultiva::tenancy::registry::find_by_slug(
+        app.state.platform_pool(),
+        &kultiva::tenancy::TenantSlug::parse(&slug).expect("slug"),
+    )
+    .await
+    .expect("read")
+    .expect("tenant");
+    let mut b = Browser::new(&app, "en");
+    b.sign_in(&grower.email, PASSWORD).await;
+    let today = b.get(&format!("/app/g/{slug}")).await;
+    assert_eq!(today.status, 200, "{}", today.body);
+    assert!(today.body.contains("Kept tomato"), "{}", today.body);
+
+    // A change behind the service's back (no write transaction of its own, no notification):
+    // Today is still the kept one, so the page did not read the garden again.
+    let schema = t.schema_name.quoted();
+    let rename = |name: &str| {
+        format!("UPDATE {schema}.plants SET name = '{name}' WHERE id = '{plant}'::uuid")
+    };
+    sqlx::raw_sql(sqlx::AssertSqlSafe(rename("Quiet tomato")))
+        .execute(app.state.platform_pool())
+        .await
+        .expect("rename");
+    let kept = b.get(&format!("/app/g/{slug}")).await;
+    assert!(kept.body.contains("Kept tomato"), "{}", kept.body);
+    assert!(!kept.body.contains("Quiet tomato"));
+
+    // Another replica's write sends `g:<garden>` when it commits: this replica's listener drops
+    // the garden's reads, and the next Today reads again.
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(kultiva::cache::CHANNEL)
+        .bind(format!("g:{}", t.id))
+        .execute(app.state.platform_pool())
+        .await
+        .expect("notify");
+    let mut seen = String::new();
+    for _ in 0..50 {
+        seen = b.get(&format!("/app/g/{slug}")).await.body;
+        if seen.contains("Quiet tomato") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(seen.contains("Quiet tomato"), "{seen}");
+
+    // A write through the service: the very next Today shows it, no waiting.
+    let res = app
+        .rest_as(&grower)
+        .patch(
+            &format!("/api/v1/t/{slug}/plant-instances/{plant}"),
+            &json!({"name": "Loud tomato"}),
+        )
+        .await;
+    assert_eq!(res.status().as_u16(), 200);
+    let now = b.get(&format!("/app/g/{slug}")).await;
+    assert!(now.body.contains("Loud tomato"), "{}", now.body);
+
+    // The notification belongs to the transaction: a rolled-back write sends none, a
+    // committed one sends its garden's.
+    let mut listener = sqlx::postgres::PgListener::connect(&crate::support::database_url())
+        .await
+        .expect("listen");
+    listener
+        .listen(kultiva::cache::CHANNEL)
+        .await
+        .expect("listen");
+    let tx = kultiva::tenancy::TenantTx::begin(&app.state, &t)
+        .await
+        .expect("begin");
+    tx.rollback().await.expect("rollback");
+    let tx = kultiva::tenancy::TenantTx::begin(&app.state, &t)
+        .await
+        .expect("begin");
+    tx.commit().await.expect("commit");
+    let mut gardens = Vec::new();
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+    while let Ok(Ok(n)) = tokio::time::timeout_at(until, listener.recv()).await {
+        // Replicas' pings share the channel.
+        if n.payload().starts_with("g:") {
+            gardens.push(n.payload().to_owned());
+        }
+    }
+    assert_eq!(gardens, vec![format!("g:{}", t.id)]);
+}

@@ -440,6 +440,13 @@ async fn erase_name_in(state: &AppState, tenant: TenantRecord, user: Uuid) -> Re
             query.execute(&mut *tx).await?;
         }
     }
+    // Pages that keep this garden's reads forget them (every replica, at the commit).
+    sqlx::query("SELECT pg_notify($1, $2)")
+        .bind(crate::cache::CHANNEL)
+        .bind(format!("g:{}", tenant.id))
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
+    state.caches().forget_garden_data(tenant.id);
     Ok(())
 }

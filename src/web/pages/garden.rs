@@ -148,14 +148,40 @@ pub(super) fn care_type_text(lang: Lang, kind: &str) -> String {
     }
 }
 
-/// Everything Today shows, read before any of it is written out.
+/// Everything Today shows of the garden (the same for every member on one day), read before
+/// any of it is written out; kept in the garden reads (`cache`) until the garden's next write.
 struct TodayData {
+    /// The garden lacks a site or a live plant: the first-steps card is read.
+    new_garden: bool,
     overdue: Vec<crate::garden::care::model::Reminder>,
     due_today: Vec<crate::garden::care::model::Reminder>,
     tasks: Vec<Task>,
     readiness: Vec<Readiness>,
     diary: Vec<crate::garden::diary::model::EntrySummary>,
     alerts: Vec<crate::garden::alerts::repo::Named>,
+}
+
+/// Today's garden data from the garden reads, else read now. Kept only for gardens on the
+/// primary server, whose writes the cache's listener hears (`cache`, "Garden reads"), and
+/// for at most `GARDEN_READ_CACHE_SECONDS`.
+async fn today_data(
+    ctx: &PageCtx,
+    garden: &TenantCtx,
+    day: Date,
+) -> Result<std::sync::Arc<TodayData>, AppError> {
+    let max_age = ctx.state.config().garden_read_cache;
+    if max_age.is_zero() || garden.tenant.placement != crate::config::PRIMARY_PLACEMENT {
+        return read_today(ctx, garden, day).await.map(std::sync::Arc::new);
+    }
+    ctx.state
+        .caches()
+        .garden_read(
+            garden.tenant.id,
+            format!("today:{day}"),
+            max_age,
+            read_today(ctx, garden, day),
+        )
+        .await
 }
 
 async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<TodayData, AppError> {
@@ -188,7 +214,9 @@ async fn read_today(ctx: &PageCtx, garden: &TenantCtx, day: Date) -> Result<Toda
     .await?
     .items;
     let alerts = crate::garden::alerts::service::open_alerts(state, tenant).await?;
+    let new_garden = crate::garden::onboarding::service::lacks_site_or_plant(state, tenant).await?;
     Ok(TodayData {
+        new_garden,
         overdue: due.overdue.unwrap_or_default(),
         due_today: due.due_today.unwrap_or_default(),
         tasks,
@@ -239,13 +267,18 @@ pub(super) async fn show_today(
     let day = crate::platform::preferences::service::day_of(
         &crate::platform::preferences::service::local_now(&s.prefs.timezone),
     );
-    let (gardens, data, first) = match tokio::try_join!(
-        gardens_of(ctx, s),
-        read_today(ctx, &garden, day),
-        super::start::read(ctx, &garden, s.principal.user_id)
-    ) {
+    let (gardens, data) = match tokio::try_join!(gardens_of(ctx, s), today_data(ctx, &garden, day))
+    {
         Ok(all) => all,
         Err(e) => return ctx.fail(req, res, e),
+    };
+    let first = if data.new_garden {
+        match super::start::read(ctx, &garden, s.principal.user_id).await {
+            Ok(f) => Some(f),
+            Err(e) => return ctx.fail(req, res, e),
+        }
+    } else {
+        None
     };
     let frame = Frame {
         lang,

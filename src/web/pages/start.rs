@@ -33,17 +33,14 @@ pub struct FirstSteps {
     pub kits: Vec<Value>,
 }
 
-/// The garden's onboarding state while it has no site or no live plant yet, else `None`
-/// (Today shows no card then: a garden in use is past its first steps, zone or not). One
-/// statement for a garden in use, since Today is read on every visit.
+/// The garden's onboarding state, read by Today while the garden has no site or no live
+/// plant yet (`onboarding::lacks_site_or_plant`, part of Today's garden data: a garden in use
+/// is past its first steps, zone or not, and costs Today nothing here).
 pub async fn read(
     ctx: &PageCtx,
     garden: &TenantCtx,
     user: uuid::Uuid,
-) -> Result<Option<FirstSteps>, AppError> {
-    if !onboarding::lacks_site_or_plant(&ctx.state, &garden.tenant).await? {
-        return Ok(None);
-    }
+) -> Result<FirstSteps, AppError> {
     let status = onboarding::status(&ctx.state, &garden.tenant, user).await?;
     let plants = step_done(&status, "plants");
     let kits = if status.kit.is_none() && !plants {
@@ -62,7 +59,7 @@ pub async fn read(
     } else {
         Vec::new()
     };
-    Ok(Some(FirstSteps { status, kits }))
+    Ok(FirstSteps { status, kits })
 }
 
 fn step_done(status: &Status, step: &str) -> bool {
