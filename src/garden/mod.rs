@@ -5,6 +5,7 @@ pub mod calendar;
 pub mod care;
 pub mod contracts;
 pub mod diary;
+pub mod environment;
 pub mod fertilizers;
 pub mod fields;
 pub mod harvest;

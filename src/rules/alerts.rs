@@ -10,8 +10,8 @@
 //! - VPD (`vpd_kpa`, air VPD from a temperature and a humidity sensor at the same place, leaf
 //!   temperature taken as the air's): the crop's sourced target where one exists, else the
 //!   generic chart of the coarse phase (`calculations::VPD_PHASES`), with its note.
-//! - Temperature and humidity on their own: the data holds no per-phase range for them, so they
-//!   are judged through the VPD only.
+//! - Temperature, humidity and nutrient-water temperature on their own: the phase's range of
+//!   `rules::climate` (published guides, the crop's own figures where it has them).
 //!
 //! Timing: `out_of_range` opens when a sensor's readings stay outside the range continuously
 //! for `after` minutes (measured between readings, so a single spike never opens one) and

@@ -5,6 +5,7 @@ pub mod bbch;
 pub mod calculations;
 pub mod care;
 pub mod client_ip;
+pub mod climate;
 pub mod companion;
 pub mod diary_analysis;
 pub mod feeding_diagnostics;

@@ -249,8 +249,20 @@ async fn vpd_from_temperature_and_humidity_against_the_phase() {
     )
     .await;
     scan_garden(&app.state, &t, now).await.expect("scan");
-    let items = list(&app, &t, "").await;
-    assert_eq!(items.len(), 1, "{items:?}");
+    let all = list(&app, &t, "").await;
+    // The VPD, and the humidity on its own (30 % is below germination's 75 %); 25 °C lies
+    // inside germination's 21.1–26.7 °C, so no temperature alert.
+    let metrics: Vec<&str> = all.iter().filter_map(|a| a["metric"].as_str()).collect();
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(
+        metrics.contains(&"vpd_kpa") && metrics.contains(&"humidity_percent"),
+        "{metrics:?}"
+    );
+    let items: Vec<Value> = all
+        .iter()
+        .filter(|a| a["metric"] == "vpd_kpa")
+        .cloned()
+        .collect();
     assert_eq!(items[0]["metric"], "vpd_kpa");
     assert_eq!(items[0]["plant_key"], plant.to_string());
     assert_eq!(items[0]["sensor_key"], air.to_string());
@@ -276,7 +288,93 @@ async fn vpd_from_temperature_and_humidity_against_the_phase() {
     )
     .await
     .expect("around");
-    assert_eq!(around.len(), 1);
+    assert_eq!(around.len(), 2);
+}
+
+/// A temperature sensor judged against the germination range with its source, opening after
+/// the delay and resolving when the reading is back; humidity and the nutrient water's
+/// temperature likewise; a plant at rest has no temperature range.
+#[tokio::test]
+async fn temperature_humidity_and_water_are_judged_against_the_phase() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("alertclim").await;
+    let (plant, loc) = plant_with_plan(&app, &t, "Warm tent").await;
+    let air = new_sensor(&app, &t, "Warm air", SensorMetric::TemperatureC, loc, None).await;
+    let water = new_sensor(
+        &app,
+        &t,
+        "Reservoir",
+        SensorMetric::WaterTemperatureC,
+        loc,
+        None,
+    )
+    .await;
+    let now = OffsetDateTime::now_utc();
+    // 35 °C for 20 minutes, above germination's 21.1–26.7 °C; the water at 30 °C, above the
+    // mixing protocol's 18–22 °C. 14 minutes out only: nothing yet.
+    readings(&app, &t, air, &[(ago(now, 14), 35.0), (ago(now, 0), 35.0)]).await;
+    readings(
+        &app,
+        &t,
+        water,
+        &[(ago(now, 14), 30.0), (ago(now, 0), 30.0)],
+    )
+    .await;
+    let c = scan_garden(&app.state, &t, now).await.expect("scan");
+    assert!(c.opened.is_empty(), "{:?}", c.opened);
+    readings(&app, &t, air, &[(ago(now, 20), 35.0)]).await;
+    readings(&app, &t, water, &[(ago(now, 20), 30.0)]).await;
+    let c = scan_garden(&app.state, &t, now).await.expect("scan");
+    assert_eq!(c.opened.len(), 2, "{:?}", c.opened);
+    let items = list(&app, &t, "?state=open").await;
+    let a = items
+        .iter()
+        .find(|a| a["metric"] == "temperature_c")
+        .expect("temperature alert");
+    assert_eq!(a["kind"], "out_of_range");
+    assert_eq!(a["plant_key"], plant.to_string());
+    assert_eq!(a["sensor_key"], air.to_string());
+    assert_eq!(a["reading"]["value"], 35.0);
+    assert_eq!(a["range"]["min"], 21.1);
+    assert_eq!(a["range"]["max"], 26.7);
+    assert_eq!(a["detail"]["phase"], "germination");
+    let source = a["range"]["source"].as_str().expect("source");
+    assert!(
+        source.contains("germination") && source.contains("eXtension"),
+        "{source}"
+    );
+    let w = items
+        .iter()
+        .find(|a| a["metric"] == "water_temperature_c")
+        .expect("water alert");
+    assert_eq!(w["sensor_key"], water.to_string());
+    assert_eq!(
+        (w["range"]["min"].clone(), w["range"]["max"].clone()),
+        (json!(18.0), json!(22.0))
+    );
+    assert!(
+        w["range"]["source"]
+            .as_str()
+            .is_some_and(|s| s.contains("2.14")),
+        "{w}"
+    );
+    // Scanned again: nothing new.
+    let c = scan_garden(&app.state, &t, now).await.expect("scan");
+    assert!(c.opened.is_empty() && c.resolved.is_empty());
+    // The air back at 24 °C: its alert resolves, the water's stays.
+    let later = now + Duration::minutes(1);
+    readings(&app, &t, air, &[(ago(later, 0), 24.0)]).await;
+    let c = scan_garden(&app.state, &t, later).await.expect("scan");
+    assert_eq!(c.resolved.len(), 1);
+    assert_eq!(c.resolved[0].alert.metric, "temperature_c");
+    assert!(c.opened.is_empty());
+    let open = list(&app, &t, "?state=open").await;
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0]["metric"], "water_temperature_c");
+    assert_eq!(count(&app, &t, "alerts").await, 2);
+    // Another garden sees none of it.
+    let other = app.tenant("alertclimb").await;
+    assert!(list(&app, &other, "").await.is_empty());
 }
 
 #[tokio::test]

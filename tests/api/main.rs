@@ -19,6 +19,7 @@ mod db_faults;
 mod diary;
 mod diary_analysis;
 mod digest;
+mod environment;
 mod fertilizers;
 mod garden;
 mod garden_fertilizers;

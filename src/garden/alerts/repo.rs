@@ -220,6 +220,8 @@ pub struct ScanPlant {
     pub location_id: Uuid,
     pub site_id: Uuid,
     pub phase_name: Option<String>,
+    /// Its species (the crop whose own ranges apply, where it has any).
+    pub species_key: String,
 }
 
 /// The live plants at these locations or at locations of these sites.
@@ -228,10 +230,10 @@ pub async fn plants_near(
     locations: &[Uuid],
     sites: &[Uuid],
 ) -> Result<Vec<ScanPlant>, sqlx::Error> {
-    let rows: Vec<(Uuid, Uuid, Uuid, Option<String>)> = sqlx::query_as(tx.sql(
+    let rows: Vec<(Uuid, Uuid, Uuid, Option<String>, String)> = sqlx::query_as(tx.sql(
         "SELECT p.id, p.location_id, l.site_id, \
                 (SELECT h.phase_name FROM tenant.plant_phase_history h \
-                  WHERE h.plant_id = p.id AND h.exited_at IS NULL LIMIT 1) \
+                  WHERE h.plant_id = p.id AND h.exited_at IS NULL LIMIT 1), p.species_key \
          FROM tenant.plants p JOIN tenant.locations l ON l.id = p.location_id \
          WHERE p.archived_at IS NULL AND (p.location_id = ANY($1) OR l.site_id = ANY($2)) \
          ORDER BY p.id",
@@ -242,11 +244,12 @@ pub async fn plants_near(
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, location_id, site_id, phase)| ScanPlant {
+        .map(|(id, location_id, site_id, phase, species_key)| ScanPlant {
             id,
             location_id,
             site_id,
             phase_name: phase.filter(|p| !p.is_empty()),
+            species_key,
         })
         .collect())
 }

@@ -1,5 +1,6 @@
 //! The alert scan: in each garden, judges every sensor's recent readings against the ranges of
-//! the plants near it (`rules::alerts`), opens the alerts whose cause began and resolves those
+//! the plants near it (`rules::alerts`; temperature, humidity and water temperature per phase
+//! from `rules::climate`), opens the alerts whose cause began and resolves those
 //! whose cause ended, in one transaction per garden with the webhook events of both. A garden
 //! without sensors costs one statement; one with sensors four, plus one plan lookup per plant
 //! near an EC or pH sensor.
@@ -15,6 +16,7 @@ use super::repo::{self, Named, NewAlert, OpenCause, ScanPlant, ScanSensor};
 use crate::error::AppError;
 use crate::garden::nutrient_plans::service as plans;
 use crate::rules::alerts::{self as rules, Point, Range, Verdict};
+use crate::rules::climate;
 use crate::rules::plan_coverage::coarse_phase;
 use crate::state::AppState;
 use crate::tenancy::{TenantRecord, TenantTx};
@@ -88,6 +90,52 @@ fn out_of_range(
     }
 }
 
+/// The air VPD of a temperature sensor and the humidity sensor at the same place heard last,
+/// judged against each nearby plant's phase range (the crop's own where it has one).
+fn vpd_causes(
+    sensor: &ScanSensor,
+    sensors: &[ScanSensor],
+    rows: &[(Uuid, OffsetDateTime, f64)],
+    plants: &[ScanPlant],
+    after: Duration,
+    found: &mut HashMap<CauseKey, Found>,
+) {
+    let humidity = sensors
+        .iter()
+        .filter(|h| {
+            h.metric == "humidity_percent"
+                && h.location_id == sensor.location_id
+                && h.site_id == sensor.site_id
+                && h.tank_id.is_none()
+                && sensor.tank_id.is_none()
+        })
+        .max_by_key(|h| h.latest);
+    let Some(humidity) = humidity else { return };
+    let vpd = rules::vpd_series(&points(rows, sensor.id), &points(rows, humidity.id));
+    for plant in plants.iter().filter(|p| is_near(sensor, p)) {
+        let Some(phase) = plant.phase_name.as_deref().and_then(coarse_phase) else {
+            continue;
+        };
+        let range = rules::vpd_range(phase, climate::vpd_crop(Some(&plant.species_key)));
+        let verdict = rules::judge(&vpd, &range, after);
+        found.insert(
+            (
+                "out_of_range",
+                sensor.id,
+                Some(plant.id),
+                rules::VPD_METRIC.to_owned(),
+            ),
+            out_of_range(
+                sensor,
+                plant,
+                &range,
+                verdict,
+                json!({"humidity_sensor_key": humidity.id}),
+            ),
+        );
+    }
+}
+
 /// Judges one garden and writes the changes (with their webhook events) in one transaction.
 pub async fn scan_garden(
     state: &AppState,
@@ -102,7 +150,13 @@ pub async fn scan_garden(
         tx.rollback().await?;
         return Ok(Changes::default());
     }
-    let judged = ["ec_ms_cm", "ph", "temperature_c", "humidity_percent"];
+    let judged = [
+        "ec_ms_cm",
+        "ph",
+        "temperature_c",
+        "humidity_percent",
+        "water_temperature_c",
+    ];
     // A judged metric's window; of any other sensor with an interval only its latest reading
     // (what a silent alert shows as the last one heard).
     let since: Vec<(Uuid, OffsetDateTime)> = sensors
@@ -162,41 +216,32 @@ pub async fn scan_garden(
                     );
                 }
             }
-            "temperature_c" => {
-                // The air VPD needs a humidity sensor at the same place: the one heard last.
-                let humidity = sensors
-                    .iter()
-                    .filter(|h| {
-                        h.metric == "humidity_percent"
-                            && h.location_id == sensor.location_id
-                            && h.site_id == sensor.site_id
-                            && h.tank_id.is_none()
-                            && sensor.tank_id.is_none()
-                    })
-                    .max_by_key(|h| h.latest);
-                let Some(humidity) = humidity else { continue };
-                let vpd = rules::vpd_series(&series, &points(&rows, humidity.id));
-                for plant in plants.iter().filter(|p| is_near(sensor, p)) {
-                    let Some(phase) = plant.phase_name.as_deref().and_then(coarse_phase) else {
-                        continue;
-                    };
-                    let range = rules::vpd_range(phase, None);
-                    let verdict = rules::judge(&vpd, &range, after);
-                    found.insert(
-                        (
-                            "out_of_range",
-                            sensor.id,
-                            Some(plant.id),
-                            rules::VPD_METRIC.to_owned(),
-                        ),
-                        out_of_range(
-                            sensor,
-                            plant,
-                            &range,
-                            verdict,
-                            json!({"humidity_sensor_key": humidity.id}),
-                        ),
-                    );
+            "temperature_c" | "humidity_percent" | "water_temperature_c" => {
+                // Air is judged where the plant's air is (not at a tank); the water anywhere.
+                let air = sensor.metric != "water_temperature_c";
+                if !(air && sensor.tank_id.is_some()) {
+                    for plant in plants.iter().filter(|p| is_near(sensor, p)) {
+                        let Some(phase) = plant.phase_name.as_deref().and_then(coarse_phase) else {
+                            continue;
+                        };
+                        let species = Some(plant.species_key.as_str());
+                        let Some(range) = climate::range_for(&sensor.metric, phase, species) else {
+                            continue;
+                        };
+                        let verdict = rules::judge(&series, &range, after);
+                        found.insert(
+                            (
+                                "out_of_range",
+                                sensor.id,
+                                Some(plant.id),
+                                range.metric.to_owned(),
+                            ),
+                            out_of_range(sensor, plant, &range, verdict, json!({"phase": phase})),
+                        );
+                    }
+                }
+                if sensor.metric == "temperature_c" {
+                    vpd_causes(sensor, &sensors, &rows, &plants, after, &mut found);
                 }
             }
             _ => {}

@@ -617,11 +617,17 @@ pub struct Entry {
     pub author_kind: String,
     /// `rest` (the web UI) or `mcp` (an agent's add_plant_diary_entry; never analysed).
     pub written_via: String,
-    /// Device readings (`source`, `measured_at`, `origin`); empty: no sensor exists yet.
-    #[salvo(schema(value_type = Vec<Object>))]
-    pub environment: Vec<Value>,
-    /// Why `environment` is empty: `no_source`.
-    pub environment_status: String,
+    /// Device readings near the entry's time, kept apart from `measurements`: of each sensor
+    /// at the plant's location (`origin: location`) or its site (`site`) the latest reading in
+    /// the hour up to the entry's time, and the site's weather hour nearest it, at most an hour
+    /// away (`weather`, a site with coordinates). The entry's time is when it was written, or
+    /// noon UTC of its date when it is dated another day. Each with `source`, `measured_at`,
+    /// `origin`, `metric`, `value`, `unit` and the sensor's key and name (null for weather).
+    pub environment: Vec<crate::garden::environment::model::EnvironmentReading>,
+    /// Why `environment` is empty: `no_source` (no plant, or nothing measures it: no sensor at
+    /// its location or site, no weather for its site) or `unavailable` (something measures it
+    /// but no reading got through in the window); null when readings are there.
+    pub environment_status: Option<String>,
     pub photos: Vec<Photo>,
     pub pending: Vec<PendingPhoto>,
     /// See [`Analysis::analysis_state`].

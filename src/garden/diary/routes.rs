@@ -85,11 +85,15 @@ pub async fn list_diary_entries(
 }
 
 /// One diary entry with its title (null when none), text, measurements, photos (`pending`:
-/// photos whose renditions are not ready) and analysis state. `environment` is empty with `environment_status`
-/// `no_source` (no sensor measures plants yet).
+/// photos whose renditions are not ready), the environment its plant lived in and analysis state.
 ///
-/// With its text, `photos`, `pending` photos (`thumbnail_pending|unavailable`), `environment` (`[]`
-/// with `environment_status: no_source`) and `analysis_state`.
+/// With its text, `photos`, `pending` photos (`thumbnail_pending|unavailable`), `environment` (of
+/// each sensor at the plant's location or site the latest reading in the hour up to the entry's
+/// time, and the site's weather hour nearest it, each with `origin` `location|site|weather`,
+/// `source`, `measured_at`, `metric`, `value`, `unit`, `sensor_key`; the entry's time is when it
+/// was written, or noon UTC of its date when dated another day), `environment_status`
+/// (`no_source`: no plant or nothing measures it; `unavailable`: nothing reported in the window;
+/// null with readings) and `analysis_state`.
 #[endpoint(tags("diary"), security(["bearer" = []]), operation_id = "get_diary_entry",
     parameters(("slug" = String, Path, description = "tenant slug")),
     responses(

@@ -10,6 +10,8 @@ use super::model::*;
 use super::repo::{self, EntryRow};
 use crate::auth::secrets::{SecretHash, random_secret};
 use crate::error::{AppError, ErrorCode, ErrorDetail};
+use crate::garden::environment::model::Environment;
+use crate::garden::environment::service::{self as environment, EntryAt};
 use crate::garden::ipm::input::today;
 use crate::garden::ipm::service::require_plants;
 use crate::garden::photos::repo::{PhotoDescriptor, descriptors_for_entries};
@@ -128,7 +130,12 @@ fn entry_type_of(row: &EntryRow) -> EntryType {
     parse_entry_type(&row.entry_type).unwrap_or(EntryType::Note)
 }
 
-fn entry_view(row: &EntryRow, photos: &[PhotoDescriptor], now: OffsetDateTime) -> Entry {
+fn entry_view(
+    row: &EntryRow,
+    photos: &[PhotoDescriptor],
+    env: Environment,
+    now: OffsetDateTime,
+) -> Entry {
     Entry {
         key: row.id,
         plant_key: row.plant_id,
@@ -143,8 +150,8 @@ fn entry_view(row: &EntryRow, photos: &[PhotoDescriptor], now: OffsetDateTime) -
         author_key: row.author_id,
         author_kind: row.author_kind.clone(),
         written_via: row.written_via.clone(),
-        environment: Vec::new(),
-        environment_status: "no_source".to_owned(),
+        environment: env.readings,
+        environment_status: env.status.map(str::to_owned),
         photos: photos.iter().map(photo_view).collect(),
         pending: pending_of(photos),
         analysis_state: effective(row, now),
@@ -193,14 +200,32 @@ fn analysis_view(row: &EntryRow, now: OffsetDateTime) -> Analysis {
     }
 }
 
+/// What measured the entry's plant around the entry's time (`garden::environment`).
+async fn environment_of(
+    state: &AppState,
+    tx: &mut TenantTx,
+    row: &EntryRow,
+) -> Result<Environment, AppError> {
+    let at = EntryAt {
+        entry: row.id,
+        plant: row.plant_id,
+        entry_date: row.entry_date,
+        created_at: row.created_at,
+    };
+    let mut found = environment::of_entries(tx, environment::weather_on(state), &[at]).await?;
+    Ok(found.remove(&row.id).unwrap_or_else(Environment::no_source))
+}
+
 async fn entry_with_photos(
+    state: &AppState,
     tx: &mut TenantTx,
     row: &EntryRow,
     now: OffsetDateTime,
 ) -> Result<Entry, AppError> {
     let mut photos = descriptors_for_entries(tx, &[row.id]).await?;
     let mine = photos.remove(&row.id).unwrap_or_default();
-    Ok(entry_view(row, &mine, now))
+    let env = environment_of(state, tx, row).await?;
+    Ok(entry_view(row, &mine, env, now))
 }
 
 // ---------- entries ----------
@@ -265,7 +290,8 @@ pub async fn create_entry(
         }),
     )
     .await?;
-    let entry = entry_view(&row, &[], now);
+    let env = environment_of(state, &mut tx, &row).await?;
+    let entry = entry_view(&row, &[], env, now);
     finish(tx, commit).await?;
     Ok(entry)
 }
@@ -318,7 +344,7 @@ pub async fn get_entry_with_analysis(
         .await?
         .ok_or_else(entry_not_found)?;
     let now = now();
-    let entry = entry_with_photos(&mut tx, &row, now).await?;
+    let entry = entry_with_photos(state, &mut tx, &row, now).await?;
     tx.commit().await?;
     Ok((entry, analysis_view(&row, now)))
 }
@@ -370,7 +396,7 @@ pub async fn update_entry(
     let now = now();
     row.updated_at = now;
     repo::update_entry(&mut tx, &row).await?;
-    let entry = entry_with_photos(&mut tx, &row, now).await?;
+    let entry = entry_with_photos(state, &mut tx, &row, now).await?;
     tx.commit().await?;
     Ok(entry)
 }

@@ -477,16 +477,33 @@ pub struct LatestReading {
     pub latest: Option<ReadingOut>,
 }
 
+/// Where a plant, location or site is, and the sensors there with their latest readings.
+#[derive(Debug, Clone)]
+pub struct Surroundings {
+    /// The plant's location (none for a site, or a plant standing nowhere).
+    pub location: Option<Uuid>,
+    /// The location's site, or the site asked about.
+    pub site: Option<Uuid>,
+    pub sensors: Vec<LatestReading>,
+}
+
 /// The sensors of a plant's location and that location's site (a location: itself and its
 /// site; a site: itself) with their latest readings. A key of another garden is `not_found`.
 pub async fn environment(
     state: &AppState,
     tenant: &TenantRecord,
     around: Around,
-) -> Result<Vec<LatestReading>, AppError> {
+) -> Result<Surroundings, AppError> {
     let mut tx = TenantTx::read(state, tenant).await?;
+    let found = environment_in(&mut tx, around).await?;
+    tx.commit().await?;
+    Ok(found)
+}
+
+/// [`environment`] inside a transaction the caller holds.
+pub async fn environment_in(tx: &mut TenantTx, around: Around) -> Result<Surroundings, AppError> {
     let location = match around {
-        Around::Plant(p) => repo::plant_location(&mut tx, p)
+        Around::Plant(p) => repo::plant_location(tx, p)
             .await?
             .ok_or_else(|| AppError::not_found("plant"))?,
         Around::Location(l) => Some(l),
@@ -494,13 +511,13 @@ pub async fn environment(
     };
     let site = match (around, location) {
         (Around::Site(s), _) => {
-            if !repo::place_exists(&mut tx, Place::Site(s)).await? {
+            if !repo::place_exists(tx, Place::Site(s)).await? {
                 return Err(AppError::not_found("site"));
             }
             Some(s)
         }
         (_, Some(l)) => Some(
-            repo::location_site(&mut tx, l)
+            repo::location_site(tx, l)
                 .await?
                 .ok_or_else(|| AppError::not_found("location"))?,
         ),
@@ -508,19 +525,18 @@ pub async fn environment(
     };
     let mut sensors: Vec<(Sensor, &'static str)> = Vec::new();
     if let Some(l) = location {
-        for s in repo::at_place(&mut tx, Place::Location(l)).await? {
+        for s in repo::at_place(tx, Place::Location(l)).await? {
             sensors.push((s, "location"));
         }
     }
     if let Some(s) = site {
-        for x in repo::at_place(&mut tx, Place::Site(s)).await? {
+        for x in repo::at_place(tx, Place::Site(s)).await? {
             sensors.push((x, "site"));
         }
     }
     let ids: Vec<Uuid> = sensors.iter().map(|(s, _)| s.key).collect();
-    let latest = repo::latest(&mut tx, &ids).await?;
-    tx.commit().await?;
-    Ok(sensors
+    let latest = repo::latest(tx, &ids).await?;
+    let sensors = sensors
         .into_iter()
         .map(|(sensor, origin)| {
             let latest = latest
@@ -533,7 +549,12 @@ pub async fn environment(
                 latest,
             }
         })
-        .collect())
+        .collect();
+    Ok(Surroundings {
+        location,
+        site,
+        sensors,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -487,19 +487,45 @@ pub struct Diagnostics {
     pub sensors: Option<SensorSnapshot>,
 }
 
-/// What sensors say about the plant. No sensor source is connected to Kultiva yet, so this says
-/// so plainly instead of inventing readings.
+/// What measures the plant now (`garden::environment`): its location's and site's sensors
+/// and its site's weather. `available: false` with the `reason` when nothing measures it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SensorSnapshot {
     pub available: bool,
+    /// Why there is nothing to show (null when readings are there).
     pub reason: Option<String>,
+    /// The latest reading of each sensor at the plant's location (`origin: location`) or its
+    /// site (`site`), and the site's weather hour nearest now (`weather`), each with `source`,
+    /// `measured_at`, `metric`, `value`, `unit` and the sensor's key and name.
+    pub readings: Vec<crate::garden::environment::model::EnvironmentReading>,
 }
 
 impl SensorSnapshot {
     pub fn none_connected() -> Self {
         Self {
             available: false,
-            reason: Some("no sensor source is connected to this garden".to_owned()),
+            reason: Some(
+                "nothing measures this plant: no sensor at its location or site, no weather \
+                 for its site"
+                    .to_owned(),
+            ),
+            readings: Vec::new(),
+        }
+    }
+
+    /// From what measures the plant now.
+    pub fn of(now: &crate::garden::environment::service::Now) -> Self {
+        if !now.has_source() {
+            return Self::none_connected();
+        }
+        let readings = now.readings();
+        Self {
+            available: true,
+            reason: readings.is_empty().then(|| {
+                "its sensors have not reported yet and no weather hour is stored near now"
+                    .to_owned()
+            }),
+            readings,
         }
     }
 }

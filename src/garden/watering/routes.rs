@@ -184,11 +184,13 @@ pub async fn create_watering_event(
 /// `below`/`above`; pH `in_range`/`below`/`above`, bounds inclusive; `no_plan`, `no_target`,
 /// `no_measurement`); `warnings`; the newest 5 `inspections` (the plant's location's included); the
 /// safety intervals running today and `harvest_allowed_from` (null for an archived plant); the newest
-/// 10 `care_events`; `sensors` `{available: false, reason}` unless `include_sensors=false` (no sensor
-/// source is connected yet). The feeding part is one read-only repeatable-read snapshot.
+/// 10 `care_events`; `sensors` unless `include_sensors=false`: `available: true` with `readings`
+/// (the latest reading of each sensor at the plant's location or site, and the site's weather hour
+/// nearest now, each with `origin`, `source`, `measured_at`, `metric`, `value`, `unit`), or
+/// `available: false` with the `reason` when nothing measures the plant. The feeding part is one
+/// read-only repeatable-read snapshot.
 ///
-/// `days` 1–365 (default 14); `include_sensors` (default true) adds `sensors: {available: false,
-/// reason}` while no sensor source is connected.
+/// `days` 1–365 (default 14); `include_sensors` (default true) adds the `sensors` snapshot.
 #[endpoint(tags("watering"), security(["bearer" = []]), operation_id = "get_plant_diagnostics",
     parameters(
         ("slug" = String, Path, description = "tenant slug"),

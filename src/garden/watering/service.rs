@@ -270,7 +270,12 @@ pub async fn plant_diagnostics(
     d.care_events =
         crate::garden::care::service::care_log(state, tenant, plant_key, None, DIAGNOSTIC_CARE)
             .await?;
-    d.sensors = include_sensors.then(SensorSnapshot::none_connected);
+    if include_sensors {
+        let around = crate::garden::sensors::service::Around::Plant(id);
+        let env =
+            crate::garden::environment::service::now_around(state, tenant, around, now).await?;
+        d.sensors = Some(SensorSnapshot::of(&env));
+    }
     Ok(d)
 }
 

@@ -214,8 +214,12 @@ pub static GET_DIARY_ENTRY: Tool = Tool {
     description: "One diary entry whole: title (null when none), text, entry type, tags, \
                   measurements typed by a person \
                   (ec_ms_cm, ph, temperature_c, humidity_percent, height_cm, leaf_count and any \
-                  further key), environment (device readings; empty with environment_status \
-                  no_source while nothing measures the plant), photos (descriptors; the images \
+                  further key), environment (device readings near the entry's time, kept \
+                  apart from measurements: of each sensor at the plant's location or site the \
+                  latest reading in the hour before, and the site's weather hour nearest it; \
+                  each with origin location/site/weather, source, measured_at, metric, value, \
+                  unit, sensor_key), environment_status (no_source: nothing measures the \
+                  plant; unavailable: nothing reported then; null with readings), photos (descriptors; the images \
                   come from get_diary_entry_photos), pending (photos without a rendition: \
                   thumbnail_pending or unavailable), and the analysis: state (requested, \
                   in_progress, completed, failed), lease expiry and worker_id (the label the \

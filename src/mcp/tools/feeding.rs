@@ -236,8 +236,10 @@ pub static GET_PLANT_DIAGNOSTICS: Tool = Tool {
                   trend with the latest analysis, the nutrient-plan targets for its phase \
                   against the newest measurement, open warnings, the newest inspections, the \
                   safety intervals running (harvest_allowed_from), recent care, and the \
-                  sensor snapshot (include_sensors, default true; no sensor source is \
-                  connected yet, which the snapshot says).",
+                  sensor snapshot (include_sensors, default true): available with the \
+                  latest readings of the sensors at its location and site and its site's \
+                  weather hour (origin, source, measured_at, metric, value, unit), or \
+                  available false with the reason when nothing measures it.",
     permission: Permission::Read,
     scope: Scope::Tenant,
     args: &[

@@ -7,13 +7,14 @@ use super::shared::{bound, tool_error};
 use super::view::compact;
 use crate::garden::places::model::{Location, LocationDetail, Slot};
 use crate::garden::places::service as places;
-use crate::garden::sites::model::{NewSite, SiteKind};
+use crate::garden::sites::model::NewSite;
 use crate::garden::sites::service as sites;
 use crate::mcp::args::{Arg, ArgKind, Args, KEY, NOTES};
 use crate::mcp::envelope::{ToolError, ToolOutput};
 use crate::mcp::registry::{Ctx, Permission, Scope, Tool};
 use crate::rules::zones::ZONE_NAMES;
 use crate::tool_handler;
+use crate::values::json::parse_json;
 
 fn location_view(l: &Location) -> Value {
     compact(
@@ -145,7 +146,8 @@ pub static CREATE_SITE: Tool = Tool {
     title: "Create a site",
     description: "Creates a site: the root of a garden's places, of kind apartment, garden, \
                   balcony, greenhouse, windowsill or grow_tent (default apartment), optionally with \
-                  its hardiness zone (climate_zone). Names are \
+                  its hardiness zone (climate_zone) and its coordinates (latitude and longitude, \
+                  both or neither; the weather and frost warnings need them). Names are \
                   unique per garden (case-insensitive); a taken name is conflict.state. \
                   Locations and slots are then added on the REST routes. dry_run: true checks \
                   everything and creates nothing. Needs mcp.setup (the garden's admins).",
@@ -174,6 +176,25 @@ pub static CREATE_SITE: Tool = Tool {
             },
             "USDA hardiness zone 1a…13b of the site (get_sowing_calendar with site_key uses it).",
         ),
+        Arg::optional(
+            "latitude",
+            ArgKind::Number {
+                min: -90.0,
+                max: 90.0,
+                default: None,
+            },
+            "WGS 84 latitude in degrees, -90 to 90, given together with longitude (the weather \
+             poll fetches the forecast of sites with coordinates).",
+        ),
+        Arg::optional(
+            "longitude",
+            ArgKind::Number {
+                min: -180.0,
+                max: 180.0,
+                default: None,
+            },
+            "WGS 84 longitude in degrees, -180 to 180, given together with latitude.",
+        ),
     ],
     rules: &[],
     run: tool_handler!(create_site),
@@ -181,15 +202,13 @@ pub static CREATE_SITE: Tool = Tool {
 
 async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError> {
     let tenant = bound(ctx)?;
-    let new = NewSite {
-        name: args.key("name").to_owned(),
-        kind: SiteKind::parse(args.text("kind").unwrap_or("apartment"))
-            .unwrap_or(SiteKind::Apartment),
-        description: args.text("description").map(str::to_owned),
-        climate_zone: args.text("climate_zone").map(str::to_owned),
-        latitude: None,
-        longitude: None,
-    };
+    // The REST body reader, so the checks and messages are the same (both coordinates or
+    // neither, each in its range).
+    let mut body = args.acting();
+    body.entry("kind")
+        .or_insert_with(|| Value::String("apartment".to_owned()));
+    let bytes = serde_json::to_vec(&Value::Object(body)).unwrap_or_default();
+    let new: NewSite = parse_json(&bytes).map_err(tool_error)?;
     let site = sites::create_site_checked(ctx.state, tenant, &new, !ctx.dry_run)
         .await
         .map_err(tool_error)?;
@@ -200,6 +219,8 @@ async fn create_site(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolError>
             "kind": site.kind,
             "description": site.description,
             "climate_zone": site.climate_zone,
+            "latitude": site.latitude,
+            "longitude": site.longitude,
         }),
         &[],
     );

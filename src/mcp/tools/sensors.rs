@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::shared::{bound, tool_error};
 use crate::garden::alerts::service as alerts;
+use crate::garden::environment::service as environment;
 use crate::garden::sensors::model::Readings;
 use crate::garden::sensors::service::{self as sensors, Around};
 use crate::mcp::args::{Arg, ArgKind, ArgRule, Args, KEY};
@@ -34,7 +35,12 @@ pub static GET_ENVIRONMENT: Tool = Tool {
                   names its sensor (sensor_key, name), metric, unit, value, measured_at, origin \
                   (location or site: where the sensor stands) and source (http, mqtt, \
                   home_assistant); a sensor that has not reported has value and measured_at \
-                  null. open_alerts: the open alerts there (of the plant, or of anything at \
+                  null. weather: the hour nearest now (within an hour) of the site's stored \
+                  forecast (a site with latitude and longitude, on a server with WEATHER_URL), \
+                  each with metric (temperature_c, humidity_percent), unit, value, \
+                  measured_at, origin weather and source forecast. environment_status: \
+                  no_source when nothing measures here, unavailable when nothing reported, \
+                  else null. open_alerts: the open alerts there (of the plant, or of anything at \
                   the location or site, and of its silent sensors), each with key, kind \
                   (out_of_range, sensor_silent, frost), metric, plant_key, sensor_key, the \
                   reading that opened it, the range it broke with the range's source, and \
@@ -65,9 +71,11 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
     } else {
         return Err(ToolError::not_found("plant, location or site"));
     };
-    let found = sensors::environment(ctx.state, tenant, around)
+    let now = time::OffsetDateTime::now_utc();
+    let env = environment::now_around(ctx.state, tenant, around, now)
         .await
         .map_err(tool_error)?;
+    let found = &env.sensors;
     let readings: Vec<Value> = found
         .iter()
         .map(|r| {
@@ -80,6 +88,20 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
                 "measured_at": r.latest.and_then(|l| l.measured_at.format(&Rfc3339).ok()),
                 "origin": r.origin,
                 "source": r.sensor.source,
+            })
+        })
+        .collect();
+    let weather: Vec<Value> = env
+        .weather
+        .iter()
+        .map(|w| {
+            json!({
+                "metric": w.metric,
+                "unit": w.unit,
+                "value": w.value,
+                "measured_at": w.measured_at.format(&Rfc3339).ok(),
+                "origin": w.origin,
+                "source": w.source,
             })
         })
         .collect();
@@ -127,6 +149,18 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
             parts.join("; ")
         )
     };
+    let summary = match (env.weather_source, env.weather.is_empty()) {
+        (false, _) => summary,
+        (true, true) => format!("{summary} Weather: no forecast hour stored near now."),
+        (true, false) => {
+            let parts: Vec<String> = env
+                .weather
+                .iter()
+                .map(|w| format!("{} {} {}", w.metric, w.value, w.unit))
+                .collect();
+            format!("{summary} Weather: {}.", parts.join(", "))
+        }
+    };
     let summary = if open.is_empty() {
         summary
     } else {
@@ -134,7 +168,12 @@ async fn get_environment(ctx: &Ctx<'_>, args: Args) -> Result<ToolOutput, ToolEr
     };
     Ok(ToolOutput::new(
         summary,
-        json!({"readings": readings, "open_alerts": open_alerts}),
+        json!({
+            "readings": readings,
+            "weather": weather,
+            "environment_status": env.status(),
+            "open_alerts": open_alerts,
+        }),
     ))
 }
 
