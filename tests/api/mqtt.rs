@@ -845,7 +845,7 @@ async fn discovery_configs_follow_the_documented_schema_and_states_follow_change
     let (s, v) = post(
         &app,
         &format!("{other_path}/archive"),
-        json!({"reason": "eaten"}),
+        json!({"reason": "given_away"}),
     )
     .await;
     assert_eq!(s, 200, "{v}");
@@ -864,7 +864,7 @@ async fn discovery_configs_follow_the_documented_schema_and_states_follow_change
     let (s, _) = post(
         &app,
         &format!("{}{treated}/archive", plants_path(&t)),
-        json!({"reason": "eaten"}),
+        json!({"reason": "given_away"}),
     )
     .await;
     assert_eq!(s, 200);
