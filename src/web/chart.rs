@@ -83,7 +83,7 @@ fn nice_step(raw: f64) -> f64 {
 }
 
 /// The value axis for these buckets: from the lowest minimum to the highest maximum, widened
-/// to whole ticks (about four); one value alone (or all equal) gets room around it so the line
+/// to whole ticks (about five); one value alone (or all equal) gets room around it so the line
 /// sits in the middle. `None` without buckets.
 pub fn scale(buckets: &[Bucket]) -> Option<Scale> {
     let lo = buckets.iter().map(|b| b.min).fold(f64::INFINITY, f64::min);
@@ -100,7 +100,7 @@ pub fn scale(buckets: &[Bucket]) -> Option<Scale> {
     } else {
         (lo, hi)
     };
-    let step = nice_step((hi - lo) / 4.0);
+    let step = nice_step((hi - lo) / 5.0);
     let lo = (lo / step).floor() * step;
     let hi = (hi / step).ceil() * step;
     let n = ((hi - lo) / step).round() as i64;
@@ -208,7 +208,7 @@ fn day_starts(tz: &str, from: i64, to: i64) -> Vec<(i64, (i16, i8, i8))> {
     };
     let first_hour = from - from.rem_euclid(3600) + 3600;
     let mut t = first_hour;
-    while t <= to {
+    while t < to {
         if let Some(d) = day_at(tz, t)
             && d != prev
         {
@@ -297,20 +297,20 @@ pub fn svg(c: &Chart<'_>) -> Option<Markup> {
             role="img" aria-labelledby=(format!("{title_id} {desc_id}")) {
             title id=(title_id) { (c.title) }
             desc id=(desc_id) { (desc) }
-            text.unit x=(fmt(LEFT - 6.0)) y="12" { (c.unit) }
+            text.unit x="2" y="12" { (c.unit) }
             @for v in &s.ticks {
-                line.grid x1=(fmt(LEFT)) x2=(fmt(WIDTH - RIGHT)) y1=(fmt(y(*v))) y2=(fmt(y(*v)));
+                line.grid x1=(fmt(LEFT)) x2=(fmt(WIDTH - RIGHT)) y1=(fmt(y(*v))) y2=(fmt(y(*v))) {}
                 text.ylabel x=(fmt(LEFT - 6.0)) y=(fmt(y(*v) + 4.0)) { (lang.decimal(*v, s.decimals)) }
             }
             @for (t, _) in &starts {
-                line.day x1=(fmt(x(*t))) x2=(fmt(x(*t))) y1=(fmt(TOP)) y2=(fmt(HEIGHT - BOTTOM));
+                line.day x1=(fmt(x(*t))) x2=(fmt(x(*t))) y1=(fmt(TOP)) y2=(fmt(HEIGHT - BOTTOM)) {}
             }
             @for (at, text) in &labels {
                 text.xlabel x=(fmt(*at)) y=(fmt(HEIGHT - 8.0)) { (text) }
             }
             @for d in &bands { path.band d=(d) {} }
             @for (cx, _, top, bottom) in &dots {
-                line.whisker x1=(fmt(*cx)) x2=(fmt(*cx)) y1=(fmt(*top)) y2=(fmt(*bottom));
+                line.whisker x1=(fmt(*cx)) x2=(fmt(*cx)) y1=(fmt(*top)) y2=(fmt(*bottom)) {}
             }
             @for d in &lines { path.line d=(d) {} }
             @for (cx, cy, _, _) in &dots { circle.dot cx=(fmt(*cx)) cy=(fmt(*cy)) r="3" {} }
@@ -440,13 +440,28 @@ mod tests {
         let plot_w = WIDTH - LEFT - RIGHT;
         let x0 = LEFT + 0.5 / 168.0 * plot_w;
         let x1 = LEFT + (last as f64 + 0.5) / 168.0 * plot_w;
-        // Lowest value at the bottom of the plot, highest at the top.
+        // Lowest value at the bottom of the plot, highest at the top (a week apart: two runs
+        // of one, so two dots).
         let bottom = HEIGHT - BOTTOM;
+        let dot = |x: f64, y: f64| format!(r#"cx="{}" cy="{}""#, fmt(x), fmt(y));
+        assert!(out.contains(&dot(x0, bottom)), "{out}");
+        assert!(out.contains(&dot(x1, TOP)), "{out}");
+        // Neighbours: one line from the first to the second.
+        let pair = [b(0, 10.0, 10.0, 10.0), b(1, 20.0, 20.0, 20.0)];
+        let out = svg(&chart(&pair, "UTC")).expect("drawn").into_string();
+        let x2 = LEFT + 1.5 / 168.0 * plot_w;
         assert!(
-            out.contains(&format!("M{},{}", fmt(x0), fmt(bottom))),
+            out.contains(&format!(
+                "M{},{} L{},{}",
+                fmt(x0),
+                fmt(bottom),
+                fmt(x2),
+                fmt(TOP)
+            )),
             "{out}"
         );
-        assert!(out.contains(&format!("L{},{}", fmt(x1), fmt(TOP))), "{out}");
+        // Every SVG element is closed (a `<line>` left open would swallow what follows).
+        assert_eq!(count(&out, "<line"), count(&out, "</line>"));
     }
 
     #[test]
