@@ -386,7 +386,9 @@ def walk_sensors(page: Page, check: Callable[[Page, str], None], base: str, slug
     chart = page.locator("#environment svg.chart")
     chart.wait_for()
     assert chart.get_attribute("role") == "img"
-    assert "Lufttemperatur" in page.locator("#environment h3").first.inner_text()
+    # One chart per sensor (by name: "Reservoir pH" has no readings yet, so only a line says so).
+    assert page.locator("#environment h3", has_text="Lufttemperatur").count() == 1, page.content()
+    assert page.locator("#environment svg.chart").count() == 1
     assert page.locator("#environment path.line").count() == 2, "the gap breaks the line"
     assert page.locator("#environment .latest", has_text="°C").count() >= 1
     page.locator("#environment details summary", has_text="Pro Tag").first.click()
