@@ -13,6 +13,9 @@ use maud::{Markup, html};
 use super::i18n::Lang;
 use crate::platform::preferences::service::local_at;
 
+/// A local calendar day: (year, month, day).
+pub type Day = (i16, i8, i8);
+
 /// One bucket of the series: readings with `start <= measured_at < start + step`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bucket {
@@ -162,14 +165,14 @@ pub fn summary(buckets: &[Bucket]) -> Option<Summary> {
 }
 
 /// The local calendar day of an instant: (year, month, day).
-fn day_at(tz: &str, at: i64) -> Option<(i16, i8, i8)> {
+fn day_at(tz: &str, at: i64) -> Option<Day> {
     let ts = jiff::Timestamp::from_second(at).ok()?;
     let z = local_at(tz, ts);
     Some((z.year(), z.month(), z.day()))
 }
 
 /// A day as the axis writes it: `7 Dec`, `07.12.`.
-pub fn day_label(lang: Lang, (_, month, day): (i16, i8, i8)) -> String {
+pub fn day_label(lang: Lang, (_, month, day): Day) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
@@ -184,8 +187,8 @@ pub fn day_label(lang: Lang, (_, month, day): (i16, i8, i8)) -> String {
 
 /// The summary of each local day holding buckets, in time order (a bucket counts for the day
 /// it starts in).
-pub fn daily(buckets: &[Bucket], tz: &str) -> Vec<((i16, i8, i8), Summary)> {
-    let mut out: Vec<((i16, i8, i8), Summary)> = Vec::new();
+pub fn daily(buckets: &[Bucket], tz: &str) -> Vec<(Day, Summary)> {
+    let mut out: Vec<(Day, Summary)> = Vec::new();
     let mut begin = 0;
     let day_of = |b: &Bucket| day_at(tz, b.start);
     for i in 1..=buckets.len() {
@@ -201,7 +204,7 @@ pub fn daily(buckets: &[Bucket], tz: &str) -> Vec<((i16, i8, i8), Summary)> {
 
 /// Local midnights inside the window (unix seconds), found hour by hour (a zone's midnight may
 /// move or vanish on a change of clocks; the hour the date changes is the day's start).
-fn day_starts(tz: &str, from: i64, to: i64) -> Vec<(i64, (i16, i8, i8))> {
+fn day_starts(tz: &str, from: i64, to: i64) -> Vec<(i64, Day)> {
     let mut out = Vec::new();
     let Some(mut prev) = day_at(tz, from) else {
         return out;
@@ -279,7 +282,7 @@ pub fn svg(c: &Chart<'_>) -> Option<Markup> {
     let starts = day_starts(c.tz, c.from, c.to);
     // Each day's label in the middle of its part of the window; a part narrower than half a
     // day (the window's ends) goes unlabelled.
-    let mut edges: Vec<(i64, Option<(i16, i8, i8)>)> = vec![(c.from, day_at(c.tz, c.from))];
+    let mut edges: Vec<(i64, Option<Day>)> = vec![(c.from, day_at(c.tz, c.from))];
     edges.extend(starts.iter().map(|(t, d)| (*t, Some(*d))));
     edges.push((c.to, None));
     let labels: Vec<(f64, String)> = edges
