@@ -76,6 +76,7 @@ pub fn document(frame: &Frame<'_>, body: Markup) -> Markup {
                                         a href=(format!("/app/g/{slug}/calendar")) { (lang.t("nav-calendar")) }
                                         a href=(format!("/app/g/{slug}/protection")) { (lang.t("nav-protection")) }
                                         a href=(format!("/app/g/{slug}/nutrition")) { (lang.t("nav-nutrition")) }
+                                        a href=(format!("/app/g/{slug}/sensors")) { (lang.t("nav-sensors")) }
                                         a href=(format!("/app/g/{slug}/harvests")) { (lang.t("nav-harvests")) }
                                         a href=(format!("/app/g/{slug}/diary")) { (lang.t("nav-diary")) }
                                         a href=(format!("/app/g/{slug}/catalog")) { (lang.t("nav-catalog")) }

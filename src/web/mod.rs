@@ -7,6 +7,7 @@
 //! Full mode only (light mode has no sign-in). Nothing here is in the OpenAPI document.
 
 pub mod assets;
+pub mod chart;
 pub mod forms;
 pub mod i18n;
 pub mod layout;
@@ -62,6 +63,7 @@ fn app_router() -> Router {
                 .push(pages::diary::router())
                 .push(pages::catalog::router())
                 .push(pages::nutrition::router())
+                .push(pages::sensors::router())
                 .push(pages::members::router())
                 .push(pages::settings::router()),
         )

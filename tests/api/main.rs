@@ -91,6 +91,7 @@ mod web_harvests;
 mod web_nutrition;
 mod web_plants;
 mod web_protection;
+mod web_sensors;
 mod web_settings;
 mod web_tanks;
 mod web_tasks;

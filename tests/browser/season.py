@@ -320,3 +320,77 @@ def season(page: Page, check: Callable[[Page, str], None], treated: str,
     walk_diary(page, check, "de")
     walk_starter_kit(page, check, kit_today)
 
+
+
+def walk_sensors(page: Page, check: Callable[[Page, str], None], base: str, slug: str,
+                 call: Callable, token: str) -> None:
+    """The sensors page in English: a temperature sensor of a new grow tent (made through the API,
+    with a week of hourly readings) listed with its latest reading, an MQTT pH sensor registered
+    through the form, its topic copied with the button; then in German a plant of the tent whose
+    page draws the week's chart (inline SVG with its table)."""
+    from datetime import datetime, timedelta, timezone
+    import math
+
+    def api(path: str, body: dict) -> dict:
+        status, made = call("POST", f"{base}/api/v1/t/{slug}/{path}", body, token)
+        assert status in (200, 201), (path, status, made)
+        return made
+
+    site = api("sites", {"name": "Tent room", "kind": "grow_tent"})
+    tent = api("locations", {"site_key": site["key"], "name": "Grow tent"})
+    status, species = call("GET", f"{base}/api/v1/species?q=Solanum%20lycopersicum&limit=1", None, token)
+    assert status == 200, (status, species)
+    items = species["items"] if isinstance(species, dict) else species
+    plant = api("plant-instances", {"species_key": items[0]["key"], "name": "Tent tomato",
+                                    "location_key": tent["key"]})
+    air = api("sensors", {"name": "Tent air", "metric": "temperature_c", "location_key": tent["key"],
+                          "source": "http", "expected_interval_minutes": 60})
+    now = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    week = []
+    for h in range(167, -1, -1):
+        if 60 <= h < 66:
+            continue  # six hours without readings: a gap in the line
+        t = now - timedelta(hours=h) + timedelta(minutes=10)
+        week.append({"value": round(22 + 4 * math.sin(h / 24 * 2 * math.pi), 2),
+                     "measured_at": t.isoformat().replace("+00:00", "Z")})
+    api(f"sensors/{air['key']}/readings", {"readings": week})
+
+    switch_language(page, "en")
+    nav(page, "Sensors")
+    page.wait_for_url("**/sensors")
+    item = page.locator("#sensor-list li", has_text="Tent air")
+    assert item.count() == 1, page.content()
+    assert "°C" in item.locator(".latest").inner_text()
+    form = page.locator("#sec-sensor-new ~ details")
+    if form.get_attribute("open") is None:
+        form.locator("summary").click()
+    page.fill("#sensor-name", "Reservoir pH")
+    page.select_option("#sensor-metric", "ph")
+    page.select_option("#sensor-place", f"location:{tent['key']}")
+    page.select_option("#sensor-source", "mqtt")
+    page.fill("#sensor-topic", "tent/reservoir/ph")
+    page.locator("#sec-sensor-new ~ details form button[type=submit]").click()
+    page.wait_for_url("**done=created**")
+    assert "Sensor registered." in page.locator("main .notice.ok").inner_text()
+    made = page.locator("#sensor-list li", has_text="Reservoir pH")
+    field = made.locator("input[readonly]")
+    assert field.input_value() == "tent/reservoir/ph"
+    button = made.locator("button[data-copy]")
+    assert button.is_visible(), "the script shows the copy button"
+    button.click()
+    made.locator("[role=status]", has_text="Copied.").wait_for()
+    check(page, "sensors-en")
+
+    switch_language(page, "de")
+    page.goto(f"{base}/app/g/{slug}/plants/{plant['key']}")
+    chart = page.locator("#environment svg.chart")
+    chart.wait_for()
+    assert chart.get_attribute("role") == "img"
+    # One chart per sensor (by name: "Reservoir pH" has no readings yet, so only a line says so).
+    assert page.locator("#environment h3", has_text="Lufttemperatur").count() == 1, page.content()
+    assert page.locator("#environment svg.chart").count() == 1
+    assert page.locator("#environment path.line").count() == 2, "the gap breaks the line"
+    assert page.locator("#environment .latest", has_text="°C").count() >= 1
+    page.locator("#environment details summary", has_text="Pro Tag").first.click()
+    assert page.locator("#environment table.daily tbody tr").count() >= 7
+    check(page, "plant-chart-de")

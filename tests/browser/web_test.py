@@ -38,7 +38,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_test import CHROMIUM_ARGS, Run, free_port, wait_until_live  # noqa: E402
-from season import nav, open_menu, season  # noqa: E402
+from season import nav, open_menu, season, walk_sensors  # noqa: E402
 
 PASSWORD = "correct horse battery"
 PHONE = {"width": 390, "height": 844}
@@ -457,6 +457,7 @@ def checks(run: Run, browser: Browser, base: str, pages: Pages) -> None:
               plants_through_the_pages)
     # After the plant walk: its treated tomato and its diary entries are the season's material.
     season_pages(run, browser, base, pages, email, state)
+    sensor_pages(run, browser, base, pages, email, state)
 
 
 def places_calendar_settings(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
@@ -593,6 +594,32 @@ def season_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str
 
     run.check("web: the season: a task, harvests, mixing, a plan, a feeding, an inspection, a run, the "
               "diary, a starter kit (phone, English and German)", walk)
+
+
+def sensor_pages(run: Run, browser: Browser, base: str, pages: Pages, email: str, state: dict) -> None:
+    """The sensors page and a plant's 7-day chart (tests/browser/season.py) on a phone and a
+    desktop, signed in as the same person (their garden's owner)."""
+
+    def walk() -> None:
+        context = browser.new_context(viewport=PHONE, locale="en-GB")
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+        page = context.new_page()
+        watch = Watch(page, base)
+        try:
+            page.goto(f"{base}/app/login")
+            page.fill("#email", email)
+            page.fill("#password", PASSWORD)
+            page.click("main button[type=submit]")
+            # Two gardens by now (the starter kit's): the sign-in lands on the list of them.
+            page.wait_for_url(lambda url: "/app/login" not in url)
+            page.goto(f"{base}/app/g/{state['slug']}")
+            walk_sensors(page, pages.check_both, base, state["slug"], call, api_login(base, email))
+            watch.assert_clean()
+        finally:
+            context.close()
+
+    run.check("web: sensors registered and copied, a plant's 7-day chart (phone and desktop, English and "
+              "German)", walk)
 
 
 PLANT_TEXTS = {

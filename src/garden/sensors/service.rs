@@ -521,6 +521,19 @@ pub async fn read_series(
     })
 }
 
+/// The latest reading of each of these sensors (one without a reading is left out): the
+/// sensors page beside the list.
+pub async fn latest_readings(
+    state: &AppState,
+    tenant: &TenantRecord,
+    sensors: &[Uuid],
+) -> Result<Vec<(Uuid, ReadingOut)>, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let latest = repo::latest(&mut tx, sensors).await?;
+    tx.commit().await?;
+    Ok(latest)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The environment of a plant, location or site.
 

@@ -12,4 +12,30 @@
     var note = document.getElementById("offline-note");
     if (note && event.detail && event.detail.successful) { note.hidden = true; }
   });
+  // Copy buttons: a read-only field's value (a sensor's ingest URL or topic) to the clipboard.
+  // Without this script the buttons stay hidden and the field is selected and copied by hand.
+  function copyButtons() {
+    var buttons = document.querySelectorAll("button[data-copy]");
+    Array.prototype.forEach.call(buttons, function (button) {
+      var field = document.getElementById(button.getAttribute("data-copy"));
+      if (!field) { return; }
+      var status = document.getElementById(field.id + "-status");
+      field.addEventListener("focus", function () { field.select(); });
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var said = function () { if (status) { status.textContent = button.getAttribute("data-copied"); } };
+        field.select();
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(field.value).then(said, function () {});
+        } else if (document.execCommand && document.execCommand("copy")) {
+          said();
+        }
+      });
+    });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", copyButtons);
+  } else {
+    copyButtons();
+  }
 })();

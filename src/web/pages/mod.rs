@@ -14,6 +14,7 @@ pub mod plants;
 pub mod protection;
 pub mod runs;
 pub mod scope;
+pub mod sensors;
 pub mod settings;
 pub mod start;
 pub mod tasks;

@@ -351,7 +351,7 @@ fn location_node(
     html! {
         li id=(format!("location-{key}")) {
             div.node {
-                strong { (loc.name) }
+                strong { a href=(format!("{}/locations/{key}", base.trim_end_matches("/places"))) { (loc.name) } }
                 @if let Some(kind) = &loc.kind { " " span.meta { "(" (location_kind_text(lang, kind)) ")" } }
             }
             @if !slots.is_empty() {

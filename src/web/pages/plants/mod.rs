@@ -28,6 +28,7 @@ use crate::garden::harvest::model::{HarvestBatch, Readiness};
 use crate::garden::ipm::model::{Application, Inspection};
 use crate::garden::photos::model::Photo;
 use crate::garden::plants::model::{PhaseHistoryEntry, PhaseStatus, Plant, PlantSummary};
+use crate::garden::sensors::service::Around;
 use crate::garden::watering::model::WateringEvent;
 use crate::http::depot::DepotExt;
 use crate::http::pagination::PageRequest;
@@ -37,6 +38,7 @@ use crate::platform::tenants::model::Tenant;
 use crate::web::forms::{Field, Posted, explain, parse};
 use crate::web::i18n::Lang;
 use crate::web::layout::{self, Frame, csrf_field, notice, see_other};
+use crate::web::pages::sensors::environment::{self, Environment};
 use crate::web::session::CSRF_FIELD;
 
 mod care;
@@ -438,6 +440,8 @@ struct PlantData {
     diary: Vec<(EntrySummary, Vec<Photo>)>,
     treatments: Vec<Value>,
     fertilizers: Vec<(String, String)>,
+    /// The sensors of its location and site, their latest readings and last seven days.
+    environment: Environment,
 }
 
 async fn read_plant(o: &Open, key: &str) -> Result<PlantData, AppError> {
@@ -512,6 +516,8 @@ async fn read_plant(o: &Open, key: &str) -> Result<PlantData, AppError> {
     .map_or_else(|_| plant_species(&plant), |v| species_label(lang, &v));
     let mut applications = applications.items;
     applications.sort_by_key(|a| std::cmp::Reverse(a.applied_at));
+    let environment =
+        environment::read(state, tenant, Around::Plant(id), OffsetDateTime::now_utc()).await?;
     Ok(PlantData {
         plant,
         species,
@@ -531,6 +537,7 @@ async fn read_plant(o: &Open, key: &str) -> Result<PlantData, AppError> {
             .iter()
             .map(|f| (f.key().to_owned(), f.name().to_owned()))
             .collect(),
+        environment,
     })
 }
 
@@ -632,8 +639,8 @@ fn plant_body(o: &Open, d: &PlantData, done: Option<&str>, failed: Option<&Failu
                 dt { (lang.t("pl-place")) }
                 dd {
                     @match (&p.location_name, &p.slot_code) {
-                        (Some(l), Some(s)) => { (l) " · " (s) }
-                        (Some(l), None) => { (l) }
+                        (Some(l), Some(s)) => { (location_link(o, p, l)) " · " (s) }
+                        (Some(l), None) => { (location_link(o, p, l)) }
                         (None, Some(s)) => { (s) }
                         (None, None) => { (lang.t("pl-no-place")) }
                     }
@@ -648,6 +655,7 @@ fn plant_body(o: &Open, d: &PlantData, done: Option<&str>, failed: Option<&Failu
                 }
             }
         }
+        (environment::section(lang, &o.slug, o.garden.role >= Role::Admin, &d.environment))
         (phase_section(o, d, &base, can_write, failed))
         (safety_section(lang, d))
         (care_section(o, d))
@@ -655,6 +663,16 @@ fn plant_body(o: &Open, d: &PlantData, done: Option<&str>, failed: Option<&Failu
         (ipm_section(o, d, &base, can_write, failed))
         (harvest_section(o, d, &base, can_write, failed))
         (diary_section(o, d, &base, can_write, failed))
+    }
+}
+
+/// The plant's location, linked to its page (readings and charts).
+fn location_link(o: &Open, p: &Plant, name: &str) -> Markup {
+    html! {
+        @match p.location_key {
+            Some(k) => { a href=(format!("/app/g/{}/locations/{k}", o.slug)) { (name) } }
+            None => { (name) }
+        }
     }
 }
 
