@@ -14,6 +14,9 @@
 # ensure_citus DB exports CITUS_DATABASE_URL (a Citus coordinator) and CITUS_WORKERS: the
 # environment's, else a private coordinator + 2 workers in .local/citus (ports 25632+), Citus
 # built from ../shared/citus when missing; returns 3 (one SKIPPED line) when neither works.
+# ensure_mosquitto exports MQTT_URL: the environment's, else a broker answering on
+# 127.0.0.1:${KULTIVA_DEFAULT_MQTT_PORT:-1883}, else a private Mosquitto in .local/mosquitto
+# (port 21883+, persistence on); Debian's `mosquitto` is installed when missing.
 # stop_started_services stops only private instances this shell started.
 # Messages go to stderr as "[infra] ...". Functions return non-zero on failure.
 
@@ -31,6 +34,7 @@ _KULTIVA_PG2_STARTED=0
 _KULTIVA_CITUS_STARTED=""
 _KULTIVA_REDIS_STARTED=0
 _KULTIVA_REDIS_CLUSTER_STARTED=0
+_KULTIVA_MQTT_STARTED=0
 _KULTIVA_APT_UPDATED=0
 _KV_PSQL=psql
 _KV_PG_ISREADY=pg_isready
@@ -637,6 +641,95 @@ ensure_redis() {
   _kv_log "Redis: private instance on 127.0.0.1:$port"
 }
 
+# ---------------------------------------------------------------- Mosquitto (MQTT)
+
+# True when something accepts TCP connections on 127.0.0.1:$1.
+_kv_tcp_answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+_kv_mqtt_private() {
+  local mdir=$_KULTIVA_ROOT/.local/mosquitto
+  mkdir -p "$mdir/data" || return 1
+  _kv_with_lock "$mdir/.lock" _kv_mqtt_private_locked "$mdir"
+}
+
+_kv_mqtt_private_locked() {
+  local mdir=$1 pid="" port="" i
+  local pidfile=$mdir/mosquitto.pid log=$mdir/mosquitto.log conf=$mdir/mosquitto.conf
+
+  if [[ -f $pidfile ]]; then pid=$(<"$pidfile"); fi
+  if [[ -f $mdir/port ]]; then port=$(<"$mdir/port"); fi
+  if _kv_pid_live "$pid"; then
+    if [[ $port =~ ^[0-9]+$ ]] && _kv_tcp_answers "$port"; then
+      _kv_log "reusing private Mosquitto on 127.0.0.1:$port (pid $pid)"
+      printf '%s 0\n' "$port"
+      return 0
+    fi
+    _kv_die "private Mosquitto (pid $pid) runs but does not answer on 127.0.0.1:${port:-?}; see $log"
+    return 1
+  fi
+  rm -f "$pidfile"
+  if ! [[ $port =~ ^[0-9]+$ ]] || _kv_port_in_use "$port"; then
+    port=$(_kv_free_port 21883) || return 1
+  fi
+  # Loopback only, anonymous (tests), persistence on: the reconnect tests rely on a broker
+  # that keeps sessions and queued QoS 1 messages.
+  # `user`: started as root, mosquitto would switch to its own user, which cannot write here.
+  cat >"$conf" <<CONF || return 1
+user $(id -un)
+listener $port 127.0.0.1
+allow_anonymous true
+persistence true
+persistence_location $mdir/data/
+pid_file $pidfile
+log_dest file $log
+CONF
+  _kv_log "starting private Mosquitto on 127.0.0.1:$port (log: $log)"
+  if ! mosquitto -c "$conf" -d >/dev/null 2>&1 {_KV_LOCKFD}>&-; then
+    _kv_die "mosquitto failed to start (log: $log)"
+    return 1
+  fi
+  for ((i = 0; i < 100; i++)); do
+    if _kv_tcp_answers "$port"; then
+      printf '%s\n' "$port" >"$mdir/port"
+      printf '%s\n' "$$" >"$mdir/started-by"
+      printf '%s 1\n' "$port"
+      return 0
+    fi
+    sleep 0.1
+  done
+  tail -n 20 "$log" >&2 2>/dev/null || true
+  _kv_die "private Mosquitto did not answer on 127.0.0.1:$port (log: $log)"
+}
+
+# ensure_mosquitto: exports MQTT_URL pointing at an MQTT broker. The binary is installed even
+# when a broker answers: the reconnect test starts a private one of its own.
+ensure_mosquitto() {
+  local mport out port started
+  if ! command -v mosquitto >/dev/null 2>&1 || ! command -v mosquitto_pub >/dev/null 2>&1; then
+    _kv_log "mosquitto not found; installing it"
+    _kv_apt_install mosquitto mosquitto-clients || return 1
+  fi
+  if [[ -n ${MQTT_URL:-} ]]; then
+    export MQTT_URL
+    _kv_log "MQTT: using MQTT_URL from the environment"
+    return 0
+  fi
+  mport=${KULTIVA_DEFAULT_MQTT_PORT:-1883}
+  if _kv_tcp_answers "$mport"; then
+    export MQTT_URL="mqtt://127.0.0.1:$mport"
+    _kv_log "MQTT: using the broker on 127.0.0.1:$mport"
+    return 0
+  fi
+  if ! out=$(_kv_mqtt_private); then
+    _kv_die "could not provide an MQTT broker (set MQTT_URL to use an existing one)"
+    return 1
+  fi
+  read -r port started <<<"$out"
+  if [[ $started == 1 ]]; then _KULTIVA_MQTT_STARTED=1; fi
+  export MQTT_URL="mqtt://127.0.0.1:$port"
+  _kv_log "MQTT: private Mosquitto on 127.0.0.1:$port"
+}
+
 # ---------------------------------------------------------------- Redis Cluster
 
 # Every private service port sits below Linux's ephemeral range (32768-60999 by default):
@@ -825,6 +918,16 @@ stop_started_services() {
     _kv_redis_cluster_stop "$_KULTIVA_ROOT/.local/redis-cluster"
     rm -f "$_KULTIVA_ROOT/.local/redis-cluster/started-by"
     _KULTIVA_REDIS_CLUSTER_STARTED=0
+  fi
+  if [[ $_KULTIVA_MQTT_STARTED -eq 1 &&
+    $(cat "$_KULTIVA_ROOT/.local/mosquitto/started-by" 2>/dev/null) == "$$" ]]; then
+    pid=$(cat "$_KULTIVA_ROOT/.local/mosquitto/mosquitto.pid" 2>/dev/null || true)
+    if _kv_pid_live "$pid"; then
+      _kv_log "stopping private Mosquitto (pid $pid)"
+      kill "$pid" 2>/dev/null || true
+    fi
+    rm -f "$_KULTIVA_ROOT/.local/mosquitto/started-by"
+    _KULTIVA_MQTT_STARTED=0
   fi
   if [[ $_KULTIVA_REDIS_STARTED -eq 1 && $(cat "$rdir/started-by" 2>/dev/null) == "$$" ]]; then
     pid=$(cat "$rdir/redis.pid" 2>/dev/null || true)

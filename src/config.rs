@@ -9,6 +9,9 @@ use std::time::Duration;
 
 use crate::rules::client_ip::TrustedProxies;
 
+mod mqtt;
+pub use mqtt::MqttConfig;
+
 /// The value `JWT_SECRET_KEY` has when nobody set it; `full` mode refuses to start with it.
 pub const JWT_SECRET_PLACEHOLDER: &str = "change-me-in-production";
 /// The sender of outgoing mail unless `MAIL_FROM` says otherwise.
@@ -325,6 +328,9 @@ pub struct Config {
     /// `VAPID_SUBJECT`: the contact the push services see in the VAPID token (`mailto:` or
     /// `https:`); default `mailto:` and the address of `MAIL_FROM`.
     pub vapid_subject: String,
+    /// `MQTT_URL` and the rest of the MQTT and Home Assistant settings; none without
+    /// `MQTT_URL` (no subscriber, no discovery).
+    pub mqtt: Option<MqttConfig>,
 }
 
 /// Whether `raw` is a P-256 private key as 32 bytes in base64url (padding tolerated).
@@ -752,11 +758,13 @@ impl Config {
                 "VAPID_SUBJECT={vapid_subject:?} must start with mailto: or https://"
             ));
         }
+        let mqtt = mqtt::read(&mut r);
 
         if !r.problems.is_empty() {
             return Err(ConfigError(r.problems));
         }
         Ok(Self {
+            mqtt,
             webhook_allow_private_targets,
             webhook_retry_schedule,
             webhook_poll,

@@ -119,6 +119,7 @@ impl Bound {
         let digest = crate::notify::digest::job::start(state.clone());
         let alerts = crate::notify::alerts::job::start(state.clone());
         let weather = crate::notify::weather::job::start(state.clone());
+        let mqtt = crate::notify::mqtt::start(state.clone());
         let metrics = self.metrics.map(|server| {
             let handle = server.handle();
             let service = crate::http::metrics::private_service(state.clone());
@@ -151,6 +152,9 @@ impl Bound {
         }
         if let Some(weather) = weather {
             weather.stop().await;
+        }
+        if let Some(mqtt) = mqtt {
+            mqtt.stop().await;
         }
         feed.stop().await;
         if let Some(mail) = mail {

@@ -95,6 +95,7 @@ struct Metrics {
     digest_mails: Counter,
     push_messages: Family<OutcomeLabels, Counter>,
     weather_fetches: Family<OutcomeLabels, Counter>,
+    mqtt_messages: Family<OutcomeLabels, Counter>,
 }
 
 fn latency_histogram() -> Histogram {
@@ -177,6 +178,15 @@ impl Metrics {
              unreachable, timed out, an error status or a body that is no forecast)",
             weather_fetches.clone(),
         );
+        let mqtt_messages = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "kultiva_mqtt_messages",
+            "MQTT messages this process's subscriber received, by outcome (stored, \
+             already_present, malformed, out_of_range, unavailable: a Home Assistant state \
+             unavailable or unknown, stale: a retained value without its own time, \
+             rate_limited, unknown_topic, failed)",
+            mqtt_messages.clone(),
+        );
         Self {
             registry,
             requests,
@@ -190,6 +200,7 @@ impl Metrics {
             digest_mails,
             push_messages,
             weather_fetches,
+            mqtt_messages,
         }
     }
 }
@@ -288,6 +299,14 @@ pub fn push_message(outcome: &'static str) {
 pub fn weather_fetch(outcome: &'static str) {
     METRICS
         .weather_fetches
+        .get_or_create(&OutcomeLabels { outcome })
+        .inc();
+}
+
+/// One MQTT message handled by the subscriber, with its outcome (a fixed word).
+pub fn mqtt_message(outcome: &'static str) {
+    METRICS
+        .mqtt_messages
         .get_or_create(&OutcomeLabels { outcome })
         .inc();
 }

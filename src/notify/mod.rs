@@ -6,5 +6,6 @@
 
 pub mod alerts;
 pub mod digest;
+pub mod mqtt;
 pub mod push;
 pub mod weather;

@@ -16,6 +16,7 @@ pub mod karenz;
 pub mod lockout;
 pub mod mail;
 pub mod mixing_protocol;
+pub mod mqtt;
 pub mod names;
 pub mod phase_transition;
 pub mod plan_coverage;

@@ -41,6 +41,7 @@ mod mcp_idempotency;
 mod mcp_tools;
 mod mcp_transport;
 mod metrics;
+mod mqtt;
 mod nutrient_plans;
 mod oauth;
 mod onboarding;

@@ -81,7 +81,8 @@ async fn sensors_crud_and_every_refusal_writes_nothing() {
         &app,
         &t,
         json!({"name": " Tent air ", "metric": "temperature_c", "location_key": loc,
-               "source": "mqtt", "topic": "tent/air/temp", "expected_interval_minutes": 5}),
+               "source": "mqtt", "topic": format!("kultiva/{}/tent/air/temp", t.slug),
+               "expected_interval_minutes": 5}),
     )
     .await;
     assert_eq!(created["name"], "Tent air");
@@ -90,7 +91,10 @@ async fn sensors_crud_and_every_refusal_writes_nothing() {
     assert_eq!(created["range_max"], 70.0);
     assert_eq!(created["location_key"], loc.to_string());
     assert_eq!(created["site_key"], Value::Null);
-    assert_eq!(created["topic"], "tent/air/temp");
+    assert_eq!(
+        created["topic"],
+        format!("kultiva/{}/tent/air/temp", t.slug)
+    );
     assert_eq!(created["expected_interval_minutes"], 5);
     let k = key_of(&created);
     sensor(
@@ -103,7 +107,8 @@ async fn sensors_crud_and_every_refusal_writes_nothing() {
         &app,
         &t,
         json!({"name": "Site RH", "metric": "humidity_percent", "site_key": site,
-               "source": "home_assistant", "topic": "homeassistant/sensor/rh/state"}),
+               "source": "home_assistant",
+               "topic": format!("kultiva/{}/ha/sensor/rh/state", t.slug)}),
     )
     .await;
     assert_eq!(count(&app, &t, "sensors").await, 3);
@@ -139,6 +144,15 @@ async fn sensors_crud_and_every_refusal_writes_nothing() {
         (with(json!({"topic": "a/b"})), vec!["body.topic"]),
         (
             with(json!({"source": "mqtt", "topic": "tent/#"})),
+            vec!["body.topic"],
+        ),
+        // Outside the garden's prefix kultiva/<slug>/ (topics are global on a broker).
+        (
+            with(json!({"source": "mqtt", "topic": "tent/air"})),
+            vec!["body.topic"],
+        ),
+        (
+            with(json!({"source": "home_assistant", "topic": "homeassistant/sensor/rh/state"})),
             vec!["body.topic"],
         ),
         (
@@ -211,6 +225,7 @@ async fn sensors_crud_and_every_refusal_writes_nothing() {
         (json!({"metric": "ph"}), "body.metric"),
         (json!({"topic": "x/y"}), "body.topic"),
         (json!({"source": "mqtt"}), "body.topic"),
+        (json!({"source": "mqtt", "topic": "tent/air"}), "body.topic"),
         (json!({"site_key": site, "tank_key": tank}), "body.site_key"),
         (json!({"name": null}), "body.name"),
         (json!({"wat": 1}), "body.wat"),

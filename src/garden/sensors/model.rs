@@ -100,8 +100,9 @@ pub struct NewSensorBody {
     #[salvo(schema(format = "uuid"))]
     pub tank_key: Option<Uuid>,
     pub source: SensorSource,
-    /// Required for `mqtt` and `home_assistant` (an exact topic, no `+` or `#`); refused for
-    /// `http`.
+    /// Required for `mqtt` and `home_assistant` (an exact topic, no `+` or `#`) and under the
+    /// garden's own prefix `kultiva/<slug>/` (topics are global on a shared broker; another is a
+    /// 422 naming `topic`); refused for `http`.
     #[salvo(schema(min_length = 1, max_length = 255))]
     pub topic: Option<String>,
     #[salvo(schema(minimum = 1, maximum = 10080))]
@@ -255,6 +256,7 @@ pub struct SensorPatchBody {
     /// Switching to `http` clears the topic.
     #[salvo(schema(nullable = false))]
     pub source: Option<SensorSource>,
+    /// Under the garden's prefix `kultiva/<slug>/`, as at creation.
     #[salvo(schema(min_length = 1, max_length = 255))]
     pub topic: Option<String>,
     #[salvo(schema(minimum = 1, maximum = 10080))]

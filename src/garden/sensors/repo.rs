@@ -64,6 +64,26 @@ pub async fn place_exists(tx: &mut TenantTx, place: Place) -> Result<bool, sqlx:
     .await
 }
 
+/// Every sensor that reads an MQTT topic (`mqtt`, `home_assistant`): key, source, topic.
+pub async fn mqtt_topics(
+    tx: &mut TenantTx,
+) -> Result<Vec<(Uuid, SensorSource, String)>, sqlx::Error> {
+    let rows = sqlx::query(tx.sql(
+        "SELECT id, source, topic FROM tenant.sensors \
+         WHERE source IN ('mqtt', 'home_assistant') AND topic IS NOT NULL ORDER BY id",
+    ))
+    .fetch_all(tx.conn())
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let source: String = row.try_get("source")?;
+            let source = SensorSource::parse(&source)
+                .ok_or_else(|| sqlx::Error::Decode(format!("unknown source {source:?}").into()))?;
+            Ok((row.try_get("id")?, source, row.try_get("topic")?))
+        })
+        .collect()
+}
+
 pub async fn count(tx: &mut TenantTx) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(tx.sql("SELECT count(*) FROM tenant.sensors"))
         .fetch_one(tx.conn())

@@ -14,6 +14,39 @@ use crate::values::json::Patch;
 use crate::values::page::{Page, PageRequest};
 
 pub const LIST_MAX_LIMIT: i64 = 200;
+
+/// Poked after a sensor is created, changed or deleted in this process, so the MQTT
+/// subscriber (`notify::mqtt`) re-reads its topics at once rather than at its next refresh.
+static CHANGED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// What [`CHANGED`] is to its listeners.
+pub fn sensors_changed() -> &'static tokio::sync::Notify {
+    &CHANGED
+}
+
+/// One sensor that reads an MQTT topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicSensor {
+    pub key: Uuid,
+    pub source: SensorSource,
+    pub topic: String,
+}
+
+/// The garden's sensors that read an MQTT topic (`mqtt`, `home_assistant`), only those whose
+/// topic lies under the garden's prefix (a row from before the rule reads nothing).
+pub async fn mqtt_topics(
+    state: &AppState,
+    tenant: &TenantRecord,
+) -> Result<Vec<TopicSensor>, AppError> {
+    let mut tx = TenantTx::read(state, tenant).await?;
+    let rows = repo::mqtt_topics(&mut tx).await?;
+    tx.commit().await?;
+    Ok(rows
+        .into_iter()
+        .filter(|(_, _, topic)| crate::rules::mqtt::topic_in_garden(tenant.slug.as_str(), topic))
+        .map(|(key, source, topic)| TopicSensor { key, source, topic })
+        .collect())
+}
 /// Raw readings in one answer: default and most.
 pub const READINGS_DEFAULT_LIMIT: i64 = 1000;
 pub const READINGS_MAX_LIMIT: i64 = 10_000;
@@ -43,6 +76,32 @@ async fn check_place(tx: &mut TenantTx, place: Place) -> Result<(), AppError> {
         Ok(())
     } else {
         Err(AppError::not_found(place_name(place)))
+    }
+}
+
+/// An `mqtt` or `home_assistant` sensor reads only under its garden's topic prefix
+/// (`kultiva/<slug>/`): topics are global on a shared broker (see `rules::mqtt`).
+fn check_topic_prefix(
+    tenant: &TenantRecord,
+    source: SensorSource,
+    topic: Option<&str>,
+) -> Result<(), AppError> {
+    let slug = tenant.slug.as_str();
+    match (source, topic) {
+        (SensorSource::Mqtt | SensorSource::HomeAssistant, Some(t))
+            if !crate::rules::mqtt::topic_in_garden(slug, t) =>
+        {
+            let prefix = crate::rules::mqtt::garden_prefix(slug);
+            Err(invalid(
+                "body.topic",
+                format!(
+                    "must lie under this garden's prefix {prefix} with no empty level \
+                     (for example {prefix}tent/temperature)"
+                ),
+                "value_error",
+            ))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -82,6 +141,7 @@ pub async fn create_sensor(
     tenant: &TenantRecord,
     new: &NewSensor,
 ) -> Result<Sensor, AppError> {
+    check_topic_prefix(tenant, new.source, new.topic.as_deref())?;
     let mut tx = TenantTx::begin(state, tenant).await?;
     check_place(&mut tx, new.place).await?;
     let row = SensorRow {
@@ -97,6 +157,7 @@ pub async fn create_sensor(
         return Err(duplicate(&new.name));
     };
     tx.commit().await?;
+    CHANGED.notify_one();
     Ok(sensor)
 }
 
@@ -148,6 +209,7 @@ pub async fn patch_sensor(
         }
         _ => {}
     }
+    check_topic_prefix(tenant, source, topic.as_deref())?;
     let name = patch.name.clone().unwrap_or_else(|| current.name.clone());
     if repo::name_taken(&mut tx, &name, id).await? {
         return Err(duplicate(&name));
@@ -170,6 +232,7 @@ pub async fn patch_sensor(
         .await?
         .ok_or_else(|| AppError::not_found("sensor"))?;
     tx.commit().await?;
+    CHANGED.notify_one();
     Ok(sensor)
 }
 
@@ -186,6 +249,7 @@ pub async fn delete_sensor(
     }
     repo::delete(&mut tx, id).await?;
     tx.commit().await?;
+    CHANGED.notify_one();
     Ok(())
 }
 
