@@ -63,6 +63,7 @@ mod reference_arguments;
 mod resistance_risk;
 mod roles;
 mod runs;
+mod sensor_batches;
 mod sensors;
 mod service_accounts;
 mod shutdown;
