@@ -136,7 +136,7 @@ async fn the_sensors_page_lists_an_admin_registers_and_every_refusal_writes_noth
         "Balcony air",
         SensorMetric::TemperatureC,
         Place::Site(site),
-        Some("home/balcony/temp"),
+        Some(&format!("kultiva/{}/balcony/temp", t.slug.as_str())),
     )
     .await;
     readings(&app, &t, air, &[(30, 19.0), (10, 21.5)]).await;
@@ -145,7 +145,10 @@ async fn the_sensors_page_lists_an_admin_registers_and_every_refusal_writes_noth
     assert!(listed.has("Air temperature"));
     assert!(listed.has("<strong>21.5 °C</strong>"), "{}", listed.body);
     assert!(
-        listed.has(r#"readonly value="home/balcony/temp""#),
+        listed.has(&format!(
+            r#"readonly value="kultiva/{}/balcony/temp""#,
+            t.slug.as_str()
+        )),
         "{}",
         listed.body
     );

@@ -368,13 +368,13 @@ def walk_sensors(page: Page, check: Callable[[Page, str], None], base: str, slug
     page.select_option("#sensor-metric", "ph")
     page.select_option("#sensor-place", f"location:{tent['key']}")
     page.select_option("#sensor-source", "mqtt")
-    page.fill("#sensor-topic", "tent/reservoir/ph")
+    page.fill("#sensor-topic", f"kultiva/{slug}/tent/reservoir/ph")
     page.locator("#sec-sensor-new ~ details form button[type=submit]").click()
     page.wait_for_url("**done=created**")
     assert "Sensor registered." in page.locator("main .notice.ok").inner_text()
     made = page.locator("#sensor-list li", has_text="Reservoir pH")
     field = made.locator("input[readonly]")
-    assert field.input_value() == "tent/reservoir/ph"
+    assert field.input_value() == f"kultiva/{slug}/tent/reservoir/ph", field.input_value()
     button = made.locator("button[data-copy]")
     assert button.is_visible(), "the script shows the copy button"
     button.click()

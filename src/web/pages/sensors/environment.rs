@@ -58,7 +58,7 @@ pub async fn read(
     around: Around,
     now: OffsetDateTime,
 ) -> Result<Environment, AppError> {
-    let found = sensors::environment(state, tenant, around).await?;
+    let found = sensors::environment(state, tenant, around).await?.sensors;
     let to = now.unix_timestamp() - now.unix_timestamp().rem_euclid(STEP_SECONDS) + STEP_SECONDS;
     let from = to - WINDOW_HOURS * STEP_SECONDS;
     let window = SeriesQuery {
