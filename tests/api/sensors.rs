@@ -824,3 +824,30 @@ async fn tools_record_readings_with_dry_run_and_read_the_environment() {
     .await;
     assert_ne!(s, 200);
 }
+
+/// A batch whose only bad reading comes late in it (past the readings named one by one) is
+/// still a 422 naming it, and stores nothing.
+#[tokio::test]
+async fn a_late_bad_reading_in_a_batch_is_refused_by_name() {
+    let app = TestApp::spawn().await;
+    let t = app.tenant("sensorlate").await;
+    let (k, _) = ph_sensor(&app, &t, "Late tank").await;
+    let now = time::OffsetDateTime::now_utc();
+    let readings: Vec<Value> = (0..30)
+        .map(|i| {
+            let at = if i == 25 {
+                now + time::Duration::hours(1)
+            } else {
+                now - time::Duration::minutes(60 - i)
+            };
+            json!({"value": 6.2, "measured_at": at.format(&time::format_description::well_known::Rfc3339).expect("time")})
+        })
+        .collect();
+    let (status, body) = post_readings(&app, &t, &k, json!(readings)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.to_string().contains("readings[25]"), "{body}");
+    assert_eq!(
+        scalar(&app, &t, "SELECT count(*) FROM {s}.sensor_readings").await,
+        0
+    );
+}

@@ -365,14 +365,14 @@ impl FromJson for Readings {
         }
         let latest = OffsetDateTime::now_utc() + time::Duration::seconds(FUTURE_SLACK_SECONDS);
         let mut out = Vec::with_capacity(items.len());
-        let mut ok = true;
+        let mut refused = 0;
         for (i, item) in items.into_iter().enumerate() {
-            match reading(f, i, item, latest) {
+            match reading(f, i, item, latest, refused) {
                 Some(r) => out.push(r),
-                None => ok = false,
+                None => refused += 1,
             }
         }
-        ok.then_some(Readings(out))
+        (refused == 0).then_some(Readings(out))
     }
 }
 
@@ -380,11 +380,20 @@ impl FromJson for Readings {
 /// 5000-line one).
 const DETAILS_MAX: usize = 20;
 
-fn reading(f: &mut JsonFields, i: usize, item: Value, latest: OffsetDateTime) -> Option<Reading> {
+/// One reading of the batch; `refused_before`: how many earlier ones were refused (the first
+/// [`DETAILS_MAX`] refusals are named, then one line says there are more, so a refusal is
+/// always recorded whatever its position).
+fn reading(
+    f: &mut JsonFields,
+    i: usize,
+    item: Value,
+    latest: OffsetDateTime,
+    refused_before: usize,
+) -> Option<Reading> {
     let reject = |f: &mut JsonFields, field: &str, reason: &str, code: &str| {
-        if i < DETAILS_MAX {
+        if refused_before < DETAILS_MAX {
             f.reject_field(&format!("readings[{i}]{field}"), reason, code);
-        } else if i == DETAILS_MAX {
+        } else if refused_before == DETAILS_MAX {
             f.reject_field("readings", "more readings are invalid", "value_error");
         }
     };
