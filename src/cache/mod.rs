@@ -528,6 +528,12 @@ impl Caches {
     }
 }
 
+/// The payload that says a garden's data changed (`g:<garden id>`, read by [`Message::parse`]):
+/// sent by every garden write transaction (`TenantTx::begin`) and by the erasure's name scrub.
+pub fn garden_changed(garden: Uuid) -> String {
+    format!("g:{garden}")
+}
+
 /// What a notification says changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Invalidation {

@@ -179,10 +179,10 @@ impl TenantTx {
         // The notification is part of the transaction: sent when it commits, never when it
         // rolls back (`cache`, "Garden reads"). A uuid's text needs no quoting.
         let begin = format!(
-            "{}; BEGIN; SET LOCAL search_path TO {schema}; NOTIFY {}, 'g:{}'",
+            "{}; BEGIN; SET LOCAL search_path TO {schema}; NOTIFY {}, '{}'",
             write_gate_sql(&schema),
             crate::cache::CHANNEL,
-            tenant.id
+            crate::cache::garden_changed(tenant.id)
         );
         let written = |tx: Self| Self {
             written: Some((state.clone(), tenant.id)),

@@ -1024,7 +1024,7 @@ async fn today_is_kept_until_the_garden_changes_here_or_on_another_replica() {
     // the garden's reads, and the next Today reads again.
     sqlx::query("SELECT pg_notify($1, $2)")
         .bind(kultiva::cache::CHANNEL)
-        .bind(format!("g:{}", t.id))
+        .bind(kultiva::cache::garden_changed(t.id))
         .execute(app.state.platform_pool())
         .await
         .expect("notify");
@@ -1070,7 +1070,7 @@ async fn today_is_kept_until_the_garden_changes_here_or_on_another_replica() {
         .await
         .expect("begin");
     tx.commit().await.expect("commit");
-    let ours = format!("g:{}", t.id);
+    let ours = kultiva::cache::garden_changed(t.id);
     let mut heard = 0;
     let until = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
     while let Ok(Ok(n)) = tokio::time::timeout_at(until, listener.recv()).await {

@@ -443,7 +443,7 @@ async fn erase_name_in(state: &AppState, tenant: TenantRecord, user: Uuid) -> Re
     // Pages that keep this garden's reads forget them (every replica, at the commit).
     sqlx::query("SELECT pg_notify($1, $2)")
         .bind(crate::cache::CHANNEL)
-        .bind(format!("g:{}", tenant.id))
+        .bind(crate::cache::garden_changed(tenant.id))
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
